@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the Debian packages solscope's build and tests need, skipping those already present, and configures
+# and builds the given CMake preset (default: dev). Safe to run again.
+#   scripts/setup.sh [preset]
+set -euo pipefail
+preset="${1:-dev}"
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev libcpp-httplib-dev
+  libsqlite3-dev sqlite3 libncurses-dev libexpected-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  tmux python3
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "solscope setup: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [ ! -f /usr/local/cuda/include/cupti_pmsampling.h ] && [ -z "${CUDA_HOME:-}" ]; then
+  echo "solscope setup: note: no CUDA toolkit headers in /usr/local/cuda: building without the NVIDIA source" \
+       "(replay works; install CUDA >= 12.6 or set CUDA_HOME for live sampling)" >&2
+fi
+
+cmake --preset "$preset" >/dev/null
+cmake --build --preset "$preset"

@@ -1,0 +1,57 @@
+#include "core/chip.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace solscope::core {
+namespace {
+
+constexpr std::array<std::string_view, 1> kGa100Chips{"GA100"};
+constexpr std::array<std::string_view, 10> kGa10xChips{"GA102", "GA103", "GA104", "GA106", "GA107",
+                                                       "AD102", "AD103", "AD104", "AD106", "AD107"};
+constexpr std::array<std::string_view, 1> kGh100Chips{"GH100"};
+constexpr std::array<std::string_view, 2> kGb100Chips{"GB100", "GB102"};
+constexpr std::array<std::string_view, 1> kGb110Chips{"GB110"};
+constexpr std::array<std::string_view, 5> kGb20xChips{"GB202", "GB203", "GB205", "GB206", "GB207"};
+constexpr std::array<ChipFamily, 6> kKnownFamilies{ChipFamily::Ga100, ChipFamily::Ga10x, ChipFamily::Gh100,
+                                                   ChipFamily::Gb100, ChipFamily::Gb110, ChipFamily::Gb20x};
+
+}  // namespace
+
+auto chips_of(ChipFamily family) -> std::span<const std::string_view> {
+  switch (family) {
+    case ChipFamily::Ga100: return kGa100Chips;
+    case ChipFamily::Ga10x: return kGa10xChips;
+    case ChipFamily::Gh100: return kGh100Chips;
+    case ChipFamily::Gb100: return kGb100Chips;
+    case ChipFamily::Gb110: return kGb110Chips;
+    case ChipFamily::Gb20x: return kGb20xChips;
+    case ChipFamily::Unknown: break;
+  }
+  return {};
+}
+
+auto chip_family(std::string_view chip_name) -> ChipFamily {
+  for (ChipFamily family : kKnownFamilies) {
+    auto chips = chips_of(family);
+    if (std::find(chips.begin(), chips.end(), chip_name) != chips.end()) return family;
+  }
+  return ChipFamily::Unknown;
+}
+
+auto to_string(ChipFamily family) -> std::string_view {
+  switch (family) {
+    case ChipFamily::Ga100: return "GA100";
+    case ChipFamily::Ga10x: return "GA10x/AD10x";
+    case ChipFamily::Gh100: return "GH100";
+    case ChipFamily::Gb100: return "GB100";
+    case ChipFamily::Gb110: return "GB110";
+    case ChipFamily::Gb20x: return "GB20x";
+    case ChipFamily::Unknown: break;
+  }
+  return "unknown";
+}
+
+auto known_chip_families() -> std::span<const ChipFamily> { return kKnownFamilies; }
+
+}  // namespace solscope::core

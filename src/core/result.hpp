@@ -1,0 +1,59 @@
+// Errors as values: `Result<T>` is an expected value or an `Error` with a code, a message and a hint.
+//
+// The codes follow abseil's canonical set (absl/status/status.h) so that each failure maps to one meaning:
+// InvalidArgument for bad user input, NotFound for a missing library or file, PermissionDenied for missing
+// profiling privilege, Unavailable for a device or counter unit that is busy or gone, DataLoss for a damaged
+// trace, FailedPrecondition for a call made in the wrong state, Unimplemented for an unsupported chip, and
+// Internal for a bug. `tl::expected` (Debian libexpected-dev) stands in for std::expected, which g++ 12 lacks in
+// C++20; switching is a change to this file alone.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <tl/expected.hpp>
+
+namespace solscope::core {
+
+/// Canonical error codes (abseil's set, trimmed to those solscope uses).
+enum class ErrorCode {
+  InvalidArgument,     ///< the caller's input is wrong (flag, file contents, query)
+  NotFound,            ///< a library, device, file or symbol does not exist
+  PermissionDenied,    ///< the process lacks a privilege (profiling counters, file mode)
+  Unavailable,         ///< a resource exists but cannot be used now (busy, lost, no driver)
+  ResourceExhausted,   ///< a buffer or quota is full (counter-data image, client queue)
+  DataLoss,            ///< stored data is damaged or cut short
+  FailedPrecondition,  ///< the object is in the wrong state for the call
+  Unimplemented,       ///< the chip, version or feature is not supported
+  Internal,            ///< an invariant broke: a bug in solscope
+};
+
+/// Short lowercase name of an error code, e.g. "permission denied".
+[[nodiscard]] auto to_string(ErrorCode code) -> std::string_view;
+
+/// A failure for the user: what failed and why (`message`), and what to do about it (`hint`, may be empty).
+/// Messages are lowercase phrases without a trailing period that name the object (device index, file, flag).
+struct Error {
+  ErrorCode code = ErrorCode::Internal;
+  std::string message;
+  std::string hint;
+
+  /// "<message>. <hint>" (or just the message), ready for "solscope: error: ".
+  [[nodiscard]] auto describe() const -> std::string;
+};
+
+/// Result of an operation that can fail.
+template <class T>
+using Result = tl::expected<T, Error>;
+
+/// Builds the unexpected value of a Result: `return fail(ErrorCode::NotFound, "no such file", "check the path");`
+[[nodiscard]] inline auto fail(ErrorCode code, std::string message, std::string hint = {})
+    -> tl::unexpected<Error> {
+  return tl::unexpected<Error>(Error{code, std::move(message), std::move(hint)});
+}
+
+/// Success value for Result<void>.
+[[nodiscard]] inline auto ok() -> Result<void> { return {}; }
+
+}  // namespace solscope::core

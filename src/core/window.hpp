@@ -1,0 +1,67 @@
+// Duration-weighted aggregation of SolSamples into windows (the figures a view or an exporter shows).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/sol_sample.hpp"
+
+namespace solscope::core {
+
+/// Accumulates SolSamples of one device into one window. Pure and allocation-free; not thread-safe.
+///
+/// Every figure of the window is the duration-weighted mean of the samples where it is known (NaN samples are
+/// skipped, so a figure missing from part of the window is averaged over the part that has it; with no known
+/// sample it is NaN). Compute and Memory SOL are the means of each sample's SOL (each sample's busiest pipe), as
+/// ../shared/docs/cupti-pm-sampling.md section 1.5 prescribes; the named pipe and path are those with the highest
+/// mean. The bound is classified again from the window's means. Weights are sample durations in ns (a sample of
+/// zero or negative duration weighs 1 ns). The window spans the earliest start to the latest end; flags are OR-ed.
+class WindowAccumulator {
+ public:
+  /// Adds one sample. Samples of another device than the first one added are a programmer error and are ignored.
+  void add(const SolSample& sample);
+  /// True when no sample has been added since construction or reset().
+  [[nodiscard]] auto empty() const -> bool { return count_ == 0; }
+  /// Number of samples added.
+  [[nodiscard]] auto count() const -> std::size_t { return count_; }
+  /// The aggregated window; a default SolSample (all unknown) when empty.
+  [[nodiscard]] auto result() const -> SolSample;
+  /// Forgets every sample.
+  void reset() { *this = WindowAccumulator{}; }
+
+ private:
+  struct Mean {
+    double weighted_sum = 0.0;
+    double weight = 0.0;
+    void add(double v, double w);
+    [[nodiscard]] auto value() const -> double;
+  };
+
+  std::size_t count_ = 0;
+  SolSample first_;
+  std::int64_t t_start_ns_ = 0;
+  std::int64_t t_end_ns_ = 0;
+  std::uint32_t flags_ = 0;
+  SourceKind source_ = SourceKind::None;
+  Mean compute_sol_;
+  Mean memory_sol_;
+  Mean dram_bytes_per_s_;
+  Mean attainable_compute_;
+  Mean attainable_memory_;
+  std::array<Mean, kPipeCount> pipes_{};
+  std::array<Mean, kMemPathCount> paths_{};
+  std::array<Mean, kMetricCount> metrics_{};
+};
+
+/// Aggregates one device's samples into the windows [k*window_ns, (k+1)*window_ns) of the epoch clock, in time
+/// order. A sample belongs to the window holding its midpoint. Windows without samples are left out.
+/// `window_ns` must be > 0 (otherwise the result is empty). Samples need not be sorted.
+[[nodiscard]] auto aggregate_windows(std::span<const SolSample> samples, std::int64_t window_ns)
+    -> std::vector<SolSample>;
+
+/// Aggregates all samples into one window (WindowAccumulator over the span).
+[[nodiscard]] auto aggregate(std::span<const SolSample> samples) -> SolSample;
+
+}  // namespace solscope::core
