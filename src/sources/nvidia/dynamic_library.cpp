@@ -1,0 +1,46 @@
+#include "sources/nvidia/dynamic_library.hpp"
+
+#include <dlfcn.h>
+
+namespace solscope::nvidia {
+
+auto DynamicLibrary::operator=(DynamicLibrary&& other) noexcept -> DynamicLibrary& {
+  if (this != &other) {
+    if (handle_ != nullptr) dlclose(handle_);
+    handle_ = std::exchange(other.handle_, nullptr);
+    path_ = std::move(other.path_);
+  }
+  return *this;
+}
+
+DynamicLibrary::~DynamicLibrary() {
+  if (handle_ != nullptr) dlclose(handle_);
+}
+
+auto DynamicLibrary::open_first(std::span<const std::string> candidates, std::string_view hint, bool global)
+    -> core::Result<DynamicLibrary> {
+  std::string tried;
+  const int flags = RTLD_NOW | (global ? RTLD_GLOBAL : RTLD_LOCAL);
+  for (const auto& candidate : candidates) {
+    dlerror();
+    if (void* handle = dlopen(candidate.c_str(), flags)) {
+      DynamicLibrary lib;
+      lib.handle_ = handle;
+      lib.path_ = candidate;
+      return lib;
+    }
+    const char* why = dlerror();
+    if (!tried.empty()) tried += "; ";
+    tried += why != nullptr ? why : candidate + ": cannot open";
+  }
+  return core::fail(core::ErrorCode::NotFound, "cannot load " + (candidates.empty() ? std::string("library")
+                                                                                    : candidates.front()) +
+                                                   " (" + tried + ")",
+                    std::string(hint));
+}
+
+auto DynamicLibrary::symbol(const char* name) const -> void* {
+  return handle_ != nullptr ? dlsym(handle_, name) : nullptr;
+}
+
+}  // namespace solscope::nvidia
