@@ -1,0 +1,297 @@
+#include "sources/nvidia/nvidia_source.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <utility>
+
+namespace solscope::nvidia {
+namespace {
+
+using core::MetricId;
+using core::SourceKind;
+
+/// The sampling floor of SourceConfig (counter_source.hpp: "1 ms is the floor").
+constexpr std::int64_t kMinIntervalNs = 1'000'000;
+/// A GPM device that fails this many polls in a row (without being lost) falls back to NVML only.
+constexpr int kGpmMaxFailures = 3;
+
+constexpr std::string_view kNoDriverHint =
+    "install the NVIDIA driver (nvidia-smi must work; in a container, run it with the NVIDIA container "
+    "toolkit, "
+    "--gpus all); `solscope replay FILE` works without a GPU";
+constexpr std::string_view kLostHint =
+    "check the kernel log (dmesg) for Xid errors; the GPU may need a reset (nvidia-smi -r) or the host a "
+    "reboot";
+
+/// The figures NVML gives (NvmlReader::read), merged into PM and GPM samples where those left them unknown.
+constexpr std::array kNvmlMetrics{
+    MetricId::GpuUtil,      MetricId::MemCopyUtil,     MetricId::SmClockMhz,
+    MetricId::MemClockMhz,  MetricId::PowerW,          MetricId::PowerLimitW,
+    MetricId::TemperatureC, MetricId::MemoryUsedBytes, MetricId::MemoryTotalBytes};
+
+void merge_nvml(const core::RawSample& nvml_figures, core::RawSample& sample) {
+  for (const MetricId id : kNvmlMetrics) {
+    if (std::isnan(sample.value(id))) sample.set(id, nvml_figures.value(id));
+  }
+}
+
+auto epoch_now_ns() -> std::int64_t {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+NvidiaSource::NvidiaSource(NvidiaSourceDeps deps) : deps_(std::move(deps)) {
+  if (!deps_.load_nvml) deps_.load_nvml = [] { return load_nvml(); };
+  if (!deps_.euid) deps_.euid = [] { return static_cast<std::uint32_t>(::geteuid()); };
+  if (!deps_.now_ns) deps_.now_ns = epoch_now_ns;
+}
+
+NvidiaSource::~NvidiaSource() {
+  stop();
+}
+
+auto NvidiaSource::devices() const -> std::vector<core::DeviceInfo> {
+  std::vector<core::DeviceInfo> infos;
+  infos.reserve(active_.size());
+  for (const Active& dev : active_) infos.push_back(dev.info);
+  return infos;
+}
+
+auto NvidiaSource::open_nvml() const -> core::Result<NvmlReader> {
+  auto api = deps_.load_nvml();
+  if (!api) {
+    if (api.error().code == core::ErrorCode::Unavailable) {
+      return core::fail(core::ErrorCode::Unavailable, "no NVIDIA driver found", std::string(kNoDriverHint));
+    }
+    return tl::unexpected(std::move(api.error()));
+  }
+  return NvmlReader::open(std::move(*api));
+}
+
+auto NvidiaSource::start(const sources::SourceConfig& config) -> core::Result<void> {
+  if (running_)
+    return core::fail(core::ErrorCode::FailedPrecondition, "nvidia source already started", "stop it first");
+  if (config.interval_ns < kMinIntervalNs) {
+    return core::fail(
+        core::ErrorCode::InvalidArgument,
+        "sampling interval " + std::to_string(config.interval_ns) + " ns is below the 1 ms floor",
+        "use an interval of 1ms or more");
+  }
+  auto reader = open_nvml();
+  if (!reader) return tl::unexpected(std::move(reader.error()));
+  auto selected = select_devices(config.devices, reader->device_count());
+  if (!selected) return tl::unexpected(std::move(selected.error()));
+
+  reader_.emplace(std::move(*reader));
+  interval_ns_ = config.interval_ns;
+  active_.clear();
+  pm_.reset();
+  pm_factory_called_ = false;
+  const ProfilingPermission permission =
+      check_profiling_permission(deps_.procfs_root, deps_.euid(), reader_->driver_major());
+  for (const std::uint32_t index : *selected) active_.push_back(start_device(index, permission));
+
+  const auto on = [this](SourceKind kind) {
+    return std::any_of(active_.begin(), active_.end(),
+                       [kind](const Active& dev) { return !dev.status.lost && dev.status.source == kind; });
+  };
+  if (pm_ && !on(SourceKind::PmSampling)) {
+    pm_->close_all();
+    pm_.reset();
+  }
+  if (!on(SourceKind::PmSampling) && !on(SourceKind::Gpm) && !on(SourceKind::NvmlOnly)) {
+    const std::string why = active_.front().status.reason;
+    stop();
+    return core::fail(core::ErrorCode::Unavailable, "no NVIDIA device could be sampled: " + why,
+                      std::string(kLostHint));
+  }
+  running_ = true;
+  return core::ok();
+}
+
+auto NvidiaSource::start_device(std::uint32_t index, const ProfilingPermission& permission) -> Active {
+  Active dev;
+  dev.info = reader_->device_info(index);
+  const std::int64_t now = deps_.now_ns();
+  dev.last_end_ns = now;
+  if (reader_->is_lost(index)) {
+    dev.status.lost = true;
+    dev.status.reason = reader_->lost_reason(index);
+    dev.status.hint = std::string(kLostHint);
+    return dev;
+  }
+  PmChoice choice = plan_pm_sampling(index, reader_->mig_enabled(index), permission,
+                                     static_cast<bool>(deps_.make_pm_sampling));
+  if (choice.try_pm && try_pm(dev, choice)) {
+    dev.status = fallback_status(SourceKind::PmSampling, choice, {});
+    return dev;
+  }
+  GpmSupportInfo gpm = query_gpm_support(reader_->api(), reader_->handle(index));
+  if (gpm.supported) {
+    auto gpm_reader = GpmReader::open(reader_->api(), reader_->handle(index), index, now);
+    if (gpm_reader) {
+      dev.gpm.emplace(std::move(*gpm_reader));
+      dev.status = fallback_status(SourceKind::Gpm, choice, gpm);
+      return dev;
+    }
+    gpm = {.supported = false, .reason = gpm_reader.error().message};
+  }
+  dev.status = fallback_status(SourceKind::NvmlOnly, choice, gpm);
+  return dev;
+}
+
+auto NvidiaSource::try_pm(Active& dev, PmChoice& choice) -> bool {
+  if (!pm_factory_called_) {
+    pm_factory_called_ = true;
+    pm_ = deps_.make_pm_sampling();
+  }
+  if (!pm_) {
+    choice = {.try_pm = false,
+              .reason = "PM sampling not available: the CUPTI PM sampler could not be created",
+              .hint = {}};
+    return false;
+  }
+  auto chip = pm_->open(dev.info.index, dev.info.pci_bus_id, interval_ns_);
+  if (!chip) {
+    choice = pm_open_failure(chip.error());
+    return false;
+  }
+  dev.info.chip = std::move(*chip);
+  return true;
+}
+
+auto NvidiaSource::poll() -> core::Result<std::vector<core::RawSample>> {
+  if (!running_) {
+    return core::fail(core::ErrorCode::FailedPrecondition, "nvidia source not started", "call start() first");
+  }
+  const std::int64_t now = deps_.now_ns();
+  std::vector<core::RawSample> out;
+  if (pm_) poll_pm(now, out);
+  for (Active& dev : active_) {
+    if (dev.status.lost) continue;
+    if (dev.status.source == SourceKind::Gpm) {
+      poll_gpm(dev, now, out);
+    } else if (dev.status.source == SourceKind::NvmlOnly) {
+      poll_nvml_only(dev, now, out);
+    }
+  }
+  return out;
+}
+
+void NvidiaSource::poll_pm(std::int64_t now_ns, std::vector<core::RawSample>& out) {
+  PmPoll polled = pm_->poll();
+  for (PmDeviceFault& fault : polled.lost) {
+    if (Active* dev = find(fault.nvml_index); dev != nullptr && !dev->status.lost) {
+      mark_lost(*dev, std::move(fault.error.message));
+    }
+  }
+  for (core::RawSample& sample : polled.samples) {
+    Active* dev = find(sample.device_index);
+    if (dev == nullptr || dev->status.lost || dev->status.source != SourceKind::PmSampling) continue;
+    if (!refresh_nvml(*dev, now_ns)) continue;
+    merge_nvml(dev->nvml, sample);
+    out.push_back(sample);
+  }
+}
+
+void NvidiaSource::poll_gpm(Active& dev, std::int64_t now_ns, std::vector<core::RawSample>& out) {
+  // One sample per interval (GpmReader itself keeps NVML's 100 ms floor between GPM samples).
+  if (now_ns - dev.last_end_ns < interval_ns_ - interval_ns_ / 10) return;
+  auto got = dev.gpm->sample(now_ns);
+  if (!got) {
+    if (dev.gpm->lost()) {
+      mark_lost(dev, std::move(got.error().message));
+    } else if (++dev.gpm_failures >= kGpmMaxFailures) {
+      dev.status.source = SourceKind::NvmlOnly;
+      dev.status.reason += (dev.status.reason.empty() ? "" : "; ") + ("GPM failed: " + got.error().message);
+      dev.gpm.reset();
+    }
+    return;
+  }
+  dev.gpm_failures = 0;
+  if (!got->has_value() || !refresh_nvml(dev, now_ns)) return;
+  core::RawSample sample = **got;
+  merge_nvml(dev.nvml, sample);
+  dev.last_end_ns = now_ns;
+  out.push_back(sample);
+}
+
+void NvidiaSource::poll_nvml_only(Active& dev, std::int64_t now_ns, std::vector<core::RawSample>& out) {
+  if (now_ns - dev.last_end_ns < interval_ns_ - interval_ns_ / 10) return;
+  if (!refresh_nvml(dev, now_ns)) return;
+  core::RawSample sample;
+  merge_nvml(dev.nvml, sample);
+  sample.device_index = dev.info.index;
+  sample.t_start_ns = dev.last_end_ns;
+  sample.t_end_ns = now_ns;
+  sample.source = SourceKind::NvmlOnly;
+  dev.last_end_ns = now_ns;
+  out.push_back(sample);
+}
+
+auto NvidiaSource::refresh_nvml(Active& dev, std::int64_t now_ns) -> bool {
+  if (dev.status.lost) return false;
+  if (dev.has_nvml && now_ns - dev.nvml_read_ns < interval_ns_ - interval_ns_ / 10) return true;
+  core::RawSample figures;
+  if (auto read = reader_->read(dev.info.index, figures); !read) {
+    mark_lost(dev, std::move(read.error().message));
+    return false;
+  }
+  dev.nvml = figures;
+  dev.has_nvml = true;
+  dev.nvml_read_ns = now_ns;
+  return true;
+}
+
+void NvidiaSource::mark_lost(Active& dev, std::string reason) {
+  dev.status.lost = true;
+  dev.status.reason = std::move(reason);
+  dev.status.hint = std::string(kLostHint);
+  dev.gpm.reset();
+  if (reader_) reader_->mark_lost(dev.info.index, dev.status.reason);
+}
+
+void NvidiaSource::stop() {
+  if (pm_) {
+    pm_->close_all();
+    pm_.reset();
+  }
+  for (Active& dev : active_) dev.gpm.reset();  // GPM buffers go back before nvmlShutdown
+  reader_.reset();
+  running_ = false;
+}
+
+auto NvidiaSource::status(std::uint32_t device) const -> sources::DeviceStatus {
+  const Active* dev = find(device);
+  return dev != nullptr ? dev->status : sources::DeviceStatus{};
+}
+
+auto NvidiaSource::processes(std::uint32_t device) -> core::Result<std::vector<GpuProcess>> {
+  if (!reader_)
+    return core::fail(core::ErrorCode::FailedPrecondition, "nvidia source not started", "call start() first");
+  if (find(device) == nullptr) {
+    return core::fail(core::ErrorCode::InvalidArgument,
+                      "device " + std::to_string(device) + " is not being sampled");
+  }
+  return reader_->processes(device);
+}
+
+auto NvidiaSource::find(std::uint32_t index) -> Active* {
+  const auto it = std::find_if(active_.begin(), active_.end(),
+                               [index](const Active& d) { return d.info.index == index; });
+  return it == active_.end() ? nullptr : &*it;
+}
+
+auto NvidiaSource::find(std::uint32_t index) const -> const Active* {
+  const auto it = std::find_if(active_.begin(), active_.end(),
+                               [index](const Active& d) { return d.info.index == index; });
+  return it == active_.end() ? nullptr : &*it;
+}
+
+}  // namespace solscope::nvidia

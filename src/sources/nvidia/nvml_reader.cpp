@@ -1,0 +1,393 @@
+#include "sources/nvidia/nvml_reader.hpp"
+
+#include <cstring>
+#include <limits>
+#include <utility>
+
+namespace solscope::nvidia {
+namespace {
+
+using core::MetricId;
+
+constexpr double kMilliwattsPerWatt = 1000.0;  // NVML power figures are in mW (NVML API reference)
+constexpr std::size_t kProcessSlack = 8;       // room for processes that start between the two calls
+constexpr int kProcessListAttempts = 3;
+
+constexpr std::string_view kDriverCheckHint =
+    "check the driver with nvidia-smi; after a driver update the host may need a reboot (driver/library "
+    "version "
+    "mismatch)";
+constexpr std::string_view kLostHint =
+    "check the kernel log (dmesg) for Xid errors; the GPU may need a reset (nvidia-smi -r) or the host a "
+    "reboot";
+
+// A call through an optional pointer: NVML_ERROR_FUNCTION_NOT_FOUND when the library lacks the function.
+template <class Fn, class... Args>
+auto invoke(Fn fn, Args... args) -> nvml::Return {
+  return fn == nullptr ? nvml::kErrorFunctionNotFound : fn(args...);
+}
+
+// Codes that mean "this query will never work on this device with this driver".
+auto is_unsupported_code(nvml::Return rc) -> bool {
+  return rc == nvml::kErrorNotSupported || rc == nvml::kErrorNoPermission ||
+         rc == nvml::kErrorFunctionNotFound || rc == nvml::kErrorArgumentVersionMismatch ||
+         rc == nvml::kErrorDeprecated;
+}
+
+auto index_of(NvmlQuery q) -> std::size_t {
+  return static_cast<std::size_t>(q);
+}
+
+template <std::size_t N>
+auto to_text(const std::array<char, N>& buf) -> std::string {
+  return {buf.data(), ::strnlen(buf.data(), N)};
+}
+
+auto device_name(std::uint32_t index, const core::DeviceInfo& info) -> std::string {
+  std::string name = "device " + std::to_string(index);
+  if (!info.uuid.empty()) name += " (" + info.uuid + ")";
+  return name;
+}
+
+// Lists processes with one of NVML's process-info layouts: a count-0 call first, then a buffer with slack,
+// again while the list outgrows it.
+template <class Info, class Fn>
+auto list_with(Fn fn, nvml::Device handle, std::vector<GpuProcess>& out) -> nvml::Return {
+  unsigned int count = 0;
+  nvml::Return rc = fn(handle, &count, nullptr);
+  out.clear();
+  if (rc == nvml::kSuccess) return rc;
+  std::vector<Info> infos;
+  for (int attempt = 0; attempt < kProcessListAttempts && rc == nvml::kErrorInsufficientSize; ++attempt) {
+    infos.assign(count + kProcessSlack, Info{});
+    count = static_cast<unsigned int>(infos.size());
+    rc = fn(handle, &count, infos.data());
+  }
+  if (rc != nvml::kSuccess) return rc;
+  for (std::size_t i = 0; i < count && i < infos.size(); ++i) {
+    out.push_back({.pid = infos[i].pid, .used_memory_bytes = infos[i].used_gpu_memory});
+  }
+  return rc;
+}
+
+}  // namespace
+
+auto to_string(NvmlQuery query) -> std::string_view {
+  switch (query) {
+    case NvmlQuery::Utilization:
+      return "nvmlDeviceGetUtilizationRates";
+    case NvmlQuery::SmClock:
+      return "nvmlDeviceGetClockInfo(NVML_CLOCK_SM)";
+    case NvmlQuery::MemClock:
+      return "nvmlDeviceGetClockInfo(NVML_CLOCK_MEM)";
+    case NvmlQuery::Power:
+      return "nvmlDeviceGetPowerUsage";
+    case NvmlQuery::PowerLimit:
+      return "nvmlDeviceGetEnforcedPowerLimit";
+    case NvmlQuery::Temperature:
+      return "nvmlDeviceGetTemperature";
+    case NvmlQuery::Memory:
+      return "nvmlDeviceGetMemoryInfo";
+    case NvmlQuery::Processes:
+      return "nvmlDeviceGetComputeRunningProcesses";
+    case NvmlQuery::kCount:
+      break;
+  }
+  return "?";
+}
+
+auto driver_major_version(std::string_view version) -> int {
+  int major = 0;
+  std::size_t i = 0;
+  for (; i < version.size() && version[i] >= '0' && version[i] <= '9' && major < 100000; ++i) {
+    major = major * 10 + (version[i] - '0');
+  }
+  return i == 0 ? 0 : major;
+}
+
+auto dram_peak_bytes_per_s(unsigned int bus_width_bits, double max_mem_clock_mhz) -> double {
+  if (bus_width_bits == 0 || !(max_mem_clock_mhz > 0.0)) return std::numeric_limits<double>::quiet_NaN();
+  constexpr double kTransfersPerClock = 2.0;  // DDR/HBM: core/device_info.hpp
+  return static_cast<double>(bus_width_bits) / 8.0 * max_mem_clock_mhz * 1e6 * kTransfersPerClock;
+}
+
+auto NvmlReader::open(NvmlApi api) -> core::Result<NvmlReader> {
+  NvmlReader reader(std::move(api));
+  const NvmlApi& fns = reader.api_;
+  if (const nvml::Return rc = fns.init(); rc != nvml::kSuccess) {
+    return core::fail(core::ErrorCode::Unavailable, "nvmlInit failed: " + nvml_error_text(fns, rc),
+                      std::string(kDriverCheckHint));
+  }
+  reader.initialized_ = true;
+  std::array<char, nvml::kDriverVersionBufferSize> version{};
+  if (fns.system_get_driver_version(version.data(), nvml::kDriverVersionBufferSize) == nvml::kSuccess) {
+    reader.driver_version_ = to_text(version);
+    reader.driver_major_ = driver_major_version(reader.driver_version_);
+  }
+  unsigned int count = 0;
+  if (const nvml::Return rc = fns.device_get_count(&count); rc != nvml::kSuccess) {
+    return core::fail(core::ErrorCode::Unavailable, "nvmlDeviceGetCount failed: " + nvml_error_text(fns, rc),
+                      std::string(kDriverCheckHint));
+  }
+  reader.devices_.resize(count);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    DeviceState& dev = reader.devices_[i];
+    dev.info.index = i;
+    if (const nvml::Return rc = fns.device_get_handle_by_index(i, &dev.handle); rc != nvml::kSuccess) {
+      dev.handle = nullptr;
+      dev.lost = true;
+      dev.lost_reason =
+          "device " + std::to_string(i) + ": nvmlDeviceGetHandleByIndex failed: " + nvml_error_text(fns, rc);
+      continue;
+    }
+    reader.read_static(i, dev);
+  }
+  return reader;
+}
+
+NvmlReader::NvmlReader(NvmlReader&& other) noexcept
+    : api_(std::move(other.api_)),
+      initialized_(std::exchange(other.initialized_, false)),
+      driver_version_(std::move(other.driver_version_)),
+      driver_major_(other.driver_major_),
+      devices_(std::move(other.devices_)) {}
+
+auto NvmlReader::operator=(NvmlReader&& other) noexcept -> NvmlReader& {
+  if (this != &other) {
+    if (initialized_) api_.shutdown();
+    api_ = std::move(other.api_);
+    initialized_ = std::exchange(other.initialized_, false);
+    driver_version_ = std::move(other.driver_version_);
+    driver_major_ = other.driver_major_;
+    devices_ = std::move(other.devices_);
+  }
+  return *this;
+}
+
+NvmlReader::~NvmlReader() {
+  if (initialized_ && api_.shutdown != nullptr) api_.shutdown();
+}
+
+void NvmlReader::read_static(std::uint32_t index, DeviceState& dev) {
+  const auto lost_on = [&](nvml::Return rc) {
+    if (rc == nvml::kErrorGpuIsLost && !dev.lost) {
+      dev.lost = true;
+      dev.lost_reason = device_name(index, dev.info) + " lost: " + nvml_error_text(api_, rc);
+    }
+    return rc == nvml::kSuccess;
+  };
+  std::array<char, nvml::kUuidBufferSize> uuid{};
+  if (lost_on(api_.device_get_uuid(dev.handle, uuid.data(), nvml::kUuidBufferSize)))
+    dev.info.uuid = to_text(uuid);
+  std::array<char, nvml::kNameBufferSize> name{};
+  if (lost_on(api_.device_get_name(dev.handle, name.data(), nvml::kNameBufferSize)))
+    dev.info.name = to_text(name);
+  nvml::PciInfo pci{};
+  if (lost_on(api_.device_get_pci_info(dev.handle, &pci))) {
+    dev.info.pci_bus_id = api_.pci_info_legacy ? to_text(pci.bus_id_legacy) : to_text(pci.bus_id);
+  }
+  unsigned int clock_mhz = 0;
+  if (lost_on(invoke(api_.device_get_max_clock_info, dev.handle, nvml::kClockSm, &clock_mhz))) {
+    dev.info.max_sm_clock_mhz = clock_mhz;
+  }
+  if (lost_on(invoke(api_.device_get_max_clock_info, dev.handle, nvml::kClockMem, &clock_mhz))) {
+    dev.info.max_mem_clock_mhz = clock_mhz;
+  }
+  unsigned int bus_width_bits = 0;
+  if (lost_on(invoke(api_.device_get_memory_bus_width, dev.handle, &bus_width_bits))) {
+    dev.info.dram_peak_bytes_per_s = dram_peak_bytes_per_s(bus_width_bits, dev.info.max_mem_clock_mhz);
+  }
+  unsigned int mig_current = 0;
+  unsigned int mig_pending = 0;
+  if (lost_on(invoke(api_.device_get_mig_mode, dev.handle, &mig_current, &mig_pending))) {
+    dev.mig_enabled = mig_current == nvml::kMigEnable;
+  }
+  if (!lost_on(invoke(api_.device_get_architecture, dev.handle, &dev.arch))) dev.arch = 0;
+  core::RawSample memory;
+  read_memory(dev, memory);
+  const double total = memory.value(MetricId::MemoryTotalBytes);
+  if (total > 0.0) dev.info.memory_total_bytes = static_cast<std::uint64_t>(total);
+}
+
+auto NvmlReader::device_info(std::uint32_t index) const -> const core::DeviceInfo& {
+  return devices_.at(index).info;
+}
+auto NvmlReader::handle(std::uint32_t index) const -> nvml::Device {
+  return devices_.at(index).handle;
+}
+auto NvmlReader::architecture(std::uint32_t index) const -> nvml::Architecture {
+  return devices_.at(index).arch;
+}
+auto NvmlReader::mig_enabled(std::uint32_t index) const -> bool {
+  return devices_.at(index).mig_enabled;
+}
+auto NvmlReader::is_lost(std::uint32_t index) const -> bool {
+  return devices_.at(index).lost;
+}
+auto NvmlReader::lost_reason(std::uint32_t index) const -> const std::string& {
+  return devices_.at(index).lost_reason;
+}
+
+void NvmlReader::mark_lost(std::uint32_t index, std::string reason) {
+  DeviceState& dev = devices_.at(index);
+  if (dev.lost) return;
+  dev.lost = true;
+  dev.lost_reason = std::move(reason);
+}
+
+auto NvmlReader::lost_error(std::uint32_t index) const -> tl::unexpected<core::Error> {
+  const DeviceState& dev = devices_.at(index);
+  std::string message = dev.lost_reason.empty() ? device_name(index, dev.info) + " lost" : dev.lost_reason;
+  return core::fail(core::ErrorCode::Unavailable, std::move(message), std::string(kLostHint));
+}
+
+auto NvmlReader::callable(const DeviceState& dev, NvmlQuery query) -> bool {
+  return !dev.lost && dev.caps.of(query) != QuerySupport::Unsupported;
+}
+
+auto NvmlReader::note(DeviceState& dev, NvmlQuery query, nvml::Return rc) -> bool {
+  const std::size_t q = index_of(query);
+  if (rc == nvml::kSuccess) {
+    dev.caps.support[q] = QuerySupport::Supported;
+    return true;
+  }
+  if (rc == nvml::kErrorGpuIsLost) {
+    mark_lost(dev.info.index, device_name(dev.info.index, dev.info) + " lost: " + nvml_error_text(api_, rc));
+  } else if (is_unsupported_code(rc)) {
+    dev.caps.support[q] = QuerySupport::Unsupported;
+    dev.caps.failure[q] = rc;
+  }
+  return false;
+}
+
+auto NvmlReader::read(std::uint32_t index, core::RawSample& sample) -> core::Result<void> {
+  DeviceState& dev = devices_.at(index);
+  if (dev.lost) return lost_error(index);
+  for (const MetricId id : {MetricId::GpuUtil, MetricId::MemCopyUtil, MetricId::SmClockMhz,
+                            MetricId::MemClockMhz, MetricId::PowerW, MetricId::PowerLimitW,
+                            MetricId::TemperatureC, MetricId::MemoryUsedBytes, MetricId::MemoryTotalBytes}) {
+    sample.set(id, core::kUnknown);
+  }
+  if (callable(dev, NvmlQuery::Utilization)) {
+    nvml::Utilization util{};
+    if (note(dev, NvmlQuery::Utilization, invoke(api_.device_get_utilization_rates, dev.handle, &util))) {
+      sample.set(MetricId::GpuUtil, util.gpu);
+      sample.set(MetricId::MemCopyUtil, util.memory);
+    }
+  }
+  read_clocks_power(dev, sample);
+  read_temperature(dev, sample);
+  read_memory(dev, sample);
+  if (dev.lost) return lost_error(index);
+  return core::ok();
+}
+
+void NvmlReader::read_clocks_power(DeviceState& dev, core::RawSample& sample) {
+  unsigned int value = 0;
+  if (callable(dev, NvmlQuery::SmClock) &&
+      note(dev, NvmlQuery::SmClock, invoke(api_.device_get_clock_info, dev.handle, nvml::kClockSm, &value))) {
+    sample.set(MetricId::SmClockMhz, value);
+  }
+  if (callable(dev, NvmlQuery::MemClock) &&
+      note(dev, NvmlQuery::MemClock,
+           invoke(api_.device_get_clock_info, dev.handle, nvml::kClockMem, &value))) {
+    sample.set(MetricId::MemClockMhz, value);
+  }
+  if (callable(dev, NvmlQuery::Power) &&
+      note(dev, NvmlQuery::Power, invoke(api_.device_get_power_usage, dev.handle, &value))) {
+    sample.set(MetricId::PowerW, value / kMilliwattsPerWatt);
+  }
+  if (callable(dev, NvmlQuery::PowerLimit) &&
+      note(dev, NvmlQuery::PowerLimit, invoke(api_.device_get_enforced_power_limit, dev.handle, &value))) {
+    sample.set(MetricId::PowerLimitW, value / kMilliwattsPerWatt);
+  }
+}
+
+void NvmlReader::read_temperature(DeviceState& dev, core::RawSample& sample) {
+  if (!callable(dev, NvmlQuery::Temperature)) return;
+  double celsius = core::kUnknown;
+  nvml::Return rc = nvml::kErrorFunctionNotFound;
+  if (!dev.legacy_temperature && api_.device_get_temperature_v != nullptr) {
+    nvml::TemperatureV1 temp{
+        .version = nvml::kTemperatureV1Version, .sensor_type = nvml::kTemperatureGpu, .temperature = 0};
+    rc = api_.device_get_temperature_v(dev.handle, &temp);
+    if (rc == nvml::kSuccess) celsius = temp.temperature;
+    // An older driver may export the versioned call without supporting it: fall back once, for good.
+    dev.legacy_temperature = is_unsupported_code(rc) && api_.device_get_temperature != nullptr;
+  }
+  if (rc != nvml::kSuccess && rc != nvml::kErrorGpuIsLost && api_.device_get_temperature != nullptr) {
+    unsigned int value = 0;
+    rc = api_.device_get_temperature(dev.handle, nvml::kTemperatureGpu, &value);
+    if (rc == nvml::kSuccess) celsius = value;
+  }
+  if (note(dev, NvmlQuery::Temperature, rc)) sample.set(MetricId::TemperatureC, celsius);
+}
+
+void NvmlReader::read_memory(DeviceState& dev, core::RawSample& sample) {
+  if (!callable(dev, NvmlQuery::Memory)) return;
+  nvml::Return rc = nvml::kErrorFunctionNotFound;
+  double used = core::kUnknown;
+  double total = core::kUnknown;
+  if (!dev.legacy_memory && api_.device_get_memory_info_v2 != nullptr) {
+    nvml::MemoryV2 mem{};
+    mem.version = nvml::kMemoryV2Version;
+    rc = api_.device_get_memory_info_v2(dev.handle, &mem);
+    if (rc == nvml::kSuccess) {
+      used = static_cast<double>(mem.used);
+      total = static_cast<double>(mem.total);
+    }
+    dev.legacy_memory = is_unsupported_code(rc) && api_.device_get_memory_info != nullptr;
+  }
+  if (rc != nvml::kSuccess && rc != nvml::kErrorGpuIsLost && api_.device_get_memory_info != nullptr) {
+    nvml::MemoryV1 mem{};
+    rc = api_.device_get_memory_info(dev.handle, &mem);
+    if (rc == nvml::kSuccess) {
+      used = static_cast<double>(mem.used);
+      total = static_cast<double>(mem.total);
+    }
+  }
+  if (note(dev, NvmlQuery::Memory, rc)) {
+    sample.set(MetricId::MemoryUsedBytes, used);
+    sample.set(MetricId::MemoryTotalBytes, total);
+  }
+}
+
+auto NvmlReader::capabilities(std::uint32_t index) -> NvmlCapabilities {
+  DeviceState& dev = devices_.at(index);
+  core::RawSample scratch;
+  if (!dev.lost) (void)read(index, scratch);
+  if (!dev.lost && dev.caps.of(NvmlQuery::Processes) == QuerySupport::Unprobed) (void)processes(index);
+  return dev.caps;
+}
+
+auto NvmlReader::list_processes(DeviceState& dev, std::vector<GpuProcess>& out) -> nvml::Return {
+  if (api_.device_get_compute_running_processes != nullptr) {
+    return list_with<nvml::ProcessInfo>(api_.device_get_compute_running_processes, dev.handle, out);
+  }
+  if (api_.device_get_compute_running_processes_v1 != nullptr) {
+    return list_with<nvml::ProcessInfoV1>(api_.device_get_compute_running_processes_v1, dev.handle, out);
+  }
+  return nvml::kErrorFunctionNotFound;
+}
+
+auto NvmlReader::processes(std::uint32_t index) -> core::Result<std::vector<GpuProcess>> {
+  DeviceState& dev = devices_.at(index);
+  if (dev.lost) return lost_error(index);
+  const auto unsupported = [&] {
+    const nvml::Return why = dev.caps.failure[index_of(NvmlQuery::Processes)];
+    return core::fail(core::ErrorCode::Unimplemented, device_name(index, dev.info) +
+                                                          ": NVML cannot list its processes (" +
+                                                          nvml_error_text(api_, why) + ")");
+  };
+  if (!callable(dev, NvmlQuery::Processes)) return unsupported();
+  std::vector<GpuProcess> out;
+  const nvml::Return rc = list_processes(dev, out);
+  if (note(dev, NvmlQuery::Processes, rc)) return out;
+  if (dev.lost) return lost_error(index);
+  if (dev.caps.of(NvmlQuery::Processes) == QuerySupport::Unsupported) return unsupported();
+  return core::fail(core::ErrorCode::Unavailable,
+                    device_name(index, dev.info) +
+                        ": nvmlDeviceGetComputeRunningProcesses failed: " + nvml_error_text(api_, rc));
+}
+
+}  // namespace solscope::nvidia

@@ -1,0 +1,162 @@
+// NvmlReader: the classic NVML figures of every GPU (static facts into core::DeviceInfo, dynamic figures into
+// a core::RawSample, running compute processes), with each query probed once per device and remembered.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/device_info.hpp"
+#include "core/raw_sample.hpp"
+#include "core/result.hpp"
+#include "sources/nvidia/nvml_api.hpp"
+
+namespace solscope::nvidia {
+
+/// The NVML queries behind the dynamic figures, probed once per device (style.md point 6).
+enum class NvmlQuery : std::uint8_t {
+  Utilization,  ///< nvmlDeviceGetUtilizationRates -> GpuUtil, MemCopyUtil
+  SmClock,      ///< nvmlDeviceGetClockInfo(NVML_CLOCK_SM) -> SmClockMhz
+  MemClock,     ///< nvmlDeviceGetClockInfo(NVML_CLOCK_MEM) -> MemClockMhz
+  Power,        ///< nvmlDeviceGetPowerUsage -> PowerW
+  PowerLimit,   ///< nvmlDeviceGetEnforcedPowerLimit -> PowerLimitW
+  Temperature,  ///< nvmlDeviceGetTemperatureV, else nvmlDeviceGetTemperature -> TemperatureC
+  Memory,  ///< nvmlDeviceGetMemoryInfo_v2, else nvmlDeviceGetMemoryInfo -> MemoryUsedBytes, MemoryTotalBytes
+  Processes,  ///< nvmlDeviceGetComputeRunningProcesses_v3/_v2/plain -> processes()
+  kCount,
+};
+inline constexpr std::size_t kNvmlQueryCount = static_cast<std::size_t>(NvmlQuery::kCount);
+
+/// The NVML function a query calls, e.g. "nvmlDeviceGetPowerUsage".
+[[nodiscard]] auto to_string(NvmlQuery query) -> std::string_view;
+
+/// What a probe found out about one query.
+enum class QuerySupport : std::uint8_t {
+  Unprobed,     ///< not called yet
+  Supported,    ///< answered at least once
+  Unsupported,  ///< missing from the library, NOT_SUPPORTED, NO_PERMISSION or a struct-version mismatch:
+                ///< never called again
+};
+
+/// Per-device support of each NvmlQuery, indexed by NvmlQuery.
+struct NvmlCapabilities {
+  std::array<QuerySupport, kNvmlQueryCount> support{};
+  std::array<nvml::Return, kNvmlQueryCount> failure{};  ///< the NVML code that made a query Unsupported
+
+  [[nodiscard]] auto of(NvmlQuery q) const -> QuerySupport { return support[static_cast<std::size_t>(q)]; }
+};
+
+/// One process with a compute context on a GPU.
+struct GpuProcess {
+  std::uint32_t pid = 0;
+  /// Device memory the process uses in bytes; `kUnknownMemory` when NVML cannot say
+  /// (NVML_VALUE_NOT_AVAILABLE).
+  std::uint64_t used_memory_bytes = 0;
+};
+/// GpuProcess::used_memory_bytes when unknown.
+inline constexpr std::uint64_t kUnknownMemory = nvml::kValueNotAvailable;
+
+/// NVML, initialized, with every device enumerated. Move-only; nvmlShutdown on destruction. Not thread-safe.
+///
+/// open() calls nvmlInit, reads the driver version and each device's static facts (DeviceInfo) once. read()
+/// probes each figure's query on its first call per device and skips the unsupported ones afterwards, with no
+/// retry and no log. A device whose NVML call returns NVML_ERROR_GPU_IS_LOST (15) is marked lost for good:
+/// its read() and processes() fail with Unavailable from then on.
+class NvmlReader {
+ public:
+  /// Initializes NVML through `api` and enumerates the devices. Errors: Unavailable "nvmlInit failed: <NVML
+  /// text>" (hint: check the driver with nvidia-smi), Unavailable "nvmlDeviceGetCount failed: <text>".
+  [[nodiscard]] static auto open(NvmlApi api) -> core::Result<NvmlReader>;
+
+  NvmlReader(NvmlReader&& other) noexcept;
+  auto operator=(NvmlReader&& other) noexcept -> NvmlReader&;
+  NvmlReader(const NvmlReader&) = delete;
+  auto operator=(const NvmlReader&) -> NvmlReader& = delete;
+  ~NvmlReader();
+
+  /// nvmlSystemGetDriverVersion, e.g. "565.57.01"; "" when NVML did not say.
+  [[nodiscard]] auto driver_version() const -> const std::string& { return driver_version_; }
+  /// The driver's major version (565 for "565.57.01"); 0 when unknown.
+  [[nodiscard]] auto driver_major() const -> int { return driver_major_; }
+  /// Devices NVML counts (indices 0 .. count-1).
+  [[nodiscard]] auto device_count() const -> std::uint32_t {
+    return static_cast<std::uint32_t>(devices_.size());
+  }
+
+  /// Static facts of a device, read at open(): index, UUID, name, PCI bus id, memory total, max SM and memory
+  /// clocks, peak DRAM bandwidth (core/device_info.hpp formula from nvmlDeviceGetMemoryBusWidth and the max
+  /// memory clock). `chip` and `sm_count` stay unknown (NVML gives neither). `index` must be <
+  /// device_count().
+  [[nodiscard]] auto device_info(std::uint32_t index) const -> const core::DeviceInfo&;
+
+  /// The device handle for other NVML users (GPM); null when NVML gave none. `index` < device_count().
+  [[nodiscard]] auto handle(std::uint32_t index) const -> nvml::Device;
+  /// nvmlDeviceGetArchitecture (NVML_DEVICE_ARCH_*), 0 when unknown.
+  [[nodiscard]] auto architecture(std::uint32_t index) const -> nvml::Architecture;
+  /// True when MIG mode is currently enabled (nvmlDeviceGetMigMode); false when off or unknown.
+  [[nodiscard]] auto mig_enabled(std::uint32_t index) const -> bool;
+  /// True once NVML said GPU_IS_LOST for the device (or gave no handle for it).
+  [[nodiscard]] auto is_lost(std::uint32_t index) const -> bool;
+  /// Why the device is lost ("" while it is not): a lowercase phrase naming the device.
+  [[nodiscard]] auto lost_reason(std::uint32_t index) const -> const std::string&;
+  /// Marks a device lost (another reader, e.g. GPM or PM sampling, saw it go).
+  void mark_lost(std::uint32_t index, std::string reason);
+
+  /// Reads the dynamic figures of a device into `sample` (only these are written; others are left as they
+  /// are): GpuUtil, MemCopyUtil (%), SmClockMhz, MemClockMhz (MHz), PowerW, PowerLimitW (W from NVML's mW),
+  /// TemperatureC, MemoryUsedBytes, MemoryTotalBytes (bytes). A figure NVML cannot give is NaN. Probes each
+  /// query on the first call. Errors: Unavailable when the device is lost (now or before).
+  [[nodiscard]] auto read(std::uint32_t index, core::RawSample& sample) -> core::Result<void>;
+
+  /// Probes every query of the device once (a read() whose values are dropped) and returns what it found.
+  [[nodiscard]] auto capabilities(std::uint32_t index) -> NvmlCapabilities;
+
+  /// Processes with a compute context on the device and their device memory. Errors: Unimplemented when NVML
+  /// cannot list them on this device, Unavailable when the device is lost or the list kept growing.
+  [[nodiscard]] auto processes(std::uint32_t index) -> core::Result<std::vector<GpuProcess>>;
+
+  /// The function table in use.
+  [[nodiscard]] auto api() const -> const NvmlApi& { return api_; }
+
+ private:
+  struct DeviceState {
+    nvml::Device handle = nullptr;
+    core::DeviceInfo info;
+    nvml::Architecture arch = 0;
+    bool mig_enabled = false;
+    bool lost = false;
+    std::string lost_reason;
+    NvmlCapabilities caps;
+    bool legacy_temperature = false;  ///< nvmlDeviceGetTemperatureV failed: use the unversioned call
+    bool legacy_memory = false;       ///< nvmlDeviceGetMemoryInfo_v2 failed: use the v1 call
+  };
+
+  explicit NvmlReader(NvmlApi api) : api_(std::move(api)) {}
+  void read_static(std::uint32_t index, DeviceState& dev);
+  /// Books the result of one query call: true on success; marks the query unsupported or the device lost.
+  auto note(DeviceState& dev, NvmlQuery query, nvml::Return rc) -> bool;
+  /// Whether a query may be called now (device not lost, query not unsupported).
+  [[nodiscard]] static auto callable(const DeviceState& dev, NvmlQuery query) -> bool;
+  void read_clocks_power(DeviceState& dev, core::RawSample& sample);
+  void read_temperature(DeviceState& dev, core::RawSample& sample);
+  void read_memory(DeviceState& dev, core::RawSample& sample);
+  auto lost_error(std::uint32_t index) const -> tl::unexpected<core::Error>;
+  auto list_processes(DeviceState& dev, std::vector<GpuProcess>& out) -> nvml::Return;
+
+  NvmlApi api_;
+  bool initialized_ = false;
+  std::string driver_version_;
+  int driver_major_ = 0;
+  std::vector<DeviceState> devices_;
+};
+
+/// The major number of a driver version string: 565 for "565.57.01"; 0 when it does not start with digits.
+[[nodiscard]] auto driver_major_version(std::string_view version) -> int;
+
+/// Peak DRAM bandwidth in bytes/s from the memory bus width (bits) and max memory clock (MHz): width / 8 x
+/// clock x 1e6 x 2 (two transfers per clock; core/device_info.hpp). NaN when either is 0 or unknown.
+[[nodiscard]] auto dram_peak_bytes_per_s(unsigned int bus_width_bits, double max_mem_clock_mhz) -> double;
+
+}  // namespace solscope::nvidia
