@@ -1,7 +1,8 @@
 # Compiler warnings and sanitizers, applied to every solscope target through solscope_options.
 add_library(solscope_options INTERFACE)
 target_compile_options(solscope_options INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wconversion
-                                                  -Wno-sign-conversion -Wnon-virtual-dtor)
+                                                  -Wno-sign-conversion -Wnon-virtual-dtor
+                                                  -Wno-missing-field-initializers)
 if(SOLSCOPE_WERROR)
   target_compile_options(solscope_options INTERFACE -Werror)
 endif()

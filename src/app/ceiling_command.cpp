@@ -1,0 +1,225 @@
+#include "app/ceiling_command.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <utility>
+
+#include <CLI/CLI.hpp>
+
+#include "app/ceiling_report.hpp"
+#include "app/exit_codes.hpp"
+#include "app/messages.hpp"
+#include "ceiling/ceiling.hpp"
+#include "ceiling/default_gpu_specs.hpp"
+
+namespace solscope::app {
+namespace {
+
+using core::ErrorCode;
+
+/// An error together with the exit code it maps to.
+struct Failure {
+  core::Error error;
+  int exit_code = kExitUsage;
+};
+
+template <class T>
+using Outcome = tl::expected<T, Failure>;
+
+auto usage(core::Error error) -> tl::unexpected<Failure> {
+  return tl::unexpected(Failure{std::move(error), kExitUsage});
+}
+
+auto usage(std::string message, std::string hint) -> tl::unexpected<Failure> {
+  return usage(core::Error{ErrorCode::InvalidArgument, std::move(message), std::move(hint)});
+}
+
+auto file_error(core::Error error) -> tl::unexpected<Failure> {
+  return tl::unexpected(Failure{std::move(error), kExitFailure});
+}
+
+/// Reads a whole file. Errors: NotFound/PermissionDenied naming `what` and the path.
+auto read_text(const std::filesystem::path& path, std::string_view what, std::string_view hint)
+    -> Outcome<std::string> {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int saved = errno;
+    const ErrorCode code = saved == EACCES ? ErrorCode::PermissionDenied : ErrorCode::NotFound;
+    return file_error(core::Error{code,
+                                  "cannot read " + std::string(what) + " " + path.string() + ": " +
+                                      (saved != 0 ? std::strerror(saved) : "open failed"),
+                                  std::string(hint)});
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) {
+    return file_error(core::Error{
+        ErrorCode::DataLoss, "read error in " + std::string(what) + " " + path.string(), std::string(hint)});
+  }
+  return text.str();
+}
+
+/// --model: a config.json, or a directory holding one (a Hugging Face snapshot folder).
+auto resolve_config_path(const std::string& model) -> Outcome<std::filesystem::path> {
+  if (model.empty()) return usage("--model is empty", "pass a config.json or a directory holding one");
+  std::filesystem::path path(model);
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    path /= "config.json";
+    if (!std::filesystem::exists(path, ec)) {
+      return file_error(core::Error{ErrorCode::NotFound, "no config.json in directory " + model,
+                                    "pass the model's snapshot folder or its config.json"});
+    }
+  }
+  return path;
+}
+
+auto load_database(const CeilingArgs& args) -> Outcome<ceiling::GpuDatabase> {
+  if (args.gpu_specs.empty()) {
+    auto db = ceiling::parse_gpu_database(ceiling::default_gpu_specs_json(), "built-in");
+    if (!db) return tl::unexpected(Failure{db.error(), kExitFailure});
+    return std::move(*db);
+  }
+  auto text = read_text(args.gpu_specs, "GPU spec file", "pass a file in the format of data/gpu_specs.json");
+  if (!text) return tl::unexpected(text.error());
+  auto db = ceiling::parse_gpu_database(*text, args.gpu_specs);
+  if (!db) return file_error(db.error());
+  return std::move(*db);
+}
+
+auto list_names(const ceiling::GpuDatabase& db) -> std::string {
+  std::string names;
+  for (std::string_view name : ceiling::gpu_names(db)) {
+    if (!names.empty()) names += ", ";
+    names += name;
+  }
+  return names;
+}
+
+auto resolve_gpu(const CeilingArgs& args, const ceiling::GpuDatabase& db)
+    -> Outcome<const ceiling::GpuSpec*> {
+  if (args.gpu == "auto") {
+    if (!args.detect_gpu) {
+      return tl::unexpected(Failure{core::Error{ErrorCode::Unavailable, "--gpu auto needs a GPU",
+                                                "pass --gpu NAME (one of " + list_names(db) + ")"},
+                                    kExitNoGpu});
+    }
+    auto name = args.detect_gpu();
+    if (!name) return tl::unexpected(Failure{name.error(), kExitNoGpu});
+    auto gpu = ceiling::find_gpu(db, *name);
+    if (!gpu) {
+      return usage("the GPU found here ('" + *name + "') is not in the spec database",
+                   "pass --gpu NAME (one of " + list_names(db) + "), or add it with --gpu-specs FILE");
+    }
+    return *gpu;
+  }
+  if (args.gpu.empty())
+    return usage("--gpu is empty", "pass --gpu NAME (one of " + list_names(db) + ") or auto");
+  auto gpu = ceiling::find_gpu(db, args.gpu);
+  if (!gpu) return usage(gpu.error());
+  return *gpu;
+}
+
+/// --dtype / --kv-dtype: "auto" or one of the given dtypes.
+auto parse_dtype_flag(std::string_view flag, const std::string& value)
+    -> Outcome<std::optional<ceiling::Dtype>> {
+  if (value == "auto") return std::optional<ceiling::Dtype>{};
+  const auto d = ceiling::dtype_from_string(value);
+  using ceiling::Dtype;
+  if (!d || (*d != Dtype::Bf16 && *d != Dtype::Fp16 && *d != Dtype::Fp32 && *d != Dtype::Fp8)) {
+    return usage(std::string(flag) + " '" + value + "' is not a dtype the model runs",
+                 "use auto, bf16, fp16, fp32 or fp8");
+  }
+  return std::optional<ceiling::Dtype>{d};
+}
+
+auto parse_phase(const std::string& value) -> Outcome<ceiling::Phase> {
+  if (auto p = ceiling::phase_from_string(value)) return *p;
+  const std::vector<std::string> phases{"prefill", "decode", "train"};
+  const std::string guess = closest_match(value, phases);
+  return usage(
+      "unknown --phase '" + value + "'",
+      (guess.empty() ? std::string() : "did you mean '" + guess + "'? ") + "use prefill, decode or train");
+}
+
+auto make_workload(const CeilingArgs& args, ceiling::Phase phase) -> Outcome<ceiling::Workload> {
+  if (args.tp < 1 || args.tp > 1024) {
+    return usage("--tp " + std::to_string(args.tp) + " is out of range", "use 1 to 1024 GPUs");
+  }
+  if (!std::isnan(args.sm_clock_mhz) && !(args.sm_clock_mhz >= 1 && args.sm_clock_mhz <= 10'000)) {
+    return usage("--sm-clock-mhz " + std::to_string(args.sm_clock_mhz) + " is out of range",
+                 "use 1 to 10000");
+  }
+  if (!std::isnan(args.tokens_per_s) && !(args.tokens_per_s >= 0 && std::isfinite(args.tokens_per_s))) {
+    return usage("--tokens-per-s must be a finite number >= 0", "give the measured tokens per second");
+  }
+  auto step = ceiling::make_step(phase, args.batch, args.context, args.prompt);
+  if (!step) return usage(step.error());
+  auto dtype = parse_dtype_flag("--dtype", args.dtype);
+  if (!dtype) return tl::unexpected(dtype.error());
+  auto kv = parse_dtype_flag("--kv-dtype", args.kv_dtype);
+  if (!kv) return tl::unexpected(kv.error());
+  ceiling::Workload w;
+  w.step = std::move(*step);
+  w.tensor_parallel = static_cast<int>(args.tp);
+  w.dtype = *dtype;
+  w.kv_dtype = *kv;
+  w.sm_clock_mhz = args.sm_clock_mhz;
+  return w;
+}
+
+auto run(const CeilingArgs& args, std::ostream& out) -> Outcome<void> {
+  auto phase = parse_phase(args.phase);
+  if (!phase) return tl::unexpected(phase.error());
+  auto workload = make_workload(args, *phase);
+  if (!workload) return tl::unexpected(workload.error());
+  auto db = load_database(args);
+  if (!db) return tl::unexpected(db.error());
+  auto gpu = resolve_gpu(args, *db);
+  if (!gpu) return tl::unexpected(gpu.error());
+  auto path = resolve_config_path(args.model);
+  if (!path) return tl::unexpected(path.error());
+  auto text = read_text(*path, "model config", "pass a config.json or a directory holding one");
+  if (!text) return tl::unexpected(text.error());
+  auto arch = ceiling::parse_model_config(*text, path->string());
+  if (!arch) return file_error(arch.error());
+  auto result = ceiling::evaluate(*db, **gpu, *arch, *workload);
+  if (!result) return usage(result.error());
+  const CeilingReportInput report{*result,    **gpu,        *arch,       path->string(),   *phase,
+                                  args.batch, args.context, args.prompt, args.tokens_per_s};
+  out << (args.json ? render_ceiling_json(report) : render_ceiling_text(report));
+  return {};
+}
+
+}  // namespace
+
+void add_ceiling_options(CLI::App& sub, CeilingArgs& args) {
+  sub.add_option("--gpu", args.gpu, "GPU to model: a name such as H100-SXM5-80GB or A100, or auto")
+      ->required();
+  sub.add_option("--model", args.model, "the model's config.json, or a directory holding one")->required();
+  sub.add_option("--tp", args.tp, "tensor-parallel degree (default 1)");
+  sub.add_option("--phase", args.phase, "prefill, decode or train (default decode)");
+  sub.add_option("--batch", args.batch, "requests per step, or sequences per training step (default 1)");
+  sub.add_option("--context", args.context, "tokens already in each request's KV cache (default 0)");
+  sub.add_option("--prompt", args.prompt, "new tokens per request for prefill, sequence length for train");
+  sub.add_option("--dtype", args.dtype, "weights and GEMM math: auto (config.json), bf16, fp16, fp32, fp8");
+  sub.add_option("--kv-dtype", args.kv_dtype, "KV-cache dtype: auto, bf16, fp16, fp32, fp8");
+  sub.add_option("--sm-clock-mhz", args.sm_clock_mhz, "SM clock for the peaks (default: the datasheet's)");
+  sub.add_option("--tokens-per-s", args.tokens_per_s, "a measured speed of the whole TP group, for its MFU");
+  sub.add_option("--gpu-specs", args.gpu_specs, "GPU spec file replacing the built-in data/gpu_specs.json");
+  sub.add_flag("--json", args.json, "print JSON");
+}
+
+auto run_ceiling(const CeilingArgs& args, std::ostream& out, std::ostream& err) -> int {
+  auto outcome = run(args, out);
+  if (outcome) return kExitOk;
+  print_error(err, outcome.error().error);
+  return outcome.error().exit_code;
+}
+
+}  // namespace solscope::app

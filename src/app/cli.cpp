@@ -1,0 +1,141 @@
+#include "app/cli.hpp"
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "app/commands.hpp"
+#include "app/exit_codes.hpp"
+#include "app/messages.hpp"
+#include "app/signals.hpp"
+#ifdef SOLSCOPE_HAVE_CEILING
+#include "app/ceiling_command.hpp"
+#endif
+
+namespace solscope::app {
+namespace {
+
+constexpr const char* kDescription =
+    "solscope: how close each GPU is to its speed of light (SOL).\n"
+    "Compute SOL = busiest compute pipe, Memory SOL = busiest memory path, from the GPU's hardware counters,\n"
+    "shown next to the classic 'GPU utilization' that only says a kernel was running.";
+
+constexpr const char* kExitCodes =
+    "Exit codes: 0 ok (also stopped by Ctrl-C), 1 failure, 2 bad command line, 3 no NVIDIA GPU or driver,\n"
+    "4 GPU counters not permitted, 5 unreadable trace.\n";
+
+void add_common_options(CLI::App& app, CommonOptions& common) {
+  app.add_option("--devices", common.devices, "GPU indices to sample, e.g. 0,2 or 0-3 (default: all)")
+      ->envname("SOLSCOPE_DEVICES");
+  app.add_option("--interval", common.interval, "sampling interval, 1ms to 60s (default 100ms)")
+      ->envname("SOLSCOPE_INTERVAL");
+  app.add_flag("--json", common.json, "print JSON Lines of SOL samples on stdout");
+  app.add_option("--replay", common.replay, "sample from a recorded trace instead of the GPUs")
+      ->envname("SOLSCOPE_REPLAY");
+}
+
+/// Names a user could have meant: the subcommands and the long options of the app and its chosen subcommand.
+auto known_words(const CLI::App& app, bool options) -> std::vector<std::string> {
+  std::vector<std::string> words;
+  if (!options) {
+    for (const CLI::App* sub : app.get_subcommands({})) words.push_back(sub->get_name());
+    return words;
+  }
+  std::vector<const CLI::App*> scopes{&app};
+  for (const CLI::App* sub : app.get_subcommands()) scopes.push_back(sub);
+  for (const CLI::App* scope : scopes) {
+    for (const CLI::Option* opt : scope->get_options()) {
+      for (const auto& name : opt->get_lnames()) words.push_back("--" + name);
+    }
+  }
+  return words;
+}
+
+/// Reports words CLI11 left unmatched, with a suggestion. Returns true when there were any.
+auto report_extras(const CLI::App& app, std::ostream& err) -> bool {
+  std::vector<std::string> extras = app.remaining();
+  for (const CLI::App* sub : app.get_subcommands()) {
+    for (const auto& e : sub->remaining()) extras.push_back(e);
+  }
+  if (extras.empty()) return false;
+  const std::string& word = extras.front();
+  const bool is_option = word.starts_with("-");
+  const std::string what = is_option ? "unknown option '" + word + "'" : "unknown command '" + word + "'";
+  const std::string guess = closest_match(word.substr(0, word.find('=')), known_words(app, is_option));
+  const std::string hint = guess.empty() ? "run `solscope --help` for the list" : "did you mean '" + guess + "'?";
+  print_error(err, core::Error{core::ErrorCode::InvalidArgument, what, hint});
+  return true;
+}
+
+}  // namespace
+
+auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
+  CLI::App app{kDescription, "solscope"};
+  app.footer(kExitCodes);
+  app.set_version_flag("--version", std::string("solscope ") + SOLSCOPE_VERSION);
+  app.allow_extras();
+  app.require_subcommand(0, 1);
+  CommonOptions common;
+  add_common_options(app, common);
+
+  auto configure = [](CLI::App* sub) {
+    sub->allow_extras();
+    sub->fallthrough();
+    return sub;
+  };
+  configure(app.add_subcommand("top", "live view of every GPU (the default command)"));
+  DevicesArgs devices_args;
+  auto* devices = configure(app.add_subcommand("devices", "GPUs, counter source per GPU, permissions and fixes"));
+  devices->add_flag("--json", devices_args.json, "print JSON");
+  RecordArgs record_args;
+  auto* record = configure(app.add_subcommand("record", "record a trace (SQLite) until --duration or Ctrl-C"));
+  record->add_option("-o,--output", record_args.output, "trace file to write")->required();
+  record->add_option("--duration", record_args.duration, "stop after this long, e.g. 30s or 5m");
+  record->add_flag("--force", record_args.force, "overwrite an existing file");
+  record->add_option("--speed", record_args.replay_speed, "with --replay: 1 = real time, 0 = as fast as possible")
+      ->check(CLI::Range(0.0, 1000.0));
+  ReplayArgs replay_args;
+  auto* replay = configure(app.add_subcommand("replay", "play a recorded trace (live view, or --json)"));
+  replay->add_option("file", replay_args.file, "trace file")->required();
+  replay->add_option("--speed", replay_args.speed, "1 = real time, 0 = as fast as possible")
+      ->check(CLI::Range(0.0, 1000.0));
+  replay->add_flag("--loop", replay_args.loop, "start again at the end");
+  ExportArgs export_args;
+  auto* exporter = configure(app.add_subcommand("export", "write a trace's samples as CSV or JSON Lines"));
+  exporter->add_option("file", export_args.file, "trace file")->required();
+  exporter->add_option("--format", export_args.format, "csv or jsonl")->check(CLI::IsMember({"csv", "jsonl"}));
+  exporter->add_option("-o,--output", export_args.output, "output file (default: stdout)");
+#ifdef SOLSCOPE_HAVE_CEILING
+  CeilingArgs ceiling_args;
+  auto* ceiling = configure(app.add_subcommand("ceiling", "attainable SOL of a described workload (roofline)"));
+  add_ceiling_options(*ceiling, ceiling_args);
+#endif
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::ParseError& e) {
+    print_error(err, core::Error{core::ErrorCode::InvalidArgument, e.what(), "run `solscope --help` for usage"});
+    return kExitUsage;
+  }
+  if (report_extras(app, err)) return kExitUsage;
+
+  install_stop_signals();
+  if (devices->parsed()) return run_devices(common, devices_args, out, err);
+  if (record->parsed()) return run_record(common, record_args, out, err);
+  if (replay->parsed()) return run_replay(common, replay_args, out, err);
+  if (exporter->parsed()) return run_export(export_args, out, err);
+#ifdef SOLSCOPE_HAVE_CEILING
+  if (ceiling->parsed()) return run_ceiling(ceiling_args, out, err);
+#endif
+  return run_live(common, out, err);
+}
+
+}  // namespace solscope::app

@@ -1,0 +1,47 @@
+// The subcommands of solscope. Each returns a process exit code (exit_codes.hpp) and writes its output to `out`
+// and its messages to `err`.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "app/cli.hpp"
+
+namespace solscope::app {
+
+/// `solscope devices`: GPUs, the source chosen per GPU and why, permission status with the exact fix.
+struct DevicesArgs {
+  bool json = false;
+};
+auto run_devices(const CommonOptions& common, const DevicesArgs& args, std::ostream& out, std::ostream& err) -> int;
+
+/// `solscope` / `solscope top` / `solscope --json`: live figures (plain text table, or JSON Lines with --json).
+/// Without an NVIDIA GPU and without --json or --replay, it says so and shows the bundled trace instead.
+auto run_live(const CommonOptions& common, std::ostream& out, std::ostream& err) -> int;
+
+/// `solscope record -o FILE [--duration S]`: records a trace until the duration, SIGINT or SIGTERM.
+struct RecordArgs {
+  std::string output;
+  std::string duration;  ///< empty = until stopped
+  bool force = false;    ///< overwrite an existing file
+  double replay_speed = 1.0;  ///< with --replay: trace seconds per second (0 = as fast as possible)
+};
+auto run_record(const CommonOptions& common, const RecordArgs& args, std::ostream& out, std::ostream& err) -> int;
+
+/// `solscope replay FILE [--json] [--speed X]`: plays a trace through the live view or as JSON Lines.
+struct ReplayArgs {
+  std::string file;
+  double speed = -1.0;  ///< replay speed (1 = real time, 0 = as fast as possible); < 0 = default for the mode
+  bool loop = false;
+};
+auto run_replay(const CommonOptions& common, const ReplayArgs& args, std::ostream& out, std::ostream& err) -> int;
+
+/// `solscope export FILE --format csv|jsonl [-o OUT]`: writes a trace's samples for scripts.
+struct ExportArgs {
+  std::string file;
+  std::string format = "csv";
+  std::string output;  ///< empty or "-" = stdout
+};
+auto run_export(const ExportArgs& args, std::ostream& out, std::ostream& err) -> int;
+
+}  // namespace solscope::app

@@ -1,0 +1,51 @@
+// `solscope` / `solscope top` / `solscope --json`: live figures of every GPU (or of a trace with --replay).
+#include <algorithm>
+
+#include "app/commands.hpp"
+#include "app/exit_codes.hpp"
+#include "app/messages.hpp"
+#include "app/run_support.hpp"
+#include "app/signals.hpp"
+#include "app/sinks.hpp"
+#include "app/source_factory.hpp"
+#include "app/text_view.hpp"
+
+namespace solscope::app {
+namespace {
+
+/// Without a GPU (and without --json or --replay) the live view plays the bundled trace instead, saying so.
+auto open_live_or_demo(const CommonOptions& common, const sources::SourceConfig& config, std::ostream& err)
+    -> OpenResult<OpenedSource> {
+  if (!common.replay.empty()) return open_replay_source(common.replay, config, 1.0, false);
+  auto live = open_nvidia_source(config);
+  if (live || common.json || live.error().exit_code != kExitNoGpu) return live;
+  const std::string demo = find_demo_trace();
+  if (demo.empty()) return live;
+  print_note(err, "no NVIDIA GPU here (" + live.error().error.message + "): showing the bundled trace " + demo +
+                      " instead");
+  sources::SourceConfig demo_config = config;
+  demo_config.devices.clear();
+  return open_replay_source(demo, demo_config, 1.0, true);
+}
+
+}  // namespace
+
+auto run_live(const CommonOptions& common, std::ostream& out, std::ostream& err) -> int {
+  auto config = source_config_from(common);
+  if (!config) {
+    print_error(err, config.error());
+    return kExitUsage;
+  }
+  auto opened = open_live_or_demo(common, *config, err);
+  if (!opened) {
+    print_error(err, opened.error().error);
+    return opened.error().exit_code;
+  }
+  JsonLinesSink json(out);
+  TextViewSink text(out, 1'000'000'000, "# solscope " SOLSCOPE_VERSION ": " + opened->description);
+  SampleSink* sink = common.json ? static_cast<SampleSink*>(&json) : &text;
+  const EngineOptions options{.poll_interval_ns = poll_interval_for(config->interval_ns)};
+  return run_engine(*opened->source, {sink}, options, err);
+}
+
+}  // namespace solscope::app

@@ -1,0 +1,78 @@
+// `solscope record -o FILE [--duration S]`: samples every selected GPU (or a --replay trace) into a trace file.
+#include <fmt/format.h>
+
+#include <optional>
+
+#include "app/commands.hpp"
+#include "app/exit_codes.hpp"
+#include "app/messages.hpp"
+#include "app/options.hpp"
+#include "app/run_support.hpp"
+#include "app/sinks.hpp"
+#include "app/source_factory.hpp"
+#include "trace/writer.hpp"
+
+namespace solscope::app {
+namespace {
+
+auto describe_recording(const OpenedSource& opened, const CommonOptions& common) -> std::string {
+  std::string names;
+  for (const auto& d : opened.source->devices()) {
+    if (!names.empty()) names += ", ";
+    names += d.name.empty() ? "GPU " + std::to_string(d.index) : d.name;
+  }
+  const std::string how = fmt::format("solscope {} record --interval {}", SOLSCOPE_VERSION, common.interval);
+  if (opened.synthetic) return "synthetic: re-recorded by " + how + " from " + opened.description;
+  if (!common.replay.empty()) return "re-recorded by " + how + " from " + opened.description;
+  return "recorded on " + names + " by " + how;
+}
+
+}  // namespace
+
+auto run_record(const CommonOptions& common, const RecordArgs& args, std::ostream& /*out*/, std::ostream& err)
+    -> int {
+  auto config = source_config_from(common);
+  std::optional<std::int64_t> duration_ns;
+  if (config && !args.duration.empty()) {
+    auto d = parse_duration_ns(args.duration);
+    if (!d) {
+      print_error(err, d.error());
+      return kExitUsage;
+    }
+    duration_ns = *d;
+  }
+  if (!config) {
+    print_error(err, config.error());
+    return kExitUsage;
+  }
+  auto opened = common.replay.empty() ? open_nvidia_source(*config)
+                                      : open_replay_source(common.replay, *config, args.replay_speed, false);
+  if (!opened) {
+    print_error(err, opened.error().error);
+    return opened.error().exit_code;
+  }
+  trace::WriterOptions writer_options;
+  writer_options.overwrite = args.force;
+  writer_options.synthetic = opened->synthetic;
+  writer_options.source_description = describe_recording(*opened, common);
+  auto writer = trace::Writer::open(args.output, writer_options);
+  if (!writer) {
+    opened->source->stop();
+    print_error(err, writer.error());
+    return writer.error().code == core::ErrorCode::InvalidArgument ? kExitUsage : kExitFailure;
+  }
+  TraceSink sink(*writer);
+  const EngineOptions options{.poll_interval_ns = poll_interval_for(config->interval_ns),
+                              .duration_ns = duration_ns,
+                              .pace = common.replay.empty() || args.replay_speed > 0.0};
+  const int code = run_engine(*opened->source, {&sink}, options, err);
+  if (auto closed = writer->close(); !closed) {
+    print_error(err, closed.error());
+    return kExitFailure;
+  }
+  print_note(err, fmt::format("recorded {} samples of {} GPU(s) to {}", writer->committed_samples(),
+                              opened->source->devices().size(), args.output));
+  return code;
+}
+
+}  // namespace solscope::app

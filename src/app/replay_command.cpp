@@ -1,0 +1,33 @@
+// `solscope replay FILE [--json] [--speed X]`: a trace through the live view, or as JSON Lines.
+#include "app/commands.hpp"
+#include "app/exit_codes.hpp"
+#include "app/messages.hpp"
+#include "app/run_support.hpp"
+#include "app/sinks.hpp"
+#include "app/source_factory.hpp"
+#include "app/text_view.hpp"
+
+namespace solscope::app {
+
+auto run_replay(const CommonOptions& common, const ReplayArgs& args, std::ostream& out, std::ostream& err) -> int {
+  auto config = source_config_from(common);
+  if (!config) {
+    print_error(err, config.error());
+    return kExitUsage;
+  }
+  // JSON Lines are for scripts: as fast as possible unless a speed is given; the view plays in real time.
+  const double speed = args.speed >= 0.0 ? args.speed : (common.json ? 0.0 : 1.0);
+  auto opened = open_replay_source(args.file, *config, speed, args.loop);
+  if (!opened) {
+    print_error(err, opened.error().error);
+    return opened.error().exit_code;
+  }
+  if (!common.json) print_note(err, "playing " + opened->description);
+  JsonLinesSink json(out);
+  TextViewSink text(out, 1'000'000'000, "# solscope " SOLSCOPE_VERSION ": " + opened->description);
+  SampleSink* sink = common.json ? static_cast<SampleSink*>(&json) : &text;
+  const EngineOptions options{.poll_interval_ns = poll_interval_for(config->interval_ns), .pace = speed > 0.0};
+  return run_engine(*opened->source, {sink}, options, err);
+}
+
+}  // namespace solscope::app

@@ -1,0 +1,28 @@
+#include "app/run_support.hpp"
+
+#include <algorithm>
+
+#include "app/exit_codes.hpp"
+#include "app/messages.hpp"
+#include "app/signals.hpp"
+
+namespace solscope::app {
+
+auto poll_interval_for(std::int64_t interval_ns) -> std::int64_t {
+  constexpr std::int64_t kMinPollNs = 50'000'000;
+  return std::max(interval_ns, kMinPollNs);
+}
+
+auto run_engine(sources::CounterSource& source, std::vector<SampleSink*> sinks, const EngineOptions& options,
+                std::ostream& err) -> int {
+  Engine engine(source, std::move(sinks), err);
+  auto summary = engine.run(install_stop_signals(), options);
+  source.stop();
+  if (!summary) {
+    print_error(err, summary.error());
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace solscope::app

@@ -1,0 +1,21 @@
+// Shared steps of the sampling commands: running the engine until a signal, and mapping its result.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <vector>
+
+#include "app/engine.hpp"
+
+namespace solscope::app {
+
+/// How often the engine polls a source sampling every `interval_ns`: the interval itself, but at least every
+/// 50 ms (PM sampling buffers samples on the GPU, so 20 wake-ups a second serve a 1-10 ms interval).
+[[nodiscard]] auto poll_interval_for(std::int64_t interval_ns) -> std::int64_t;
+
+/// Runs the engine until SIGINT/SIGTERM, the duration, or the end of a replay; stops the source. Prints a
+/// failure and returns its exit code (kExitOk when stopped by a signal).
+[[nodiscard]] auto run_engine(sources::CounterSource& source, std::vector<SampleSink*> sinks,
+                              const EngineOptions& options, std::ostream& err) -> int;
+
+}  // namespace solscope::app

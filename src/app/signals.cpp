@@ -1,0 +1,32 @@
+#include "app/signals.hpp"
+
+#include <csignal>
+
+namespace solscope::app {
+namespace {
+
+std::atomic<bool> g_stop{false};
+volatile std::sig_atomic_t g_signal = 0;
+
+extern "C" void on_stop_signal(int signo) {
+  if (g_stop.load()) {
+    std::signal(signo, SIG_DFL);  // second request: let the next one terminate the process
+  }
+  g_signal = signo;
+  g_stop.store(true);
+}
+
+}  // namespace
+
+auto install_stop_signals() -> const std::atomic<bool>& {
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  for (int signo : {SIGINT, SIGTERM, SIGHUP}) sigaction(signo, &action, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+  return g_stop;
+}
+
+auto stop_signal() -> int { return g_signal; }
+
+}  // namespace solscope::app

@@ -1,0 +1,45 @@
+// Builds the CounterSource a sampling command uses: the NVIDIA GPUs, or a trace given with --replay.
+#pragma once
+
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include "app/cli.hpp"
+#include "core/result.hpp"
+#include "sources/counter_source.hpp"
+
+namespace solscope::app {
+
+/// A started source and what to tell the user about it.
+struct OpenedSource {
+  std::unique_ptr<sources::CounterSource> source;
+  std::string description;  ///< "NVIDIA GPUs" or "replay of FILE (SYNTHETIC ...)"
+  bool synthetic = false;   ///< a trace not recorded on a real GPU
+};
+
+/// Why a source could not be opened, and the exit code that failure means.
+struct OpenFailure {
+  core::Error error;
+  int exit_code = 1;
+};
+template <class T>
+using OpenResult = tl::expected<T, OpenFailure>;
+
+/// Parses --interval and --devices into a SourceConfig. Errors: InvalidArgument (bad value or out of range).
+[[nodiscard]] auto source_config_from(const CommonOptions& common) -> core::Result<sources::SourceConfig>;
+
+/// Opens and starts the NVIDIA source (PM sampling, GPM or NVML per GPU). Errors: as NvidiaSource::start();
+/// Unimplemented when this build has no NVIDIA source (no CUDA headers at build time).
+[[nodiscard]] auto open_nvidia_source(const sources::SourceConfig& config) -> OpenResult<OpenedSource>;
+
+/// Opens and starts a trace replay at `speed` (1 = real time, 0 = as fast as possible). Errors: the trace
+/// reader's (exit code kExitBadTrace), or a --devices index the trace lacks (kExitUsage).
+[[nodiscard]] auto open_replay_source(const std::string& path, const sources::SourceConfig& config, double speed,
+                                      bool loop) -> OpenResult<OpenedSource>;
+
+/// The bundled demo trace: $SOLSCOPE_DEMO_TRACE, <exe dir>/../share/solscope/demo-trace.sqlite,
+/// <exe dir>/demo-trace.sqlite, or the source tree's tests/data/demo-trace.sqlite. Empty when none exists.
+[[nodiscard]] auto find_demo_trace() -> std::string;
+
+}  // namespace solscope::app

@@ -1,0 +1,204 @@
+// End-to-end tests of the solscope binary on a machine without an NVIDIA GPU (like CI).
+#include <dlfcn.h>
+#include <signal.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "support/process.hpp"
+
+namespace solscope::app {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::run_process;
+
+const std::string kBinary = SOLSCOPE_BINARY;
+const std::string kDemo = std::string(SOLSCOPE_TEST_DATA_DIR) + "/demo-trace.sqlite";
+
+auto has_nvidia_driver() -> bool {
+  void* h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (h != nullptr) dlclose(h);
+  return h != nullptr;
+}
+
+auto lines_of(const std::string& text) -> std::vector<std::string> {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("solscope-cli-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  auto path(const std::string& name) const -> std::string { return (dir_ / name).string(); }
+  static auto solscope(std::vector<std::string> args, std::chrono::milliseconds timeout = 60s)
+      -> testing::ProcessResult {
+    args.insert(args.begin(), kBinary);
+    return run_process(args, timeout);
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(CliTest, devices_without_a_driver_says_so_and_exits_3) {
+  if (has_nvidia_driver()) GTEST_SKIP() << "an NVIDIA driver is installed here";
+  auto r = solscope({"devices"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("solscope: error: no NVIDIA driver found"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("solscope replay FILE"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, live_json_without_a_driver_exits_3_without_fallback) {
+  if (has_nvidia_driver()) GTEST_SKIP() << "an NVIDIA driver is installed here";
+  auto r = solscope({"--json"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST_F(CliTest, plain_solscope_without_a_gpu_plays_the_bundled_trace_and_says_synthetic) {
+  if (has_nvidia_driver()) GTEST_SKIP() << "an NVIDIA driver is installed here";
+  testing::BackgroundProcess p({kBinary}, path("out"), path("err"));
+  std::this_thread::sleep_for(2500ms);
+  p.signal(SIGINT);
+  EXPECT_EQ(p.wait(10s), 0);
+  std::stringstream out, err;
+  out << std::ifstream(path("out")).rdbuf();
+  err << std::ifstream(path("err")).rdbuf();
+  EXPECT_NE(err.str().find("no NVIDIA GPU here"), std::string::npos) << err.str();
+  EXPECT_NE(out.str().find("SYNTHETIC"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("compute%"), std::string::npos) << out.str();
+  EXPECT_GE(lines_of(out.str()).size(), 10u) << "header and at least one window per GPU";
+}
+
+TEST_F(CliTest, bad_command_lines_exit_2_with_a_suggestion) {
+  auto r = solscope({"devcies"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown command 'devcies'. did you mean 'devices'?"), std::string::npos) << r.err;
+  r = solscope({"--intervl", "10ms"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("did you mean '--interval'?"), std::string::npos) << r.err;
+  r = solscope({"--interval", "fast", "--replay", kDemo});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("invalid duration 'fast'"), std::string::npos) << r.err;
+  r = solscope({"--devices", "1-", "--replay", kDemo});
+  EXPECT_EQ(r.exit_code, 2);
+  r = solscope({"record"});
+  EXPECT_EQ(r.exit_code, 2) << "record needs -o";
+}
+
+TEST_F(CliTest, version_and_help_exit_0) {
+  auto r = solscope({"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("solscope 0."), std::string::npos);
+  r = solscope({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("Exit codes"), std::string::npos);
+}
+
+TEST_F(CliTest, record_then_replay_round_trips_every_sample) {
+  auto rec = solscope({"record", "--replay", kDemo, "--speed", "0", "-o", path("copy.sqlite")});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_NE(rec.err.find("recorded 4800 samples of 4 GPU(s)"), std::string::npos) << rec.err;
+  auto original = solscope({"replay", kDemo, "--json"});
+  auto copy = solscope({"replay", path("copy.sqlite"), "--json"});
+  ASSERT_EQ(original.exit_code, 0) << original.err;
+  ASSERT_EQ(copy.exit_code, 0) << copy.err;
+  const auto a = lines_of(original.out);
+  const auto b = lines_of(copy.out);
+  ASSERT_EQ(a.size(), 4800u);
+  EXPECT_EQ(std::set<std::string>(a.begin(), a.end()), std::set<std::string>(b.begin(), b.end()));
+  auto again = solscope({"record", "--replay", kDemo, "--speed", "0", "-o", path("copy.sqlite")});
+  EXPECT_EQ(again.exit_code, 2) << "refuses to overwrite without --force";
+}
+
+TEST_F(CliTest, sigint_and_sigterm_stop_a_recording_keeping_every_sample) {
+  for (int signo : {SIGINT, SIGTERM}) {
+    const std::string file = path("rec-" + std::to_string(signo) + ".sqlite");
+    testing::BackgroundProcess p({kBinary, "record", "--replay", kDemo, "--interval", "100ms", "-o", file},
+                                 path("out"), path("err"));
+    std::this_thread::sleep_for(1500ms);
+    p.signal(signo);
+    EXPECT_EQ(p.wait(10s), 0) << "signal " << signo;
+    std::stringstream err;
+    err << std::ifstream(path("err")).rdbuf();
+    const auto at = err.str().find("recorded ");
+    ASSERT_NE(at, std::string::npos) << err.str();
+    const long recorded = std::stol(err.str().substr(at + 9));
+    EXPECT_GT(recorded, 0);
+    auto replay = solscope({"replay", file, "--json"});
+    ASSERT_EQ(replay.exit_code, 0) << replay.err;
+    EXPECT_EQ(static_cast<long>(lines_of(replay.out).size()), recorded);
+  }
+}
+
+TEST_F(CliTest, sigkill_of_a_recorder_at_many_points_leaves_a_readable_prefix) {
+  auto all = solscope({"replay", kDemo, "--json"});
+  const auto lines = lines_of(all.out);
+  const std::set<std::string> demo(lines.begin(), lines.end());
+  for (int i = 0; i < 12; ++i) {
+    const std::string file = path("killed-" + std::to_string(i) + ".sqlite");
+    testing::BackgroundProcess p({kBinary, "record", "--replay", kDemo, "--interval", "100ms", "-o", file},
+                                 path("out"), path("err"));
+    const auto delay = std::chrono::milliseconds(60 + 190 * i);
+    std::this_thread::sleep_for(delay);
+    p.signal(SIGKILL);
+    EXPECT_EQ(p.wait(10s), 128 + SIGKILL);
+    if (!std::filesystem::exists(file)) continue;  // killed before the file was created
+    auto replay = solscope({"replay", file, "--json"});
+    ASSERT_LT(replay.exit_code, 128) << "no crash after a kill at " << delay.count() << " ms";
+    if (replay.exit_code != 0) {
+      EXPECT_EQ(replay.exit_code, 5) << replay.err;  // killed before the schema was committed
+      continue;
+    }
+    const auto got = lines_of(replay.out);
+    for (const auto& line : got) EXPECT_TRUE(demo.count(line)) << "a recorded sample differs from the source";
+    if (delay >= 1500ms) {
+      EXPECT_GT(got.size(), 0u) << "samples older than a commit period survive";
+    }
+  }
+}
+
+TEST_F(CliTest, damaged_traces_fail_cleanly_with_exit_5) {
+  std::ofstream(path("text.sqlite")) << "this is not a database\n";
+  auto r = solscope({"replay", path("text.sqlite"), "--json"});
+  EXPECT_EQ(r.exit_code, 5);
+  EXPECT_NE(r.err.find("not a solscope trace"), std::string::npos) << r.err;
+  r = solscope({"replay", path("missing.sqlite")});
+  EXPECT_EQ(r.exit_code, 5);
+  const auto size = std::filesystem::file_size(kDemo);
+  for (const double fraction : {0.0, 0.001, 0.1, 0.5, 0.9, 0.999}) {
+    std::filesystem::copy_file(kDemo, path("cut.sqlite"), std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::resize_file(path("cut.sqlite"), static_cast<std::uintmax_t>(static_cast<double>(size) * fraction));
+    r = solscope({"replay", path("cut.sqlite"), "--json"});
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 5) << fraction << ": " << r.exit_code << " " << r.err;
+  }
+}
+
+TEST_F(CliTest, export_writes_csv_and_jsonl) {
+  auto r = solscope({"export", kDemo, "--format", "csv", "-o", path("out.csv")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::stringstream csv;
+  csv << std::ifstream(path("out.csv")).rdbuf();
+  EXPECT_EQ(lines_of(csv.str()).size(), 4801u) << "header + every sample";
+  r = solscope({"export", kDemo, "--format", "jsonl"});
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_EQ(lines_of(r.out).size(), 4800u);
+  r = solscope({"export", kDemo, "--format", "xml"});
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace solscope::app

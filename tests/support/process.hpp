@@ -1,0 +1,40 @@
+// Runs a child process for end-to-end tests: captures stdout and stderr, enforces a timeout, and can signal it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace solscope::testing {
+
+/// What a finished child did.
+struct ProcessResult {
+  int exit_code = -1;  ///< exit status, or 128 + signal when killed by a signal
+  std::string out;
+  std::string err;
+  bool timed_out = false;
+};
+
+/// Runs `argv` (argv[0] is a path) with `env` added to the environment, waits at most `timeout`, kills it then.
+auto run_process(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+                 const std::vector<std::string>& env = {}) -> ProcessResult;
+
+/// A child left running: started with output to files, so that a test can signal it at any moment.
+class BackgroundProcess {
+ public:
+  BackgroundProcess(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path);
+  ~BackgroundProcess();
+  BackgroundProcess(const BackgroundProcess&) = delete;
+  auto operator=(const BackgroundProcess&) -> BackgroundProcess& = delete;
+  /// Sends `signo`.
+  void signal(int signo) const;
+  /// Waits for the exit (at most `timeout`, then SIGKILL); returns the exit code or 128 + signal.
+  auto wait(std::chrono::milliseconds timeout) -> int;
+
+ private:
+  pid_t pid_ = -1;
+};
+
+}  // namespace solscope::testing
