@@ -1,0 +1,167 @@
+#include "workload/endpoint.hpp"
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+namespace solscope::workload {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::int64_t kMaxContextTokens = 1'000'000'000;
+constexpr std::int64_t kMaxParallel = 1024;
+
+auto parse_object(std::string_view body, std::string_view what) -> core::Result<json> {
+  json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    return core::fail(core::ErrorCode::DataLoss, std::string(what) + " is not a JSON object",
+                      "another service may be listening on that port");
+  }
+  return doc;
+}
+
+auto string_field(const json& obj, const char* key) -> std::string {
+  const auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string{};
+}
+
+/// An integer field in [1, max] (JSON integers, or floats holding an integer); 0 otherwise.
+auto int_field(const json& obj, const char* key, std::int64_t max) -> std::int64_t {
+  const auto it = obj.find(key);
+  if (it == obj.end()) return 0;
+  double value = 0;
+  if (it->is_number_integer()) {
+    value = static_cast<double>(it->get<std::int64_t>());
+  } else if (it->is_number_float()) {
+    value = it->get<double>();
+  } else {
+    return 0;
+  }
+  if (!(value >= 1 && value <= static_cast<double>(max)) || std::floor(value) != value) return 0;
+  return static_cast<std::int64_t>(value);
+}
+
+auto status_error(int status, const std::string& url, EngineKind engine) -> tl::unexpected<core::Error> {
+  std::string hint;
+  if (status == 401 || status == 403) {
+    hint = "the engine requires an API key; declare the workload in the config file instead";
+  } else if (status == 404 && engine == EngineKind::Sglang && url.ends_with("/metrics")) {
+    hint = "start SGLang with --enable-metrics to expose /metrics";
+  }
+  return core::fail(core::ErrorCode::FailedPrecondition, url + " answered HTTP " + std::to_string(status),
+                    std::move(hint));
+}
+
+auto url_of(std::string_view host, std::uint16_t port, std::string_view path) -> std::string {
+  return std::string(host) + ":" + std::to_string(port) + std::string(path);
+}
+
+}  // namespace
+
+auto parse_vllm_models(std::string_view body) -> core::Result<EndpointInfo> {
+  auto doc = parse_object(body, "the vLLM /v1/models answer");
+  if (!doc) return tl::unexpected(doc.error());
+  const auto data = doc->find("data");
+  if (data == doc->end() || !data->is_array() || data->empty()) {
+    return core::fail(core::ErrorCode::DataLoss, "the vLLM /v1/models answer lists no model");
+  }
+  const json* chosen = &data->front();
+  for (const json& entry : *data) {
+    const auto parent = entry.is_object() ? entry.find("parent") : entry.end();
+    if (entry.is_object() && (parent == entry.end() || parent->is_null())) {
+      chosen = &entry;
+      break;
+    }
+  }
+  if (!chosen->is_object())
+    return core::fail(core::ErrorCode::DataLoss, "the vLLM /v1/models entry is not an object");
+  EndpointInfo info;
+  info.served_name = string_field(*chosen, "id");
+  info.model = string_field(*chosen, "root");
+  if (info.model.empty()) info.model = info.served_name;
+  if (info.model.empty())
+    return core::fail(core::ErrorCode::DataLoss, "the vLLM /v1/models entry has no root or id");
+  info.max_model_len = int_field(*chosen, "max_model_len", kMaxContextTokens);
+  return info;
+}
+
+auto parse_sglang_server_info(std::string_view body) -> core::Result<EndpointInfo> {
+  auto doc = parse_object(body, "the SGLang /get_server_info answer");
+  if (!doc) return tl::unexpected(doc.error());
+  EndpointInfo info;
+  info.model = string_field(*doc, "model_path");
+  if (info.model.empty()) {
+    return core::fail(core::ErrorCode::DataLoss, "the SGLang /get_server_info answer has no model_path");
+  }
+  info.served_name = string_field(*doc, "served_model_name");
+  info.max_model_len = int_field(*doc, "context_length", kMaxContextTokens);
+  info.tensor_parallel = static_cast<int>(int_field(*doc, "tp_size", kMaxParallel));
+  info.data_parallel = static_cast<int>(int_field(*doc, "dp_size", kMaxParallel));
+  info.dtype = string_field(*doc, "dtype");
+  info.version = string_field(*doc, "version");
+  return info;
+}
+
+auto parse_tgi_info(std::string_view body) -> core::Result<EndpointInfo> {
+  auto doc = parse_object(body, "the TGI /info answer");
+  if (!doc) return tl::unexpected(doc.error());
+  EndpointInfo info;
+  info.model = string_field(*doc, "model_id");
+  if (info.model.empty())
+    return core::fail(core::ErrorCode::DataLoss, "the TGI /info answer has no model_id");
+  info.max_model_len = int_field(*doc, "max_total_tokens", kMaxContextTokens);
+  info.dtype = string_field(*doc, "model_dtype");
+  info.version = string_field(*doc, "version");
+  return info;
+}
+
+auto info_path(EngineKind engine) -> std::string_view {
+  switch (engine) {
+    case EngineKind::Vllm:
+      return "/v1/models";
+    case EngineKind::Sglang:
+      return "/get_server_info";
+    case EngineKind::Tgi:
+      return "/info";
+    case EngineKind::None:
+      break;
+  }
+  return {};
+}
+
+auto probe_endpoint(HttpClient& http, EngineKind engine, std::string_view host, std::uint16_t port)
+    -> core::Result<EndpointInfo> {
+  if (engine == EngineKind::None) {
+    return core::fail(core::ErrorCode::InvalidArgument, "no engine to probe on " + url_of(host, port, ""));
+  }
+  std::string path(info_path(engine));
+  auto response = http.get(host, port, path);
+  if (response && response->status == 404 && engine == EngineKind::Sglang) {
+    path = "/server_info";
+    response = http.get(host, port, path);
+  }
+  if (!response) return tl::unexpected(response.error());
+  if (response->status != 200) return status_error(response->status, url_of(host, port, path), engine);
+  switch (engine) {
+    case EngineKind::Vllm:
+      return parse_vllm_models(response->body);
+    case EngineKind::Sglang:
+      return parse_sglang_server_info(response->body);
+    case EngineKind::Tgi:
+      return parse_tgi_info(response->body);
+    case EngineKind::None:
+      break;
+  }
+  return core::fail(core::ErrorCode::Internal, "unreachable engine kind");
+}
+
+auto fetch_metrics(HttpClient& http, EngineKind engine, std::string_view host, std::uint16_t port)
+    -> core::Result<std::string> {
+  auto response = http.get(host, port, "/metrics");
+  if (!response) return tl::unexpected(response.error());
+  if (response->status != 200) return status_error(response->status, url_of(host, port, "/metrics"), engine);
+  return std::move(response->body);
+}
+
+}  // namespace solscope::workload

@@ -1,0 +1,224 @@
+#include "workload/engine_cmdline.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <initializer_list>
+
+#include "workload/detail/file_read.hpp"
+#include "workload/process_info.hpp"
+
+namespace solscope::workload {
+namespace {
+
+constexpr std::int64_t kMaxParallel = 1024;
+constexpr std::int64_t kMaxContextTokens = 1'000'000'000;
+// The TGI launcher's `--model-id` default (TGI docs, launcher arguments).
+constexpr std::string_view kTgiDefaultModel = "bigscience/bloom-560m";
+
+auto basename(std::string_view path) -> std::string_view {
+  const auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+auto starts_with(std::string_view text, std::string_view prefix) -> bool {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+/// The program a command runs: a script or executable (basename), or a Python module, and where its own
+/// arguments start.
+struct Program {
+  std::string_view name;
+  bool module = false;
+  std::size_t rest = 0;
+};
+
+auto locate_program(const std::vector<std::string>& args) -> Program {
+  if (args.empty()) return {};
+  const std::string_view first = basename(args[0]);
+  if (!starts_with(first, "python")) return {first, false, 1};
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string_view arg = args[i];
+    if (arg == "-m" && i + 1 < args.size()) return {args[i + 1], true, i + 2};
+    if (starts_with(arg, "-m") && arg.size() > 2) return {arg.substr(2), true, i + 1};
+    if (arg == "-c") return {};  // inline code: nothing to recognise
+    if (arg == "-X" || arg == "-W") {
+      ++i;
+      continue;
+    }
+    if (!starts_with(arg, "-")) return {basename(arg), false, i + 1};
+  }
+  return {};
+}
+
+/// Reads options of the form `--name value` and `--name=value` from args[begin..].
+class Options {
+ public:
+  Options(const std::vector<std::string>& args, std::size_t begin) : args_(args), begin_(begin) {}
+
+  /// The value of the last occurrence of any of `names` (each spelled with dashes), or nullopt.
+  [[nodiscard]] auto get(std::initializer_list<std::string_view> names) const -> std::optional<std::string> {
+    std::optional<std::string> found;
+    for (std::size_t i = begin_; i < args_.size(); ++i) {
+      const std::string_view arg = args_[i];
+      if (!starts_with(arg, "-")) continue;
+      const auto eq = arg.find('=');
+      std::string name(arg.substr(0, eq));
+      std::replace(name.begin(), name.end(), '_', '-');
+      if (std::find(names.begin(), names.end(), name) == names.end()) continue;
+      if (eq != std::string_view::npos) {
+        found = std::string(arg.substr(eq + 1));
+      } else if (i + 1 < args_.size()) {
+        found = args_[i + 1];
+      }
+    }
+    return found;
+  }
+
+ private:
+  const std::vector<std::string>& args_;
+  std::size_t begin_;
+};
+
+auto parse_bounded(const std::optional<std::string>& text, std::int64_t max) -> std::int64_t {
+  std::int64_t value = 0;
+  if (!text || !detail::parse_int(detail::trim(*text), 1, max, value)) return 0;
+  return value;
+}
+
+auto parse_port(const std::optional<std::string>& text) -> std::optional<std::uint16_t> {
+  const std::int64_t value = parse_bounded(text, 65535);
+  if (value == 0) return std::nullopt;
+  return static_cast<std::uint16_t>(value);
+}
+
+/// The first positional argument after `subcommand` at args[at], or empty.
+auto positional_after(const std::vector<std::string>& args, std::size_t at, std::string_view subcommand)
+    -> std::string {
+  if (at >= args.size() || args[at] != subcommand) return {};
+  if (at + 1 < args.size() && !starts_with(args[at + 1], "-")) return args[at + 1];
+  return {};
+}
+
+auto vllm_launch(const std::vector<std::string>& args, std::size_t rest, bool serve) -> EngineLaunch {
+  EngineLaunch out;
+  out.engine = EngineKind::Vllm;
+  out.entry_point = true;
+  const Options options(args, rest);
+  out.model = serve ? positional_after(args, rest, "serve") : std::string{};
+  if (out.model.empty()) out.model = options.get({"--model"}).value_or("");
+  out.served_model_name = options.get({"--served-model-name"}).value_or("");
+  out.host = options.get({"--host"}).value_or("");
+  out.port = parse_port(options.get({"--port"}));
+  out.tensor_parallel =
+      static_cast<int>(parse_bounded(options.get({"--tensor-parallel-size", "-tp"}), kMaxParallel));
+  out.pipeline_parallel =
+      static_cast<int>(parse_bounded(options.get({"--pipeline-parallel-size", "-pp"}), kMaxParallel));
+  out.data_parallel =
+      static_cast<int>(parse_bounded(options.get({"--data-parallel-size", "-dp"}), kMaxParallel));
+  out.max_model_len = parse_bounded(options.get({"--max-model-len"}), kMaxContextTokens);
+  return out;
+}
+
+auto sglang_launch(const std::vector<std::string>& args, std::size_t rest) -> EngineLaunch {
+  EngineLaunch out;
+  out.engine = EngineKind::Sglang;
+  out.entry_point = true;
+  const Options options(args, rest);
+  out.model = options.get({"--model-path", "--model"}).value_or("");
+  out.served_model_name = options.get({"--served-model-name"}).value_or("");
+  out.host = options.get({"--host"}).value_or("");
+  out.port = parse_port(options.get({"--port"}));
+  out.tensor_parallel = static_cast<int>(parse_bounded(options.get({"--tp-size", "--tp"}), kMaxParallel));
+  out.pipeline_parallel = static_cast<int>(parse_bounded(options.get({"--pp-size", "--pp"}), kMaxParallel));
+  out.data_parallel = static_cast<int>(parse_bounded(options.get({"--dp-size", "--dp"}), kMaxParallel));
+  out.max_model_len = parse_bounded(options.get({"--context-length"}), kMaxContextTokens);
+  return out;
+}
+
+auto tgi_launch(const std::vector<std::string>& args, std::size_t rest,
+                const std::vector<std::string>& environ) -> EngineLaunch {
+  EngineLaunch out;
+  out.engine = EngineKind::Tgi;
+  out.entry_point = true;
+  const Options options(args, rest);
+  auto flag_or_env = [&](std::string_view flag, std::string_view env) -> std::optional<std::string> {
+    if (auto value = options.get({flag})) return value;
+    return env_value(environ, env);
+  };
+  out.model = flag_or_env("--model-id", "MODEL_ID").value_or(std::string(kTgiDefaultModel));
+  out.host = options.get({"--hostname"}).value_or("");
+  out.port = parse_port(flag_or_env("--port", "PORT"));
+  out.tensor_parallel =
+      static_cast<int>(parse_bounded(flag_or_env("--num-shard", "NUM_SHARD"), kMaxParallel));
+  out.max_model_len = parse_bounded(flag_or_env("--max-total-tokens", "MAX_TOTAL_TOKENS"), kMaxContextTokens);
+  return out;
+}
+
+}  // namespace
+
+auto to_string(EngineKind engine) -> std::string_view {
+  switch (engine) {
+    case EngineKind::Vllm:
+      return "vLLM";
+    case EngineKind::Sglang:
+      return "SGLang";
+    case EngineKind::Tgi:
+      return "TGI";
+    case EngineKind::None:
+      break;
+  }
+  return "none";
+}
+
+auto engine_from_string(std::string_view name) -> std::optional<EngineKind> {
+  std::string low(name);
+  std::transform(low.begin(), low.end(), low.begin(),
+                 [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
+  if (low == "vllm") return EngineKind::Vllm;
+  if (low == "sglang") return EngineKind::Sglang;
+  if (low == "tgi") return EngineKind::Tgi;
+  return std::nullopt;
+}
+
+auto default_port(EngineKind engine) -> std::uint16_t {
+  switch (engine) {
+    case EngineKind::Vllm:
+      return 8000;
+    case EngineKind::Sglang:
+      return 30000;
+    case EngineKind::Tgi:
+      return 3000;
+    case EngineKind::None:
+      break;
+  }
+  return 0;
+}
+
+auto detect_engine(const std::vector<std::string>& args, const std::vector<std::string>& environ)
+    -> EngineLaunch {
+  if (args.empty()) return {};
+  // Retitled workers: the whole title sits in args[0] (setproctitle overwrites the argument area).
+  if (starts_with(args[0], "VLLM::")) return {.engine = EngineKind::Vllm};
+  if (starts_with(args[0], "sglang::")) return {.engine = EngineKind::Sglang};
+  const Program program = locate_program(args);
+  if (program.name.empty()) return {};
+  const bool next_is_serve = program.rest < args.size() && args[program.rest] == "serve";
+  if (program.module) {
+    if (program.name == "vllm.entrypoints.openai.api_server") return vllm_launch(args, program.rest, false);
+    if (program.name == "vllm.entrypoints.cli.main" && next_is_serve)
+      return vllm_launch(args, program.rest, true);
+    if (program.name == "sglang.launch_server") return sglang_launch(args, program.rest);
+    return {};
+  }
+  if (program.name == "vllm" && next_is_serve) return vllm_launch(args, program.rest, true);
+  if (program.name == "sglang" && next_is_serve) return sglang_launch(args, program.rest + 1);
+  if (program.name == "text-generation-launcher") return tgi_launch(args, program.rest, environ);
+  if (program.name == "text-generation-server") {
+    EngineLaunch shard{.engine = EngineKind::Tgi};
+    shard.model = positional_after(args, program.rest, "serve");
+    return shard;
+  }
+  return {};
+}
+
+}  // namespace solscope::workload

@@ -1,0 +1,54 @@
+// A small reader of the Prometheus text exposition format, for the few series of a serving engine's /metrics.
+//
+// Source: prometheus.io/docs/instrumenting/exposition_formats ("Text-based format"): one sample per line,
+// `name{label="value",...} value [timestamp]`; `#` lines are HELP/TYPE comments; label values escape `\\`,
+// `\"` and `\n`; values are Go floats including `NaN`, `+Inf` and `-Inf`. Metric names may hold colons
+// (vLLM's `vllm:` prefix). Histograms appear as `<name>_bucket`, `<name>_sum` and `<name>_count` series, so
+// "histogram sum/count" are plain samples here. Lines that do not parse are counted and skipped, never fatal.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace solscope::workload {
+
+/// One sample line.
+struct PromSample {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> labels;  ///< in line order, values unescaped
+  double value = 0;                                         ///< may be NaN or +-infinity
+
+  /// The value of label `key`, or nullptr when the sample has no such label.
+  [[nodiscard]] auto label(std::string_view key) const -> const std::string*;
+};
+
+/// Samples of one exposition text.
+struct PromText {
+  std::vector<PromSample> samples;
+  std::size_t bad_lines = 0;  ///< non-comment, non-blank lines that did not parse
+};
+
+/// Parses an exposition text. When `wanted` is not empty, only samples whose name is in it are kept (the
+/// others are still checked for syntax). Locale-independent (std::from_chars). Never fails.
+[[nodiscard]] auto parse_prometheus_text(std::string_view text, std::span<const std::string_view> wanted = {})
+    -> PromText;
+
+/// How to combine the series of one metric name (e.g. one per vLLM engine, SGLang rank or label set).
+enum class Combine : std::uint8_t { Sum, Mean, Max };
+
+/// Combines the finite values of every series named `name`; NaN when there is none. Series with a `tp_rank`
+/// label other than "0" are skipped (SGLang labels its schedulers by rank; the ranks of one TP group report
+/// the same batch, so counting them all would multiply it).
+[[nodiscard]] auto combine_series(std::span<const PromSample> samples, std::string_view name, Combine how)
+    -> double;
+
+/// The first sample named `name`, or nullptr.
+[[nodiscard]] auto find_series(std::span<const PromSample> samples, std::string_view name)
+    -> const PromSample*;
+
+}  // namespace solscope::workload

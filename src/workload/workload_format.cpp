@@ -1,0 +1,158 @@
+// Workload records and their text: the per-GPU results of discovery and `solscope devices --workloads`.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <string>
+
+#include "workload/detail/engine_state.hpp"
+
+namespace solscope::workload {
+namespace {
+
+constexpr std::size_t kMaxCommandChars = 100;
+
+auto shorten(const std::string& text) -> std::string {
+  if (text.size() <= kMaxCommandChars) return text;
+  return text.substr(0, kMaxCommandChars - 3) + "...";
+}
+
+auto engine_status(const detail::EngineState& state, const std::string& model) -> std::string {
+  const std::string engine(to_string(state.launch.engine));
+  if (state.endpoint_ok) {
+    return fmt::format("found {} serving {} on :{}", engine, model.empty() ? "an unnamed model" : model,
+                       state.port);
+  }
+  if (!state.launch.entry_point) {
+    return fmt::format("{} process {} found, but not its API server or launcher (parent not visible)", engine,
+                       state.pid);
+  }
+  if (model.empty()) {
+    return fmt::format("{} (pid {}) found, but its endpoint did not answer: {}", engine, state.pid,
+                       state.probe_problem);
+  }
+  return fmt::format("{} (pid {}) serves {} per its command line, but its endpoint did not answer: {}",
+                     engine, state.pid, model, state.probe_problem);
+}
+
+auto tensor_parallel_of(const detail::EngineState& state, std::size_t gpu_count) -> int {
+  if (state.endpoint_ok && state.endpoint.tensor_parallel > 0) return state.endpoint.tensor_parallel;
+  if (state.launch.tensor_parallel > 0) return state.launch.tensor_parallel;
+  // vLLM's --tensor-parallel-size and SGLang's --tp-size default to 1; TGI shards over every visible GPU.
+  if (state.launch.entry_point && state.launch.engine != EngineKind::Tgi) return 1;
+  return static_cast<int>(gpu_count);
+}
+
+auto process_line(const ProcessInfo& p) -> std::string {
+  std::string line =
+      fmt::format("  process {} ({})", p.pid, p.user.empty() ? std::string("user unknown") : p.user);
+  line += p.command.empty() ? std::string(" command unreadable") : " " + shorten(p.command);
+  if (!p.container_id.empty()) line += " container " + p.container_id.substr(0, 12);
+  if (!p.pod_uid.empty()) line += " pod " + p.pod_uid;
+  if (!p.problems.empty()) {
+    line += " [";
+    for (std::size_t i = 0; i < p.problems.size(); ++i) line += (i == 0 ? "" : "; ") + p.problems[i];
+    line += "]";
+  }
+  return line + "\n";
+}
+
+auto live_line(const LiveShape& live) -> std::string {
+  auto number = [](double value, const char* unit) {
+    return std::isfinite(value) ? fmt::format("{:.1f} {}", value, unit) : fmt::format("n/a {}", unit);
+  };
+  return fmt::format("  live: {}, {}; {}, {}; KV {}; mean context {}\n",
+                     number(live.running_requests, "running"), number(live.waiting_requests, "waiting"),
+                     number(live.prompt_tokens_per_s, "prompt tok/s"),
+                     number(live.generation_tokens_per_s, "generated tok/s"), number(live.kv_usage_pct, "%"),
+                     number(live.mean_context_tokens, "tokens"));
+}
+
+auto shape_text(const WorkloadShape& shape) -> std::string {
+  return fmt::format("{} batch {} context {} prompt {}", to_string(shape.phase), shape.batch, shape.context,
+                     shape.prompt);
+}
+
+}  // namespace
+
+namespace detail {
+
+auto gpu_list(std::span<const std::uint32_t> gpus) -> std::string {
+  std::string out;
+  for (const std::uint32_t gpu : gpus) out += (out.empty() ? "" : ",") + std::to_string(gpu);
+  return out;
+}
+
+auto engine_workload(const EngineState& state, std::uint32_t gpu_index, std::vector<std::uint32_t> gpus,
+                     std::vector<ProcessInfo> processes) -> Workload {
+  Workload w;
+  w.gpu_index = gpu_index;
+  w.source = WorkloadSource::Discovered;
+  w.engine = state.launch.engine;
+  w.processes = std::move(processes);
+  w.engine_pid = state.launch.entry_point ? state.pid : 0;
+  w.host = state.host;
+  w.port = state.port;
+  w.endpoint_ok = state.endpoint_ok;
+  w.served_name = state.endpoint_ok ? state.endpoint.served_name : state.launch.served_model_name;
+  w.model = state.endpoint_ok && !state.endpoint.model.empty() ? state.endpoint.model : state.launch.model;
+  w.config_path = state.config_path;
+  w.config_problem = state.config_problem;
+  w.tensor_parallel = tensor_parallel_of(state, gpus.size());
+  w.max_model_len = state.endpoint_ok && state.endpoint.max_model_len > 0 ? state.endpoint.max_model_len
+                                                                          : state.launch.max_model_len;
+  w.live = state.live;
+  w.metrics_problem = state.metrics_problem;
+  if (state.endpoint_ok && state.metrics_problem.empty()) w.shape = suggest_shape(state.live);
+  w.status = engine_status(state, w.model);
+  w.gpus = std::move(gpus);
+  return w;
+}
+
+auto unknown_workload(std::uint32_t gpu_index, std::vector<ProcessInfo> processes) -> Workload {
+  Workload w;
+  w.gpu_index = gpu_index;
+  w.gpus = {gpu_index};
+  if (processes.empty()) {
+    w.status = fmt::format("no processes on GPU {}", gpu_index);
+    return w;
+  }
+  const ProcessInfo& first = processes.front();
+  const std::string who = first.user.empty() ? std::string{} : " (" + first.user + ")";
+  const std::string what =
+      first.command.empty() ? std::string("an unreadable command") : shorten(first.command);
+  w.status = fmt::format(
+      "no serving engine: pid {}{} runs {}; declare the workload in the config file for a ceiling", first.pid,
+      who, what);
+  w.processes = std::move(processes);
+  return w;
+}
+
+}  // namespace detail
+
+auto format_workloads(std::span<const Workload> workloads) -> std::string {
+  if (workloads.empty()) return "no GPUs\n";
+  std::string out;
+  for (const Workload& w : workloads) {
+    out += fmt::format("GPU {}: {}\n", w.gpu_index, w.status);
+    for (const ProcessInfo& p : w.processes) out += process_line(p);
+    if (w.source == WorkloadSource::None) continue;
+    std::string engine =
+        w.engine == EngineKind::None ? std::string("engine unknown") : std::string(to_string(w.engine));
+    if (w.engine_pid != 0) engine += fmt::format(" pid {}", w.engine_pid);
+    if (w.tensor_parallel > 0) engine += fmt::format(", tp {}", w.tensor_parallel);
+    engine += " on GPUs " + detail::gpu_list(w.gpus);
+    if (w.max_model_len > 0) engine += fmt::format(", max_model_len {}", w.max_model_len);
+    if (!w.served_name.empty() && w.served_name != w.model) engine += ", served as \"" + w.served_name + "\"";
+    out += "  engine: " + engine + "\n";
+    out += w.config_path.empty() ? "  config.json: not found: " + w.config_problem + "\n"
+                                 : "  config.json: " + w.config_path + "\n";
+    if (w.endpoint_ok) {
+      out += w.metrics_problem.empty() ? live_line(w.live) : "  live: n/a: " + w.metrics_problem + "\n";
+    }
+    out += w.shape ? "  step shape: " + shape_text(*w.shape) + "\n"
+                   : std::string("  step shape: n/a (idle or unknown)\n");
+  }
+  return out;
+}
+
+}  // namespace solscope::workload

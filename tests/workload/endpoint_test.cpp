@@ -1,0 +1,149 @@
+#include "workload/endpoint.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "workload/http_client.hpp"
+#include "workload_test_support.hpp"
+
+namespace solscope::workload {
+namespace {
+
+using test_support::engine_fixture;
+using test_support::StubServer;
+
+TEST(EndpointTest, vllm_models_uses_root_of_the_base_model) {
+  const auto info = parse_vllm_models(engine_fixture("vllm_models.json"));
+  ASSERT_TRUE(info.has_value()) << info.error().describe();
+  EXPECT_EQ(info->model, "meta-llama/Llama-3.1-8B-Instruct");  // not the alias "llama", not the LoRA adapter
+  EXPECT_EQ(info->served_name, "llama");
+  EXPECT_EQ(info->max_model_len, 8192);
+  EXPECT_EQ(info->tensor_parallel, 0);
+}
+
+TEST(EndpointTest, vllm_models_rejects_other_shapes) {
+  EXPECT_EQ(parse_vllm_models("<html>").error().code, core::ErrorCode::DataLoss);
+  EXPECT_EQ(parse_vllm_models("{\"data\": []}").error().code, core::ErrorCode::DataLoss);
+  EXPECT_EQ(parse_vllm_models("{\"data\": [{\"object\": \"model\"}]}").error().code,
+            core::ErrorCode::DataLoss);
+  EXPECT_EQ(parse_vllm_models("[1,2]").error().code, core::ErrorCode::DataLoss);
+  // Without root (older builds), the id is the best name there is; a non-integer length is ignored.
+  const auto only_id = parse_vllm_models("{\"data\": [{\"id\": \"org/m\", \"max_model_len\": \"big\"}]}");
+  ASSERT_TRUE(only_id.has_value());
+  EXPECT_EQ(only_id->model, "org/m");
+  EXPECT_EQ(only_id->max_model_len, 0);
+}
+
+TEST(EndpointTest, sglang_server_info) {
+  const auto info = parse_sglang_server_info(engine_fixture("sglang_server_info.json"));
+  ASSERT_TRUE(info.has_value()) << info.error().describe();
+  EXPECT_EQ(info->model, "/models/Qwen2.5-7B");
+  EXPECT_EQ(info->tensor_parallel, 1);
+  EXPECT_EQ(info->data_parallel, 1);
+  EXPECT_EQ(info->max_model_len, 32768);
+  EXPECT_EQ(info->dtype, "bfloat16");
+  EXPECT_EQ(info->version, "0.4.6.post1");
+  EXPECT_EQ(parse_sglang_server_info("{\"tp_size\": 2}").error().code, core::ErrorCode::DataLoss);
+}
+
+TEST(EndpointTest, tgi_info) {
+  const auto info = parse_tgi_info(engine_fixture("tgi_info.json"));
+  ASSERT_TRUE(info.has_value()) << info.error().describe();
+  EXPECT_EQ(info->model, "mistralai/Mixtral-8x7B-v0.1");
+  EXPECT_EQ(info->max_model_len, 4096);
+  EXPECT_EQ(info->version, "2.4.0");
+  EXPECT_EQ(parse_tgi_info("not json").error().code, core::ErrorCode::DataLoss);
+}
+
+TEST(HttpClientTest, only_loopback_hosts_are_allowed) {
+  EXPECT_TRUE(is_loopback_host("127.0.0.1"));
+  EXPECT_TRUE(is_loopback_host("127.1.2.3"));
+  EXPECT_TRUE(is_loopback_host("::1"));
+  EXPECT_FALSE(is_loopback_host("localhost"));
+  EXPECT_FALSE(is_loopback_host("10.0.0.5"));
+  EXPECT_FALSE(is_loopback_host("127.0.0.1.example.com"));
+  EXPECT_FALSE(is_loopback_host("127.0.0."));
+  EXPECT_FALSE(is_loopback_host("0.0.0.0"));
+  const auto client = make_loopback_http_client();
+  const auto refused = client->get("192.0.2.1", 80, "/metrics");  // TEST-NET-1: never contacted
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().code, core::ErrorCode::PermissionDenied);
+}
+
+TEST(HttpClientTest, gets_from_a_local_stub) {
+  StubServer stub;
+  stub.set("/v1/models", 200, engine_fixture("vllm_models.json"));
+  const auto client = make_loopback_http_client();
+  const auto ok = client->get("127.0.0.1", stub.port(), "/v1/models");
+  ASSERT_TRUE(ok.has_value()) << ok.error().describe();
+  EXPECT_EQ(ok->status, 200);
+  EXPECT_EQ(ok->body, engine_fixture("vllm_models.json"));
+  const auto missing = client->get("127.0.0.1", stub.port(), "/nothing");
+  ASSERT_TRUE(missing.has_value());
+  EXPECT_EQ(missing->status, 404);
+}
+
+TEST(HttpClientTest, caps_the_body_size) {
+  StubServer stub;
+  stub.set("/metrics", 200, std::string(5000, 'x'));
+  const auto client =
+      make_loopback_http_client({.connect_timeout_s = 1, .read_timeout_s = 2, .max_body_bytes = 1000});
+  const auto result = client->get("127.0.0.1", stub.port(), "/metrics");
+  ASSERT_FALSE(result.has_value());
+  EXPECT_EQ(result.error().code, core::ErrorCode::ResourceExhausted);
+}
+
+TEST(HttpClientTest, a_closed_port_is_unavailable) {
+  std::uint16_t closed_port = 0;
+  {
+    StubServer stub;  // take an ephemeral port, then let it go
+    closed_port = stub.port();
+  }
+  const auto result = make_loopback_http_client()->get("127.0.0.1", closed_port, "/v1/models");
+  ASSERT_FALSE(result.has_value());
+  EXPECT_EQ(result.error().code, core::ErrorCode::Unavailable);
+  EXPECT_THAT(result.error().message, ::testing::HasSubstr("/v1/models"));
+}
+
+TEST(EndpointTest, probes_each_engine_through_http) {
+  StubServer stub;
+  stub.set("/v1/models", 200, engine_fixture("vllm_models.json"));
+  stub.set("/server_info", 200,
+           engine_fixture("sglang_server_info.json"));  // newer SGLang: /get_server_info is 404
+  stub.set("/info", 200, engine_fixture("tgi_info.json"));
+  const auto client = make_loopback_http_client();
+  const auto vllm = probe_endpoint(*client, EngineKind::Vllm, "127.0.0.1", stub.port());
+  ASSERT_TRUE(vllm.has_value()) << vllm.error().describe();
+  EXPECT_EQ(vllm->model, "meta-llama/Llama-3.1-8B-Instruct");
+  const auto sglang = probe_endpoint(*client, EngineKind::Sglang, "127.0.0.1", stub.port());
+  ASSERT_TRUE(sglang.has_value()) << sglang.error().describe();
+  EXPECT_EQ(sglang->model, "/models/Qwen2.5-7B");
+  const auto tgi = probe_endpoint(*client, EngineKind::Tgi, "127.0.0.1", stub.port());
+  ASSERT_TRUE(tgi.has_value()) << tgi.error().describe();
+  EXPECT_EQ(tgi->model, "mistralai/Mixtral-8x7B-v0.1");
+  EXPECT_THAT(stub.requests(),
+              ::testing::ElementsAre("/v1/models", "/get_server_info", "/server_info", "/info"));
+}
+
+TEST(EndpointTest, explains_http_errors) {
+  StubServer stub;
+  stub.set("/v1/models", 401, "{\"error\": \"Unauthorized\"}");
+  stub.set("/info", 200, "<html>a web app</html>");
+  const auto client = make_loopback_http_client();
+  const auto locked = probe_endpoint(*client, EngineKind::Vllm, "127.0.0.1", stub.port());
+  ASSERT_FALSE(locked.has_value());
+  EXPECT_EQ(locked.error().code, core::ErrorCode::FailedPrecondition);
+  EXPECT_THAT(locked.error().hint, ::testing::HasSubstr("API key"));
+  EXPECT_EQ(probe_endpoint(*client, EngineKind::Tgi, "127.0.0.1", stub.port()).error().code,
+            core::ErrorCode::DataLoss);
+  const auto no_metrics = fetch_metrics(*client, EngineKind::Sglang, "127.0.0.1", stub.port());
+  ASSERT_FALSE(no_metrics.has_value());
+  EXPECT_THAT(no_metrics.error().hint, ::testing::HasSubstr("--enable-metrics"));
+  EXPECT_EQ(probe_endpoint(*client, EngineKind::None, "127.0.0.1", stub.port()).error().code,
+            core::ErrorCode::InvalidArgument);
+}
+
+}  // namespace
+}  // namespace solscope::workload
