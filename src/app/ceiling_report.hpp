@@ -1,6 +1,8 @@
 // Rendering of a ceiling::Ceiling for `solscope ceiling`: a readable breakdown and a JSON document.
 #pragma once
 
+#include <cstdint>
+#include <limits>
 #include <string>
 
 #include "ceiling/ceiling.hpp"
@@ -20,7 +22,7 @@ struct CeilingReportInput {
   std::int64_t batch = 1;
   std::int64_t context = 0;
   std::int64_t prompt = 0;
-  double measured_tokens_per_s = 0;  ///< NaN when not given
+  double measured_tokens_per_s = std::numeric_limits<double>::quiet_NaN();  ///< NaN when not given
 };
 
 /// Multi-line text: headline SOL figures, the limiting resource, where the time goes, the operator table

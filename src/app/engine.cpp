@@ -13,9 +13,10 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-/// Sleeps until `deadline` in slices short enough to notice `stop` within ~20 ms.
+/// Sleeps until `deadline` in slices short enough to notice `stop` within ~100 ms (each wake-up costs CPU, so
+/// the slice is as long as the stop latency allows).
 void sleep_until(SteadyClock::time_point deadline, const std::atomic<bool>& stop) {
-  constexpr auto kSlice = std::chrono::milliseconds(20);
+  constexpr auto kSlice = std::chrono::milliseconds(100);
   while (!stop.load(std::memory_order_relaxed)) {
     const auto now = SteadyClock::now();
     if (now >= deadline) return;

@@ -9,7 +9,7 @@
 namespace solscope::app {
 
 auto poll_interval_for(std::int64_t interval_ns) -> std::int64_t {
-  constexpr std::int64_t kMinPollNs = 50'000'000;
+  constexpr std::int64_t kMinPollNs = 100'000'000;
   return std::max(interval_ns, kMinPollNs);
 }
 

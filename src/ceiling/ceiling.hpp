@@ -1,0 +1,117 @@
+// The attainable-SOL ceiling: the best Compute SOL and Memory SOL a workload can reach on its hardware, the
+// time split by operator and by limiting resource, and MFU.
+//
+// Source: ../shared/docs/ceiling-facts.md section 2.6: SOL_attainable = sum_op padded_FLOPs_op /
+// rate_dtype(op) / sum_op t_op, with t_op from the efficiency terms of 2.5 (efficiency.hpp). Compute SOL here
+// is the busy fraction of the pipe that runs the GEMMs and attention (the tensor pipe; the FMA pipe for
+// FP32), at the evaluation clock, which is what the `sm__pipe_tensor_cycles_active` counter measures (section
+// 0). Non-tensor work (norms, RoPE, activations) adds time but no tensor-busy time (2.5 item 7).
+//
+// Example:
+//   auto db = parse_gpu_database(default_gpu_specs_json(), "built-in GPU specs");
+//   auto gpu = find_gpu(*db, "H100");
+//   auto arch = parse_model_config(text, "config.json");
+//   Workload w{.step = *make_step(Phase::Decode, 64, 1024, 0)};
+//   auto c = evaluate(*db, **gpu, *arch, w);   // c->compute_sol_pct, c->limiter, c->ops
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ceiling/gpu_spec.hpp"
+#include "ceiling/model_arch.hpp"
+#include "ceiling/operators.hpp"
+#include "ceiling/workload.hpp"
+#include "core/result.hpp"
+
+namespace solscope::ceiling {
+
+/// The resource a kernel's modelled time is attributed to: t = t0 + max(compute, memory) per kernel (2.5), so
+/// t0 goes to Overhead and the larger of the two to Compute or Memory; all-reduces go to Interconnect.
+enum class Limiter : std::uint8_t { Compute, Memory, Overhead, Interconnect, kCount };
+inline constexpr std::size_t kLimiterCount = static_cast<std::size_t>(Limiter::kCount);
+
+/// "compute", "memory", "kernel_overhead", "interconnect".
+[[nodiscard]] auto to_string(Limiter limiter) -> std::string_view;
+
+/// One operator's share of a step on one GPU, summed over its kernels (all layers, and forward plus backward
+/// when training). Seconds and bytes per step.
+struct OpCost {
+  std::string_view name;
+  OpKind kind = OpKind::Memory;
+  Dtype math = Dtype::Bf16;
+  double kernels = 0;       ///< kernel launches per step
+  double flops = 0;         ///< useful FLOPs
+  double padded_flops = 0;  ///< FLOPs the compute pipe executes, tile padding included
+  double dram_bytes = 0;    ///< DRAM traffic
+  double weight_bytes = 0;  ///< weights among dram_bytes
+  double busy_s = 0;        ///< compute-pipe busy time: padded_flops / peak(math)
+  double time_s = 0;        ///< modelled time
+  std::array<double, kLimiterCount> time_by_limiter_s{};
+  Limiter limiter = Limiter::Memory;  ///< the largest entry of time_by_limiter_s
+};
+
+/// The ceiling of one step on one GPU of a TP group.
+struct Ceiling {
+  std::vector<OpCost> ops;             ///< in first-execution order, one row per operator name
+  double sm_clock_mhz = 0;             ///< clock of the peaks
+  Dtype main_math = Dtype::Bf16;       ///< GEMM math of the largest weight group
+  double peak_flops_per_s = 0;         ///< dense peak of main_math at sm_clock_mhz
+  double peak_memory_bytes_per_s = 0;  ///< spec DRAM bandwidth (Memory SOL's 100%)
+  double step_time_s = 0;
+  double busy_s = 0;  ///< compute-pipe busy time
+  double flops = 0;   ///< useful FLOPs on this GPU
+  double padded_flops = 0;
+  double model_flops = 0;  ///< useful FLOPs of the whole TP group (replicated work counted once)
+  double dram_bytes = 0;
+  double weight_bytes = 0;
+  std::array<double, kLimiterCount> time_by_limiter_s{};
+  Limiter limiter = Limiter::Memory;  ///< the resource with the largest share of the step
+  double compute_sol_pct = 0;         ///< attainable Compute SOL: busy_s / step_time_s x 100
+  double memory_sol_pct = 0;  ///< attainable Memory SOL: dram_bytes / (spec bandwidth x step time) x 100
+  StepTokens tokens;          ///< of the whole step (all requests)
+  double tokens_per_s = 0;    ///< computed tokens (prompt + generated) per second at the modelled step time
+  double output_tokens_per_s = 0;  ///< tokens sampled per second
+  double mfu_pct = 0;              ///< model FLOPs utilisation at the modelled speed
+  int tensor_parallel = 1;
+  double resident_weight_bytes = 0;  ///< weights held per GPU
+  double resident_kv_bytes = 0;      ///< KV cache of the step's requests per GPU (0 for a training step)
+  std::vector<std::string> notes;    ///< assumptions and warnings for the user
+};
+
+/// Evaluates one step of `workload` for `arch` on `gpu` (a row of `db`). Errors: InvalidArgument for a bad
+/// step, TP degree or dtype (messages from make_step, build_ops and resolve_precision), for a clock outside
+/// 1-10,000 MHz, or for TP > 1 on a GPU with no link in the spec file. Pure and allocation-light: well under
+/// 1 ms (bench/ceiling_bench.cpp).
+[[nodiscard]] auto evaluate(const GpuDatabase& db, const GpuSpec& gpu, const ModelArch& arch,
+                            const Workload& workload) -> core::Result<Ceiling>;
+
+/// MFU of a measured speed (2.3): tokens/s x model FLOPs per computed token / (t x peak) x 100, where tokens
+/// are those the step computes (prompt tokens for prefill, generated tokens for decode) over the whole TP
+/// group, and the peak is the dense `main_math` peak at the evaluation clock. NaN for a negative or
+/// non-finite speed.
+[[nodiscard]] auto mfu_pct(const Ceiling& ceiling, double measured_tokens_per_s) -> double;
+
+/// A step and how often it runs (steps per second, or any relative weight).
+struct WeightedStep {
+  const Ceiling* step = nullptr;
+  double weight = 0;
+};
+
+/// The ceiling of a mix of steps (2.6: prefill and decode steps weighted by the observed token rates).
+struct MixCeiling {
+  double compute_sol_pct = 0;                      ///< sum w busy / sum w time x 100
+  double memory_sol_pct = 0;                       ///< sum w bytes / (bandwidth x sum w time) x 100
+  std::array<double, kLimiterCount> time_share{};  ///< fraction of the mix's time per resource, sums to 1
+  Limiter limiter = Limiter::Memory;
+};
+
+/// Combines steps costed on the same GPU. Errors: InvalidArgument when empty, when a weight is negative or
+/// not finite, when all weights are 0, or when a step pointer is null.
+[[nodiscard]] auto combine_steps(std::span<const WeightedStep> steps) -> core::Result<MixCeiling>;
+
+}  // namespace solscope::ceiling

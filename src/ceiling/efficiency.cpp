@@ -1,0 +1,52 @@
+#include "ceiling/efficiency.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace solscope::ceiling {
+
+auto gemm_tiling(const GemmShape& shape, const ArchEfficiency& arch, int sm_count) -> GemmTiling {
+  GemmTiling t;
+  if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.groups <= 0 || sm_count <= 0) return t;
+  t.token_tile = arch.gemm_token_tiles.empty() ? 128 : arch.gemm_token_tiles.back();
+  for (int tile : arch.gemm_token_tiles) {
+    if (static_cast<double>(tile) >= shape.m) {
+      t.token_tile = tile;
+      break;
+    }
+  }
+  t.feature_tile = std::max(arch.gemm_feature_tile, 1);
+  const double tm = t.token_tile;
+  const double tn = t.feature_tile;
+  t.tiles = shape.groups * std::ceil(shape.m / tm) * std::ceil(shape.n / tn);
+  const double sms = sm_count;
+  if (t.tiles < sms) {
+    t.split_k = std::max(1.0, std::min(std::floor(sms / t.tiles), std::floor(shape.k / kMinSplitK)));
+  }
+  const double work = t.tiles * t.split_k;
+  t.waves = std::ceil(work / sms);
+  t.wave_efficiency = work / (t.waves * sms);
+  t.padded_flops = t.tiles * tm * tn * 2.0 * shape.k;
+  return t;
+}
+
+auto memory_time_s(double bytes, const GpuSpec& gpu) -> double {
+  return bytes / (gpu.memory_bandwidth_bytes_per_s * gpu.memory_efficiency);
+}
+
+auto all_reduce_bus_bytes_per_s(const GpuSpec& gpu, const CollectiveModel& model) -> double {
+  const double link =
+      gpu.link_bidir_bytes_per_s > 0 ? gpu.link_bidir_bytes_per_s : gpu.host_link_bidir_bytes_per_s;
+  return link / 2.0 * model.bus_efficiency;
+}
+
+auto all_reduce_time_s(double bytes, int tp, const GpuSpec& gpu, const CollectiveModel& model) -> double {
+  if (tp <= 1) return 0.0;
+  constexpr double kSecondsPerUs = 1e-6;
+  const double t = tp;
+  const double bus = all_reduce_bus_bytes_per_s(gpu, model);
+  const double transfer = bus > 0 ? 2.0 * (t - 1.0) / t * bytes / bus : INFINITY;
+  return model.latency_us * kSecondsPerUs + transfer;
+}
+
+}  // namespace solscope::ceiling

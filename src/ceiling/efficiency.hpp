@@ -1,0 +1,49 @@
+// Efficiency terms that turn operator work into time (ceiling-facts.md section 2.5): GEMM wave and tile
+// quantization with padded FLOPs, fixed per-kernel overhead plus effective bandwidth for memory-bound
+// kernels, and the ring all-reduce of tensor parallelism.
+#pragma once
+
+#include "ceiling/gpu_spec.hpp"
+#include "ceiling/operators.hpp"
+
+namespace solscope::ceiling {
+
+/// How a GEMM maps onto the GPU (2.5 item 2): tiles = groups x ceil(m/Tm) x ceil(n/Tn), waves = ceil(tiles x
+/// split_k / SMs), wave efficiency = tiles x split_k / (waves x SMs), padded FLOPs = tiles x Tm x Tn x 2k
+/// (what the tensor-pipe counter sees). Tm is the smallest of the architecture's token tiles that holds m
+/// (the largest when none does); Tn is its feature tile. A GEMM with fewer tiles than SMs splits k into up to
+/// SMs / tiles slices of at least kMinSplitK (split-K, as cuBLAS does for skinny shapes; the rule is [G],
+/// ceiling-facts.md 5 item 3).
+struct GemmTiling {
+  int token_tile = 0;
+  int feature_tile = 0;
+  double tiles = 0;
+  double split_k = 1;  ///< k slices per output tile
+  double waves = 0;
+  double wave_efficiency = 0;  ///< 0-1; 0 for an empty GEMM
+  double padded_flops = 0;
+};
+
+/// Smallest k slice of a split-K GEMM [G].
+inline constexpr double kMinSplitK = 256;
+
+/// Tiles a GEMM on `sm_count` SMs. Example: m=8192, n=6144, k=4096 on H100 (132 SMs, 128x128 tiles): 3072
+/// tiles, 24 waves, wave efficiency 0.97, no padding. m=1, n=4096, k=4096: 16-row tiles, 32 tiles split 4
+/// ways in k, one wave of 128 of 132 SMs, 16x padding.
+[[nodiscard]] auto gemm_tiling(const GemmShape& shape, const ArchEfficiency& arch, int sm_count)
+    -> GemmTiling;
+
+/// Seconds to move `bytes` at the GPU's effective bandwidth, spec bandwidth x memory_efficiency (2.5 item 3;
+/// the fixed per-kernel overhead is added by the caller).
+[[nodiscard]] auto memory_time_s(double bytes, const GpuSpec& gpu) -> double;
+
+/// Bus bandwidth of the TP all-reduce in bytes/s: half the bidirectional GPU-GPU link (the host link when
+/// there is none) x bus efficiency (2.2; Calculon's 0.65).
+[[nodiscard]] auto all_reduce_bus_bytes_per_s(const GpuSpec& gpu, const CollectiveModel& model) -> double;
+
+/// Ring all-reduce of `bytes` over `tp` GPUs: latency + 2 (t-1)/t x bytes / bus bandwidth (2.2); 0 for tp
+/// <= 1.
+[[nodiscard]] auto all_reduce_time_s(double bytes, int tp, const GpuSpec& gpu, const CollectiveModel& model)
+    -> double;
+
+}  // namespace solscope::ceiling

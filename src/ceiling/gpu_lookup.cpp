@@ -1,0 +1,98 @@
+// GPU name lookup with "did you mean" suggestions (style.md Part 2 item 16).
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ceiling/gpu_spec.hpp"
+
+namespace solscope::ceiling {
+namespace {
+
+/// Levenshtein distance (insert, delete, substitute each cost 1).
+auto edit_distance(std::string_view a, std::string_view b) -> std::size_t {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + cost});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+/// Up to three GPU ids whose names are closest to `key`, closest first.
+auto suggestions(const GpuDatabase& db, const std::string& key) -> std::vector<std::string_view> {
+  std::vector<std::pair<std::size_t, std::string_view>> scored;
+  for (const GpuSpec& gpu : db.gpus) {
+    std::size_t best = edit_distance(key, normalize_gpu_name(gpu.id));
+    for (const std::string& alias : gpu.aliases) {
+      best = std::min(best, edit_distance(key, normalize_gpu_name(alias)));
+    }
+    // A typed prefix such as "h100" is a strong hint even when the full names are long.
+    if (!key.empty() && normalize_gpu_name(gpu.id).rfind(key, 0) == 0) best = 0;
+    const std::size_t limit = std::max<std::size_t>(2, key.size() / 3);
+    if (best <= limit) scored.emplace_back(best, gpu.id);
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::string_view> out;
+  for (const auto& [distance, id] : scored) {
+    if (out.size() == 3) break;
+    out.push_back(id);
+  }
+  return out;
+}
+
+auto join(const std::vector<std::string_view>& names, std::string_view last_separator) -> std::string {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += (i + 1 == names.size()) ? std::string(last_separator) : std::string(", ");
+    out += names[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+auto normalize_gpu_name(std::string_view name) -> std::string {
+  std::string key;
+  for (char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) != 0) key += static_cast<char>(std::tolower(u));
+  }
+  for (std::string_view vendor : {"nvidia", "amd"}) {
+    if (key.size() > vendor.size() && key.rfind(vendor, 0) == 0) key.erase(0, vendor.size());
+  }
+  return key;
+}
+
+auto gpu_names(const GpuDatabase& db) -> std::vector<std::string_view> {
+  std::vector<std::string_view> names;
+  names.reserve(db.gpus.size());
+  for (const GpuSpec& gpu : db.gpus) names.push_back(gpu.id);
+  return names;
+}
+
+auto find_gpu(const GpuDatabase& db, std::string_view name) -> core::Result<const GpuSpec*> {
+  const std::string key = normalize_gpu_name(name);
+  for (const GpuSpec& gpu : db.gpus) {
+    if (normalize_gpu_name(gpu.id) == key) return &gpu;
+    for (const std::string& alias : gpu.aliases) {
+      if (normalize_gpu_name(alias) == key) return &gpu;
+    }
+  }
+  const auto close = suggestions(db, key);
+  std::string hint;
+  if (!close.empty()) hint = "did you mean " + join(close, " or ") + "? ";
+  hint += "known GPUs: " + join(gpu_names(db), ", ") + " (add one with --gpu-specs FILE)";
+  return core::fail(core::ErrorCode::NotFound, "unknown GPU '" + std::string(name) + "'", std::move(hint));
+}
+
+}  // namespace solscope::ceiling

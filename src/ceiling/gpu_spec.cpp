@@ -1,0 +1,272 @@
+#include "ceiling/gpu_spec.hpp"
+
+#include <cmath>
+#include <map>
+#include <utility>
+
+#include "ceiling/detail/json_read.hpp"
+
+namespace solscope::ceiling {
+namespace {
+
+using core::ErrorCode;
+using core::Result;
+using detail::FieldReader;
+using detail::Json;
+
+constexpr double kGiga = 1e9;
+constexpr std::int64_t kMaxUnits = 100'000;
+
+auto invalid(std::string message, std::string hint = "fix the spec file") -> tl::unexpected<core::Error> {
+  return core::fail(ErrorCode::InvalidArgument, std::move(message), std::move(hint));
+}
+
+/// Reads {"fp64": x, "bf16": y, ...} into a per-dtype array; "fp64_tc" overrides "fp64" when non-zero.
+auto read_rates(const Json* object, const std::string& context, double missing)
+    -> Result<std::array<double, kDtypeCount>> {
+  std::array<double, kDtypeCount> rates{};
+  rates.fill(missing);
+  if (object == nullptr) return rates;
+  if (!object->is_object()) return invalid(context + " must be an object of dtype: number");
+  FieldReader fields(*object, context);
+  for (Dtype d : all_dtypes()) {
+    auto v = fields.number({to_string(d)});
+    if (!v) return tl::unexpected(v.error());
+    if (v->has_value()) {
+      if (**v < 0) return invalid(context + ": '" + std::string(to_string(d)) + "' must not be negative");
+      rates[index_of(d)] = **v;
+    }
+  }
+  auto tc = fields.number({"fp64_tc"});
+  if (!tc) return tl::unexpected(tc.error());
+  if (tc->has_value() && **tc > 0) rates[index_of(Dtype::Fp64)] = **tc;
+  for (const auto& [key, value] : object->items()) {
+    if (key != "fp64_tc" && !dtype_from_string(key)) {
+      return invalid(context + ": unknown dtype '" + key + "'",
+                     "use fp64, fp64_tc, fp32, tf32, bf16, fp16, fp8, int8 or fp4");
+    }
+  }
+  return rates;
+}
+
+auto read_tiles(const FieldReader& fields, ArchEfficiency& arch) -> Result<void> {
+  const Json* tiles = fields.find({"gemm_token_tiles"});
+  if (tiles == nullptr || !tiles->is_array() || tiles->empty()) {
+    return invalid(fields.context() + ": 'gemm_token_tiles' must be a non-empty array of tile sizes");
+  }
+  for (const Json& t : *tiles) {
+    if (!t.is_number_integer() || t.get<std::int64_t>() < 1 || t.get<std::int64_t>() > 4096) {
+      return invalid(fields.context() + ": 'gemm_token_tiles' holds " + t.dump() +
+                     ", not a tile size 1-4096");
+    }
+    const int size = static_cast<int>(t.get<std::int64_t>());
+    if (!arch.gemm_token_tiles.empty() && size <= arch.gemm_token_tiles.back()) {
+      return invalid(fields.context() + ": 'gemm_token_tiles' must be in ascending order");
+    }
+    arch.gemm_token_tiles.push_back(size);
+  }
+  return core::ok();
+}
+
+auto parse_arch(const Json& row, const std::string& context) -> Result<ArchEfficiency> {
+  FieldReader fields(row, context);
+  ArchEfficiency arch;
+  auto id = fields.string({"id"});
+  if (!id) return tl::unexpected(id.error());
+  if (!id->has_value() || (*id)->empty()) return invalid(context + ": missing 'id'");
+  arch.id = **id;
+  const std::string named = context + " (" + arch.id + ")";
+  FieldReader named_fields(row, named);
+  const Json* eff = named_fields.find({"matmul_efficiency"});
+  if (eff == nullptr || !eff->is_object()) return invalid(named + ": 'matmul_efficiency' must be an object");
+  FieldReader eff_fields(*eff, named + " matmul_efficiency");
+  auto fallback = eff_fields.required_number({"default"}, 0.01, 1.0);
+  if (!fallback) return tl::unexpected(fallback.error());
+  auto per_dtype = read_rates(nullptr, named, *fallback);
+  for (const auto& [key, value] : eff->items()) {
+    if (key == "default") continue;
+    const auto d = dtype_from_string(key);
+    if (!d || !value.is_number() || value.get<double>() <= 0 || value.get<double>() > 1) {
+      return invalid(named + ": matmul_efficiency '" + key + "' must be a dtype with a value in (0, 1]");
+    }
+    (*per_dtype)[index_of(*d)] = value.get<double>();
+  }
+  arch.matmul_efficiency = *per_dtype;
+  auto attn = named_fields.required_number({"attention_efficiency"}, 0.01, 1.0);
+  auto feature = named_fields.ranged_integer({"gemm_feature_tile"}, 8, 4096);
+  auto query = named_fields.ranged_integer({"attention_query_tile"}, 1, 4096);
+  auto source = named_fields.string({"source"});
+  if (!attn) return tl::unexpected(attn.error());
+  if (!feature) return tl::unexpected(feature.error());
+  if (!query) return tl::unexpected(query.error());
+  if (!source) return tl::unexpected(source.error());
+  if (!source->has_value() || (*source)->empty()) return invalid(named + ": missing 'source'");
+  arch.attention_efficiency = *attn;
+  arch.gemm_feature_tile = static_cast<int>(feature->value_or(128));
+  arch.attention_query_tile = static_cast<int>(query->value_or(128));
+  arch.source = **source;
+  if (auto tiles = read_tiles(named_fields, arch); !tiles) return tl::unexpected(tiles.error());
+  return arch;
+}
+
+/// Reads the numeric fields of a GPU row (everything but names and rates).
+auto read_gpu_numbers(const FieldReader& f, GpuSpec& gpu) -> Result<void> {
+  auto sms = f.required_integer({"sm_count"}, 1, kMaxUnits);
+  auto max_clock = f.required_number({"max_sm_clock_mhz"}, 1, 10'000);
+  auto spec_clock = f.required_number({"tensor_spec_clock_mhz"}, 1, 10'000);
+  auto mem = f.required_number({"memory_gb"}, 0.001, 1e6);
+  auto bw = f.required_number({"memory_bandwidth_gb_per_s"}, 0.001, 1e6);
+  auto link = f.required_number({"link_bidir_gb_per_s"}, 0, 1e6);
+  auto host = f.required_number({"host_link_bidir_gb_per_s"}, 0, 1e6);
+  auto mem_eff = f.required_number({"memory_efficiency"}, 0.01, 1.0);
+  auto t0 = f.required_number({"kernel_overhead_us"}, 0, 1000);
+  auto l2 = f.number({"l2_mb"});
+  auto tdp = f.number({"tdp_w"});
+  for (const auto* r : {&max_clock, &spec_clock, &mem, &bw, &link, &host, &mem_eff, &t0}) {
+    if (!*r) return tl::unexpected(r->error());
+  }
+  if (!sms) return tl::unexpected(sms.error());
+  if (!l2) return tl::unexpected(l2.error());
+  if (!tdp) return tl::unexpected(tdp.error());
+  gpu.sm_count = static_cast<int>(*sms);
+  gpu.max_sm_clock_mhz = *max_clock;
+  gpu.tensor_spec_clock_mhz = *spec_clock;
+  gpu.memory_bytes = *mem * kGiga;
+  gpu.memory_bandwidth_bytes_per_s = *bw * kGiga;
+  gpu.link_bidir_bytes_per_s = *link * kGiga;
+  gpu.host_link_bidir_bytes_per_s = *host * kGiga;
+  gpu.memory_efficiency = *mem_eff;
+  gpu.kernel_overhead_us = *t0;
+  gpu.l2_mb = (l2->has_value() && **l2 > 0) ? **l2 : std::numeric_limits<double>::quiet_NaN();
+  gpu.tdp_w = tdp->value_or(std::numeric_limits<double>::quiet_NaN());
+  return core::ok();
+}
+
+auto read_gpu_strings(const FieldReader& f, const Json& row, GpuSpec& gpu) -> Result<void> {
+  auto arch = f.string({"arch"});
+  auto chip = f.string({"chip"});
+  auto host = f.string({"host_link"});
+  auto source = f.string({"source"});
+  for (const auto* r : {&arch, &chip, &host, &source}) {
+    if (!*r) return tl::unexpected(r->error());
+  }
+  if (!arch->has_value()) return invalid(f.context() + ": missing 'arch'");
+  if (!source->has_value() || (*source)->empty()) {
+    return invalid(f.context() + ": missing 'source'", "every row must say where its figures come from");
+  }
+  gpu.arch = **arch;
+  gpu.chip = chip->value_or("");
+  gpu.host_link = host->value_or("");
+  gpu.source = **source;
+  if (const auto it = row.find("aliases"); it != row.end()) {
+    if (!it->is_array()) return invalid(f.context() + ": 'aliases' must be an array of strings");
+    for (const Json& alias : *it) {
+      if (!alias.is_string()) return invalid(f.context() + ": 'aliases' must be an array of strings");
+      gpu.aliases.push_back(alias.get<std::string>());
+    }
+  }
+  return core::ok();
+}
+
+auto parse_gpu(const Json& row, const std::string& context, const std::vector<ArchEfficiency>& archs)
+    -> Result<GpuSpec> {
+  GpuSpec gpu;
+  auto id = FieldReader(row, context).string({"id"});
+  if (!id) return tl::unexpected(id.error());
+  if (!id->has_value() || (*id)->empty()) return invalid(context + ": missing 'id'");
+  gpu.id = **id;
+  const FieldReader f(row, context + " (" + gpu.id + ")");
+  if (auto s = read_gpu_strings(f, row, gpu); !s) return tl::unexpected(s.error());
+  if (auto n = read_gpu_numbers(f, gpu); !n) return tl::unexpected(n.error());
+  auto rates = read_rates(f.find({"flop_per_clock_per_sm"}), f.context() + " flop_per_clock_per_sm", 0.0);
+  if (!rates) return tl::unexpected(rates.error());
+  if ((*rates)[index_of(Dtype::Bf16)] <= 0 && (*rates)[index_of(Dtype::Fp16)] <= 0) {
+    return invalid(f.context() + ": 'flop_per_clock_per_sm' needs a bf16 or fp16 rate");
+  }
+  gpu.flop_per_clock_per_sm = *rates;
+  auto sheet = read_rates(f.find({"datasheet_dense_tflops"}), f.context() + " datasheet_dense_tflops",
+                          std::numeric_limits<double>::quiet_NaN());
+  if (!sheet) return tl::unexpected(sheet.error());
+  gpu.datasheet_dense_tflops = *sheet;
+  for (std::size_t i = 0; i < archs.size(); ++i) {
+    if (archs[i].id == gpu.arch) {
+      gpu.arch_index = i;
+      return gpu;
+    }
+  }
+  return invalid(f.context() + ": unknown arch '" + gpu.arch + "'",
+                 "add it to 'architectures' or fix the name");
+}
+
+auto check_unique_names(const GpuDatabase& db, std::string_view origin) -> Result<void> {
+  std::map<std::string, std::string_view> owner;  // normalized name -> GPU id
+  for (const GpuSpec& gpu : db.gpus) {
+    std::vector<std::string> names{gpu.id};
+    names.insert(names.end(), gpu.aliases.begin(), gpu.aliases.end());
+    for (const std::string& name : names) {
+      const std::string key = normalize_gpu_name(name);
+      const auto [it, inserted] = owner.emplace(key, gpu.id);
+      if (key.empty() || (!inserted && it->second != gpu.id)) {
+        return invalid("GPU specs " + std::string(origin) + ": the name '" + name + "' of " + gpu.id +
+                       (key.empty() ? " is empty" : " also names " + std::string(it->second)));
+      }
+    }
+  }
+  return core::ok();
+}
+
+auto parse_collective(const Json& root, const std::string& context) -> Result<CollectiveModel> {
+  CollectiveModel model;
+  const auto it = root.find("collective");
+  if (it == root.end()) return model;
+  FieldReader f(*it, context + ": collective");
+  auto latency = f.required_number({"latency_us"}, 0, 1e6);
+  auto eff = f.required_number({"bus_efficiency"}, 0.01, 1.0);
+  auto source = f.string({"source"});
+  if (!latency) return tl::unexpected(latency.error());
+  if (!eff) return tl::unexpected(eff.error());
+  if (!source) return tl::unexpected(source.error());
+  model.latency_us = *latency;
+  model.bus_efficiency = *eff;
+  model.source = source->value_or("");
+  return model;
+}
+
+}  // namespace
+
+auto parse_gpu_database(std::string_view json_text, std::string_view origin) -> Result<GpuDatabase> {
+  const std::string context = "GPU specs " + std::string(origin);
+  auto root = detail::parse_json(json_text, context);
+  if (!root) return tl::unexpected(root.error());
+  if (!root->is_object()) return invalid(context + ": the top level must be an object");
+  GpuDatabase db;
+  const auto archs = root->find("architectures");
+  const auto gpus = root->find("gpus");
+  if (archs == root->end() || !archs->is_array() || gpus == root->end() || !gpus->is_array() ||
+      gpus->empty()) {
+    return invalid(context + ": needs the arrays 'architectures' and 'gpus'");
+  }
+  for (std::size_t i = 0; i < archs->size(); ++i) {
+    auto arch = parse_arch((*archs)[i], context + ": architectures[" + std::to_string(i) + "]");
+    if (!arch) return tl::unexpected(arch.error());
+    db.architectures.push_back(std::move(*arch));
+  }
+  for (std::size_t i = 0; i < gpus->size(); ++i) {
+    auto gpu = parse_gpu((*gpus)[i], context + ": gpus[" + std::to_string(i) + "]", db.architectures);
+    if (!gpu) return tl::unexpected(gpu.error());
+    db.gpus.push_back(std::move(*gpu));
+  }
+  auto collective = parse_collective(*root, context);
+  if (!collective) return tl::unexpected(collective.error());
+  db.collective = std::move(*collective);
+  if (auto unique = check_unique_names(db, origin); !unique) return tl::unexpected(unique.error());
+  return db;
+}
+
+auto peak_flops_per_s(const GpuSpec& gpu, Dtype dtype, double sm_clock_mhz) -> double {
+  constexpr double kHzPerMhz = 1e6;
+  return static_cast<double>(gpu.sm_count) * gpu.flop_per_clock_per_sm[index_of(dtype)] * sm_clock_mhz *
+         kHzPerMhz;
+}
+
+}  // namespace solscope::ceiling

@@ -1,0 +1,108 @@
+// The GPU spec database: per-GPU compute, memory and link figures and per-architecture efficiency terms,
+// parsed from a JSON data file (data/gpu_specs.json, embedded into the binary by default) where every row
+// names its source.
+//
+// Sources: ../shared/docs/ceiling-facts.md section 1 (tables 1.1-1.3) for the hardware figures, section 2.5
+// for the efficiency terms, section 2.2 for the collective model. All compute rates are dense (section 0):
+// datasheets for Hopper, Ada and Blackwell print 2:4-sparse tensor figures, twice the dense rate; this
+// database never holds those.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ceiling/dtype.hpp"
+#include "core/result.hpp"
+
+namespace solscope::ceiling {
+
+/// Efficiency terms shared by every GPU of one architecture (ceiling-facts.md 2.5); each one is calibratable
+/// in the data file.
+struct ArchEfficiency {
+  std::string id;  ///< "hopper", "ampere-ga100", ...
+  /// eta_max per math dtype, 0-1: best measured matmul FLOP/s over the datasheet peak (MAMF; 2.5 item 2).
+  std::array<double, kDtypeCount> matmul_efficiency{};
+  /// Prefill attention FLOP/s over the dense peak, 0-1 (FlashAttention measurements, 2.5 item 4).
+  double attention_efficiency = 0.0;
+  /// Token-dimension tile sizes GEMM kernels choose from, ascending (2.5 item 2; sizes are [G]).
+  std::vector<int> gemm_token_tiles;
+  int gemm_feature_tile = 128;     ///< output-feature tile width (2.5 item 2, [G])
+  int attention_query_tile = 128;  ///< query rows per attention tile; K/V are re-read once per tile (2.2)
+  std::string source;
+};
+
+/// Ring all-reduce model t = latency + 2 (t-1)/t x bytes / (link_bidir / 2 x bus_efficiency)
+/// (ceiling-facts.md 2.2: latency floor 8 us from llm-analysis, efficiency 0.65 from Calculon).
+struct CollectiveModel {
+  double latency_us = 8.0;
+  double bus_efficiency = 0.65;
+  std::string source;
+};
+
+/// One GPU model. Units are in the names; NaN marks a figure the vendor does not publish.
+struct GpuSpec {
+  std::string id;                      ///< canonical name, e.g. "H100-SXM5-80GB"
+  std::vector<std::string> aliases;    ///< other accepted names, including the NVML device name ([G])
+  std::string arch;                    ///< ArchEfficiency::id
+  std::string chip;                    ///< e.g. "GH100"
+  int sm_count = 0;                    ///< SMs (CUs on AMD)
+  double max_sm_clock_mhz = 0.0;       ///< maximum (boost) SM clock
+  double tensor_spec_clock_mhz = 0.0;  ///< clock at which the datasheet's tensor peaks are quoted (section 0)
+  /// Dense FLOP per clock per SM for each math dtype (table 1.3); 0 = not supported. `Fp64` holds the FP64
+  /// tensor-core rate where there is one, else the FP64 vector rate; `Fp32` is the FMA pipe.
+  std::array<double, kDtypeCount> flop_per_clock_per_sm{};
+  /// The vendor's dense TFLOP/s per dtype as printed (table 1.1), NaN where the file gives none; used only to
+  /// check the rates above.
+  std::array<double, kDtypeCount> datasheet_dense_tflops{};
+  double memory_bytes = 0.0;                  ///< device memory capacity (GB x 1e9 as datasheets print it)
+  double memory_bandwidth_bytes_per_s = 0.0;  ///< spec DRAM bandwidth (table 1.2)
+  double l2_mb = std::numeric_limits<double>::quiet_NaN();  ///< L2 size as printed; NaN when unpublished
+  double link_bidir_bytes_per_s = 0.0;       ///< GPU-GPU link, both directions (NVLink, bridge); 0 = none
+  double host_link_bidir_bytes_per_s = 0.0;  ///< host link (PCIe x16), both directions ([G])
+  std::string host_link;                     ///< e.g. "PCIe Gen5 x16"
+  double tdp_w = 0.0;
+  double memory_efficiency = 0.8;   ///< B_eff / spec bandwidth for memory-bound kernels, 0-1 (2.5 item 3)
+  double kernel_overhead_us = 5.0;  ///< t0, fixed time per kernel (2.5 items 3 and 5)
+  std::size_t arch_index = 0;       ///< index into GpuDatabase::architectures
+  std::string source;
+};
+
+/// Every GPU and architecture of one spec file.
+struct GpuDatabase {
+  std::vector<ArchEfficiency> architectures;
+  std::vector<GpuSpec> gpus;
+  CollectiveModel collective;
+
+  /// The architecture terms of a GPU of this database.
+  [[nodiscard]] auto arch_of(const GpuSpec& gpu) const -> const ArchEfficiency& {
+    return architectures[gpu.arch_index];
+  }
+};
+
+/// Parses a spec file (the format of data/gpu_specs.json). `origin` names it in messages (a path, or
+/// "built-in GPU specs"). Errors: InvalidArgument with the JSON position, or naming the GPU row and field
+/// that is missing or out of range; a row whose `arch` is not in `architectures`; a duplicate name or alias.
+[[nodiscard]] auto parse_gpu_database(std::string_view json_text, std::string_view origin)
+    -> core::Result<GpuDatabase>;
+
+/// Dense peak FLOP/s of `dtype` on `gpu` at `sm_clock_mhz`: SMs x FLOP/clock/SM x clock
+/// (ceiling-facts.md 1.3). 0 when the GPU lacks the dtype. Example: H100 SXM BF16 at 1830 MHz = 132 x 4096
+/// x 1.83e9 = 989.4e12 (the datasheet's 1979 TFLOP/s is the 2:4-sparse figure).
+[[nodiscard]] auto peak_flops_per_s(const GpuSpec& gpu, Dtype dtype, double sm_clock_mhz) -> double;
+
+/// Finds a GPU by id or alias, ignoring case, spaces, punctuation and a leading "NVIDIA"/"AMD". Errors:
+/// NotFound "unknown GPU '<name>'" with a hint that suggests the closest names ("did you mean ...?") and
+/// lists them all.
+[[nodiscard]] auto find_gpu(const GpuDatabase& db, std::string_view name) -> core::Result<const GpuSpec*>;
+
+/// The canonical ids of every GPU, in file order.
+[[nodiscard]] auto gpu_names(const GpuDatabase& db) -> std::vector<std::string_view>;
+
+/// Lookup key of a GPU name: lowercase letters and digits only, without a leading "nvidia" or "amd".
+[[nodiscard]] auto normalize_gpu_name(std::string_view name) -> std::string;
+
+}  // namespace solscope::ceiling

@@ -1,0 +1,268 @@
+// parse_model_config: Hugging Face config.json -> ModelArch (ceiling-facts.md 3.1).
+#include <algorithm>
+#include <utility>
+
+#include "ceiling/detail/json_read.hpp"
+#include "ceiling/detail/model_quant.hpp"
+#include "ceiling/model_arch.hpp"
+
+namespace solscope::ceiling {
+namespace {
+
+using core::Result;
+using detail::FieldReader;
+using detail::Json;
+
+constexpr std::int64_t kMaxWidth = 10'000'000;
+constexpr std::int64_t kMaxCount = 1'000'000;
+constexpr std::int64_t kMaxVocab = 100'000'000;
+
+auto invalid(std::string message, std::string hint = "check the config file") -> tl::unexpected<core::Error> {
+  return core::fail(core::ErrorCode::InvalidArgument, std::move(message), std::move(hint));
+}
+
+auto read_shapes(const FieldReader& f, ModelArch& m) -> Result<void> {
+  auto h = f.required_integer({"hidden_size", "n_embd", "d_model"}, 1, kMaxWidth);
+  auto layers = f.required_integer({"num_hidden_layers", "n_layer", "num_layers"}, 1, kMaxCount);
+  auto heads = f.required_integer({"num_attention_heads", "n_head", "num_heads"}, 1, kMaxCount);
+  auto vocab = f.required_integer({"vocab_size"}, 1, kMaxVocab);
+  auto kv = f.ranged_integer({"num_key_value_heads", "num_kv_heads"}, 1, kMaxCount);
+  auto head_dim = f.ranged_integer({"head_dim"}, 1, kMaxWidth);
+  auto ffn = f.ranged_integer({"intermediate_size", "n_inner", "ffn_dim"}, 1, kMaxWidth);
+  auto tie = f.boolean({"tie_word_embeddings"});
+  auto max_pos = f.ranged_integer({"max_position_embeddings", "n_positions"}, 1, kMaxVocab);
+  if (!h) return tl::unexpected(h.error());
+  if (!layers) return tl::unexpected(layers.error());
+  if (!heads) return tl::unexpected(heads.error());
+  if (!vocab) return tl::unexpected(vocab.error());
+  for (const auto* r : {&kv, &head_dim, &ffn, &max_pos}) {
+    if (!*r) return tl::unexpected(r->error());
+  }
+  if (!tie) return tl::unexpected(tie.error());
+  m.hidden_size = *h;
+  m.num_layers = *layers;
+  m.num_heads = *heads;
+  m.vocab_size = *vocab;
+  m.num_kv_heads = kv->value_or(*heads);
+  m.head_dim = head_dim->value_or(*h / *heads);
+  m.intermediate_size = ffn->value_or(0);
+  m.tie_word_embeddings = tie->value_or(false);
+  m.max_position_embeddings = max_pos->value_or(0);
+  if (m.num_heads % m.num_kv_heads != 0) {
+    return invalid(f.context() + ": " + std::to_string(m.num_heads) +
+                   " attention heads are not a multiple of " + std::to_string(m.num_kv_heads) +
+                   " key-value heads");
+  }
+  if (!head_dim->has_value() && m.hidden_size % m.num_heads != 0) {
+    return invalid(f.context() + ": hidden_size " + std::to_string(m.hidden_size) + " is not a multiple of " +
+                   std::to_string(m.num_heads) + " heads and 'head_dim' is absent");
+  }
+  return core::ok();
+}
+
+auto read_moe(const FieldReader& f, ModelArch& m) -> Result<void> {
+  auto experts = f.ranged_integer({"num_local_experts", "num_experts", "n_routed_experts"}, 1, kMaxCount);
+  auto k = f.ranged_integer({"num_experts_per_tok", "experts_per_token", "moe_topk"}, 1, kMaxCount);
+  auto moe_ffn = f.ranged_integer({"moe_intermediate_size"}, 1, kMaxWidth);
+  auto shared = f.ranged_integer({"n_shared_experts"}, 0, kMaxCount);
+  auto shared_ffn = f.ranged_integer({"shared_expert_intermediate_size"}, 0, kMaxWidth);
+  for (const auto* r : {&experts, &k, &moe_ffn, &shared, &shared_ffn}) {
+    if (!*r) return tl::unexpected(r->error());
+  }
+  if (!experts->has_value()) return core::ok();
+  m.num_experts = **experts;
+  if (!k->has_value()) return invalid(f.context() + ": MoE config without 'num_experts_per_tok'");
+  m.experts_per_token = **k;
+  if (m.experts_per_token > m.num_experts) {
+    return invalid(f.context() + ": " + std::to_string(m.experts_per_token) + " experts per token but only " +
+                   std::to_string(m.num_experts) + " experts");
+  }
+  // Mixtral and gpt-oss give the per-expert width as intermediate_size (3.1).
+  m.expert_intermediate_size = moe_ffn->value_or(m.intermediate_size);
+  if (m.expert_intermediate_size <= 0) return invalid(f.context() + ": MoE config without an expert width");
+  if (!moe_ffn->has_value()) m.intermediate_size = 0;
+  m.shared_intermediate_size = shared_ffn->value_or(shared->value_or(0) * m.expert_intermediate_size);
+  return core::ok();
+}
+
+auto read_mla(const FieldReader& f, ModelArch& m) -> Result<void> {
+  auto kv_lora = f.ranged_integer({"kv_lora_rank"}, 1, kMaxWidth);
+  if (!kv_lora) return tl::unexpected(kv_lora.error());
+  if (!kv_lora->has_value()) return core::ok();
+  auto q_lora = f.ranged_integer({"q_lora_rank"}, 1, kMaxWidth);
+  auto nope = f.required_integer({"qk_nope_head_dim"}, 1, kMaxWidth);
+  auto rope = f.required_integer({"qk_rope_head_dim"}, 0, kMaxWidth);
+  auto v = f.required_integer({"v_head_dim"}, 1, kMaxWidth);
+  if (!q_lora) return tl::unexpected(q_lora.error());
+  for (const auto* r : {&nope, &rope, &v}) {
+    if (!*r) return tl::unexpected(r->error());
+  }
+  m.mla = MlaShape{q_lora->value_or(0), **kv_lora, *nope, *rope, *v};
+  m.head_dim = *nope + *rope;
+  return core::ok();
+}
+
+auto read_mlp_kind(const FieldReader& f, ModelArch& m) -> Result<void> {
+  auto act = f.string({"hidden_act", "hidden_activation", "activation_function"});
+  if (!act) return tl::unexpected(act.error());
+  const std::string name = act->value_or("silu");
+  const bool gelu_family = name.find("gelu") != std::string::npos || name == "relu";
+  const bool gated_gelu = m.model_type.rfind("gemma", 0) == 0;
+  m.mlp = (gelu_family && !gated_gelu) ? MlpKind::Plain : MlpKind::Gated;
+  if (!act->has_value()) m.notes.push_back("no 'hidden_act': assumed a gated (SwiGLU) MLP");
+  return core::ok();
+}
+
+/// Per-layer MoE flags (3.1: DeepSeek first_k_dense_replace/moe_layer_freq, Qwen-MoE decoder_sparse_step and
+/// mlp_only_layers, Llama 4 interleave_moe_layer_step).
+auto moe_flags(const FieldReader& f, const ModelArch& m) -> Result<std::vector<bool>> {
+  std::vector<bool> moe(static_cast<std::size_t>(m.num_layers), m.is_moe());
+  if (!m.is_moe()) return moe;
+  auto first_dense = f.ranged_integer({"first_k_dense_replace"}, 0, m.num_layers);
+  auto freq =
+      f.ranged_integer({"moe_layer_freq", "decoder_sparse_step", "interleave_moe_layer_step"}, 1, kMaxCount);
+  if (!first_dense) return tl::unexpected(first_dense.error());
+  if (!freq) return tl::unexpected(freq.error());
+  const bool deepseek_style = f.find({"first_k_dense_replace"}) != nullptr;
+  for (std::int64_t i = 0; i < m.num_layers; ++i) {
+    const std::int64_t step = freq->value_or(1);
+    const bool on_step = deepseek_style ? (i % step == 0) : ((i + 1) % step == 0);
+    moe[static_cast<std::size_t>(i)] = i >= first_dense->value_or(0) && on_step;
+  }
+  if (const Json* dense_only = f.find({"mlp_only_layers"}); dense_only != nullptr && dense_only->is_array()) {
+    for (const Json& layer : *dense_only) {
+      if (!layer.is_number_integer())
+        return invalid(f.context() + ": 'mlp_only_layers' must hold layer numbers");
+      const auto i = layer.get<std::int64_t>();
+      if (i >= 0 && i < m.num_layers) moe[static_cast<std::size_t>(i)] = false;
+    }
+  }
+  return moe;
+}
+
+/// Per-layer sliding-window flags from `layer_types`, or `sliding_window` with `use_sliding_window` and
+/// `max_window_layers` (3.1).
+auto sliding_flags(const FieldReader& f, ModelArch& m) -> Result<std::vector<bool>> {
+  std::vector<bool> sliding(static_cast<std::size_t>(m.num_layers), false);
+  auto window = f.ranged_integer({"sliding_window"}, 1, kMaxVocab);
+  auto use = f.boolean({"use_sliding_window"});
+  auto max_window_layers = f.ranged_integer({"max_window_layers"}, 0, kMaxCount);
+  if (!window) return tl::unexpected(window.error());
+  if (!use) return tl::unexpected(use.error());
+  if (!max_window_layers) return tl::unexpected(max_window_layers.error());
+  if (const Json* types = f.find({"layer_types"}); types != nullptr) {
+    if (!types->is_array() || types->size() != sliding.size()) {
+      return invalid(f.context() + ": 'layer_types' must list one entry per layer (" +
+                     std::to_string(m.num_layers) + ")");
+    }
+    for (std::size_t i = 0; i < sliding.size(); ++i) {
+      const Json& t = (*types)[i];
+      sliding[i] = t.is_string() && t.get<std::string>().find("sliding") != std::string::npos;
+    }
+  } else if (window->has_value() && use->value_or(true)) {
+    const std::int64_t first =
+        (use->value_or(false) && max_window_layers->has_value()) ? **max_window_layers : 0;
+    if (first > 0)
+      m.notes.push_back("layers from max_window_layers on are taken as sliding-window layers [G]");
+    for (std::int64_t i = first; i < m.num_layers; ++i) sliding[static_cast<std::size_t>(i)] = true;
+  }
+  const bool any = std::find(sliding.begin(), sliding.end(), true) != sliding.end();
+  if (any && !window->has_value()) return invalid(f.context() + ": sliding layers but no 'sliding_window'");
+  m.sliding_window = any ? **window : 0;
+  return sliding;
+}
+
+auto build_layer_groups(const FieldReader& f, ModelArch& m) -> Result<void> {
+  auto moe = moe_flags(f, m);
+  if (!moe) return tl::unexpected(moe.error());
+  auto sliding = sliding_flags(f, m);
+  if (!sliding) return tl::unexpected(sliding.error());
+  for (std::size_t i = 0; i < moe->size(); ++i) {
+    const bool s = (*sliding)[i];
+    const bool e = (*moe)[i];
+    auto it = std::find_if(m.layer_groups.begin(), m.layer_groups.end(),
+                           [&](const LayerGroup& g) { return g.sliding == s && g.moe == e; });
+    if (it == m.layer_groups.end()) {
+      m.layer_groups.push_back(LayerGroup{1, s, e});
+    } else {
+      ++it->count;
+    }
+  }
+  if (m.moe_layers() < m.num_layers && m.intermediate_size <= 0) {
+    return invalid(f.context() + ": dense layers but no 'intermediate_size'");
+  }
+  return core::ok();
+}
+
+auto read_identity(const FieldReader& f, const Json& root, ModelArch& m) -> Result<void> {
+  auto type = f.string({"model_type"});
+  if (!type) return tl::unexpected(type.error());
+  m.model_type = type->value_or("");
+  FieldReader top(root, f.context());
+  auto path = top.string({"_name_or_path"});
+  if (!path) return tl::unexpected(path.error());
+  m.name = path->value_or("");
+  const Json* archs = top.find({"architectures"});
+  if (m.name.empty() && archs != nullptr && archs->is_array() && !archs->empty() && (*archs)[0].is_string()) {
+    m.name = (*archs)[0].get<std::string>();
+  }
+  if (m.name.empty()) m.name = m.model_type.empty() ? "unnamed model" : m.model_type;
+  const bool qwen2 = m.model_type.rfind("qwen2", 0) == 0;
+  auto bias = f.boolean({"attention_bias", "qkv_bias"});
+  if (!bias) return tl::unexpected(bias.error());
+  m.qkv_bias = bias->value_or(qwen2);
+  m.qk_norm = m.model_type.rfind("qwen3", 0) == 0;
+  return core::ok();
+}
+
+auto read_dtype(const FieldReader& text, const FieldReader& top, ModelArch& m) -> Result<void> {
+  auto own = text.string({"torch_dtype", "dtype"});
+  auto outer = top.string({"torch_dtype", "dtype"});
+  if (!own) return tl::unexpected(own.error());
+  if (!outer) return tl::unexpected(outer.error());
+  const auto name = own->has_value() ? own : outer;
+  if (!name->has_value()) {
+    m.notes.push_back("no 'torch_dtype': assumed bf16 weights");
+    return core::ok();
+  }
+  const auto dtype = dtype_from_string(**name);
+  if (!dtype || (*dtype != Dtype::Bf16 && *dtype != Dtype::Fp16 && *dtype != Dtype::Fp32)) {
+    return invalid(text.context() + ": unsupported torch_dtype '" + **name + "'",
+                   "use bfloat16, float16 or float32, or pass --dtype");
+  }
+  m.checkpoint_dtype = *dtype;
+  if (*dtype == Dtype::Fp32) {
+    m.checkpoint_dtype = Dtype::Bf16;
+    m.notes.push_back("float32 checkpoint: modelled as served in bf16 (pass --dtype to change)");
+  }
+  return core::ok();
+}
+
+}  // namespace
+
+auto parse_model_config(std::string_view json_text, std::string_view origin) -> Result<ModelArch> {
+  const std::string context = "model config " + std::string(origin);
+  auto root = detail::parse_json(json_text, context);
+  if (!root) return tl::unexpected(root.error());
+  if (!root->is_object()) return invalid(context + ": the top level must be a JSON object");
+  const auto nested = root->find("text_config");
+  const bool use_nested = nested != root->end() && nested->is_object() && !root->contains("hidden_size");
+  const Json& text = use_nested ? *nested : *root;
+  const FieldReader f(text, use_nested ? context + " text_config" : context);
+  const FieldReader top(*root, context);
+  ModelArch m;
+  if (auto r = read_identity(f, *root, m); !r) return tl::unexpected(r.error());
+  if (auto r = read_shapes(f, m); !r) return tl::unexpected(r.error());
+  if (auto r = read_moe(f, m); !r) return tl::unexpected(r.error());
+  if (auto r = read_mla(f, m); !r) return tl::unexpected(r.error());
+  if (auto r = read_mlp_kind(f, m); !r) return tl::unexpected(r.error());
+  if (auto r = build_layer_groups(f, m); !r) return tl::unexpected(r.error());
+  if (auto r = read_dtype(f, top, m); !r) return tl::unexpected(r.error());
+  const Json* quant = f.find({"quantization_config"});
+  if (quant == nullptr) quant = top.find({"quantization_config"});
+  if (auto r = detail::read_quantization(quant, context, m); !r) return tl::unexpected(r.error());
+  if (use_nested) m.notes.push_back("read the language model from the nested 'text_config'");
+  return m;
+}
+
+}  // namespace solscope::ceiling

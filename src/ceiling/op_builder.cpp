@@ -1,0 +1,213 @@
+// The operators of each layer (ceiling-facts.md 2.2 table "Per-layer operators").
+#include "ceiling/detail/op_builder.hpp"
+
+#include <cmath>
+
+namespace solscope::ceiling::detail {
+namespace {
+
+auto as_double(std::int64_t v) -> double {
+  return static_cast<double>(v);
+}
+
+/// Bytes of one logit: the sampler reads FP32 logits [G].
+constexpr double kLogitBytes = 4.0;
+/// Router output per routed token: an expert id and a weight (4 + 4 bytes) [G].
+constexpr double kRouteBytes = 8.0;
+
+}  // namespace
+
+OpBuilder::OpBuilder(const ModelArch& arch, const Workload& workload, const Precision& precision,
+                     const ArchEfficiency& arch_eff, const StepDims& dims, std::vector<Op>& out)
+    : arch_(arch), workload_(workload), precision_(precision), arch_eff_(arch_eff), dims_(dims), out_(out) {}
+
+void OpBuilder::add_gemm(std::string_view name, Module module, double instances, GemmShape shape,
+                         bool sharded) {
+  const auto m = static_cast<std::size_t>(module);
+  const double a = dims_.act_bytes;
+  Op op;
+  op.name = name;
+  op.kind = OpKind::Gemm;
+  op.module = module;
+  op.instances = instances;
+  op.gemm = shape;
+  op.flops = 2.0 * shape.m * shape.n * shape.k * shape.groups;
+  op.weight_bytes = shape.n * shape.k * shape.groups * precision_.weight_bytes[m];
+  op.bytes = op.weight_bytes + (shape.m * shape.k + shape.m * shape.n) * shape.groups * a;
+  op.math = precision_.math[m];
+  op.sharded = sharded;
+  out_.push_back(op);
+}
+
+void OpBuilder::add_memory(std::string_view name, double instances, double bytes) {
+  Op op;
+  op.name = name;
+  op.kind = OpKind::Memory;
+  op.instances = instances;
+  op.bytes = bytes;
+  op.math = precision_.activation;
+  out_.push_back(op);
+}
+
+void OpBuilder::add_attention(std::string_view name, double instances, double flops, double bytes) {
+  Op op;
+  op.name = name;
+  op.kind = OpKind::Attention;
+  op.instances = instances;
+  op.flops = flops;
+  op.bytes = bytes;
+  op.math = precision_.activation;
+  out_.push_back(op);
+}
+
+void OpBuilder::add_all_reduce(double instances) {
+  if (dims_.tp <= 1) return;
+  Op op;
+  op.name = "tp_all_reduce";
+  op.kind = OpKind::Collective;
+  op.instances = instances;
+  op.collective_bytes = dims_.tokens * dims_.hidden * dims_.act_bytes;
+  op.bytes = 2.0 * op.collective_bytes;  // read the partial sums, write the result [G]
+  op.math = precision_.activation;
+  out_.push_back(op);
+}
+
+/// Fused residual add + RMSNorm: reads x and the residual, writes both, reads the weight vector.
+void OpBuilder::add_norm(std::string_view name, double instances, double width) {
+  add_memory(name, instances, 4.0 * dims_.tokens * width * dims_.act_bytes + width * dims_.act_bytes);
+}
+
+void OpBuilder::add_standard_attention(const LayerGroup& group) {
+  const double n = as_double(group.count);
+  const double t = dims_.tokens;
+  const double a = dims_.act_bytes;
+  const double qd = dims_.heads * dims_.head_dim;
+  const double kvd = dims_.kv_heads * dims_.head_dim;
+  add_norm("input_norm", n, dims_.hidden);
+  add_gemm("qkv_proj", Module::Attention, n, GemmShape{t, qd + 2.0 * kvd, dims_.hidden, 1}, true);
+  if (arch_.qk_norm) add_memory("qk_norm", n, 2.0 * t * (qd + kvd) * a);
+  add_memory("rope", n, 2.0 * t * (qd + kvd) * a);
+  add_memory("kv_cache_write", n, 2.0 * t * kvd * (a + precision_.kv_bytes));
+  const AttentionWork w = attention_work(workload_.step, group.sliding ? arch_.sliding_window : 0,
+                                         arch_eff_.attention_query_tile);
+  const double flops = 4.0 * qd * w.pairs;
+  const double bytes = w.kv_tokens_read * 2.0 * kvd * precision_.kv_bytes + 2.0 * t * qd * a;
+  add_attention(group.sliding ? "attention_window" : "attention", n, flops, bytes);
+  add_gemm("o_proj", Module::Attention, n, GemmShape{t, dims_.hidden, qd, 1}, true);
+  add_all_reduce(n);
+  add_norm("post_attention_norm", n, dims_.hidden);
+}
+
+/// MLA (2.2): decode runs the absorbed form in latent space (reads kv_lora + rope elements per cached token);
+/// prefill and training up-project K and V with kv_b_proj and run ordinary attention (vLLM's billing) [G].
+void OpBuilder::add_mla_attention(const LayerGroup& group) {
+  const MlaShape& s = *arch_.mla;
+  const double n = as_double(group.count);
+  const double t = dims_.tokens;
+  const double a = dims_.act_bytes;
+  const double h = dims_.hidden;
+  const double heads = dims_.heads;
+  const double qk = as_double(s.qk_nope_head_dim + s.qk_rope_head_dim);
+  const double latent = as_double(s.kv_lora_rank + s.qk_rope_head_dim);
+  const double lora = as_double(s.kv_lora_rank);
+  const double v = as_double(s.v_head_dim);
+  add_norm("input_norm", n, h);
+  if (s.q_lora_rank > 0) {
+    const double q_lora = as_double(s.q_lora_rank);
+    add_gemm("q_a_proj", Module::Attention, n, GemmShape{t, q_lora, h, 1}, false);
+    add_memory("q_a_norm", n, 2.0 * t * q_lora * a);
+    add_gemm("q_b_proj", Module::Attention, n, GemmShape{t, heads * qk, q_lora, 1}, true);
+  } else {
+    add_gemm("q_proj", Module::Attention, n, GemmShape{t, heads * qk, h, 1}, true);
+  }
+  add_gemm("kv_a_proj", Module::Attention, n, GemmShape{t, latent, h, 1}, false);
+  add_memory("kv_a_norm", n, 2.0 * t * lora * a);
+  add_memory("rope", n, 2.0 * t * (heads + 1.0) * as_double(s.qk_rope_head_dim) * a);
+  add_memory("kv_cache_write", n, t * latent * (a + precision_.kv_bytes));
+  const AttentionWork w = attention_work(workload_.step, 0, arch_eff_.attention_query_tile);
+  if (dims_.decode_only) {
+    const double nope = as_double(s.qk_nope_head_dim);
+    add_gemm("q_absorb", Module::Attention, n, GemmShape{t, lora, nope, heads}, true);
+    const double bytes = w.kv_tokens_read * latent * precision_.kv_bytes + t * heads * (latent + lora) * a;
+    add_attention("attention", n, 2.0 * heads * (latent + lora) * w.pairs, bytes);
+    add_gemm("o_absorb", Module::Attention, n, GemmShape{t, v, lora, heads}, true);
+  } else {
+    add_gemm("kv_b_proj", Module::Attention, n,
+             GemmShape{dims_.cached_after, heads * (as_double(s.qk_nope_head_dim) + v), lora, 1}, true);
+    const double bytes = (w.kv_tokens_read + t) * heads * (qk + v) * a;
+    add_attention("attention", n, 2.0 * heads * (qk + v) * w.pairs, bytes);
+  }
+  add_gemm("o_proj", Module::Attention, n, GemmShape{t, h, heads * v, 1}, true);
+  add_all_reduce(n);
+  add_norm("post_attention_norm", n, h);
+}
+
+void OpBuilder::add_dense_mlp(const MlpNames& names, double instances, double width, Module module) {
+  const double t = dims_.tokens;
+  const double a = dims_.act_bytes;
+  const double w = std::ceil(width / dims_.tp);
+  const bool gated = arch_.mlp == MlpKind::Gated;
+  add_gemm(names.up, module, instances, GemmShape{t, gated ? 2.0 * w : w, dims_.hidden, 1}, true);
+  add_memory(names.act, instances, (gated ? 3.0 : 2.0) * t * w * a);
+  add_gemm(names.down, module, instances, GemmShape{t, dims_.hidden, w, 1}, true);
+}
+
+/// Routed experts under TP split each expert's width across ranks (no expert parallelism); the distinct
+/// experts touched follow expected_active_experts (2.2).
+void OpBuilder::add_moe(double instances) {
+  const double t = dims_.tokens;
+  const double a = dims_.act_bytes;
+  const double e = as_double(arch_.num_experts);
+  const double k = as_double(arch_.experts_per_token);
+  const double active = expected_active_experts(e, k, t);
+  const double per_expert = t * k / active;
+  const double w = std::ceil(as_double(arch_.expert_intermediate_size) / dims_.tp);
+  const bool gated = arch_.mlp == MlpKind::Gated;
+  add_gemm("router", Module::Router, instances, GemmShape{t, e, dims_.hidden, 1}, false);
+  add_memory("topk_routing", instances, t * e * a + t * k * kRouteBytes);
+  add_gemm("experts_gate_up", Module::Experts, instances,
+           GemmShape{per_expert, gated ? 2.0 * w : w, dims_.hidden, active}, true);
+  add_memory("experts_act", instances, (gated ? 3.0 : 2.0) * t * k * w * a);
+  add_gemm("experts_down", Module::Experts, instances, GemmShape{per_expert, dims_.hidden, w, active}, true);
+  add_memory("moe_combine", instances, (k + 1.0) * t * dims_.hidden * a);
+  if (arch_.shared_intermediate_size > 0) {
+    add_dense_mlp(MlpNames{"shared_gate_up", "shared_act", "shared_down"}, instances,
+                  as_double(arch_.shared_intermediate_size), Module::SharedExperts);
+  }
+}
+
+void OpBuilder::add_model_ends() {
+  const double t = dims_.tokens;
+  const double h = dims_.hidden;
+  const double emb_bytes = precision_.weight_bytes[static_cast<std::size_t>(Module::Embedding)];
+  add_memory("embedding", 1, t * h * (emb_bytes + dims_.act_bytes));
+  add_all_reduce(1);  // vocab-parallel embedding sums its partial rows
+}
+
+void OpBuilder::build() {
+  add_model_ends();
+  const MlpNames dense_names = arch_.mlp == MlpKind::Gated ? MlpNames{"gate_up_proj", "mlp_act", "down_proj"}
+                                                           : MlpNames{"up_proj", "mlp_act", "down_proj"};
+  for (const LayerGroup& group : arch_.layer_groups) {
+    if (arch_.mla) {
+      add_mla_attention(group);
+    } else {
+      add_standard_attention(group);
+    }
+    const auto n = as_double(group.count);
+    if (group.moe) {
+      add_moe(n);
+    } else {
+      add_dense_mlp(dense_names, n, as_double(arch_.intermediate_size), Module::DenseMlp);
+    }
+    add_all_reduce(n);
+  }
+  const double r = dims_.emitted;
+  const double vocab = std::ceil(as_double(arch_.vocab_size) / dims_.tp);
+  add_norm("final_norm", 1, dims_.hidden);
+  if (r <= 0) return;  // a prefill chunk that does not finish its prompt samples nothing
+  add_gemm("lm_head", Module::LmHead, 1, GemmShape{r, vocab, dims_.hidden, 1}, true);
+  add_memory("logits", 1, 2.0 * r * vocab * kLogitBytes);
+}
+
+}  // namespace solscope::ceiling::detail

@@ -1,0 +1,171 @@
+#include "ceiling/operators.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "ceiling/detail/op_builder.hpp"
+
+namespace solscope::ceiling {
+namespace {
+
+auto idx(Module m) -> std::size_t {
+  return static_cast<std::size_t>(m);
+}
+
+auto supported(const GpuSpec& gpu, Dtype d) -> bool {
+  return gpu.flop_per_clock_per_sm[index_of(d)] > 0;
+}
+
+/// The math a GPU can run for `wanted`: FP8/INT8/FP4 fall back to the activation dtype (weight-only kernels).
+auto runnable(const GpuSpec& gpu, Dtype wanted, Dtype activation, Precision& p) -> Dtype {
+  if (supported(gpu, wanted)) return wanted;
+  p.notes.push_back(gpu.id + " has no " + std::string(to_string(wanted)) +
+                    " tensor rate: those weights run with " + std::string(to_string(activation)) +
+                    " math (weight-only kernels)");
+  return activation;
+}
+
+auto check_tp(const ModelArch& arch, int tp) -> core::Result<void> {
+  auto fail = [](std::string message) {
+    return core::fail(core::ErrorCode::InvalidArgument, std::move(message),
+                      "use a tensor-parallel degree that divides the attention heads");
+  };
+  if (tp < 1 || tp > 1024)
+    return fail("tensor parallelism " + std::to_string(tp) + " is out of range (1 to 1024)");
+  const std::int64_t t = tp;
+  if (arch.num_heads % t != 0) {
+    return fail("tensor parallelism " + std::to_string(tp) + " does not divide the " +
+                std::to_string(arch.num_heads) + " attention heads of " + arch.name);
+  }
+  if (!arch.mla && arch.num_kv_heads % t != 0 && t % arch.num_kv_heads != 0) {
+    return fail("tensor parallelism " + std::to_string(tp) + " and the " + std::to_string(arch.num_kv_heads) +
+                " key-value heads of " + arch.name + " do not divide one another");
+  }
+  return core::ok();
+}
+
+}  // namespace
+
+auto to_string(OpKind kind) -> std::string_view {
+  switch (kind) {
+    case OpKind::Gemm:
+      return "gemm";
+    case OpKind::Attention:
+      return "attention";
+    case OpKind::Memory:
+      return "memory";
+    case OpKind::Collective:
+      return "collective";
+  }
+  return "unknown";
+}
+
+auto resolve_precision(const ModelArch& arch, const Workload& workload, const GpuSpec& gpu)
+    -> core::Result<Precision> {
+  Precision p;
+  const Dtype base = workload.dtype.value_or(arch.checkpoint_dtype);
+  if (base != Dtype::Bf16 && base != Dtype::Fp16 && base != Dtype::Fp32 && base != Dtype::Fp8) {
+    return core::fail(core::ErrorCode::InvalidArgument,
+                      "weight dtype " + std::string(to_string(base)) + " is not modelled",
+                      "use bf16, fp16, fp32 or fp8");
+  }
+  const bool fp8 = base == Dtype::Fp8;
+  p.activation = fp8 ? (arch.checkpoint_dtype == Dtype::Fp16 ? Dtype::Fp16 : Dtype::Bf16) : base;
+  if (!supported(gpu, p.activation)) {
+    const Dtype fallback = supported(gpu, Dtype::Fp16) ? Dtype::Fp16 : Dtype::Fp32;
+    p.notes.push_back(gpu.id + " has no " + std::string(to_string(p.activation)) +
+                      " tensor rate: modelled in " + std::string(to_string(fallback)));
+    p.activation = fallback;
+  }
+  p.weight_bytes.fill(bytes_per_element(p.activation));
+  p.math.fill(p.activation);
+  Quantization q = arch.quant;
+  if (workload.dtype) {
+    q = Quantization{};
+    if (fp8) {
+      q.method = "fp8";
+      q.bits_per_weight = 8;
+      q.math = Dtype::Fp8;
+      for (Module m : {Module::Attention, Module::DenseMlp, Module::Experts, Module::SharedExperts}) {
+        q.converted[idx(m)] = true;
+      }
+    }
+    if (!arch.quant.method.empty())
+      p.notes.push_back("--dtype replaces quantization_config (" + arch.quant.method + ")");
+  }
+  if (q.bits_per_weight > 0) {
+    const Dtype math = q.math == Dtype::Bf16 ? p.activation : runnable(gpu, q.math, p.activation, p);
+    for (std::size_t m = 0; m < kModuleCount; ++m) {
+      if (!q.converted[m]) continue;
+      p.weight_bytes[m] = q.bits_per_weight / 8.0;
+      p.math[m] = math;
+    }
+  }
+  const Dtype kv = workload.kv_dtype.value_or(p.activation);
+  if (kv != Dtype::Bf16 && kv != Dtype::Fp16 && kv != Dtype::Fp32 && kv != Dtype::Fp8) {
+    return core::fail(core::ErrorCode::InvalidArgument,
+                      "KV-cache dtype " + std::string(to_string(kv)) + " is not modelled",
+                      "use bf16, fp16, fp32 or fp8");
+  }
+  p.kv_bytes = bytes_per_element(kv);
+  p.main_math = p.math[idx(arch.is_moe() ? Module::Experts : Module::DenseMlp)];
+  return p;
+}
+
+auto attention_work(const Step& step, std::int64_t window, int query_tile) -> AttentionWork {
+  AttentionWork w;
+  const double tile = static_cast<double>(std::max(query_tile, 1));
+  const double cap = window > 0 ? static_cast<double>(window) : INFINITY;
+  for (const RequestGroup& g : step.groups) {
+    const auto n = static_cast<double>(g.requests);
+    const auto q = static_cast<double>(g.new_tokens);
+    const auto s = static_cast<double>(g.cached_tokens);
+    // Query i (0-based) sees s + i + 1 keys, at most `cap`: m queries below the cap, the rest at it.
+    const double m = std::clamp(cap - s, 0.0, q);
+    w.pairs += n * (m * s + m * (m + 1.0) / 2.0 + (q - m) * (std::isinf(cap) ? 0.0 : cap));
+    if (g.new_tokens == 1) {
+      w.kv_tokens_read += n * std::min(s + 1.0, cap);
+      continue;
+    }
+    const double tiles = std::ceil(q / tile);
+    double read = 0;
+    for (double j = 0; j < tiles; ++j) {
+      const double first = s + j * tile;
+      const double last = std::min(s + q, first + tile);
+      const double from = std::isinf(cap) ? 0.0 : std::max(0.0, first - cap + 1.0);
+      read += last - from;
+    }
+    w.kv_tokens_read += n * read;
+  }
+  return w;
+}
+
+auto expected_active_experts(double experts, double per_token, double tokens) -> double {
+  if (experts <= 0 || per_token <= 0 || tokens <= 0) return 0.0;
+  return experts * (1.0 - std::pow(1.0 - per_token / experts, tokens));
+}
+
+auto build_ops(const ModelArch& arch, const Workload& workload, const Precision& precision,
+               const ArchEfficiency& arch_eff) -> core::Result<std::vector<Op>> {
+  if (auto tp = check_tp(arch, workload.tensor_parallel); !tp) return tl::unexpected(tp.error());
+  if (auto step = validate_step(workload.step); !step) return tl::unexpected(step.error());
+  const StepTokens tokens = count_tokens(workload.step);
+  detail::StepDims dims;
+  dims.tokens = tokens.computed;
+  dims.emitted = tokens.emitted;
+  dims.cached_after = tokens.cached_after;
+  dims.decode_only = tokens.decode_only;
+  dims.tp = workload.tensor_parallel;
+  dims.hidden = static_cast<double>(arch.hidden_size);
+  dims.heads = static_cast<double>(arch.num_heads) / dims.tp;
+  dims.kv_heads = std::max(1.0, static_cast<double>(arch.num_kv_heads) / dims.tp);
+  dims.head_dim = static_cast<double>(arch.head_dim);
+  dims.act_bytes = bytes_per_element(precision.activation);
+  std::vector<Op> ops;
+  ops.reserve(64);
+  detail::OpBuilder(arch, workload, precision, arch_eff, dims, ops).build();
+  return ops;
+}
+
+}  // namespace solscope::ceiling

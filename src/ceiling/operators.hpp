@@ -1,0 +1,96 @@
+// The operators of one step on one GPU: GEMMs, attention, memory-bound kernels and TP all-reduces, with their
+// FLOPs and DRAM bytes.
+//
+// Source: ../shared/docs/ceiling-facts.md section 2.2 (per-layer operators, GQA, sliding windows, MLA, MoE
+// active experts, tensor parallelism), 2.1 (attention pair counts), 2.5 item 1 (which dtype the kernels run).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ceiling/dtype.hpp"
+#include "ceiling/gpu_spec.hpp"
+#include "ceiling/model_arch.hpp"
+#include "ceiling/workload.hpp"
+#include "core/result.hpp"
+
+namespace solscope::ceiling {
+
+/// What bounds an operator's kernels: GEMMs and attention run on the tensor pipe (and read memory); memory
+/// kernels (norms, RoPE, activations, KV writes) only move bytes; collectives use the GPU-GPU link.
+enum class OpKind : std::uint8_t { Gemm, Attention, Memory, Collective };
+
+/// "gemm", "attention", "memory", "collective".
+[[nodiscard]] auto to_string(OpKind kind) -> std::string_view;
+
+/// `groups` independent m x n x k products in one kernel (experts of a grouped GEMM, heads of a batched
+/// GEMM); m is the token dimension. Fractional values are expectations (tokens per expert under uniform
+/// routing).
+struct GemmShape {
+  double m = 0;
+  double n = 0;
+  double k = 0;
+  double groups = 1;
+};
+
+/// One operator of one step on one GPU, for one kernel instance; `instances` kernels run per step (usually
+/// one per layer). Training multiplies the work when the step is costed (ceiling.hpp).
+struct Op {
+  std::string_view name;  ///< snake_case, stable across releases ("qkv_proj", "attention", "tp_all_reduce")
+  OpKind kind = OpKind::Memory;
+  Module module = Module::Attention;  ///< whose weights a GEMM reads
+  double instances = 1;               ///< kernels per step
+  GemmShape gemm;                     ///< Gemm only
+  double flops = 0;  ///< useful FLOPs per instance (GEMM 2mnk x groups; attention 2 n_h (d_qk + d_v) P)
+  double bytes = 0;  ///< DRAM bytes per instance (weights + activations + KV), excluding collectives
+  double weight_bytes = 0;      ///< the weights among `bytes`
+  double collective_bytes = 0;  ///< all-reduce message size per instance (Collective only)
+  Dtype math = Dtype::Bf16;     ///< rate column of the FLOPs
+  bool sharded = true;  ///< split across TP ranks; false when every rank repeats it (router, MLA down-proj)
+};
+
+/// Storage and math dtypes per module after `quantization_config`, `--dtype` and the GPU's supported dtypes.
+struct Precision {
+  std::array<double, kModuleCount> weight_bytes{};  ///< bytes per weight (0.53 for 4-bit AWQ with scales)
+  std::array<Dtype, kModuleCount> math{};           ///< GEMM math per module
+  Dtype activation = Dtype::Bf16;                   ///< activations and attention math (bf16, fp16 or fp32)
+  double kv_bytes = 2;                              ///< bytes per KV-cache element
+  Dtype main_math = Dtype::Bf16;  ///< math of the largest weight group: the peak MFU is quoted against
+  std::vector<std::string> notes;
+};
+
+/// Resolves dtypes (ceiling-facts.md 2.5 item 1): W8A8 FP8 runs FP8 math; weight-only INT4/MXFP4 dequantises
+/// and runs BF16; FP8 on a GPU without FP8 tensor cores runs BF16 math (W8A16) with a note. `--dtype`
+/// (Workload::dtype) replaces the checkpoint's format (fp8 keeps embeddings, router and LM head in 16 bits).
+/// Errors: InvalidArgument for a weight dtype other than bf16/fp16/fp32/fp8 or a KV dtype other than
+/// bf16/fp16/fp32/fp8.
+[[nodiscard]] auto resolve_precision(const ModelArch& arch, const Workload& workload, const GpuSpec& gpu)
+    -> core::Result<Precision>;
+
+/// Attention work of one layer for one step (2.1): `pairs` = query-key products computed (P_causal: q(c-q) +
+/// q(q+1)/2 per request; each query sees at most W keys on a sliding layer), `kv_tokens_read` = cached tokens
+/// read per KV head (decode: c or min(c, W); prefill: once per query tile of `query_tile` rows, up to the
+/// tile's last position).
+struct AttentionWork {
+  double pairs = 0;
+  double kv_tokens_read = 0;
+};
+
+/// Computes AttentionWork; `window` 0 means full attention.
+[[nodiscard]] auto attention_work(const Step& step, std::int64_t window, int query_tile) -> AttentionWork;
+
+/// Expected distinct experts touched by `tokens` tokens under uniform routing: E [1 - (1 - k/E)^T] (2.2 "MoE
+/// active experts"). Mixtral (8, 2): 2 at T=1, 5.5 at T=4; Qwen3-30B-A3B (128, 8): 29 at T=4.
+[[nodiscard]] auto expected_active_experts(double experts, double per_token, double tokens) -> double;
+
+/// Builds the per-GPU operator list of `workload.step`, in execution order; operators of different layer
+/// groups share names (a name appears once per group). Errors: InvalidArgument when the TP degree does not
+/// divide the attention heads (n_q % t), or neither divides the other for the KV heads (KV is replicated when
+/// t > n_kv).
+[[nodiscard]] auto build_ops(const ModelArch& arch, const Workload& workload, const Precision& precision,
+                             const ArchEfficiency& arch_eff) -> core::Result<std::vector<Op>>;
+
+}  // namespace solscope::ceiling
