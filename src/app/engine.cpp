@@ -33,7 +33,8 @@ auto Engine::deliver(const std::vector<core::RawSample>& batch, RunSummary& summ
   for (const auto& raw : batch) {
     auto it = devices_.find(raw.device_index);
     static const core::DeviceInfo kUnknownDevice;
-    const core::SolSample sol = core::derive(raw, it != devices_.end() ? it->second : kUnknownDevice);
+    core::SolSample sol = core::derive(raw, it != devices_.end() ? it->second : kUnknownDevice);
+    if (annotate_) annotate_(sol);
     for (SampleSink* sink : sinks_) {
       if (auto r = sink->on_sample(raw, sol); !r) return r;
     }

@@ -51,6 +51,10 @@ class Engine {
 
   [[nodiscard]] auto run(const std::atomic<bool>& stop, const EngineOptions& options) -> core::Result<RunSummary>;
 
+  /// Sets a step that completes each derived sample before the sinks see it (e.g. the attainable SOL of the
+  /// workload on that GPU). It runs on the sampling path: it must be cheap and must not block.
+  void set_annotator(std::function<void(core::SolSample&)> annotate) { annotate_ = std::move(annotate); }
+
  private:
   auto deliver(const std::vector<core::RawSample>& batch, RunSummary& summary) -> core::Result<void>;
   void report_lost_devices(RunSummary& summary);
@@ -59,6 +63,7 @@ class Engine {
   std::vector<SampleSink*> sinks_;
   std::ostream& warnings_;
   std::map<std::uint32_t, core::DeviceInfo> devices_;
+  std::function<void(core::SolSample&)> annotate_;
 };
 
 }  // namespace solscope::app
