@@ -1,0 +1,80 @@
+// How a sample maps onto the `samples` and `sample_counters` tables (schema.hpp), shared by the writer and
+// the reader so that both use one column list.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+#include "core/metric_id.hpp"
+#include "core/sol_sample.hpp"
+
+namespace solscope::trace::detail {
+
+/// A REAL column of `samples` after `bound`, with how to compute it from a SolSample.
+struct FigureColumnSpec {
+  std::string_view name;
+  double (*get)(const core::SolSample&);
+};
+
+/// Number of REAL columns after `bound`.
+inline constexpr std::size_t kFigureColumnCount = 12;
+
+/// The REAL columns after `bound`, in table order (sm_active_pct ... attainable_memory_sol_pct).
+[[nodiscard]] auto figure_columns() -> std::span<const FigureColumnSpec, kFigureColumnCount>;
+
+/// INSERT for `samples` without id: ?1 device, ?2 t_start_ns, ?3 t_end_ns, ?4 source, ?5 flags,
+/// ?6 compute_sol_pct, ?7 compute_pipe, ?8 memory_sol_pct, ?9 memory_path, ?10 bound, then figure_columns().
+inline constexpr std::string_view kInsertSampleSql =
+    "INSERT INTO samples(device, t_start_ns, t_end_ns, source, flags, compute_sol_pct, compute_pipe, "
+    "memory_sol_pct, memory_path, bound, sm_active_pct, sm_occupancy_pct, gr_active_pct, gpu_util_pct, "
+    "dram_bytes_per_s, sm_clock_mhz, mem_clock_mhz, power_w, temperature_c, memory_used_bytes, "
+    "attainable_compute_sol_pct, attainable_memory_sol_pct) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+    "?11, "
+    "?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)";
+/// Parameter number of the first figure column in kInsertSampleSql.
+inline constexpr int kFirstFigureParam = 11;
+
+/// INSERT for `sample_counters`: ?1 sample_id, ?2 raw.
+inline constexpr std::string_view kInsertCountersSql =
+    "INSERT INTO sample_counters(sample_id, raw) VALUES(?1, ?2)";
+
+/// Result columns of the reader's sample query (reader_cursor.cpp adds the WHERE/ORDER BY part). Only what a
+/// RawSample needs: SQLite decodes every selected column on each step, so the stored figures are fetched
+/// separately (kSelectFiguresSql) and only for SampleCursor::next(SolSample&).
+enum SampleColumn : int { kColId, kColDevice, kColTStart, kColTEnd, kColSource, kColFlags, kColRaw };
+
+/// SELECT list and FROM clause matching SampleColumn.
+inline constexpr std::string_view kSelectSamplesSql =
+    "SELECT s.id, s.device, s.t_start_ns, s.t_end_ns, s.source, s.flags, c.raw FROM samples AS s "
+    "LEFT JOIN sample_counters AS c ON c.sample_id = s.id ";
+
+/// Result columns of kSelectFiguresSql.
+enum FigureColumn : int {
+  kFigComputeSol,
+  kFigComputePipe,
+  kFigMemorySol,
+  kFigMemoryPath,
+  kFigBound,
+  kFigDramBytesPerS,
+  kFigAttainableCompute,
+  kFigAttainableMemory,
+};
+
+/// The stored SOL figures of one sample: ?1 = samples.id.
+inline constexpr std::string_view kSelectFiguresSql =
+    "SELECT compute_sol_pct, compute_pipe, memory_sol_pct, memory_path, bound, dram_bytes_per_s, "
+    "attainable_compute_sol_pct, attainable_memory_sol_pct FROM samples WHERE id = ?1";
+
+/// Bytes of one metric in sample_counters.raw.
+inline constexpr std::size_t kRawValueBytes = 8;
+
+/// Encodes values as little-endian IEEE-754 doubles (bit patterns, NaN payloads included, are kept).
+void encode_raw(const std::array<double, core::kMetricCount>& values,
+                std::array<unsigned char, core::kMetricCount * kRawValueBytes>& out);
+
+/// Decodes the little-endian double at `bytes` (8 bytes).
+[[nodiscard]] auto decode_raw_value(const unsigned char* bytes) -> double;
+
+}  // namespace solscope::trace::detail

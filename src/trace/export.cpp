@@ -1,0 +1,125 @@
+#include "trace/export.hpp"
+
+#include <cmath>
+#include <iterator>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/metric_catalog.hpp"
+#include "core/sol_terms.hpp"
+#include "trace/json_format.hpp"
+
+namespace solscope::trace {
+namespace {
+
+constexpr std::string_view kCsvFixedColumns =
+    "device,uuid,t_start_ns,t_end_ns,source,flags,compute_sol_pct,compute_pipe,memory_sol_pct,memory_path,"
+    "bound,"
+    "dram_bytes_per_s,attainable_compute_sol_pct,attainable_memory_sol_pct";
+
+/// Rows are written to the stream in chunks of about this many bytes.
+constexpr std::size_t kChunkBytes = 1 << 16;
+
+void append_text(std::string& line, std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
+    line += text;
+    return;
+  }
+  line += '"';
+  for (const char c : text) {
+    if (c == '"') line += '"';
+    line += c;
+  }
+  line += '"';
+}
+
+void append_number(std::string& line, double v) {
+  if (!std::isnan(v)) fmt::format_to(std::back_inserter(line), "{}", v);
+}
+
+template <class Enum>
+void append_name(std::string& line, Enum value, Enum none) {
+  if (value != none) line += core::to_string(value);
+}
+
+void append_csv_row(std::string& line, const core::SolSample& s, const core::DeviceInfo* device) {
+  fmt::format_to(std::back_inserter(line), "{},", s.device_index);
+  if (device != nullptr) append_text(line, device->uuid);
+  fmt::format_to(std::back_inserter(line), ",{},{},{},{},", s.t_start_ns, s.t_end_ns,
+                 core::to_string(s.source), s.flags);
+  append_number(line, s.compute_sol_pct);
+  line += ',';
+  append_name(line, s.compute_pipe, core::Pipe::kCount);
+  line += ',';
+  append_number(line, s.memory_sol_pct);
+  line += ',';
+  append_name(line, s.memory_path, core::MemPath::kCount);
+  line += ',';
+  line += core::to_string(s.bound);
+  for (const double v : {s.dram_bytes_per_s, s.attainable_compute_sol_pct, s.attainable_memory_sol_pct}) {
+    line += ',';
+    append_number(line, v);
+  }
+  for (const core::MetricDef& def : core::metric_catalog()) {
+    line += ',';
+    append_number(line, s.metrics[core::index_of(def.id)]);
+  }
+  line += '\n';
+}
+
+auto flush_chunk(std::ostream& out, std::string& chunk) -> bool {
+  out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+  chunk.clear();
+  return static_cast<bool>(out);
+}
+
+auto stream_failed(const Reader& reader, std::string_view format) -> core::Error {
+  return core::Error{core::ErrorCode::Unavailable,
+                     "cannot write the " + std::string(format) + " export of trace " +
+                         reader.path().string() + ": the output stream failed",
+                     "check free space and that the output is writable"};
+}
+
+/// Streams every selected sample through `row` into `out`, chunked.
+template <class RowFn>
+auto export_rows(const Reader& reader, std::ostream& out, const ReadOptions& options, std::string chunk,
+                 std::string_view format, const RowFn& row) -> core::Result<ReadSummary> {
+  bool stream_ok = true;
+  auto summary = reader.for_each_sol(options, [&](const core::SolSample& s) {
+    row(chunk, s, reader.device(s.device_index));
+    if (chunk.size() >= kChunkBytes) stream_ok = flush_chunk(out, chunk);
+    return stream_ok;
+  });
+  if (stream_ok) stream_ok = flush_chunk(out, chunk);
+  if (!summary) return summary;
+  if (!stream_ok) return tl::unexpected(stream_failed(reader, format));
+  return summary;
+}
+
+}  // namespace
+
+auto export_csv(const Reader& reader, std::ostream& out, const ReadOptions& options)
+    -> core::Result<ReadSummary> {
+  std::string header(kCsvFixedColumns);
+  for (const core::MetricDef& def : core::metric_catalog()) {
+    header += ',';
+    header += def.name;
+  }
+  header += '\n';
+  return export_rows(reader, out, options, std::move(header), "CSV", append_csv_row);
+}
+
+auto export_jsonl(const Reader& reader, std::ostream& out, const ReadOptions& options)
+    -> core::Result<ReadSummary> {
+  return export_rows(reader, out, options, std::string{}, "JSON Lines",
+                     [](std::string& chunk, const core::SolSample& s, const core::DeviceInfo* device) {
+                       chunk += sol_sample_to_json(s, device).dump();
+                       chunk += '\n';
+                     });
+}
+
+}  // namespace solscope::trace

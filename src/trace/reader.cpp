@@ -1,0 +1,132 @@
+#include "trace/reader.hpp"
+
+#include <utility>
+
+#include "core/derive.hpp"
+#include "core/sol_terms.hpp"
+#include "trace/detail/reader_state.hpp"
+
+namespace solscope::trace {
+
+SampleCursor::SampleCursor(std::unique_ptr<detail::CursorState> state) : state_(std::move(state)) {}
+SampleCursor::SampleCursor(SampleCursor&& other) noexcept = default;
+auto SampleCursor::operator=(SampleCursor&& other) noexcept -> SampleCursor& = default;
+SampleCursor::~SampleCursor() = default;
+
+auto SampleCursor::next(core::RawSample& out) -> bool {
+  if (!detail::step_to_next(*state_)) return false;
+  detail::read_raw(*state_, out);
+  return true;
+}
+
+auto SampleCursor::next(core::SolSample& out) -> bool {
+  core::RawSample raw;
+  if (!next(raw)) return false;
+  static const core::DeviceInfo kUnknownDevice{};
+  const core::DeviceInfo* device = nullptr;
+  for (const core::DeviceInfo& d : state_->reader->devices) {
+    if (d.index == raw.device_index) device = &d;
+  }
+  out = core::derive(raw, device != nullptr ? *device : kUnknownDevice);
+  if (!detail::read_stored_figures(*state_, out) && !state_->damage) {
+    state_->damage =
+        core::Error{core::ErrorCode::DataLoss,
+                    "trace " + state_->reader->path.string() + ": the stored figures of a sample at " +
+                        std::to_string(raw.t_start_ns) + " ns are unreadable",
+                    "they are derived again from the raw counters"};
+  }
+  return true;
+}
+
+auto SampleCursor::damage() const -> const std::optional<core::Error>& {
+  return state_->damage;
+}
+auto SampleCursor::samples_read() const -> std::uint64_t {
+  return state_->read;
+}
+
+Reader::Reader(std::shared_ptr<detail::ReaderState> state) : state_(std::move(state)) {}
+
+auto Reader::open(const std::filesystem::path& path) -> core::Result<Reader> {
+  auto state = detail::open_reader_state(path);
+  if (!state) return tl::unexpected(state.error());
+  return Reader(std::move(*state));
+}
+
+auto Reader::path() const -> const std::filesystem::path& {
+  return state_->path;
+}
+auto Reader::metadata() const -> const TraceMetadata& {
+  return state_->metadata;
+}
+auto Reader::devices() const -> const std::vector<core::DeviceInfo>& {
+  return state_->devices;
+}
+auto Reader::device(std::uint32_t index) const -> const core::DeviceInfo* {
+  for (const core::DeviceInfo& d : state_->devices) {
+    if (d.index == index) return &d;
+  }
+  return nullptr;
+}
+auto Reader::sample_count() const -> std::uint64_t {
+  return state_->sample_count;
+}
+auto Reader::recovered() const -> bool {
+  return state_->recovered;
+}
+auto Reader::recovery_note() const -> const std::string& {
+  return state_->recovery_note;
+}
+
+auto Reader::time_span() const -> core::Result<std::optional<std::pair<std::int64_t, std::int64_t>>> {
+  const std::string what = "cannot read the time span of trace " + state_->path.string();
+  auto statement =
+      detail::prepare(state_->db.get(), "SELECT min(t_start_ns), max(t_end_ns) FROM samples", what);
+  if (!statement) return tl::unexpected(statement.error());
+  const int rc = sqlite3_step(statement->get());
+  if (rc != SQLITE_ROW) return tl::unexpected(detail::sqlite_error(state_->db.get(), rc, what));
+  if (sqlite3_column_type(statement->get(), 0) == SQLITE_NULL) return std::nullopt;
+  return std::make_pair(sqlite3_column_int64(statement->get(), 0), sqlite3_column_int64(statement->get(), 1));
+}
+
+auto Reader::cursor(const ReadOptions& options) const -> core::Result<SampleCursor> {
+  auto state = detail::make_cursor_state(state_, options);
+  if (!state) return tl::unexpected(state.error());
+  return SampleCursor(std::move(*state));
+}
+
+namespace {
+
+template <class Sample, class Fn>
+auto visit_all(const Reader& reader, const ReadOptions& options, const Fn& fn) -> core::Result<ReadSummary> {
+  auto cursor = reader.cursor(options);
+  if (!cursor) return tl::unexpected(cursor.error());
+  Sample sample;
+  ReadSummary summary;
+  while (cursor->next(sample)) {
+    ++summary.samples;
+    if (!fn(sample)) break;
+  }
+  summary.recovered = reader.recovered() || cursor->damage().has_value();
+  if (reader.recovered()) summary.note = reader.recovery_note();
+  if (cursor->damage()) {
+    if (!summary.note.empty()) summary.note += "; ";
+    summary.note += cursor->damage()->message;
+  }
+  return summary;
+}
+
+}  // namespace
+
+auto Reader::for_each(const ReadOptions& options, const std::function<bool(const core::RawSample&)>& fn) const
+    -> core::Result<ReadSummary> {
+  return visit_all<core::RawSample>(*this, options, fn);
+}
+
+auto Reader::for_each_sol(const ReadOptions& options,
+                          const std::function<bool(const core::SolSample&)>& fn) const
+    -> core::Result<ReadSummary> {
+  return visit_all<core::SolSample>(*this, options, fn);
+}
+
+}  // namespace solscope::trace

@@ -1,0 +1,142 @@
+// trace::Reader: opens a solscope trace (schema.hpp) read-only and streams its samples in time order, reading
+// what a cut-short or damaged file still holds.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/device_info.hpp"
+#include "core/raw_sample.hpp"
+#include "core/result.hpp"
+#include "core/sol_sample.hpp"
+
+namespace solscope::trace {
+
+namespace detail {
+struct ReaderState;
+struct CursorState;
+}  // namespace detail
+
+/// The meta table of a trace (schema.hpp kMeta* keys), parsed.
+struct TraceMetadata {
+  int schema_version = 0;
+  int oldest_readable_version = 0;
+  std::string tool_version;
+  std::string host;
+  std::int64_t start_time_ns = 0;  ///< CLOCK_REALTIME ns when recording began; 0 when absent
+  bool synthetic = false;          ///< generated, not measured
+  std::string source_description;  ///< "recorded on ..." or "synthetic: ..."
+  bool time_ordered = true;        ///< rowid order is time order (the fast read path)
+  std::map<std::string, std::string, std::less<>> entries;  ///< every meta row, the keys above included
+};
+
+/// Which samples a read visits. Samples come in nondecreasing t_start_ns; ties in unspecified device order.
+struct ReadOptions {
+  std::vector<std::uint32_t> devices{};                             ///< device indices to keep; empty = all
+  std::int64_t from_ns = std::numeric_limits<std::int64_t>::min();  ///< keep t_start_ns >= from_ns
+  std::int64_t to_ns = std::numeric_limits<std::int64_t>::max();    ///< keep t_start_ns < to_ns
+};
+
+/// What a complete read found.
+struct ReadSummary {
+  std::uint64_t samples = 0;  ///< samples handed to the callback
+  bool recovered = false;     ///< the file is damaged or cut short: samples after the damage may be missing
+  std::string note;           ///< what was damaged, for the user; empty when not recovered
+};
+
+/// A forward-only stream of samples from a Reader. Move-only; keeps the Reader's file open while it lives.
+class SampleCursor {
+ public:
+  SampleCursor(SampleCursor&& other) noexcept;
+  auto operator=(SampleCursor&& other) noexcept -> SampleCursor&;
+  SampleCursor(const SampleCursor&) = delete;
+  auto operator=(const SampleCursor&) -> SampleCursor& = delete;
+  ~SampleCursor();
+
+  /// Reads the next sample into `out`; false at the end, or where damaged data stops the read (see damage()).
+  /// Values are bit-identical to those written; metrics the file lacks are NaN.
+  [[nodiscard]] auto next(core::RawSample& out) -> bool;
+  /// Reads the next sample as SOL figures: core::derive() over the raw values and the device (for pipe and
+  /// path breakdowns), then the figures stored in the file (SOL, pipe, path, bound, dram_bytes_per_s,
+  /// attainable SOL; one extra row lookup per sample, so this path is several times slower than
+  /// next(RawSample&)).
+  [[nodiscard]] auto next(core::SolSample& out) -> bool;
+  /// The first damage met: a stop at an unreadable page, or a sample whose counters could not be decoded (its
+  /// values read as NaN and the read goes on). Empty when everything read cleanly.
+  [[nodiscard]] auto damage() const -> const std::optional<core::Error>&;
+  /// Samples returned so far.
+  [[nodiscard]] auto samples_read() const -> std::uint64_t;
+
+ private:
+  friend class Reader;
+  explicit SampleCursor(std::unique_ptr<detail::CursorState> state);
+  std::unique_ptr<detail::CursorState> state_;
+};
+
+/// A trace opened for reading. Never writes the trace; cheap to move. Not thread-safe: one thread reads (each
+/// thread may open its own Reader on the same file, also while a Writer appends to it).
+class Reader {
+ public:
+  /// Opens `path` read-only (a -wal left by a killed writer is read, never checkpointed or removed).
+  ///
+  /// Errors, each with the path in the message:
+  /// - NotFound: "no such trace: <path>";
+  /// - InvalidArgument: "not a solscope trace: <path> is not an SQLite database" (also "is empty", "is a
+  ///   directory"), "not a solscope trace: <path> has no meta table" (or lacks a table, or a schema_version);
+  /// - Unimplemented: "trace <path> was written by a newer solscope (schema N, this build reads up to M)"
+  /// (hint:
+  ///   upgrade solscope), "... by an older solscope (schema N, this build reads schema M and newer)";
+  /// - DataLoss: the file is damaged where nothing can be read (header, schema or metrics table).
+  /// A file that is cut short or has damaged pages elsewhere opens: recovered() is true, recovery_note() says
+  /// what happened, and reads stop at the damage with every sample before it.
+  [[nodiscard]] static auto open(const std::filesystem::path& path) -> core::Result<Reader>;
+
+  Reader(Reader&& other) noexcept = default;
+  auto operator=(Reader&& other) noexcept -> Reader& = default;
+  /// Not copyable: copies would share one SQLite connection, which is opened without a mutex (one thread).
+  Reader(const Reader&) = delete;
+  auto operator=(const Reader&) -> Reader& = delete;
+  ~Reader() = default;
+
+  [[nodiscard]] auto path() const -> const std::filesystem::path&;
+  [[nodiscard]] auto metadata() const -> const TraceMetadata&;
+  /// Devices recorded in the trace, by ascending index.
+  [[nodiscard]] auto devices() const -> const std::vector<core::DeviceInfo>&;
+  /// The recorded device with NVML index `index`, or nullptr.
+  [[nodiscard]] auto device(std::uint32_t index) const -> const core::DeviceInfo*;
+  /// Samples in the file (for a recovered file: those readable before the damage). Counted at open.
+  [[nodiscard]] auto sample_count() const -> std::uint64_t;
+  /// True when open() found the file cut short or damaged.
+  [[nodiscard]] auto recovered() const -> bool;
+  /// What open() found damaged, e.g. "trace run.sqlite is cut short (1 MiB of 4 MiB): read 9319 samples that
+  /// precede the damage"; empty when not recovered.
+  [[nodiscard]] auto recovery_note() const -> const std::string&;
+  /// First t_start_ns and last t_end_ns of the samples; nullopt when there are none. Scans the samples table.
+  [[nodiscard]] auto time_span() const -> core::Result<std::optional<std::pair<std::int64_t, std::int64_t>>>;
+
+  /// A cursor over the samples selected by `options`, in time order. Reading in rowid order runs at several
+  /// million samples/s (bench/trace_bench.cpp); a file whose meta says time_ordered = 0 is sorted by SQLite.
+  [[nodiscard]] auto cursor(const ReadOptions& options = {}) const -> core::Result<SampleCursor>;
+  /// Calls `fn` for each selected sample in time order until it returns false.
+  [[nodiscard]] auto for_each(const ReadOptions& options,
+                              const std::function<bool(const core::RawSample&)>& fn) const
+      -> core::Result<ReadSummary>;
+  /// Calls `fn` with the SOL figures of each selected sample (SampleCursor::next(SolSample&)).
+  [[nodiscard]] auto for_each_sol(const ReadOptions& options,
+                                  const std::function<bool(const core::SolSample&)>& fn) const
+      -> core::Result<ReadSummary>;
+
+ private:
+  explicit Reader(std::shared_ptr<detail::ReaderState> state);
+  std::shared_ptr<detail::ReaderState> state_;
+};
+
+}  // namespace solscope::trace

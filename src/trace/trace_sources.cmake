@@ -1,0 +1,20 @@
+# solscope_trace: the SQLite trace format (schema.hpp): Writer, Reader, CSV/JSONL export, JSON sample format.
+# Public headers forward-declare SQLite; sqlite3.h is included only under src/trace/detail/ and the .cpp files.
+add_library(solscope_trace STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/detail/columns.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/detail/file_probe.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/detail/reader_cursor.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/detail/reader_open.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/detail/sqlite.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/detail/whole_pages_vfs.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/detail/writer_setup.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/export.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/json_format.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/reader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/writer.cpp
+)
+add_library(solscope::trace ALIAS solscope_trace)
+target_include_directories(solscope_trace PUBLIC ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(solscope_trace
+  PUBLIC solscope::core nlohmann_json::nlohmann_json
+  PRIVATE SQLite::SQLite3 fmt::fmt solscope_options)

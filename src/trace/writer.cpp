@@ -1,0 +1,385 @@
+#include "trace/writer.hpp"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "core/sol_terms.hpp"
+#include "trace/detail/columns.hpp"
+#include "trace/detail/sqlite.hpp"
+#include "trace/detail/writer_setup.hpp"
+#include "trace/schema.hpp"
+
+namespace solscope::trace {
+namespace {
+
+/// One buffered sample: what the two INSERTs need.
+struct Row {
+  core::RawSample raw;
+  double compute_sol_pct = core::kUnknown;
+  double memory_sol_pct = core::kUnknown;
+  core::Pipe compute_pipe = core::Pipe::kCount;
+  core::MemPath memory_path = core::MemPath::kCount;
+  core::Bound bound = core::Bound::Unknown;
+  std::array<double, detail::kFigureColumnCount> figures{};
+};
+
+/// Marks a device announced by write_devices() that has delivered no sample yet.
+constexpr std::int64_t kNoSampleYet = std::numeric_limits<std::int64_t>::min();
+
+/// The newest t_start_ns appended for one device (kNoSampleYet before its first).
+struct DeviceClock {
+  std::uint32_t device = 0;
+  std::int64_t last_t_start_ns = kNoSampleYet;
+};
+
+auto make_row(const core::RawSample& raw, const core::SolSample& sol) -> Row {
+  Row row;
+  row.raw = raw;
+  row.compute_sol_pct = sol.compute_sol_pct;
+  row.memory_sol_pct = sol.memory_sol_pct;
+  row.compute_pipe = sol.compute_pipe;
+  row.memory_path = sol.memory_path;
+  row.bound = sol.bound;
+  const auto columns = detail::figure_columns();
+  for (std::size_t i = 0; i < columns.size(); ++i) row.figures[i] = columns[i].get(sol);
+  return row;
+}
+
+}  // namespace
+
+struct Writer::Impl {
+  std::filesystem::path path;
+  WriterOptions options;
+  detail::Connection db;
+  detail::Statement insert_sample;
+  detail::Statement insert_counters;
+  detail::Statement mark_unordered;
+  std::vector<Row> pending;
+  std::vector<std::uint32_t> order;  ///< scratch for commit(): pending indices in time order
+  std::vector<char> keep;            ///< scratch for commit(): 1 for rows held back
+  std::vector<DeviceClock> clocks;
+  std::uint64_t committed = 0;
+  std::size_t appended_since_commit = 0;
+  std::int64_t commit_mark_ns = std::numeric_limits<std::int64_t>::min();
+  std::int64_t max_t_start_ns = std::numeric_limits<std::int64_t>::min();
+  std::int64_t first_t_start_ns = std::numeric_limits<std::int64_t>::max();
+  std::int64_t max_t_end_ns = std::numeric_limits<std::int64_t>::min();
+  std::int64_t last_committed_t_start_ns = std::numeric_limits<std::int64_t>::min();
+  bool time_ordered = true;
+  bool closed = false;
+
+  void note_clock(const core::RawSample& raw);
+  [[nodiscard]] auto cutoff_ns(bool force) const -> std::int64_t;
+  [[nodiscard]] auto commit(bool force) -> core::Result<void>;
+  [[nodiscard]] auto insert_rows(std::span<const std::uint32_t> rows) -> core::Result<void>;
+  [[nodiscard]] auto insert_row(const Row& row) -> core::Result<void>;
+  [[nodiscard]] auto closed_error() const -> core::Error {
+    return core::Error{
+        core::ErrorCode::FailedPrecondition, "trace " + path.string() + " is already closed", {}};
+  }
+};
+
+void Writer::Impl::note_clock(const core::RawSample& raw) {
+  max_t_start_ns = std::max(max_t_start_ns, raw.t_start_ns);
+  first_t_start_ns = std::min(first_t_start_ns, raw.t_start_ns);
+  max_t_end_ns = std::max(max_t_end_ns, raw.t_end_ns);
+  if (commit_mark_ns == std::numeric_limits<std::int64_t>::min()) commit_mark_ns = raw.t_start_ns;
+  for (DeviceClock& clock : clocks) {
+    if (clock.device == raw.device_index) {
+      clock.last_t_start_ns = std::max(clock.last_t_start_ns, raw.t_start_ns);
+      return;
+    }
+  }
+  clocks.push_back({raw.device_index, raw.t_start_ns});
+}
+
+auto Writer::Impl::cutoff_ns(bool force) const -> std::int64_t {
+  if (force || pending.size() >= 4 * options.batch_samples) return std::numeric_limits<std::int64_t>::max();
+  // A live device may still deliver samples as old as its newest one; everything up to the oldest such
+  // "newest" can be committed without breaking time order. An announced device without samples yet counts as
+  // having one at the first sample time, so it is waited for during the first reorder window.
+  const std::int64_t live_after = max_t_start_ns - options.reorder_window_ns;
+  std::int64_t cutoff = std::numeric_limits<std::int64_t>::max();
+  for (const DeviceClock& clock : clocks) {
+    const std::int64_t last =
+        clock.last_t_start_ns == kNoSampleYet ? first_t_start_ns : clock.last_t_start_ns;
+    if (last >= live_after) cutoff = std::min(cutoff, last);
+  }
+  return cutoff;
+}
+
+auto Writer::Impl::insert_row(const Row& row) -> core::Result<void> {
+  sqlite3_stmt* s = insert_sample.get();
+  const core::RawSample& raw = row.raw;
+  sqlite3_bind_int64(s, 1, raw.device_index);
+  sqlite3_bind_int64(s, 2, raw.t_start_ns);
+  sqlite3_bind_int64(s, 3, raw.t_end_ns);
+  detail::bind_text_or_null(s, 4, core::to_string(raw.source));
+  sqlite3_bind_int64(s, 5, raw.flags);
+  detail::bind_real_or_null(s, 6, row.compute_sol_pct);
+  detail::bind_text_or_null(s, 7,
+                            row.compute_pipe == core::Pipe::kCount ? "" : core::to_string(row.compute_pipe));
+  detail::bind_real_or_null(s, 8, row.memory_sol_pct);
+  detail::bind_text_or_null(s, 9,
+                            row.memory_path == core::MemPath::kCount ? "" : core::to_string(row.memory_path));
+  detail::bind_text_or_null(s, 10, core::to_string(row.bound));
+  for (std::size_t i = 0; i < row.figures.size(); ++i) {
+    detail::bind_real_or_null(s, detail::kFirstFigureParam + static_cast<int>(i), row.figures[i]);
+  }
+  int rc = sqlite3_step(s);
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE) return tl::unexpected(detail::sqlite_error(db.get(), rc, "cannot insert a sample"));
+
+  std::array<unsigned char, core::kMetricCount * detail::kRawValueBytes> blob{};
+  detail::encode_raw(raw.values, blob);
+  sqlite3_stmt* c = insert_counters.get();
+  sqlite3_bind_int64(c, 1, sqlite3_last_insert_rowid(db.get()));
+  sqlite3_bind_blob(c, 2, blob.data(), static_cast<int>(blob.size()), SQLITE_STATIC);
+  rc = sqlite3_step(c);
+  sqlite3_reset(c);
+  if (rc != SQLITE_DONE)
+    return tl::unexpected(detail::sqlite_error(db.get(), rc, "cannot insert sample counters"));
+  return core::ok();
+}
+
+auto Writer::Impl::insert_rows(std::span<const std::uint32_t> rows) -> core::Result<void> {
+  for (const std::uint32_t i : rows) {
+    const Row& row = pending[i];
+    if (row.raw.t_start_ns < last_committed_t_start_ns && time_ordered) {
+      const int rc = sqlite3_step(mark_unordered.get());
+      sqlite3_reset(mark_unordered.get());
+      if (rc != SQLITE_DONE)
+        return tl::unexpected(detail::sqlite_error(db.get(), rc, "cannot update trace meta"));
+      time_ordered = false;
+    }
+    last_committed_t_start_ns = std::max(last_committed_t_start_ns, row.raw.t_start_ns);
+    if (auto done = insert_row(row); !done) return done;
+  }
+  return core::ok();
+}
+
+auto Writer::Impl::commit(bool force) -> core::Result<void> {
+  appended_since_commit = 0;
+  commit_mark_ns = max_t_end_ns;
+  if (pending.empty()) return core::ok();
+  order.resize(pending.size());
+  std::iota(order.begin(), order.end(), 0u);
+  const auto earlier = [this](std::uint32_t a, std::uint32_t b) {
+    return pending[a].raw.t_start_ns < pending[b].raw.t_start_ns;
+  };
+  if (!std::is_sorted(order.begin(), order.end(), earlier))
+    std::stable_sort(order.begin(), order.end(), earlier);
+  const std::int64_t cutoff = cutoff_ns(force);
+  const auto ready = static_cast<std::size_t>(
+      std::find_if(order.begin(), order.end(),
+                   [&](std::uint32_t i) { return pending[i].raw.t_start_ns > cutoff; }) -
+      order.begin());
+  if (ready == 0) return core::ok();
+
+  const std::string what = "cannot commit " + std::to_string(ready) + " samples to trace " + path.string();
+  const bool was_ordered = time_ordered;
+  const std::int64_t was_last = last_committed_t_start_ns;
+  auto done = detail::exec(db.get(), "BEGIN", what);
+  if (done) done = insert_rows(std::span(order).first(ready));
+  if (done) done = detail::exec(db.get(), "COMMIT", what);
+  if (!done) {
+    (void)detail::exec(db.get(), "ROLLBACK", what);  // the first error is the one to report
+    time_ordered = was_ordered;
+    last_committed_t_start_ns = was_last;
+    return tl::unexpected(core::Error{done.error().code, what + ": " + done.error().message,
+                                      "check free space and permissions; samples stay buffered"});
+  }
+  committed += ready;
+  // Keep the held-back rows (any order: the next commit sorts) without giving up the buffer's capacity.
+  keep.assign(pending.size(), 0);
+  for (std::size_t k = ready; k < order.size(); ++k) keep[order[k]] = 1;
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    if (keep[i] != 0) {
+      if (kept != i) pending[kept] = pending[i];
+      ++kept;
+    }
+  }
+  pending.resize(kept);
+  return core::ok();
+}
+
+Writer::Writer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Writer::Writer(Writer&& other) noexcept = default;
+auto Writer::operator=(Writer&& other) noexcept -> Writer& {
+  if (this != &other) {
+    if (impl_) (void)close();
+    impl_ = std::move(other.impl_);
+  }
+  return *this;
+}
+Writer::~Writer() {
+  if (impl_) (void)close();  // documented: errors of an implicit close are dropped
+}
+
+auto Writer::open(const std::filesystem::path& path, const WriterOptions& options) -> core::Result<Writer> {
+  if (options.batch_samples == 0 || options.batch_span_ns <= 0 || options.reorder_window_ns < 0) {
+    return core::fail(core::ErrorCode::InvalidArgument,
+                      "trace batching must be at least 1 sample and 1 ns with a reorder window >= 0 (got " +
+                          std::to_string(options.batch_samples) + " samples, " +
+                          std::to_string(options.batch_span_ns) + " ns, " +
+                          std::to_string(options.reorder_window_ns) + " ns)");
+  }
+  if (auto prepared = detail::prepare_trace_file(path, options.overwrite); !prepared) {
+    return tl::unexpected(prepared.error());
+  }
+  auto db = detail::create_trace_database(path, options);
+  if (!db) return tl::unexpected(db.error());
+  auto impl = std::make_unique<Impl>();
+  impl->path = path;
+  impl->options = options;
+  impl->db = std::move(*db);
+  sqlite3* raw_db = impl->db.get();
+  auto sample = detail::prepare(raw_db, detail::kInsertSampleSql, "cannot prepare sample insert", true);
+  auto counters = detail::prepare(raw_db, detail::kInsertCountersSql, "cannot prepare counter insert", true);
+  auto unordered = detail::prepare(raw_db, "UPDATE meta SET value = '0' WHERE key = 'time_ordered'",
+                                   "cannot prepare meta update", true);
+  if (!sample) return tl::unexpected(sample.error());
+  if (!counters) return tl::unexpected(counters.error());
+  if (!unordered) return tl::unexpected(unordered.error());
+  impl->insert_sample = std::move(*sample);
+  impl->insert_counters = std::move(*counters);
+  impl->mark_unordered = std::move(*unordered);
+  impl->pending.reserve(options.batch_samples);
+  return Writer(std::move(impl));
+}
+
+auto Writer::write_devices(std::span<const core::DeviceInfo> devices) -> core::Result<void> {
+  if (impl_->closed) return tl::unexpected(impl_->closed_error());
+  sqlite3* db = impl_->db.get();
+  const std::string what = "cannot write the devices of trace " + impl_->path.string();
+  auto statement =
+      detail::prepare(db,
+                      "INSERT OR REPLACE INTO devices(device, uuid, name, chip, pci_bus_id, sm_count, "
+                      "max_sm_clock_mhz, max_mem_clock_mhz, memory_total_bytes, dram_peak_bytes_per_s) "
+                      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                      what);
+  if (!statement) return tl::unexpected(statement.error());
+  auto done = detail::exec(db, "BEGIN", what);
+  for (const core::DeviceInfo& device : devices) {
+    if (!done) break;
+    sqlite3_stmt* s = statement->get();
+    sqlite3_bind_int64(s, 1, device.index);
+    detail::bind_text_or_null(s, 2, device.uuid);
+    detail::bind_text_or_null(s, 3, device.name);
+    detail::bind_text_or_null(s, 4, device.chip);
+    detail::bind_text_or_null(s, 5, device.pci_bus_id);
+    if (device.sm_count == 0)
+      sqlite3_bind_null(s, 6);
+    else
+      sqlite3_bind_int64(s, 6, device.sm_count);
+    detail::bind_real_or_null(s, 7, device.max_sm_clock_mhz);
+    detail::bind_real_or_null(s, 8, device.max_mem_clock_mhz);
+    if (device.memory_total_bytes == 0) {
+      sqlite3_bind_null(s, 9);
+    } else {
+      sqlite3_bind_int64(s, 9, static_cast<sqlite3_int64>(device.memory_total_bytes));
+    }
+    detail::bind_real_or_null(s, 10, device.dram_peak_bytes_per_s);
+    const int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) done = tl::unexpected(detail::sqlite_error(db, rc, what));
+  }
+  if (done) done = detail::exec(db, "COMMIT", what);
+  if (!done) {
+    (void)detail::exec(db, "ROLLBACK", what);  // the first error is the one to report
+    return done;
+  }
+  for (const core::DeviceInfo& device : devices) {
+    const bool known = std::any_of(impl_->clocks.begin(), impl_->clocks.end(),
+                                   [&](const auto& clock) { return clock.device == device.index; });
+    if (!known) impl_->clocks.push_back({device.index, kNoSampleYet});
+  }
+  return done;
+}
+
+auto Writer::set_metadata(std::string_view key, std::string_view value) -> core::Result<void> {
+  if (impl_->closed) return tl::unexpected(impl_->closed_error());
+  constexpr std::string_view kReserved[] = {kMetaSchemaVersion, kMetaOldestReadableVersion, kMetaToolVersion,
+                                            kMetaHost,          kMetaStartTimeNs,           kMetaSynthetic,
+                                            kMetaTimeOrdered};
+  if (key.empty() || std::find(std::begin(kReserved), std::end(kReserved), key) != std::end(kReserved)) {
+    return core::fail(core::ErrorCode::InvalidArgument,
+                      "trace meta key \"" + std::string(key) + "\" is reserved or empty",
+                      "use another key name");
+  }
+  sqlite3* db = impl_->db.get();
+  const std::string what = "cannot write meta key " + std::string(key) + " to trace " + impl_->path.string();
+  auto statement = detail::prepare(db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", what);
+  if (!statement) return tl::unexpected(statement.error());
+  detail::bind_text_or_null(statement->get(), 1, key);
+  sqlite3_bind_text(statement->get(), 2, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
+  const int rc = sqlite3_step(statement->get());
+  if (rc != SQLITE_DONE) return tl::unexpected(detail::sqlite_error(db, rc, what));
+  return core::ok();
+}
+
+auto Writer::append(const core::RawSample& raw, const core::SolSample& sol) -> core::Result<void> {
+  Impl& w = *impl_;
+  if (w.closed) return tl::unexpected(w.closed_error());
+  if (sol.device_index != raw.device_index || sol.t_start_ns != raw.t_start_ns ||
+      sol.t_end_ns != raw.t_end_ns) {
+    return core::fail(core::ErrorCode::InvalidArgument,
+                      "sample of device " + std::to_string(raw.device_index) + " at " +
+                          std::to_string(raw.t_start_ns) + " ns paired with figures of device " +
+                          std::to_string(sol.device_index) + " at " + std::to_string(sol.t_start_ns) + " ns",
+                      "pass the SolSample derived from this RawSample");
+  }
+  w.pending.push_back(make_row(raw, sol));
+  w.note_clock(raw);
+  ++w.appended_since_commit;
+  if (w.appended_since_commit >= w.options.batch_samples ||
+      w.max_t_end_ns - w.commit_mark_ns >= w.options.batch_span_ns) {
+    return w.commit(false);
+  }
+  return core::ok();
+}
+
+auto Writer::flush() -> core::Result<void> {
+  if (impl_->closed) return tl::unexpected(impl_->closed_error());
+  return impl_->commit(true);
+}
+
+auto Writer::close() -> core::Result<void> {
+  Impl& w = *impl_;
+  if (w.closed) return core::ok();
+  auto flushed = w.commit(true);
+  w.closed = true;
+  w.insert_sample.reset();
+  w.insert_counters.reset();
+  w.mark_unordered.reset();
+  // Checkpoint and leave WAL mode so that the finished trace is one file. A reader holding the file open
+  // makes this fail with SQLITE_BUSY; the trace then simply stays in WAL mode, which every reader handles.
+  sqlite3_busy_timeout(w.db.get(), 0);
+  (void)detail::exec(w.db.get(), "PRAGMA journal_mode=DELETE", "cannot leave WAL mode");
+  const int rc = sqlite3_close(w.db.get());
+  if (rc == SQLITE_OK) {
+    (void)w.db.release();
+  }
+  if (!flushed) return flushed;
+  if (rc != SQLITE_OK) {
+    return tl::unexpected(detail::sqlite_error(nullptr, rc, "cannot close trace " + w.path.string()));
+  }
+  return core::ok();
+}
+
+auto Writer::committed_samples() const -> std::uint64_t {
+  return impl_->committed;
+}
+auto Writer::buffered_samples() const -> std::size_t {
+  return impl_->pending.size();
+}
+auto Writer::path() const -> const std::filesystem::path& {
+  return impl_->path;
+}
+
+}  // namespace solscope::trace

@@ -1,0 +1,9 @@
+# SYNTHETIC trace data for tests: a generator library and a command-line tool. Included by the trace and replay
+# test fragments; defined once.
+include_guard(GLOBAL)
+add_library(solscope_synthetic_trace STATIC ${CMAKE_CURRENT_LIST_DIR}/synthetic_trace.cpp)
+target_include_directories(solscope_synthetic_trace PUBLIC ${PROJECT_SOURCE_DIR}/tests)
+target_link_libraries(solscope_synthetic_trace PUBLIC solscope::trace PRIVATE solscope_options)
+
+add_executable(solscope_make_synthetic_trace ${CMAKE_CURRENT_LIST_DIR}/make_synthetic_trace.cpp)
+target_link_libraries(solscope_make_synthetic_trace PRIVATE solscope_synthetic_trace solscope_options)
