@@ -22,11 +22,11 @@ auto make_samples(std::size_t n) -> std::vector<RawSample> {
     s.device_index = static_cast<std::uint32_t>(i % 8);
     s.t_start_ns = static_cast<std::int64_t>(i) * 10'000'000;
     s.t_end_ns = s.t_start_ns + 10'000'000;
-    for (MetricId id : {MetricId::TensorPipe, MetricId::FmaPipe, MetricId::AluPipe, MetricId::IssueActive,
-                        MetricId::SmThroughput, MetricId::DramThroughput, MetricId::L2Throughput,
-                        MetricId::L1Wavefronts, MetricId::L1TexThroughput, MetricId::SmActive,
-                        MetricId::SmOccupancy, MetricId::GrActive, MetricId::GpuUtil, MetricId::SmClockMhz,
-                        MetricId::PowerW}) {
+    for (MetricId id :
+         {MetricId::TensorPipe, MetricId::FmaPipe, MetricId::AluPipe, MetricId::IssueActive,
+          MetricId::SmThroughput, MetricId::DramThroughput, MetricId::L2Throughput, MetricId::L1Wavefronts,
+          MetricId::L1TexThroughput, MetricId::SmActive, MetricId::SmOccupancy, MetricId::GrActive,
+          MetricId::GpuUtil, MetricId::SmClockMhz, MetricId::PowerW}) {
       s.set(id, pct(rng));
     }
   }

@@ -1,7 +1,7 @@
 // CPU cost of the sampling path (poll -> derive() -> sinks) at 8 GPUs x 100 Hz, replayed in real time from a
-// SYNTHETIC trace. Each case runs `kSeconds` of wall time and reports `cpu_pct_of_one_core` (process user+system
-// CPU time / wall time x 100). Baseline in the same run: the same engine polling a source with no samples (the
-// cost of waking up alone). Goal (issue 2): under 0.5% of one core.
+// SYNTHETIC trace. Each case runs `kSeconds` of wall time and reports `cpu_pct_of_one_core` (process
+// user+system CPU time / wall time x 100). Baseline in the same run: the same engine polling a source with no
+// samples (the cost of waking up alone). Goal (issue 2): under 0.5% of one core.
 #include <sys/resource.h>
 
 #include <benchmark/benchmark.h>
@@ -51,7 +51,9 @@ class EmptySource : public sources::CounterSource {
  public:
   auto devices() const -> std::vector<core::DeviceInfo> override { return {}; }
   auto start(const sources::SourceConfig&) -> core::Result<void> override { return core::ok(); }
-  auto poll() -> core::Result<std::vector<core::RawSample>> override { return std::vector<core::RawSample>{}; }
+  auto poll() -> core::Result<std::vector<core::RawSample>> override {
+    return std::vector<core::RawSample>{};
+  }
   void stop() override {}
   auto status(std::uint32_t) const -> sources::DeviceStatus override { return {}; }
 };
@@ -113,6 +115,9 @@ void BM_sampling_path_8gpu_100hz_json_to_devnull(benchmark::State& state) {
   app::JsonLinesSink sink(devnull);
   run_case(state, **source, sink);
 }
-BENCHMARK(BM_sampling_path_8gpu_100hz_json_to_devnull)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+BENCHMARK(BM_sampling_path_8gpu_100hz_json_to_devnull)
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime();
 
 }  // namespace

@@ -96,7 +96,8 @@ int main(int argc, char** argv) {
   options.host = "synthetic";
   options.start_time_ns = kStartNs;
   options.source_description =
-      "synthetic: demo phases (idle, GEMM, memory-bound decode, launch-bound) made up by tools/make_demo_trace.cpp; "
+      "synthetic: demo phases (idle, GEMM, memory-bound decode, launch-bound) made up by "
+      "tools/make_demo_trace.cpp; "
       "not a GPU recording";
   auto writer = solscope::trace::Writer::open(argv[1], options);
   if (!writer) {
@@ -110,7 +111,8 @@ int main(int argc, char** argv) {
   for (std::int64_t n = 0; n < per_gpu; ++n) {
     for (int g = 0; g < gpus; ++g) {
       const auto raw = sample(g, n, seconds);
-      if (auto r = writer->append(raw, solscope::core::derive(raw, devices[static_cast<std::size_t>(g)])); !r) {
+      if (auto r = writer->append(raw, solscope::core::derive(raw, devices[static_cast<std::size_t>(g)]));
+          !r) {
         std::fprintf(stderr, "make_demo_trace: %s\n", r.error().describe().c_str());
         return 1;
       }

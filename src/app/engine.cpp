@@ -60,7 +60,8 @@ void Engine::report_lost_devices(RunSummary& summary) {
 
 auto Engine::run(const std::atomic<bool>& stop, const EngineOptions& options) -> core::Result<RunSummary> {
   if (options.poll_interval_ns < 1'000'000) {
-    return core::fail(core::ErrorCode::InvalidArgument, "poll interval below 1 ms", "use --interval 1ms or more");
+    return core::fail(core::ErrorCode::InvalidArgument, "poll interval below 1 ms",
+                      "use --interval 1ms or more");
   }
   devices_.clear();
   const auto devices = source_.devices();
@@ -79,12 +80,14 @@ auto Engine::run(const std::atomic<bool>& stop, const EngineOptions& options) ->
     if (auto r = deliver(*batch, summary); !r) return tl::unexpected(r.error());
     report_lost_devices(summary);
     if (source_.finished()) break;
-    if (options.duration_ns && SteadyClock::now() - started >= std::chrono::nanoseconds(*options.duration_ns)) break;
+    if (options.duration_ns && SteadyClock::now() - started >= std::chrono::nanoseconds(*options.duration_ns))
+      break;
     if (!options.pace) continue;
     next_poll += interval;
     if (next_poll < SteadyClock::now()) next_poll = SteadyClock::now();  // fell behind: do not burst
     auto deadline = next_poll;
-    if (options.duration_ns) deadline = std::min(deadline, started + std::chrono::nanoseconds(*options.duration_ns));
+    if (options.duration_ns)
+      deadline = std::min(deadline, started + std::chrono::nanoseconds(*options.duration_ns));
     sleep_until(deadline, stop);
   }
   // Stopped by a signal or the duration: collect what the source completed meanwhile, so nothing is lost.

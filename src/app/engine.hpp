@@ -44,12 +44,14 @@ struct RunSummary {
 
 /// Runs the source until `stop` is set, the duration elapses, or the source finishes (a replay at its end).
 /// Not thread-safe; `stop` may be set from a signal handler or another thread. Errors: the first error of the
-/// source's poll() or of a sink. A device that is lost mid-run is reported once on `warnings` and the others go on.
+/// source's poll() or of a sink. A device that is lost mid-run is reported once on `warnings` and the others
+/// go on.
 class Engine {
  public:
   Engine(sources::CounterSource& source, std::vector<SampleSink*> sinks, std::ostream& warnings);
 
-  [[nodiscard]] auto run(const std::atomic<bool>& stop, const EngineOptions& options) -> core::Result<RunSummary>;
+  [[nodiscard]] auto run(const std::atomic<bool>& stop, const EngineOptions& options)
+      -> core::Result<RunSummary>;
 
   /// Sets a step that completes each derived sample before the sinks see it (e.g. the attainable SOL of the
   /// workload on that GPU). It runs on the sampling path: it must be cheap and must not block.

@@ -27,7 +27,8 @@ auto run_export(const ExportArgs& args, std::ostream& out, std::ostream& err) ->
     }
     target = &file;
   }
-  auto written = args.format == "jsonl" ? trace::export_jsonl(*reader, *target) : trace::export_csv(*reader, *target);
+  auto written =
+      args.format == "jsonl" ? trace::export_jsonl(*reader, *target) : trace::export_csv(*reader, *target);
   if (!written) {
     print_error(err, written.error());
     return written.error().code == core::ErrorCode::DataLoss ? kExitBadTrace : kExitFailure;

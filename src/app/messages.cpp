@@ -28,9 +28,13 @@ void print_error(std::ostream& err, const core::Error& error) {
   err << "solscope: error: " << error.describe() << '\n';
 }
 
-void print_warning(std::ostream& err, std::string_view text) { err << "solscope: warning: " << text << '\n'; }
+void print_warning(std::ostream& err, std::string_view text) {
+  err << "solscope: warning: " << text << '\n';
+}
 
-void print_note(std::ostream& err, std::string_view text) { err << "solscope: " << text << '\n'; }
+void print_note(std::ostream& err, std::string_view text) {
+  err << "solscope: " << text << '\n';
+}
 
 auto closest_match(std::string_view word, std::span<const std::string> candidates) -> std::string {
   std::string best;

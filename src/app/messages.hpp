@@ -19,8 +19,9 @@ void print_warning(std::ostream& err, std::string_view text);
 /// Writes "solscope: <text>" and a newline (a notice, not a problem).
 void print_note(std::ostream& err, std::string_view text);
 
-/// The candidate closest to `word` by edit distance (Levenshtein, case-sensitive), if that distance is at most
-/// max(2, |word| / 3); empty otherwise. Used for "did you mean ...?".
-[[nodiscard]] auto closest_match(std::string_view word, std::span<const std::string> candidates) -> std::string;
+/// The candidate closest to `word` by edit distance (Levenshtein, case-sensitive), if that distance is at
+/// most max(2, |word| / 3); empty otherwise. Used for "did you mean ...?".
+[[nodiscard]] auto closest_match(std::string_view word, std::span<const std::string> candidates)
+    -> std::string;
 
 }  // namespace solscope::app

@@ -14,8 +14,8 @@ struct UnitScale {
   std::string_view suffix;
   double ns;
 };
-constexpr UnitScale kUnits[] = {{"ns", 1.0},  {"us", 1e3},  {"ms", 1e6},
-                                {"s", 1e9},   {"m", 60e9},  {"h", 3600e9}};
+constexpr UnitScale kUnits[] = {{"ns", 1.0}, {"us", 1e3}, {"ms", 1e6},
+                                {"s", 1e9},  {"m", 60e9}, {"h", 3600e9}};
 
 auto bad_duration(std::string_view text) -> tl::unexpected<core::Error> {
   return core::fail(core::ErrorCode::InvalidArgument, "invalid duration '" + std::string(text) + "'",
@@ -33,7 +33,8 @@ auto parse_index(std::string_view text) -> std::optional<std::uint32_t> {
 
 auto parse_duration_ns(std::string_view text) -> core::Result<std::int64_t> {
   std::size_t digits = 0;
-  while (digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.')) {
+  while (digits < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.')) {
     ++digits;
   }
   if (digits == 0) return bad_duration(text);
@@ -60,8 +61,9 @@ auto parse_device_list(std::string_view text) -> core::Result<std::vector<std::u
     const auto first = parse_index(item.substr(0, dash));
     const auto last = dash == std::string_view::npos ? first : parse_index(item.substr(dash + 1));
     if (!first || !last || *last < *first || *last - *first > 1024) {
-      return core::fail(core::ErrorCode::InvalidArgument, "invalid device '" + std::string(item) + "'",
-                        "list GPU indices as shown by `solscope devices`, e.g. --devices 0,2 or --devices 0-3");
+      return core::fail(
+          core::ErrorCode::InvalidArgument, "invalid device '" + std::string(item) + "'",
+          "list GPU indices as shown by `solscope devices`, e.g. --devices 0,2 or --devices 0-3");
     }
     for (std::uint32_t i = *first; i <= *last; ++i) out.push_back(i);
   }

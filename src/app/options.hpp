@@ -9,8 +9,8 @@
 
 namespace solscope::app {
 
-/// Parses a duration: a decimal number followed by ns, us, ms, s, m or h ("100ms", "0.5s", "2m"); a bare number
-/// means seconds. Errors: InvalidArgument naming the text and the accepted forms.
+/// Parses a duration: a decimal number followed by ns, us, ms, s, m or h ("100ms", "0.5s", "2m"); a bare
+/// number means seconds. Errors: InvalidArgument naming the text and the accepted forms.
 [[nodiscard]] auto parse_duration_ns(std::string_view text) -> core::Result<std::int64_t>;
 
 /// Parses a device list: comma-separated NVML indices and ranges ("0,2", "0-3", "1,4-5"), sorted, duplicates

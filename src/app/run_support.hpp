@@ -9,9 +9,9 @@
 
 namespace solscope::app {
 
-/// How often the engine polls a source sampling every `interval_ns`: the interval itself, but no more often than
-/// every 100 ms (PM sampling buffers samples on the GPU, so 10 wake-ups a second serve a 1-10 ms interval and
-/// keep the sampling path's CPU low; measured in bench/sampling_path_bench.cpp).
+/// How often the engine polls a source sampling every `interval_ns`: the interval itself, but no more often
+/// than every 100 ms (PM sampling buffers samples on the GPU, so 10 wake-ups a second serve a 1-10 ms
+/// interval and keep the sampling path's CPU low; measured in bench/sampling_path_bench.cpp).
 [[nodiscard]] auto poll_interval_for(std::int64_t interval_ns) -> std::int64_t;
 
 /// Runs the engine until SIGINT/SIGTERM, the duration, or the end of a replay; stops the source. Prints a

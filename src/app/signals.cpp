@@ -27,6 +27,8 @@ auto install_stop_signals() -> const std::atomic<bool>& {
   return g_stop;
 }
 
-auto stop_signal() -> int { return g_signal; }
+auto stop_signal() -> int {
+  return g_signal;
+}
 
 }  // namespace solscope::app

@@ -11,7 +11,8 @@ auto JsonLinesSink::begin(const std::vector<core::DeviceInfo>& devices) -> core:
   return core::ok();
 }
 
-auto JsonLinesSink::on_sample(const core::RawSample& /*raw*/, const core::SolSample& sol) -> core::Result<void> {
+auto JsonLinesSink::on_sample(const core::RawSample& /*raw*/, const core::SolSample& sol)
+    -> core::Result<void> {
   auto it = devices_.find(sol.device_index);
   out_ << trace::sol_sample_to_json(sol, it != devices_.end() ? &it->second : nullptr).dump() << '\n';
   return core::ok();

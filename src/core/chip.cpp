@@ -20,13 +20,20 @@ constexpr std::array<ChipFamily, 6> kKnownFamilies{ChipFamily::Ga100, ChipFamily
 
 auto chips_of(ChipFamily family) -> std::span<const std::string_view> {
   switch (family) {
-    case ChipFamily::Ga100: return kGa100Chips;
-    case ChipFamily::Ga10x: return kGa10xChips;
-    case ChipFamily::Gh100: return kGh100Chips;
-    case ChipFamily::Gb100: return kGb100Chips;
-    case ChipFamily::Gb110: return kGb110Chips;
-    case ChipFamily::Gb20x: return kGb20xChips;
-    case ChipFamily::Unknown: break;
+    case ChipFamily::Ga100:
+      return kGa100Chips;
+    case ChipFamily::Ga10x:
+      return kGa10xChips;
+    case ChipFamily::Gh100:
+      return kGh100Chips;
+    case ChipFamily::Gb100:
+      return kGb100Chips;
+    case ChipFamily::Gb110:
+      return kGb110Chips;
+    case ChipFamily::Gb20x:
+      return kGb20xChips;
+    case ChipFamily::Unknown:
+      break;
   }
   return {};
 }
@@ -41,17 +48,26 @@ auto chip_family(std::string_view chip_name) -> ChipFamily {
 
 auto to_string(ChipFamily family) -> std::string_view {
   switch (family) {
-    case ChipFamily::Ga100: return "GA100";
-    case ChipFamily::Ga10x: return "GA10x/AD10x";
-    case ChipFamily::Gh100: return "GH100";
-    case ChipFamily::Gb100: return "GB100";
-    case ChipFamily::Gb110: return "GB110";
-    case ChipFamily::Gb20x: return "GB20x";
-    case ChipFamily::Unknown: break;
+    case ChipFamily::Ga100:
+      return "GA100";
+    case ChipFamily::Ga10x:
+      return "GA10x/AD10x";
+    case ChipFamily::Gh100:
+      return "GH100";
+    case ChipFamily::Gb100:
+      return "GB100";
+    case ChipFamily::Gb110:
+      return "GB110";
+    case ChipFamily::Gb20x:
+      return "GB20x";
+    case ChipFamily::Unknown:
+      break;
   }
   return "unknown";
 }
 
-auto known_chip_families() -> std::span<const ChipFamily> { return kKnownFamilies; }
+auto known_chip_families() -> std::span<const ChipFamily> {
+  return kKnownFamilies;
+}
 
 }  // namespace solscope::core

@@ -21,8 +21,8 @@ enum class ChipFamily : std::uint8_t {
   Gb20x,  ///< RTX 50 (GB202-GB207)
 };
 
-/// The family of a CUPTI chip name such as "GH100" (as returned by cuptiDeviceGetChipName); `Unknown` for chips
-/// without a single-pass set (Volta, Turing, Tegra parts, and chips newer than this table).
+/// The family of a CUPTI chip name such as "GH100" (as returned by cuptiDeviceGetChipName); `Unknown` for
+/// chips without a single-pass set (Volta, Turing, Tegra parts, and chips newer than this table).
 [[nodiscard]] auto chip_family(std::string_view chip_name) -> ChipFamily;
 
 /// Display name of a family, e.g. "GH100" or "GA10x/AD10x".

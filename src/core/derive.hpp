@@ -8,7 +8,8 @@
 namespace solscope::core {
 
 /// A pipe or path at or above this percentage of its peak limits the workload. Source: Nsight Compute Kernel
-/// Profiling Guide, "GPU Speed Of Light Throughput" section (its rule: above 60% the unit is likely the limiter).
+/// Profiling Guide, "GPU Speed Of Light Throughput" section (its rule: above 60% the unit is likely the
+/// limiter).
 inline constexpr double kBoundThresholdPct = 60.0;
 
 /// Below this GR-engine activity (or classic utilization where GR active is unknown) the GPU counts as idle.
@@ -26,13 +27,14 @@ inline constexpr double kIdleThresholdPct = 5.0;
 
 /// Derives SOL figures from one raw sample.
 ///
-/// Compute SOL = max over compute pipes (tensor, FMA and its heavy/lite halves, ALU and ALU-lite, FP64, FP16, issue,
-/// LSU) of the pipe's percentage of peak; Memory SOL = max over DRAM, L2 and L1 (L1 = max of LSU wavefronts and
-/// L1TEX throughput). This is the Utilyze definition (sampler.go) widened to L2 and to the split pipes; see
-/// ../shared/docs/cupti-pm-sampling.md section 3 note 2. NaN inputs are skipped; a SOL with no known input is NaN
-/// and names no pipe or path. Values over 100 are kept. `dram_bytes_per_s` = DRAM % / 100 x
-/// `device.dram_peak_bytes_per_s`. The bound uses GR active, or the classic utilization when GR active is unknown.
-/// Attainable SOL is left NaN (the ceiling model fills it).
+/// Compute SOL = max over compute pipes (tensor, FMA and its heavy/lite halves, ALU and ALU-lite, FP64, FP16,
+/// issue, LSU) of the pipe's percentage of peak; Memory SOL = max over DRAM, L2 and L1 (L1 = max of LSU
+/// wavefronts and L1TEX throughput). This is the Utilyze definition (sampler.go) widened to L2 and to the
+/// split pipes; see
+/// ../shared/docs/cupti-pm-sampling.md section 3 note 2. NaN inputs are skipped; a SOL with no known input is
+/// NaN and names no pipe or path. Values over 100 are kept. `dram_bytes_per_s` = DRAM % / 100 x
+/// `device.dram_peak_bytes_per_s`. The bound uses GR active, or the classic utilization when GR active is
+/// unknown. Attainable SOL is left NaN (the ceiling model fills it).
 [[nodiscard]] auto derive(const RawSample& raw, const DeviceInfo& device) -> SolSample;
 
 /// Percentage clamped to [0, 100] for display; NaN stays NaN.

@@ -7,14 +7,15 @@
 
 namespace solscope::core {
 
-/// One GPU as a source sees it. Unknown numbers are 0 (counts) or NaN (rates, clocks); unknown strings are empty.
+/// One GPU as a source sees it. Unknown numbers are 0 (counts) or NaN (rates, clocks); unknown strings are
+/// empty.
 struct DeviceInfo {
-  std::uint32_t index = 0;          ///< NVML index (PCI bus order); RawSample::device_index refers to it
-  std::string uuid;                 ///< "GPU-xxxxxxxx-..." as NVML prints it
-  std::string name;                 ///< marketing name, e.g. "NVIDIA H100 80GB HBM3"
-  std::string chip;                 ///< CUPTI chip name, e.g. "GH100"; empty when unknown
-  std::string pci_bus_id;           ///< "domain:bus:device.function", e.g. "00000000:17:00.0"
-  std::uint32_t sm_count = 0;       ///< streaming multiprocessors; 0 when unknown
+  std::uint32_t index = 0;     ///< NVML index (PCI bus order); RawSample::device_index refers to it
+  std::string uuid;            ///< "GPU-xxxxxxxx-..." as NVML prints it
+  std::string name;            ///< marketing name, e.g. "NVIDIA H100 80GB HBM3"
+  std::string chip;            ///< CUPTI chip name, e.g. "GH100"; empty when unknown
+  std::string pci_bus_id;      ///< "domain:bus:device.function", e.g. "00000000:17:00.0"
+  std::uint32_t sm_count = 0;  ///< streaming multiprocessors; 0 when unknown
   double max_sm_clock_mhz = std::numeric_limits<double>::quiet_NaN();
   double max_mem_clock_mhz = std::numeric_limits<double>::quiet_NaN();
   std::uint64_t memory_total_bytes = 0;

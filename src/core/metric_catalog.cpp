@@ -7,15 +7,21 @@
 namespace solscope::core {
 namespace {
 
-constexpr auto pipe(Pipe p) -> std::uint8_t { return static_cast<std::uint8_t>(p); }
-constexpr auto path(MemPath p) -> std::uint8_t { return static_cast<std::uint8_t>(p); }
+constexpr auto pipe(Pipe p) -> std::uint8_t {
+  return static_cast<std::uint8_t>(p);
+}
+constexpr auto path(MemPath p) -> std::uint8_t {
+  return static_cast<std::uint8_t>(p);
+}
 constexpr double kPctToRatio = 0.01;
 constexpr double kMibPerSToBytesPerS = 1048576.0;
 constexpr std::string_view kPipeFamily = "solscope_pipe_utilization_ratio";
 constexpr std::string_view kPathFamily = "solscope_memory_path_utilization_ratio";
 
 // Metric names below carry the CUPTI rollup suffix: ".avg.pct_of_peak_sustained_elapsed" for percentages,
-// ".sum.per_second" for byte rates.
+// ".sum.per_second" for byte rates. The table is laid out by hand (one row per metric, one line per chip
+// family).
+// clang-format off
 constexpr std::array<MetricDef, kMetricCount> kCatalog{{
     {.id = MetricId::TensorPipe, .name = "tensor_pipe_pct", .label = "TENSR", .unit = Unit::Percent,
      .role = MetricRole::ComputePipe, .group = pipe(Pipe::Tensor), .prom_name = kPipeFamily,
@@ -253,6 +259,7 @@ constexpr std::array<MetricDef, kMetricCount> kCatalog{{
      .help = "Device memory in all.", .cupti = {}, .gpm_metric_id = 0, .gpm_scale = 1.0,
      .nvml_query = "nvmlDeviceGetMemoryInfo().total"},
 }};
+// clang-format on
 
 constexpr auto ids_match_rows() -> bool {
   for (std::size_t i = 0; i < kCatalog.size(); ++i) {
@@ -275,9 +282,13 @@ static_assert(names_unique(), "metric names must be unique and non-empty, labels
 
 }  // namespace
 
-auto metric_catalog() -> std::span<const MetricDef> { return kCatalog; }
+auto metric_catalog() -> std::span<const MetricDef> {
+  return kCatalog;
+}
 
-auto metric_def(MetricId id) -> const MetricDef& { return kCatalog[index_of(id)]; }
+auto metric_def(MetricId id) -> const MetricDef& {
+  return kCatalog[index_of(id)];
+}
 
 auto metric_by_name(std::string_view name) -> MetricId {
   for (const auto& def : kCatalog) {
@@ -288,25 +299,38 @@ auto metric_by_name(std::string_view name) -> MetricId {
 
 auto cupti_counter(const MetricDef& def, ChipFamily family) -> std::string_view {
   switch (family) {
-    case ChipFamily::Ga100: return def.cupti.ga100;
-    case ChipFamily::Ga10x: return def.cupti.ga10x;
-    case ChipFamily::Gh100: return def.cupti.gh100;
-    case ChipFamily::Gb100: return def.cupti.gb100;
-    case ChipFamily::Gb110: return def.cupti.gb110;
-    case ChipFamily::Gb20x: return def.cupti.gb20x;
-    case ChipFamily::Unknown: break;
+    case ChipFamily::Ga100:
+      return def.cupti.ga100;
+    case ChipFamily::Ga10x:
+      return def.cupti.ga10x;
+    case ChipFamily::Gh100:
+      return def.cupti.gh100;
+    case ChipFamily::Gb100:
+      return def.cupti.gb100;
+    case ChipFamily::Gb110:
+      return def.cupti.gb110;
+    case ChipFamily::Gb20x:
+      return def.cupti.gb20x;
+    case ChipFamily::Unknown:
+      break;
   }
   return {};
 }
 
 auto to_string(Unit unit) -> std::string_view {
   switch (unit) {
-    case Unit::Percent: return "pct";
-    case Unit::BytesPerSecond: return "bytes_per_s";
-    case Unit::Megahertz: return "mhz";
-    case Unit::Watts: return "w";
-    case Unit::Celsius: return "c";
-    case Unit::Bytes: return "bytes";
+    case Unit::Percent:
+      return "pct";
+    case Unit::BytesPerSecond:
+      return "bytes_per_s";
+    case Unit::Megahertz:
+      return "mhz";
+    case Unit::Watts:
+      return "w";
+    case Unit::Celsius:
+      return "c";
+    case Unit::Bytes:
+      return "bytes";
   }
   return "unknown";
 }

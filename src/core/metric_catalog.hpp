@@ -1,14 +1,15 @@
 // The metric catalog: one table that names every figure solscope samples, per chip and per source.
 //
-// Each `MetricDef` gives the snake_case name (unit in the name), a 5-character column label, the unit, its role in
-// SOL (compute pipe, memory path, activity, interconnect, device state), the Prometheus family and scale to base
-// units, a help sentence, the exact CUPTI PM-sampling counter name per chip family, the NVML GPM metric id, and the
-// NVML call. The TUI columns, trace `metrics` table, JSON and /metrics are generated from it.
+// Each `MetricDef` gives the snake_case name (unit in the name), a 5-character column label, the unit, its
+// role in SOL (compute pipe, memory path, activity, interconnect, device state), the Prometheus family and
+// scale to base units, a help sentence, the exact CUPTI PM-sampling counter name per chip family, the NVML
+// GPM metric id, and the NVML call. The TUI columns, trace `metrics` table, JSON and /metrics are generated
+// from it.
 //
-// Sources: CUPTI names from ../shared/docs/cupti-pm-sampling.md section 3 (each family's set compiles to one pass
-// with the CUDA 13.0 profiler host API; tests/sources/nvidia/cupti_config_test.cpp re-checks it); GPM ids from
-// nvml.h `nvmlGpmMetricId_t` (NVML API 13, go-nvml gen/nvml/nvml.h), GPM rates there are MiB/s; NVML calls from
-// the NVML API reference.
+// Sources: CUPTI names from ../shared/docs/cupti-pm-sampling.md section 3 (each family's set compiles to one
+// pass with the CUDA 13.0 profiler host API; tests/sources/nvidia/cupti_config_test.cpp re-checks it); GPM
+// ids from nvml.h `nvmlGpmMetricId_t` (NVML API 13, go-nvml gen/nvml/nvml.h), GPM rates there are MiB/s; NVML
+// calls from the NVML API reference.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +33,8 @@ enum class MetricRole : std::uint8_t {
   DeviceState,   ///< clocks, power, temperature, memory
 };
 
-/// CUPTI PM-sampling counter names of one metric per chip family ("" = not available on that family). A name made
-/// of several counters joined by '+' is their sum (NVLink request + response bytes on GH100).
+/// CUPTI PM-sampling counter names of one metric per chip family ("" = not available on that family). A name
+/// made of several counters joined by '+' is their sum (NVLink request + response bytes on GH100).
 struct CuptiNames {
   std::string_view ga100;
   std::string_view ga10x;
@@ -46,15 +47,15 @@ struct CuptiNames {
 /// One row of the catalog. All fields are compile-time constants.
 struct MetricDef {
   MetricId id;
-  std::string_view name;        ///< snake_case, unit suffix: "tensor_pipe_pct"
-  std::string_view label;       ///< at most 5 characters, for table columns: "TENSR"
+  std::string_view name;   ///< snake_case, unit suffix: "tensor_pipe_pct"
+  std::string_view label;  ///< at most 5 characters, for table columns: "TENSR"
   Unit unit;
   MetricRole role;
-  std::uint8_t group;           ///< Pipe (ComputePipe) or MemPath (MemoryPath) value; 0 otherwise
-  std::string_view prom_name;   ///< Prometheus family in base units; pipes and paths share one family per role
-  double prom_scale;            ///< value x prom_scale = Prometheus base unit (0.01: % -> ratio; 1e6: MHz -> Hz)
-  std::string_view help;        ///< one sentence: what it measures and where it comes from
-  CuptiNames cupti;             ///< PM-sampling counter names per family
+  std::uint8_t group;          ///< Pipe (ComputePipe) or MemPath (MemoryPath) value; 0 otherwise
+  std::string_view prom_name;  ///< Prometheus family in base units; pipes and paths share one family per role
+  double prom_scale;      ///< value x prom_scale = Prometheus base unit (0.01: % -> ratio; 1e6: MHz -> Hz)
+  std::string_view help;  ///< one sentence: what it measures and where it comes from
+  CuptiNames cupti;       ///< PM-sampling counter names per family
   std::uint16_t gpm_metric_id;  ///< nvmlGpmMetricId_t, 0 = none
   double gpm_scale;             ///< GPM value x gpm_scale = this metric's unit (MiB/s -> B/s: 1048576)
   std::string_view nvml_query;  ///< the NVML call that yields it, "" = none

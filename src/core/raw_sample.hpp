@@ -20,9 +20,9 @@ inline constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
 
 /// Values of every catalog metric over [t_start_ns, t_end_ns) for one device.
 ///
-/// Times are nanoseconds since the Unix epoch (CLOCK_REALTIME domain); sources with GPU timestamps keep the GPU's
-/// durations and shift them onto this clock. `values` is indexed by MetricId; NaN means "not measured", never 0.
-/// Percentages may exceed 100 slightly (counter skew) and are kept raw.
+/// Times are nanoseconds since the Unix epoch (CLOCK_REALTIME domain); sources with GPU timestamps keep the
+/// GPU's durations and shift them onto this clock. `values` is indexed by MetricId; NaN means "not measured",
+/// never 0. Percentages may exceed 100 slightly (counter skew) and are kept raw.
 struct RawSample {
   std::uint32_t device_index = 0;
   std::int64_t t_start_ns = 0;

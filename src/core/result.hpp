@@ -4,8 +4,8 @@
 // InvalidArgument for bad user input, NotFound for a missing library or file, PermissionDenied for missing
 // profiling privilege, Unavailable for a device or counter unit that is busy or gone, DataLoss for a damaged
 // trace, FailedPrecondition for a call made in the wrong state, Unimplemented for an unsupported chip, and
-// Internal for a bug. `tl::expected` (Debian libexpected-dev) stands in for std::expected, which g++ 12 lacks in
-// C++20; switching is a change to this file alone.
+// Internal for a bug. `tl::expected` (Debian libexpected-dev) stands in for std::expected, which g++ 12 lacks
+// in C++20; switching is a change to this file alone.
 #pragma once
 
 #include <string>
@@ -47,13 +47,16 @@ struct Error {
 template <class T>
 using Result = tl::expected<T, Error>;
 
-/// Builds the unexpected value of a Result: `return fail(ErrorCode::NotFound, "no such file", "check the path");`
+/// Builds the unexpected value of a Result: `return fail(ErrorCode::NotFound, "no such file", "check the
+/// path");`
 [[nodiscard]] inline auto fail(ErrorCode code, std::string message, std::string hint = {})
     -> tl::unexpected<Error> {
   return tl::unexpected<Error>(Error{code, std::move(message), std::move(hint)});
 }
 
 /// Success value for Result<void>.
-[[nodiscard]] inline auto ok() -> Result<void> { return {}; }
+[[nodiscard]] inline auto ok() -> Result<void> {
+  return {};
+}
 
 }  // namespace solscope::core

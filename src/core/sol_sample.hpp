@@ -11,9 +11,9 @@ namespace solscope::core {
 
 /// SOL figures of one device over [t_start_ns, t_end_ns), produced by derive() or aggregated by a window.
 ///
-/// All percentages are 0-100 of the unit's peak sustained rate (values slightly over 100 are kept raw; clamp only
-/// for display). NaN means unknown. `metrics` keeps every catalog value (SM active, occupancy, GR active, classic
-/// utilization, clocks, power, ...) so that nothing the source read is lost.
+/// All percentages are 0-100 of the unit's peak sustained rate (values slightly over 100 are kept raw; clamp
+/// only for display). NaN means unknown. `metrics` keeps every catalog value (SM active, occupancy, GR
+/// active, classic utilization, clocks, power, ...) so that nothing the source read is lost.
 struct SolSample {
   std::uint32_t device_index = 0;
   std::int64_t t_start_ns = 0;
@@ -21,9 +21,9 @@ struct SolSample {
   SourceKind source = SourceKind::None;
   std::uint32_t flags = 0;  ///< SampleFlag bits, OR-ed over an aggregated window
 
-  double compute_sol_pct = kUnknown;    ///< busiest compute pipe
-  Pipe compute_pipe = Pipe::kCount;     ///< the pipe that set compute_sol_pct; kCount when unknown
-  double memory_sol_pct = kUnknown;     ///< busiest memory path
+  double compute_sol_pct = kUnknown;      ///< busiest compute pipe
+  Pipe compute_pipe = Pipe::kCount;       ///< the pipe that set compute_sol_pct; kCount when unknown
+  double memory_sol_pct = kUnknown;       ///< busiest memory path
   MemPath memory_path = MemPath::kCount;  ///< the path that set memory_sol_pct; kCount when unknown
   std::array<double, kPipeCount> pipe_pct = nan_array<kPipeCount>();
   std::array<double, kMemPathCount> path_pct = nan_array<kMemPathCount>();

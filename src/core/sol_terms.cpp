@@ -5,8 +5,8 @@
 namespace solscope::core {
 namespace {
 
-constexpr std::array<std::string_view, kPipeCount> kPipeNames{"tensor", "fma",  "fma_heavy", "fma_lite", "alu",
-                                                              "alu_lite", "fp64", "fp16",     "issue",    "lsu"};
+constexpr std::array<std::string_view, kPipeCount> kPipeNames{
+    "tensor", "fma", "fma_heavy", "fma_lite", "alu", "alu_lite", "fp64", "fp16", "issue", "lsu"};
 constexpr std::array<std::string_view, kMemPathCount> kPathNames{"dram", "l2", "l1"};
 constexpr std::array<std::string_view, 5> kBoundNames{"unknown", "idle", "compute", "memory", "latency"};
 constexpr std::array<std::string_view, 5> kSourceNames{"none", "pm_sampling", "gpm", "nvml", "replay"};
@@ -26,14 +26,22 @@ auto name_at(const std::array<std::string_view, N>& names, std::size_t i) -> std
 
 }  // namespace
 
-auto to_string(Pipe pipe) -> std::string_view { return name_at(kPipeNames, static_cast<std::size_t>(pipe)); }
-auto to_string(MemPath path) -> std::string_view { return name_at(kPathNames, static_cast<std::size_t>(path)); }
-auto to_string(Bound bound) -> std::string_view { return name_at(kBoundNames, static_cast<std::size_t>(bound)); }
+auto to_string(Pipe pipe) -> std::string_view {
+  return name_at(kPipeNames, static_cast<std::size_t>(pipe));
+}
+auto to_string(MemPath path) -> std::string_view {
+  return name_at(kPathNames, static_cast<std::size_t>(path));
+}
+auto to_string(Bound bound) -> std::string_view {
+  return name_at(kBoundNames, static_cast<std::size_t>(bound));
+}
 auto to_string(SourceKind source) -> std::string_view {
   return name_at(kSourceNames, static_cast<std::size_t>(source));
 }
 
-auto pipe_from_string(std::string_view name) -> std::optional<Pipe> { return from_names<Pipe>(kPipeNames, name); }
+auto pipe_from_string(std::string_view name) -> std::optional<Pipe> {
+  return from_names<Pipe>(kPipeNames, name);
+}
 auto mem_path_from_string(std::string_view name) -> std::optional<MemPath> {
   return from_names<MemPath>(kPathNames, name);
 }

@@ -8,9 +8,21 @@
 
 namespace solscope::core {
 
-/// Compute pipes whose busiest one sets Compute SOL. Where a chip splits FMA or ALU into heavy and lite pipes, both
-/// are listed; `Issue` is the SM's instruction issue rate (IPC against its peak).
-enum class Pipe : std::uint8_t { Tensor, Fma, FmaHeavy, FmaLite, Alu, AluLite, Fp64, Fp16, Issue, Lsu, kCount };
+/// Compute pipes whose busiest one sets Compute SOL. Where a chip splits FMA or ALU into heavy and lite
+/// pipes, both are listed; `Issue` is the SM's instruction issue rate (IPC against its peak).
+enum class Pipe : std::uint8_t {
+  Tensor,
+  Fma,
+  FmaHeavy,
+  FmaLite,
+  Alu,
+  AluLite,
+  Fp64,
+  Fp16,
+  Issue,
+  Lsu,
+  kCount
+};
 inline constexpr std::size_t kPipeCount = static_cast<std::size_t>(Pipe::kCount);
 
 /// Memory paths whose busiest one sets Memory SOL: device memory, L2 cache (LTS slices), L1/TEX.
@@ -35,7 +47,8 @@ enum class SourceKind : std::uint8_t {
   Replay,      ///< a recorded trace
 };
 
-/// Lowercase names used in JSON, traces, Prometheus labels and the UI: "tensor", "dram", "memory", "pm_sampling".
+/// Lowercase names used in JSON, traces, Prometheus labels and the UI: "tensor", "dram", "memory",
+/// "pm_sampling".
 [[nodiscard]] auto to_string(Pipe pipe) -> std::string_view;
 [[nodiscard]] auto to_string(MemPath path) -> std::string_view;
 [[nodiscard]] auto to_string(Bound bound) -> std::string_view;

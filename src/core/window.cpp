@@ -83,9 +83,11 @@ auto WindowAccumulator::result() const -> SolSample {
   for (std::size_t i = 0; i < kMemPathCount; ++i) out.path_pct[i] = paths_[i].value();
   for (std::size_t i = 0; i < kMetricCount; ++i) out.metrics[i] = metrics_[i].value();
   if (!std::isnan(out.compute_sol_pct)) out.compute_pipe = static_cast<Pipe>(argmax_mean<kPipeCount>(pipes_));
-  if (!std::isnan(out.memory_sol_pct)) out.memory_path = static_cast<MemPath>(argmax_mean<kMemPathCount>(paths_));
+  if (!std::isnan(out.memory_sol_pct))
+    out.memory_path = static_cast<MemPath>(argmax_mean<kMemPathCount>(paths_));
   const double gr = out.gr_active_pct();
-  out.bound = classify_bound(out.compute_sol_pct, out.memory_sol_pct, std::isnan(gr) ? out.gpu_util_pct() : gr);
+  out.bound =
+      classify_bound(out.compute_sol_pct, out.memory_sol_pct, std::isnan(gr) ? out.gpu_util_pct() : gr);
   return out;
 }
 

@@ -14,13 +14,16 @@ namespace solscope::core {
 ///
 /// Every figure of the window is the duration-weighted mean of the samples where it is known (NaN samples are
 /// skipped, so a figure missing from part of the window is averaged over the part that has it; with no known
-/// sample it is NaN). Compute and Memory SOL are the means of each sample's SOL (each sample's busiest pipe), as
-/// ../shared/docs/cupti-pm-sampling.md section 1.5 prescribes; the named pipe and path are those with the highest
-/// mean. The bound is classified again from the window's means. Weights are sample durations in ns (a sample of
-/// zero or negative duration weighs 1 ns). The window spans the earliest start to the latest end; flags are OR-ed.
+/// sample it is NaN). Compute and Memory SOL are the means of each sample's SOL (each sample's busiest pipe),
+/// as
+/// ../shared/docs/cupti-pm-sampling.md section 1.5 prescribes; the named pipe and path are those with the
+/// highest mean. The bound is classified again from the window's means. Weights are sample durations in ns (a
+/// sample of zero or negative duration weighs 1 ns). The window spans the earliest start to the latest end;
+/// flags are OR-ed.
 class WindowAccumulator {
  public:
-  /// Adds one sample. Samples of another device than the first one added are a programmer error and are ignored.
+  /// Adds one sample. Samples of another device than the first one added are a programmer error and are
+  /// ignored.
   void add(const SolSample& sample);
   /// True when no sample has been added since construction or reset().
   [[nodiscard]] auto empty() const -> bool { return count_ == 0; }
@@ -55,8 +58,8 @@ class WindowAccumulator {
   std::array<Mean, kMetricCount> metrics_{};
 };
 
-/// Aggregates one device's samples into the windows [k*window_ns, (k+1)*window_ns) of the epoch clock, in time
-/// order. A sample belongs to the window holding its midpoint. Windows without samples are left out.
+/// Aggregates one device's samples into the windows [k*window_ns, (k+1)*window_ns) of the epoch clock, in
+/// time order. A sample belongs to the window holding its midpoint. Windows without samples are left out.
 /// `window_ns` must be > 0 (otherwise the result is empty). Samples need not be sorted.
 [[nodiscard]] auto aggregate_windows(std::span<const SolSample> samples, std::int64_t window_ns)
     -> std::vector<SolSample>;

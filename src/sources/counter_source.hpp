@@ -1,5 +1,6 @@
-// CounterSource: the one interface every source of GPU figures implements (CUPTI PM sampling + NVML, NVML GPM,
-// NVML basic, trace replay), so that everything above the sources runs the same on a GPU and on a recorded trace.
+// CounterSource: the one interface every source of GPU figures implements (CUPTI PM sampling + NVML, NVML
+// GPM, NVML basic, trace replay), so that everything above the sources runs the same on a GPU and on a
+// recorded trace.
 #pragma once
 
 #include <cstdint>
@@ -31,10 +32,10 @@ struct DeviceStatus {
 
 /// A source of RawSamples for a set of GPUs.
 ///
-/// Life cycle: devices() may be called at any time; start() once; poll() repeatedly from one thread; stop() once
-/// (also safe without start). Implementations are not thread-safe: one thread drives a source. Errors are values:
-/// start() fails only when no device can be sampled at all; a single device that fails or disappears later is
-/// reported through status(device).lost and the others continue.
+/// Life cycle: devices() may be called at any time; start() once; poll() repeatedly from one thread; stop()
+/// once (also safe without start). Implementations are not thread-safe: one thread drives a source. Errors
+/// are values: start() fails only when no device can be sampled at all; a single device that fails or
+/// disappears later is reported through status(device).lost and the others continue.
 class CounterSource {
  public:
   virtual ~CounterSource() = default;
@@ -43,12 +44,13 @@ class CounterSource {
   [[nodiscard]] virtual auto devices() const -> std::vector<core::DeviceInfo> = 0;
 
   /// Begins sampling. Errors: InvalidArgument (bad interval or device index), NotFound (no device),
-  /// PermissionDenied, Unavailable (counters held by another profiler and no fallback), DataLoss (replay file).
+  /// PermissionDenied, Unavailable (counters held by another profiler and no fallback), DataLoss (replay
+  /// file).
   [[nodiscard]] virtual auto start(const SourceConfig& config) -> core::Result<void> = 0;
 
-  /// Returns the samples completed since the last call, in time order per device (possibly none). Does not block
-  /// for longer than one decode of the hardware buffers. An error means the whole source has ended (replay
-  /// exhausted is not an error: see finished()).
+  /// Returns the samples completed since the last call, in time order per device (possibly none). Does not
+  /// block for longer than one decode of the hardware buffers. An error means the whole source has ended
+  /// (replay exhausted is not an error: see finished()).
   [[nodiscard]] virtual auto poll() -> core::Result<std::vector<core::RawSample>> = 0;
 
   /// True when the source will produce no more samples (a replay at its end). Live sources return false.
@@ -57,7 +59,8 @@ class CounterSource {
   /// Stops sampling and releases the counters. Idempotent.
   virtual void stop() = 0;
 
-  /// How a device is sampled. `device` is an NVML index from devices(); unknown indices give SourceKind::None.
+  /// How a device is sampled. `device` is an NVML index from devices(); unknown indices give
+  /// SourceKind::None.
   [[nodiscard]] virtual auto status(std::uint32_t device) const -> DeviceStatus = 0;
 };
 

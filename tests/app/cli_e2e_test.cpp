@@ -181,7 +181,8 @@ TEST_F(CliTest, damaged_traces_fail_cleanly_with_exit_5) {
   const auto size = std::filesystem::file_size(kDemo);
   for (const double fraction : {0.0, 0.001, 0.1, 0.5, 0.9, 0.999}) {
     std::filesystem::copy_file(kDemo, path("cut.sqlite"), std::filesystem::copy_options::overwrite_existing);
-    std::filesystem::resize_file(path("cut.sqlite"), static_cast<std::uintmax_t>(static_cast<double>(size) * fraction));
+    std::filesystem::resize_file(path("cut.sqlite"),
+                                 static_cast<std::uintmax_t>(static_cast<double>(size) * fraction));
     r = solscope({"replay", path("cut.sqlite"), "--json"});
     EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 5) << fraction << ": " << r.exit_code << " " << r.err;
   }

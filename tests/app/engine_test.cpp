@@ -86,7 +86,8 @@ TEST(EngineTest, sink_error_stops_the_run) {
 
 TEST(EngineTest, a_lost_device_is_reported_once_and_others_continue) {
   testing::FakeCounterSource source;
-  source.devices_list = {core::DeviceInfo{.index = 0, .uuid = "GPU-a"}, core::DeviceInfo{.index = 1, .uuid = "GPU-b"}};
+  source.devices_list = {core::DeviceInfo{.index = 0, .uuid = "GPU-a"},
+                         core::DeviceInfo{.index = 1, .uuid = "GPU-b"}};
   source.statuses[1] = sources::DeviceStatus{.lost = true};
   source.statuses[1].reason = "GPU has fallen off the bus";
   source.batches.push_back(std::vector{raw(0, 0, 10)});
@@ -100,7 +101,8 @@ TEST(EngineTest, a_lost_device_is_reported_once_and_others_continue) {
   EXPECT_EQ(summary->lost, std::vector<std::uint32_t>{1});
   EXPECT_EQ(sink.samples.size(), 2u);
   const std::string text = warnings.str();
-  EXPECT_NE(text.find("GPU 1 (GPU-b) stopped answering: GPU has fallen off the bus"), std::string::npos) << text;
+  EXPECT_NE(text.find("GPU 1 (GPU-b) stopped answering: GPU has fallen off the bus"), std::string::npos)
+      << text;
   EXPECT_EQ(text.find("stopped answering"), text.rfind("stopped answering")) << "reported once";
 }
 

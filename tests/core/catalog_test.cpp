@@ -33,9 +33,9 @@ TEST(CatalogTest, lookup_by_name_round_trips) {
 
 TEST(CatalogTest, every_known_family_has_the_sol_core) {
   for (ChipFamily family : known_chip_families()) {
-    for (MetricId id : {MetricId::TensorPipe, MetricId::AluPipe, MetricId::IssueActive, MetricId::DramThroughput,
-                        MetricId::L2Throughput, MetricId::L1Wavefronts, MetricId::SmActive, MetricId::SmOccupancy,
-                        MetricId::GrActive}) {
+    for (MetricId id : {MetricId::TensorPipe, MetricId::AluPipe, MetricId::IssueActive,
+                        MetricId::DramThroughput, MetricId::L2Throughput, MetricId::L1Wavefronts,
+                        MetricId::SmActive, MetricId::SmOccupancy, MetricId::GrActive}) {
       EXPECT_FALSE(cupti_counter(metric_def(id), family).empty())
           << metric_def(id).name << " missing on " << to_string(family);
     }

@@ -31,32 +31,50 @@ struct DeriveCase {
   Bound bound;
 };
 
-auto same(double a, double b) -> bool { return (std::isnan(a) && std::isnan(b)) || a == b; }
+auto same(double a, double b) -> bool {
+  return (std::isnan(a) && std::isnan(b)) || a == b;
+}
 
 TEST(DeriveTest, table) {
   const DeriveCase cases[] = {
       {"tensor_bound_gemm",
-       sample_with({{MetricId::TensorPipe, 88}, {MetricId::FmaPipe, 5}, {MetricId::IssueActive, 20},
-                    {MetricId::DramThroughput, 30}, {MetricId::L2Throughput, 41}, {MetricId::GrActive, 99}}),
+       sample_with({{MetricId::TensorPipe, 88},
+                    {MetricId::FmaPipe, 5},
+                    {MetricId::IssueActive, 20},
+                    {MetricId::DramThroughput, 30},
+                    {MetricId::L2Throughput, 41},
+                    {MetricId::GrActive, 99}}),
        88, Pipe::Tensor, 41, MemPath::L2, Bound::Compute},
       {"memory_bound_copy",
-       sample_with({{MetricId::TensorPipe, 0}, {MetricId::AluPipe, 9}, {MetricId::DramThroughput, 91},
-                    {MetricId::L2Throughput, 70}, {MetricId::L1Wavefronts, 20}, {MetricId::GrActive, 100}}),
+       sample_with({{MetricId::TensorPipe, 0},
+                    {MetricId::AluPipe, 9},
+                    {MetricId::DramThroughput, 91},
+                    {MetricId::L2Throughput, 70},
+                    {MetricId::L1Wavefronts, 20},
+                    {MetricId::GrActive, 100}}),
        9, Pipe::Alu, 91, MemPath::Dram, Bound::Memory},
       {"busy_but_useless_is_latency_bound",
-       sample_with({{MetricId::TensorPipe, 1}, {MetricId::IssueActive, 3}, {MetricId::DramThroughput, 2},
-                    {MetricId::GrActive, 100}, {MetricId::GpuUtil, 100}}),
+       sample_with({{MetricId::TensorPipe, 1},
+                    {MetricId::IssueActive, 3},
+                    {MetricId::DramThroughput, 2},
+                    {MetricId::GrActive, 100},
+                    {MetricId::GpuUtil, 100}}),
        3, Pipe::Issue, 2, MemPath::Dram, Bound::Latency},
       {"idle",
-       sample_with({{MetricId::TensorPipe, 0}, {MetricId::DramThroughput, 0}, {MetricId::GrActive, 0.5}}),
-       0, Pipe::Tensor, 0, MemPath::Dram, Bound::Idle},
+       sample_with({{MetricId::TensorPipe, 0}, {MetricId::DramThroughput, 0}, {MetricId::GrActive, 0.5}}), 0,
+       Pipe::Tensor, 0, MemPath::Dram, Bound::Idle},
       {"nothing_known", sample_with({}), kNaN, Pipe::kCount, kNaN, MemPath::kCount, Bound::Unknown},
       {"nan_inputs_are_skipped_not_zero",
-       sample_with({{MetricId::TensorPipe, kNaN}, {MetricId::FmaHeavyPipe, 12}, {MetricId::FmaLitePipe, kNaN},
-                    {MetricId::L1Wavefronts, kNaN}, {MetricId::L1TexThroughput, 33}, {MetricId::GrActive, 50}}),
+       sample_with({{MetricId::TensorPipe, kNaN},
+                    {MetricId::FmaHeavyPipe, 12},
+                    {MetricId::FmaLitePipe, kNaN},
+                    {MetricId::L1Wavefronts, kNaN},
+                    {MetricId::L1TexThroughput, 33},
+                    {MetricId::GrActive, 50}}),
        12, Pipe::FmaHeavy, 33, MemPath::L1, Bound::Latency},
       {"over_100_is_kept_raw",
-       sample_with({{MetricId::TensorPipe, 101.5}, {MetricId::DramThroughput, 100.2}, {MetricId::GrActive, 100}}),
+       sample_with(
+           {{MetricId::TensorPipe, 101.5}, {MetricId::DramThroughput, 100.2}, {MetricId::GrActive, 100}}),
        101.5, Pipe::Tensor, 100.2, MemPath::Dram, Bound::Compute},
       {"l1_takes_the_larger_of_its_two_counters",
        sample_with({{MetricId::L1Wavefronts, 65}, {MetricId::L1TexThroughput, 72}, {MetricId::GrActive, 90}}),
@@ -67,8 +85,8 @@ TEST(DeriveTest, table) {
       {"nvml_only_idle_by_classic_util", sample_with({{MetricId::GpuUtil, 0}}), kNaN, Pipe::kCount, kNaN,
        MemPath::kCount, Bound::Idle},
       {"tie_goes_to_compute",
-       sample_with({{MetricId::TensorPipe, 70}, {MetricId::DramThroughput, 70}, {MetricId::GrActive, 100}}), 70,
-       Pipe::Tensor, 70, MemPath::Dram, Bound::Compute},
+       sample_with({{MetricId::TensorPipe, 70}, {MetricId::DramThroughput, 70}, {MetricId::GrActive, 100}}),
+       70, Pipe::Tensor, 70, MemPath::Dram, Bound::Compute},
   };
   DeviceInfo device;
   for (const auto& c : cases) {
@@ -100,11 +118,13 @@ TEST(DeriveTest, dram_bytes_per_s_uses_peak_bandwidth) {
   h100.dram_peak_bytes_per_s = 5120.0 / 8 * 2619e6 * 2;  // 3.352e12 B/s
   const SolSample s = derive(sample_with({{MetricId::DramThroughput, 50}}), h100);
   EXPECT_NEAR(s.dram_bytes_per_s, 1.676e12, 1e9);
-  EXPECT_TRUE(std::isnan(derive(sample_with({{MetricId::DramThroughput, 50}}), DeviceInfo{}).dram_bytes_per_s));
+  EXPECT_TRUE(
+      std::isnan(derive(sample_with({{MetricId::DramThroughput, 50}}), DeviceInfo{}).dram_bytes_per_s));
 }
 
 TEST(DeriveTest, per_pipe_breakdown_is_kept) {
-  const SolSample s = derive(sample_with({{MetricId::TensorPipe, 10}, {MetricId::LsuPipe, 45}}), DeviceInfo{});
+  const SolSample s =
+      derive(sample_with({{MetricId::TensorPipe, 10}, {MetricId::LsuPipe, 45}}), DeviceInfo{});
   EXPECT_EQ(s.pipe_pct[static_cast<std::size_t>(Pipe::Tensor)], 10);
   EXPECT_EQ(s.pipe_pct[static_cast<std::size_t>(Pipe::Lsu)], 45);
   EXPECT_TRUE(std::isnan(s.pipe_pct[static_cast<std::size_t>(Pipe::Fma)]));

@@ -10,7 +10,8 @@
 namespace solscope::core {
 namespace {
 
-auto sol(std::int64_t start_ns, std::int64_t end_ns, double tensor, double dram, double gr = 100.0) -> SolSample {
+auto sol(std::int64_t start_ns, std::int64_t end_ns, double tensor, double dram, double gr = 100.0)
+    -> SolSample {
   RawSample raw;
   raw.t_start_ns = start_ns;
   raw.t_end_ns = end_ns;

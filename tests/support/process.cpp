@@ -33,7 +33,8 @@ void drain(int out_fd, int err_fd, ProcessResult& result, std::chrono::steady_cl
   int open_fds = 2;
   char buffer[65536];
   while (open_fds > 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       result.timed_out = true;
       return;

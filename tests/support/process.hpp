@@ -1,4 +1,5 @@
-// Runs a child process for end-to-end tests: captures stdout and stderr, enforces a timeout, and can signal it.
+// Runs a child process for end-to-end tests: captures stdout and stderr, enforces a timeout, and can signal
+// it.
 #pragma once
 
 #include <sys/types.h>
@@ -17,14 +18,16 @@ struct ProcessResult {
   bool timed_out = false;
 };
 
-/// Runs `argv` (argv[0] is a path) with `env` added to the environment, waits at most `timeout`, kills it then.
+/// Runs `argv` (argv[0] is a path) with `env` added to the environment, waits at most `timeout`, kills it
+/// then.
 auto run_process(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
                  const std::vector<std::string>& env = {}) -> ProcessResult;
 
 /// A child left running: started with output to files, so that a test can signal it at any moment.
 class BackgroundProcess {
  public:
-  BackgroundProcess(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path);
+  BackgroundProcess(const std::vector<std::string>& argv, const std::string& out_path,
+                    const std::string& err_path);
   ~BackgroundProcess();
   BackgroundProcess(const BackgroundProcess&) = delete;
   auto operator=(const BackgroundProcess&) -> BackgroundProcess& = delete;

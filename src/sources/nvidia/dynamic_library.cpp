@@ -33,9 +33,9 @@ auto DynamicLibrary::open_first(std::span<const std::string> candidates, std::st
     if (!tried.empty()) tried += "; ";
     tried += why != nullptr ? why : candidate + ": cannot open";
   }
-  return core::fail(core::ErrorCode::NotFound, "cannot load " + (candidates.empty() ? std::string("library")
-                                                                                    : candidates.front()) +
-                                                   " (" + tried + ")",
+  return core::fail(core::ErrorCode::NotFound,
+                    "cannot load " + (candidates.empty() ? std::string("library") : candidates.front()) +
+                        " (" + tried + ")",
                     std::string(hint));
 }
 

@@ -1,5 +1,5 @@
-// DynamicLibrary: a thin RAII wrapper over dlopen/dlsym/dlclose, so that vendor libraries are loaded at run time
-// and the binary starts on machines without them.
+// DynamicLibrary: a thin RAII wrapper over dlopen/dlsym/dlclose, so that vendor libraries are loaded at run
+// time and the binary starts on machines without them.
 #pragma once
 
 #include <span>
@@ -15,8 +15,8 @@ namespace solscope::nvidia {
 class DynamicLibrary {
  public:
   DynamicLibrary() = default;
-  DynamicLibrary(DynamicLibrary&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)),
-                                                    path_(std::move(other.path_)) {}
+  DynamicLibrary(DynamicLibrary&& other) noexcept
+      : handle_(std::exchange(other.handle_, nullptr)), path_(std::move(other.path_)) {}
   auto operator=(DynamicLibrary&& other) noexcept -> DynamicLibrary&;
   DynamicLibrary(const DynamicLibrary&) = delete;
   auto operator=(const DynamicLibrary&) -> DynamicLibrary& = delete;

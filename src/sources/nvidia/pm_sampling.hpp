@@ -1,5 +1,6 @@
-// PmSampling: the seam between the NVIDIA source (which picks a source per GPU and merges NVML figures in) and the
-// CUPTI PM sampler, so that the composition is testable with a fake and the sampler with a fake CUPTI table.
+// PmSampling: the seam between the NVIDIA source (which picks a source per GPU and merges NVML figures in)
+// and the CUPTI PM sampler, so that the composition is testable with a fake and the sampler with a fake CUPTI
+// table.
 #pragma once
 
 #include <cstdint>
@@ -33,12 +34,12 @@ class PmSampling {
   virtual ~PmSampling() = default;
 
   /// Starts PM sampling on the GPU with this NVML index and PCI bus id ("domain:bus:device.function"), every
-  /// `interval_ns`. Returns the CUPTI chip name ("GH100"). Only call it after the driver and NVML answered for the
-  /// device (CUPTI crashes otherwise). Errors: NotFound (libcupti or the CUDA device), Unimplemented (chip without a
-  /// single-pass set, libcupti older than 12.6), PermissionDenied (profiling restricted to admin users),
-  /// Unavailable (counters held by another profiler: DCGM, Nsight, another solscope).
-  [[nodiscard]] virtual auto open(std::uint32_t nvml_index, std::string_view pci_bus_id, std::int64_t interval_ns)
-      -> core::Result<std::string> = 0;
+  /// `interval_ns`. Returns the CUPTI chip name ("GH100"). Only call it after the driver and NVML answered
+  /// for the device (CUPTI crashes otherwise). Errors: NotFound (libcupti or the CUDA device), Unimplemented
+  /// (chip without a single-pass set, libcupti older than 12.6), PermissionDenied (profiling restricted to
+  /// admin users), Unavailable (counters held by another profiler: DCGM, Nsight, another solscope).
+  [[nodiscard]] virtual auto open(std::uint32_t nvml_index, std::string_view pci_bus_id,
+                                  std::int64_t interval_ns) -> core::Result<std::string> = 0;
 
   /// Decodes the hardware buffers of every open device.
   [[nodiscard]] virtual auto poll() -> PmPoll = 0;
