@@ -20,11 +20,7 @@ constexpr int kGpmMaxFailures = 3;
 
 constexpr std::string_view kNoDriverHint =
     "install the NVIDIA driver (nvidia-smi must work; in a container, run it with the NVIDIA container "
-    "toolkit, "
-    "--gpus all); `solscope replay FILE` works without a GPU";
-constexpr std::string_view kLostHint =
-    "check the kernel log (dmesg) for Xid errors; the GPU may need a reset (nvidia-smi -r) or the host a "
-    "reboot";
+    "toolkit, --gpus all); `solscope replay FILE` works without a GPU";
 
 /// The figures NVML gives (NvmlReader::read), merged into PM and GPM samples where those left them unknown.
 constexpr std::array kNvmlMetrics{
@@ -109,7 +105,7 @@ auto NvidiaSource::start(const sources::SourceConfig& config) -> core::Result<vo
     const std::string why = active_.front().status.reason;
     stop();
     return core::fail(core::ErrorCode::Unavailable, "no NVIDIA device could be sampled: " + why,
-                      std::string(kLostHint));
+                      std::string(kGpuLostHint));
   }
   running_ = true;
   return core::ok();
@@ -123,7 +119,7 @@ auto NvidiaSource::start_device(std::uint32_t index, const ProfilingPermission& 
   if (reader_->is_lost(index)) {
     dev.status.lost = true;
     dev.status.reason = reader_->lost_reason(index);
-    dev.status.hint = std::string(kLostHint);
+    dev.status.hint = std::string(kGpuLostHint);
     return dev;
   }
   PmChoice choice = plan_pm_sampling(index, reader_->mig_enabled(index), permission,
@@ -252,7 +248,7 @@ auto NvidiaSource::refresh_nvml(Active& dev, std::int64_t now_ns) -> bool {
 void NvidiaSource::mark_lost(Active& dev, std::string reason) {
   dev.status.lost = true;
   dev.status.reason = std::move(reason);
-  dev.status.hint = std::string(kLostHint);
+  dev.status.hint = std::string(kGpuLostHint);
   dev.gpm.reset();
   if (reader_) reader_->mark_lost(dev.info.index, dev.status.reason);
 }

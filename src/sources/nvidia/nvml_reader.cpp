@@ -15,11 +15,7 @@ constexpr int kProcessListAttempts = 3;
 
 constexpr std::string_view kDriverCheckHint =
     "check the driver with nvidia-smi; after a driver update the host may need a reboot (driver/library "
-    "version "
-    "mismatch)";
-constexpr std::string_view kLostHint =
-    "check the kernel log (dmesg) for Xid errors; the GPU may need a reset (nvidia-smi -r) or the host a "
-    "reboot";
+    "version mismatch)";
 
 // A call through an optional pointer: NVML_ERROR_FUNCTION_NOT_FOUND when the library lacks the function.
 template <class Fn, class... Args>
@@ -238,7 +234,7 @@ void NvmlReader::mark_lost(std::uint32_t index, std::string reason) {
 auto NvmlReader::lost_error(std::uint32_t index) const -> tl::unexpected<core::Error> {
   const DeviceState& dev = devices_.at(index);
   std::string message = dev.lost_reason.empty() ? device_name(index, dev.info) + " lost" : dev.lost_reason;
-  return core::fail(core::ErrorCode::Unavailable, std::move(message), std::string(kLostHint));
+  return core::fail(core::ErrorCode::Unavailable, std::move(message), std::string(kGpuLostHint));
 }
 
 auto NvmlReader::callable(const DeviceState& dev, NvmlQuery query) -> bool {

@@ -29,6 +29,11 @@ enum class NvmlQuery : std::uint8_t {
 };
 inline constexpr std::size_t kNvmlQueryCount = static_cast<std::size_t>(NvmlQuery::kCount);
 
+/// What to do about a GPU that stopped answering (NVML_ERROR_GPU_IS_LOST, or a PM sampler fault).
+inline constexpr std::string_view kGpuLostHint =
+    "check the kernel log (dmesg) for Xid errors; the GPU may need a reset (nvidia-smi -r) or the host a "
+    "reboot";
+
 /// The NVML function a query calls, e.g. "nvmlDeviceGetPowerUsage".
 [[nodiscard]] auto to_string(NvmlQuery query) -> std::string_view;
 
