@@ -28,7 +28,9 @@ constexpr std::uint32_t kGpus = 8;
 auto cpu_seconds() -> double {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  auto secs = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + tv.tv_usec / 1e6; };
+  auto secs = [](const timeval& tv) {
+    return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+  };
   return secs(usage.ru_utime) + secs(usage.ru_stime);
 }
 
