@@ -89,9 +89,9 @@ TEST(PmConfigTest, plus_joined_names_split_and_their_values_sum) {
   EXPECT_TRUE(std::isnan(sample.value(core::MetricId::NvlinkRxBytesPerS)));
 }
 
-TEST(PmConfigTest, gh100_plan_has_eighteen_counters_with_nvlink_in_two_parts) {
+TEST(PmConfigTest, gh100_plan_has_nineteen_counters_with_nvlink_in_two_parts) {
   const PmCounterPlan plan = pm_counter_plan(core::ChipFamily::Gh100);
-  EXPECT_EQ(plan.counter_names.size(), 18u);
+  EXPECT_EQ(plan.counter_names.size(), 19u);  // 17 metrics + FP64, NVLink RX and TX in two parts each
   EXPECT_EQ(
       std::count(plan.counter_metrics.begin(), plan.counter_metrics.end(), core::MetricId::NvlinkTxBytesPerS),
       2);

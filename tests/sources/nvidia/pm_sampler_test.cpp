@@ -39,8 +39,8 @@ TEST_F(PmSamplerTest, samples_land_in_their_metrics_with_plus_parts_summed) {
   // GH100 NVLink RX is request + response bytes: both parts carry 1.5e9 here.
   EXPECT_DOUBLE_EQ(first.value(MetricId::NvlinkRxBytesPerS), 3.0e9);
   EXPECT_DOUBLE_EQ(first.value(MetricId::L2Throughput), 0.0);
-  EXPECT_TRUE(std::isnan(first.value(MetricId::Fp64Pipe)));  // GPM-only metric
-  EXPECT_TRUE(std::isnan(first.value(MetricId::PowerW)));    // NVML-only metric
+  EXPECT_TRUE(std::isnan(first.value(MetricId::FmaHeavyPipe)));  // not a GH100 counter
+  EXPECT_TRUE(std::isnan(first.value(MetricId::PowerW)));        // NVML-only metric
   EXPECT_DOUBLE_EQ(poll.samples[1].value(MetricId::TensorPipe), 20.0);
   EXPECT_EQ(fake::state().evaluate_calls, 2);  // one evaluation per sample, all metrics at once
 }
