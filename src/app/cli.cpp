@@ -1,5 +1,6 @@
 #include "app/cli.hpp"
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -9,7 +10,9 @@
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
+#include "app/options.hpp"
 #include "app/signals.hpp"
+#include "app/source_factory.hpp"
 #ifdef SOLSCOPE_HAVE_CEILING
 #include "app/ceiling_command.hpp"
 #endif
@@ -35,6 +38,41 @@ void add_common_options(CLI::App& app, CommonOptions& common) {
   app.add_option("--replay", common.replay, "sample from a recorded trace instead of the GPUs")
       ->envname("SOLSCOPE_REPLAY");
 }
+
+void add_workload_options(CLI::App& app, WorkloadOptions& workloads) {
+  app.add_option("--workloads", workloads.file,
+                 "TOML file of [[workload]] declarations (default: ~/.config/solscope/workloads.toml)")
+      ->envname("SOLSCOPE_WORKLOADS");
+  app.add_flag("--no-workloads", workloads.disabled, "no workload discovery and no attainable SOL");
+}
+
+/// `solscope devices --workloads [FILE]`: the flag, optionally naming the declarations file.
+void add_devices_workloads_option(CLI::App& devices, WorkloadOptions& workloads, DevicesArgs& args) {
+  devices
+      .add_option_function<std::vector<std::string>>(
+          "--workloads",
+          [&workloads, &args](const std::vector<std::string>& values) {
+            args.workloads = true;
+            if (!values.empty() && !values.front().empty()) workloads.file = values.front();
+          },
+          "also show what runs on each GPU and its attainable SOL (optionally: a declarations file)")
+      ->expected(0, 1);
+}
+
+#ifdef SOLSCOPE_HAVE_CEILING
+/// --gpu auto: the NVML name of GPU 0, or of the first --devices index.
+auto gpu_detector(const CommonOptions& common) -> std::function<core::Result<std::string>()> {
+  return [&common]() -> core::Result<std::string> {
+    std::vector<std::uint32_t> devices;
+    if (!common.devices.empty()) {
+      auto parsed = parse_device_list(common.devices);
+      if (!parsed) return tl::unexpected(std::move(parsed.error()));
+      devices = std::move(*parsed);
+    }
+    return detect_gpu_name(devices);
+  };
+}
+#endif
 
 /// Names a user could have meant: the subcommands and the long options of the app and its chosen subcommand.
 auto known_words(const CLI::App& app, bool options) -> std::vector<std::string> {
@@ -79,6 +117,8 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   app.require_subcommand(0, 1);
   CommonOptions common;
   add_common_options(app, common);
+  WorkloadOptions workloads;
+  add_workload_options(app, workloads);
 
   auto configure = [](CLI::App* sub) {
     sub->allow_extras();
@@ -89,6 +129,7 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   DevicesArgs devices_args;
   auto* devices = configure(app.add_subcommand("devices", "GPUs, counter source per GPU, permissions and fixes"));
   devices->add_flag("--json", devices_args.json, "print JSON");
+  add_devices_workloads_option(*devices, workloads, devices_args);
   RecordArgs record_args;
   auto* record = configure(app.add_subcommand("record", "record a trace (SQLite) until --duration or Ctrl-C"));
   record->add_option("-o,--output", record_args.output, "trace file to write")->required();
@@ -111,6 +152,7 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   CeilingArgs ceiling_args;
   auto* ceiling = configure(app.add_subcommand("ceiling", "attainable SOL of a described workload (roofline)"));
   add_ceiling_options(*ceiling, ceiling_args);
+  ceiling_args.detect_gpu = gpu_detector(common);
 #endif
 
   try {
@@ -128,14 +170,14 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   if (report_extras(app, err)) return kExitUsage;
 
   install_stop_signals();
-  if (devices->parsed()) return run_devices(common, devices_args, out, err);
-  if (record->parsed()) return run_record(common, record_args, out, err);
+  if (devices->parsed()) return run_devices(common, workloads, devices_args, out, err);
+  if (record->parsed()) return run_record(common, workloads, record_args, out, err);
   if (replay->parsed()) return run_replay(common, replay_args, out, err);
   if (exporter->parsed()) return run_export(export_args, out, err);
 #ifdef SOLSCOPE_HAVE_CEILING
   if (ceiling->parsed()) return run_ceiling(ceiling_args, out, err);
 #endif
-  return run_live(common, out, err);
+  return run_live(common, workloads, out, err);
 }
 
 }  // namespace solscope::app

@@ -9,15 +9,29 @@
 
 namespace solscope::app {
 
-/// `solscope devices`: GPUs, the source chosen per GPU and why, permission status with the exact fix.
+/// Workload discovery and the attainable SOL it feeds (README "Attainable SOL and workloads"); live sources
+/// only.
+struct WorkloadOptions {
+  /// --workloads FILE / SOLSCOPE_WORKLOADS: a TOML file of `[[workload]]` declarations; empty = the default
+  /// $XDG_CONFIG_HOME/solscope/workloads.toml (or ~/.config/solscope/workloads.toml) when it exists.
+  std::string file;
+  bool disabled = false;  ///< --no-workloads: no discovery and no attainable SOL
+};
+
+/// `solscope devices`: GPUs, the source chosen per GPU and why, permission status with the exact fix; with
+/// --workloads also what runs on each GPU, its attainable SOL, or why it is unknown.
 struct DevicesArgs {
   bool json = false;
+  bool workloads = false;  ///< --workloads: run workload discovery once after listing the devices
 };
-auto run_devices(const CommonOptions& common, const DevicesArgs& args, std::ostream& out, std::ostream& err) -> int;
+auto run_devices(const CommonOptions& common, const WorkloadOptions& workloads, const DevicesArgs& args,
+                 std::ostream& out, std::ostream& err) -> int;
 
 /// `solscope` / `solscope top` / `solscope --json`: live figures (plain text table, or JSON Lines with --json).
-/// Without an NVIDIA GPU and without --json or --replay, it says so and shows the bundled trace instead.
-auto run_live(const CommonOptions& common, std::ostream& out, std::ostream& err) -> int;
+/// Without an NVIDIA GPU and without --json or --replay, it says so and shows the bundled trace instead. On
+/// live GPUs each sample carries the attainable SOL of the discovered or declared workload.
+auto run_live(const CommonOptions& common, const WorkloadOptions& workloads, std::ostream& out,
+              std::ostream& err) -> int;
 
 /// `solscope record -o FILE [--duration S]`: records a trace until the duration, SIGINT or SIGTERM.
 struct RecordArgs {
@@ -26,7 +40,9 @@ struct RecordArgs {
   bool force = false;    ///< overwrite an existing file
   double replay_speed = 1.0;  ///< with --replay: trace seconds per second (0 = as fast as possible)
 };
-auto run_record(const CommonOptions& common, const RecordArgs& args, std::ostream& out, std::ostream& err) -> int;
+/// On live GPUs the trace records the attainable SOL of the discovered or declared workloads.
+auto run_record(const CommonOptions& common, const WorkloadOptions& workloads, const RecordArgs& args,
+                std::ostream& out, std::ostream& err) -> int;
 
 /// `solscope replay FILE [--json] [--speed X]`: plays a trace through the live view or as JSON Lines.
 struct ReplayArgs {

@@ -3,6 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <memory>
+
+#include "app/attainable_wiring.hpp"
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
@@ -43,6 +47,21 @@ void print_text(const nvidia::NvidiaProbe& probe, std::ostream& out) {
   }
 }
 
+auto number_or_null(double v) -> nlohmann::json {
+  return std::isnan(v) ? nlohmann::json() : nlohmann::json(v);
+}
+
+auto workload_json(const workload::Workload& w, const AttainableFigures& f) -> nlohmann::json {
+  return {{"status", w.status},
+          {"engine", w.engine == workload::EngineKind::None ? "" : workload::to_string(w.engine)},
+          {"model", w.model},
+          {"config_path", w.config_path},
+          {"tensor_parallel", w.tensor_parallel},
+          {"attainable_compute_sol_pct", number_or_null(f.compute_sol_pct)},
+          {"attainable_memory_sol_pct", number_or_null(f.memory_sol_pct)},
+          {"ceiling", f.ceiling_note}};
+}
+
 auto to_json(const nvidia::NvidiaProbe& probe) -> nlohmann::json {
   nlohmann::json j{{"driver_version", probe.driver_version},
                    {"profiling_allowed", to_string(probe.permission.allowed)},
@@ -65,10 +84,32 @@ auto to_json(const nvidia::NvidiaProbe& probe) -> nlohmann::json {
   return j;
 }
 
+/// One discovery pass over the probed GPUs (with their attainable SOL at the spec clock).
+auto discover_workloads(const nvidia::NvidiaProbe& probe, std::vector<workload::WorkloadDeclaration> declared)
+    -> std::shared_ptr<const AttainableSnapshot> {
+  std::vector<core::DeviceInfo> devices;
+  for (const auto& d : probe.devices) {
+    if (!d.status.lost) devices.push_back(d.info);
+  }
+  auto attainable = make_live_attainable(std::move(devices), std::move(declared));
+  attainable->refresh_now();
+  return attainable->snapshot();
+}
+
+void add_workloads_json(const AttainableSnapshot& snapshot, nlohmann::json& j) {
+  for (auto& device : j["devices"]) {
+    for (std::size_t i = 0; i < snapshot.workloads.size() && i < snapshot.devices.size(); ++i) {
+      if (snapshot.workloads[i].gpu_index == device["index"].get<std::uint32_t>()) {
+        device["workload"] = workload_json(snapshot.workloads[i], snapshot.devices[i]);
+      }
+    }
+  }
+}
+
 }  // namespace
 
-auto run_devices(const CommonOptions& /*common*/, const DevicesArgs& args, std::ostream& out, std::ostream& err)
-    -> int {
+auto run_devices(const CommonOptions& /*common*/, const WorkloadOptions& workloads, const DevicesArgs& args,
+                 std::ostream& out, std::ostream& err) -> int {
   nvidia::NvidiaSourceDeps deps;
   deps.make_pm_sampling = [] { return nvidia::make_pm_sampler(); };
   const nvidia::NvidiaSource source(std::move(deps));
@@ -77,17 +118,32 @@ auto run_devices(const CommonOptions& /*common*/, const DevicesArgs& args, std::
     print_error(err, probe.error());
     return exit_code_for_source_error(probe.error());
   }
+  std::shared_ptr<const AttainableSnapshot> found;
+  if (args.workloads && !probe->devices.empty()) {
+    WorkloadOptions asked = workloads;
+    asked.disabled = false;  // `devices --workloads` asks for discovery explicitly
+    auto declared = load_workload_declarations(asked, process_environment());
+    if (!declared) {
+      print_error(err, declared.error());
+      return kExitUsage;
+    }
+    found = discover_workloads(*probe, std::move(*declared));
+  }
   if (args.json) {
-    out << to_json(*probe).dump(2) << '\n';
+    nlohmann::json j = to_json(*probe);
+    if (found) add_workloads_json(*found, j);
+    out << j.dump(2) << '\n';
   } else {
     print_text(*probe, out);
+    if (found) out << format_devices_workloads(*found);
   }
   return probe->devices.empty() ? kExitNoGpu : kExitOk;
 }
 
 #else
 
-auto run_devices(const CommonOptions&, const DevicesArgs&, std::ostream&, std::ostream& err) -> int {
+auto run_devices(const CommonOptions&, const WorkloadOptions&, const DevicesArgs&, std::ostream&,
+                 std::ostream& err) -> int {
   print_error(err, core::Error{core::ErrorCode::Unimplemented, "this solscope was built without the NVIDIA source",
                                "rebuild with the CUDA toolkit headers (CUDA >= 12.6) installed"});
   return kExitNoGpu;

@@ -1,6 +1,7 @@
 // `solscope` / `solscope top` / `solscope --json`: live figures of every GPU (or of a trace with --replay).
 #include <algorithm>
 
+#include "app/attainable_wiring.hpp"
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
@@ -30,10 +31,18 @@ auto open_live_or_demo(const CommonOptions& common, const sources::SourceConfig&
 
 }  // namespace
 
-auto run_live(const CommonOptions& common, std::ostream& out, std::ostream& err) -> int {
+auto run_live(const CommonOptions& common, const WorkloadOptions& workloads, std::ostream& out,
+              std::ostream& err) -> int {
   auto config = source_config_from(common);
   if (!config) {
     print_error(err, config.error());
+    return kExitUsage;
+  }
+  const bool want_workloads = common.replay.empty() && !workloads.disabled;
+  auto declared = want_workloads ? load_workload_declarations(workloads, process_environment())
+                                 : std::vector<workload::WorkloadDeclaration>{};
+  if (!declared) {
+    print_error(err, declared.error());
     return kExitUsage;
   }
   auto opened = open_live_or_demo(common, *config, err);
@@ -41,11 +50,18 @@ auto run_live(const CommonOptions& common, std::ostream& out, std::ostream& err)
     print_error(err, opened.error().error);
     return opened.error().exit_code;
   }
+  std::unique_ptr<AttainableSol> attainable;
+  if (want_workloads && opened->live) {
+    attainable = make_live_attainable(opened->source->devices(), std::move(*declared));
+  }
   JsonLinesSink json(out);
   TextViewSink text(out, 1'000'000'000, "# solscope " SOLSCOPE_VERSION ": " + opened->description);
+  if (attainable) {
+    text.set_device_notes([&attainable](std::uint32_t device) { return attainable->description_of(device); });
+  }
   SampleSink* sink = common.json ? static_cast<SampleSink*>(&json) : &text;
   const EngineOptions options{.poll_interval_ns = poll_interval_for(config->interval_ns)};
-  return run_engine(*opened->source, {sink}, options, err);
+  return run_engine_with_attainable(*opened->source, {sink}, options, attainable.get(), err);
 }
 
 }  // namespace solscope::app

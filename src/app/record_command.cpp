@@ -3,6 +3,7 @@
 
 #include <optional>
 
+#include "app/attainable_wiring.hpp"
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
@@ -29,8 +30,8 @@ auto describe_recording(const OpenedSource& opened, const CommonOptions& common)
 
 }  // namespace
 
-auto run_record(const CommonOptions& common, const RecordArgs& args, std::ostream& /*out*/, std::ostream& err)
-    -> int {
+auto run_record(const CommonOptions& common, const WorkloadOptions& workloads, const RecordArgs& args,
+                std::ostream& /*out*/, std::ostream& err) -> int {
   auto config = source_config_from(common);
   std::optional<std::int64_t> duration_ns;
   if (config && !args.duration.empty()) {
@@ -43,6 +44,13 @@ auto run_record(const CommonOptions& common, const RecordArgs& args, std::ostrea
   }
   if (!config) {
     print_error(err, config.error());
+    return kExitUsage;
+  }
+  const bool want_workloads = common.replay.empty() && !workloads.disabled;
+  auto declared = want_workloads ? load_workload_declarations(workloads, process_environment())
+                                 : std::vector<workload::WorkloadDeclaration>{};
+  if (!declared) {
+    print_error(err, declared.error());
     return kExitUsage;
   }
   auto opened = common.replay.empty() ? open_nvidia_source(*config)
@@ -65,7 +73,11 @@ auto run_record(const CommonOptions& common, const RecordArgs& args, std::ostrea
   const EngineOptions options{.poll_interval_ns = poll_interval_for(config->interval_ns),
                               .duration_ns = duration_ns,
                               .pace = common.replay.empty() || args.replay_speed > 0.0};
-  const int code = run_engine(*opened->source, {&sink}, options, err);
+  std::unique_ptr<AttainableSol> attainable;
+  if (want_workloads && opened->live) {
+    attainable = make_live_attainable(opened->source->devices(), std::move(*declared));
+  }
+  const int code = run_engine_with_attainable(*opened->source, {&sink}, options, attainable.get(), err);
   if (auto closed = writer->close(); !closed) {
     print_error(err, closed.error());
     return kExitFailure;

@@ -1,9 +1,12 @@
 // Builds the CounterSource a sampling command uses: the NVIDIA GPUs, or a trace given with --replay.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "app/cli.hpp"
 #include "core/result.hpp"
@@ -16,6 +19,7 @@ struct OpenedSource {
   std::unique_ptr<sources::CounterSource> source;
   std::string description;  ///< "NVIDIA GPUs" or "replay of FILE (SYNTHETIC ...)"
   bool synthetic = false;   ///< a trace not recorded on a real GPU
+  bool live = false;        ///< the NVIDIA source sampling GPUs now (not a replay)
 };
 
 /// Why a source could not be opened, and the exit code that failure means.
@@ -37,6 +41,20 @@ using OpenResult = tl::expected<T, OpenFailure>;
 /// reader's (exit code kExitBadTrace), or a --devices index the trace lacks (kExitUsage).
 [[nodiscard]] auto open_replay_source(const std::string& path, const sources::SourceConfig& config, double speed,
                                       bool loop) -> OpenResult<OpenedSource>;
+
+/// A function listing the PIDs with a compute context on one GPU (NVML index), over its own NVML session
+/// (opened on the first call, so from the thread that calls it: NvidiaSource is not thread-safe, and NVML
+/// itself is). Not thread-safe: one thread calls it. Errors: the NVML loader's and NvmlReader's (Unavailable
+/// without a driver, InvalidArgument for an index NVML does not have); Unimplemented in a build without the
+/// NVIDIA source.
+[[nodiscard]] auto make_nvml_pid_lister()
+    -> std::function<core::Result<std::vector<std::int32_t>>(std::uint32_t device)>;
+
+/// The NVML name of the GPU to model for `solscope ceiling --gpu auto` (e.g. "NVIDIA H100 80GB HBM3"): the
+/// first of `devices` (a --devices list), or GPU 0 when empty. Probes NVML without sampling. Errors:
+/// Unavailable "no NVIDIA driver found" (and NvidiaSource::probe()'s other errors), NotFound for an index
+/// this machine lacks, Unimplemented in a build without the NVIDIA source.
+[[nodiscard]] auto detect_gpu_name(const std::vector<std::uint32_t>& devices) -> core::Result<std::string>;
 
 /// The bundled demo trace: $SOLSCOPE_DEMO_TRACE, <exe dir>/../share/solscope/demo-trace.sqlite,
 /// <exe dir>/demo-trace.sqlite, or the source tree's tests/data/demo-trace.sqlite. Empty when none exists.

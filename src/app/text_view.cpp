@@ -28,15 +28,16 @@ TextViewSink::TextViewSink(std::ostream& out, std::int64_t window_ns, std::strin
     : out_(out), window_ns_(window_ns > 0 ? window_ns : 1'000'000'000), banner_(std::move(banner)) {}
 
 auto TextViewSink::header() -> std::string {
-  return fmt::format("{:<10} {:>3} {:>8} {:<9} {:>8} {:<4} {:>6} {:>6} {:>6} {:<8} {:>6} {:>6} {}", "# time",
-                     "gpu", "compute%", "pipe", "memory%", "path", "util%", "smact%", "occ%", "bound", "smMHz",
-                     "powerW", "source");
+  return fmt::format("{:<10} {:>3} {:>8} {:<9} {:>7} {:>8} {:<4} {:>6} {:>6} {:>6} {:<8} {:>6} {:>6} {}",
+                     "# time", "gpu", "compute%", "pipe", "attain%", "memory%", "path", "util%", "smact%",
+                     "occ%", "bound", "smMHz", "powerW", "source");
 }
 
 auto TextViewSink::format_line(const core::SolSample& w) -> std::string {
-  return fmt::format("{:<10} {:>3} {:>8} {:<9} {:>8} {:<4} {:>6} {:>6} {:>6} {:<8} {:>6} {:>6} {}",
+  return fmt::format("{:<10} {:>3} {:>8} {:<9} {:>7} {:>8} {:<4} {:>6} {:>6} {:>6} {:<8} {:>6} {:>6} {}",
                      clock_time(w.t_end_ns), w.device_index, pct(w.compute_sol_pct),
                      name_or_na(core::to_string(w.compute_pipe), w.compute_pipe != core::Pipe::kCount),
+                     pct(w.attainable_compute_sol_pct),
                      pct(w.memory_sol_pct),
                      name_or_na(core::to_string(w.memory_path), w.memory_path != core::MemPath::kCount),
                      pct(w.gpu_util_pct()), pct(w.sm_active_pct()), pct(w.sm_occupancy_pct()),
@@ -55,7 +56,15 @@ auto TextViewSink::begin(const std::vector<core::DeviceInfo>& devices) -> core::
 
 void TextViewSink::emit(DeviceWindow& w) {
   if (w.acc.empty()) return;
-  out_ << format_line(w.acc.result()) << '\n';
+  const core::SolSample window = w.acc.result();
+  if (notes_) {
+    std::string note = notes_(window.device_index);
+    if (!note.empty() && note != w.note) {
+      out_ << fmt::format("# gpu {}: {}\n", window.device_index, note);
+      w.note = std::move(note);
+    }
+  }
+  out_ << format_line(window) << '\n';
   w.acc.reset();
 }
 

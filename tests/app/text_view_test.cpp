@@ -47,5 +47,40 @@ TEST(TextViewTest, unknown_is_na_and_over_100_is_clamped_for_display) {
   EXPECT_EQ(line.find("104"), std::string::npos) << line;
 }
 
+TEST(TextViewTest, attain_column_follows_compute_and_is_na_when_unknown) {
+  const std::string header = TextViewSink::header();
+  ASSERT_NE(header.find("compute% pipe      attain%  memory%"), std::string::npos) << header;
+  const std::size_t at = header.find("compute%");
+  core::SolSample s = sol(0, 0, 30, 70);
+  EXPECT_EQ(TextViewSink::format_line(s).substr(at, 26), "    30.0 tensor        n/a") << "unknown";
+  s.attainable_compute_sol_pct = 45.67;
+  const std::string line = TextViewSink::format_line(s);
+  EXPECT_EQ(line.substr(at, 35), "    30.0 tensor       45.7     70.0") << header << "\n" << line;
+}
+
+TEST(TextViewTest, prints_a_device_note_when_it_changes) {
+  std::ostringstream out;
+  TextViewSink view(out, 1'000'000'000, "");
+  std::string note = "found vLLM serving m on :8000; decode batch 12";
+  view.set_device_notes([&note](std::uint32_t device) { return device == 0 ? note : std::string(); });
+  ASSERT_TRUE(view.begin({core::DeviceInfo{.index = 0}, core::DeviceInfo{.index = 1}}));
+  for (int window = 0; window < 4; ++window) {
+    if (window == 2) note = "no processes on GPU 0";
+    for (const std::uint32_t device : {0u, 1u}) {
+      core::SolSample s = sol(device, window * 1'000'000'000LL, 10, 10);
+      s.attainable_compute_sol_pct = device == 0 && window < 2 ? 12.5 : core::kUnknown;
+      ASSERT_TRUE(view.on_sample({}, s));
+    }
+  }
+  const std::string text = out.str();
+  const std::string first = "# gpu 0: found vLLM serving m on :8000; decode batch 12\n";
+  ASSERT_NE(text.find(first), std::string::npos) << text;
+  EXPECT_EQ(text.find(first, text.find(first) + 1), std::string::npos) << "printed once while unchanged";
+  EXPECT_NE(text.find("# gpu 0: no processes on GPU 0\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("# gpu 1: ", text.find("# gpu 1: ") + 1), std::string::npos)
+      << "an empty note prints nothing (only the device banner names GPU 1)";
+  EXPECT_NE(text.find("    10.0 tensor       12.5"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace solscope::app

@@ -1,0 +1,279 @@
+#include "app/attainable_sol.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "ceiling/default_gpu_specs.hpp"
+
+namespace solscope::app {
+namespace {
+
+using core::ErrorCode;
+
+constexpr double kMinRefreshS = 0.1;
+constexpr double kMaxRefreshS = 3600.0;
+/// The clock range ceiling::evaluate accepts (ceiling.hpp).
+constexpr double kMinClockMhz = 1.0;
+constexpr double kMaxClockMhz = 10'000.0;
+
+auto to_ceiling_phase(workload::Phase phase) -> ceiling::Phase {
+  switch (phase) {
+    case workload::Phase::Prefill:
+      return ceiling::Phase::Prefill;
+    case workload::Phase::Train:
+      return ceiling::Phase::Train;
+    case workload::Phase::Decode:
+      break;
+  }
+  return ceiling::Phase::Decode;
+}
+
+auto limiter_words(ceiling::Limiter limiter) -> std::string_view {
+  switch (limiter) {
+    case ceiling::Limiter::Compute:
+      return "compute";
+    case ceiling::Limiter::Memory:
+      return "memory";
+    case ceiling::Limiter::Overhead:
+      return "kernel launch overhead";
+    case ceiling::Limiter::Interconnect:
+      return "the interconnect";
+    case ceiling::Limiter::kCount:
+      break;
+  }
+  return "unknown";
+}
+
+auto steady_seconds() -> double {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+/// Reads a config.json. Errors: NotFound/PermissionDenied naming the path.
+auto read_config_text(const std::string& path) -> core::Result<std::string> {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int saved = errno;
+    return core::fail(
+        saved == EACCES ? ErrorCode::PermissionDenied : ErrorCode::NotFound,
+        "cannot read model config " + path + ": " + (saved != 0 ? std::strerror(saved) : "open failed"));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return core::fail(ErrorCode::DataLoss, "read error in model config " + path);
+  return text.str();
+}
+
+auto shape_text(const workload::WorkloadShape& s) -> std::string {
+  std::string text = fmt::format("{} batch {} context {}", workload::to_string(s.phase), s.batch, s.context);
+  if (s.phase != workload::Phase::Decode) text += fmt::format(" prompt {}", s.prompt);
+  return text;
+}
+
+}  // namespace
+
+auto evaluate_workload(const ceiling::GpuDatabase& db, const ceiling::GpuSpec& gpu,
+                       const ceiling::ModelArch& arch, const workload::Workload& w, double sm_clock_mhz)
+    -> core::Result<ceiling::Ceiling> {
+  if (!w.shape) {
+    return core::fail(ErrorCode::FailedPrecondition,
+                      "no step shape for the workload on GPU " + std::to_string(w.gpu_index));
+  }
+  auto step =
+      ceiling::make_step(to_ceiling_phase(w.shape->phase), w.shape->batch, w.shape->context, w.shape->prompt);
+  if (!step) return tl::unexpected(std::move(step.error()));
+  ceiling::Workload cw;
+  cw.step = std::move(*step);
+  cw.tensor_parallel =
+      w.tensor_parallel > 0 ? w.tensor_parallel : std::max(1, static_cast<int>(w.gpus.size()));
+  if (std::isfinite(sm_clock_mhz) && sm_clock_mhz >= kMinClockMhz && sm_clock_mhz <= kMaxClockMhz) {
+    cw.sm_clock_mhz = sm_clock_mhz;
+  }
+  return ceiling::evaluate(db, gpu, arch, cw);
+}
+
+AttainableSol::AttainableSol(std::vector<core::DeviceInfo> devices, AttainableSolDeps deps)
+    : devices_(std::move(devices)),
+      deps_(std::move(deps)),
+      db_(ceiling::parse_gpu_database(
+          deps_.gpu_specs_json.empty() ? ceiling::default_gpu_specs_json() : deps_.gpu_specs_json,
+          deps_.gpu_specs_json.empty() ? "built-in GPU specs" : "GPU spec file")),
+      sm_clock_mhz_(std::make_unique<std::atomic<double>[]>(devices_.size())),
+      snapshot_(std::make_shared<AttainableSnapshot>()) {
+  if (!deps_.http) deps_.http = workload::make_loopback_http_client();
+  if (!deps_.now_s) deps_.now_s = steady_seconds;
+  deps_.refresh_interval_s = std::clamp(deps_.refresh_interval_s, kMinRefreshS, kMaxRefreshS);
+  if (std::isnan(deps_.refresh_interval_s)) deps_.refresh_interval_s = 5.0;
+  for (std::size_t i = 0; i < devices_.size(); ++i) {
+    sm_clock_mhz_[i].store(std::numeric_limits<double>::quiet_NaN(), std::memory_order_relaxed);
+  }
+  discovery_ = std::make_unique<workload::WorkloadDiscovery>(*deps_.http, deps_.discovery, deps_.declared);
+}
+
+AttainableSol::~AttainableSol() {
+  stop();
+}
+
+void AttainableSol::start() {
+  if (thread_.joinable()) return;
+  {
+    const std::lock_guard lock(mutex_);
+    stop_requested_ = false;
+  }
+  thread_ = std::thread([this] { run_thread(); });
+}
+
+void AttainableSol::stop() {
+  {
+    const std::lock_guard lock(mutex_);
+    stop_requested_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void AttainableSol::run_thread() {
+  // The thread's entry point: a programmer error (an exception) ends the refreshes, says why, and leaves the
+  // figures unknown; the sampling goes on.
+  try {
+    const auto interval = std::chrono::duration<double>(deps_.refresh_interval_s);
+    std::unique_lock lock(mutex_);
+    while (!stop_requested_) {
+      lock.unlock();
+      refresh_now();
+      lock.lock();
+      wake_.wait_for(lock, interval, [this] { return stop_requested_; });
+    }
+  } catch (const std::exception& e) {
+    auto failed = std::make_shared<AttainableSnapshot>();
+    for (const auto& d : devices_) {
+      failed->devices.push_back(AttainableFigures{
+          .device_index = d.index,
+          .description = std::string("attainable SOL stopped: internal error: ") + e.what()});
+    }
+    const std::lock_guard lock(mutex_);
+    snapshot_ = std::move(failed);
+  }
+}
+
+auto AttainableSol::slot_of(std::uint32_t device_index) const -> std::optional<std::size_t> {
+  for (std::size_t i = 0; i < devices_.size(); ++i) {
+    if (devices_[i].index == device_index) return i;
+  }
+  return std::nullopt;
+}
+
+auto AttainableSol::model_arch(const std::string& config_path) -> const core::Result<ceiling::ModelArch>& {
+  auto it = arch_cache_.find(config_path);
+  if (it != arch_cache_.end()) return it->second;
+  auto text = read_config_text(config_path);
+  core::Result<ceiling::ModelArch> arch =
+      text ? ceiling::parse_model_config(*text, config_path)
+           : core::Result<ceiling::ModelArch>(tl::unexpected(text.error()));
+  return arch_cache_.emplace(config_path, std::move(arch)).first->second;
+}
+
+auto AttainableSol::figures_for(std::size_t slot, const workload::Workload& w) -> AttainableFigures {
+  const core::DeviceInfo& device = devices_[slot];
+  AttainableFigures f{.device_index = device.index, .description = w.status};
+  if (w.source == workload::WorkloadSource::None) return f;  // the status says why and what to do
+  auto no_ceiling = [&f](const std::string& why) {
+    f.ceiling_note = "no ceiling: " + why;
+    f.description += "; " + f.ceiling_note;
+    return f;
+  };
+  if (!db_) return no_ceiling(db_.error().describe());
+  if (w.config_path.empty()) {
+    return no_ceiling(w.config_problem.empty() ? "no config.json found for the model" : w.config_problem);
+  }
+  if (!w.shape) {
+    return no_ceiling(w.metrics_problem.empty() ? "no request running (the engine is idle)"
+                                                : "no live shape: " + w.metrics_problem);
+  }
+  auto gpu = ceiling::find_gpu(*db_, device.name);
+  if (!gpu) {
+    return no_ceiling("GPU " + std::to_string(device.index) + " ('" + device.name +
+                      "') is not in the GPU spec database");
+  }
+  const auto& arch = model_arch(w.config_path);
+  if (!arch) return no_ceiling(arch.error().describe());
+  const double clock_mhz = sm_clock_mhz_[slot].load(std::memory_order_relaxed);
+  auto c = evaluate_workload(*db_, **gpu, *arch, w, clock_mhz);
+  if (!c) return no_ceiling(c.error().describe());
+  f.compute_sol_pct = c->compute_sol_pct;
+  f.memory_sol_pct = c->memory_sol_pct;
+  f.ceiling_note = fmt::format(
+      "{}, tp {} on {} at {:.0f} MHz: attainable compute {:.1f}%, memory {:.1f}%, "
+      "limited by {}",
+      shape_text(*w.shape), c->tensor_parallel, (*gpu)->id, c->sm_clock_mhz, c->compute_sol_pct,
+      c->memory_sol_pct, limiter_words(c->limiter));
+  f.description += "; " + f.ceiling_note;
+  return f;
+}
+
+void AttainableSol::refresh_now() {
+  // A config.json that failed to read or parse is tried again on the next pass (it may be downloaded later).
+  std::erase_if(arch_cache_, [](const auto& entry) { return !entry.second.has_value(); });
+  std::vector<workload::GpuProcesses> gpus;
+  std::vector<std::string> pid_errors(devices_.size());
+  gpus.reserve(devices_.size());
+  for (std::size_t i = 0; i < devices_.size(); ++i) {
+    auto pids = deps_.pids(devices_[i].index);
+    if (!pids)
+      pid_errors[i] = "cannot list the processes of GPU " + std::to_string(devices_[i].index) + ": " +
+                      pids.error().describe();
+    gpus.push_back(
+        workload::GpuProcesses{devices_[i].index, pids ? std::move(*pids) : std::vector<std::int32_t>{}});
+  }
+  auto snapshot = std::make_shared<AttainableSnapshot>();
+  snapshot->workloads = discovery_->refresh(gpus, deps_.now_s());
+  for (std::size_t i = 0; i < devices_.size(); ++i) {
+    snapshot->devices.push_back(pid_errors[i].empty() ? figures_for(i, snapshot->workloads[i])
+                                                      : AttainableFigures{.device_index = devices_[i].index,
+                                                                          .description = pid_errors[i]});
+  }
+  const std::lock_guard lock(mutex_);
+  snapshot->pass = snapshot_->pass + 1;
+  snapshot_ = std::move(snapshot);
+}
+
+void AttainableSol::annotate(core::SolSample& sample) {
+  const auto slot = slot_of(sample.device_index);
+  if (!slot) return;
+  const double clock_mhz = sample.metric(core::MetricId::SmClockMhz);
+  if (!std::isnan(clock_mhz)) sm_clock_mhz_[*slot].store(clock_mhz, std::memory_order_relaxed);
+  const std::lock_guard lock(mutex_);
+  if (*slot >= snapshot_->devices.size()) {
+    sample.attainable_compute_sol_pct = core::kUnknown;
+    sample.attainable_memory_sol_pct = core::kUnknown;
+    return;
+  }
+  sample.attainable_compute_sol_pct = snapshot_->devices[*slot].compute_sol_pct;
+  sample.attainable_memory_sol_pct = snapshot_->devices[*slot].memory_sol_pct;
+}
+
+auto AttainableSol::annotator() -> std::function<void(core::SolSample&)> {
+  return [this](core::SolSample& sample) { annotate(sample); };
+}
+
+auto AttainableSol::snapshot() const -> std::shared_ptr<const AttainableSnapshot> {
+  const std::lock_guard lock(mutex_);
+  return snapshot_;
+}
+
+auto AttainableSol::description_of(std::uint32_t device_index) const -> std::string {
+  const auto slot = slot_of(device_index);
+  const std::lock_guard lock(mutex_);
+  if (!slot || *slot >= snapshot_->devices.size()) return {};
+  return snapshot_->devices[*slot].description;
+}
+
+}  // namespace solscope::app

@@ -1,0 +1,132 @@
+// AttainableSol: the attainable Compute and Memory SOL of the workload on each sampled GPU, kept fresh by a
+// background thread and copied into every SolSample by the engine's annotator.
+//
+// Every `refresh_interval_s` the thread lists each GPU's compute processes (an injected function; NVML in the
+// app), runs workload discovery (src/workload: procfs, loopback HTTP only) and, for each GPU whose workload
+// has a config.json and a step shape, evaluates the roofline ceiling (src/ceiling) for that GPU model at the
+// device's latest measured SM clock, the workload's tensor parallelism and the checkpoint's dtype. The result
+// is published as one immutable snapshot; annotate() reads it under a short lock. The thread never runs on
+// the sampling path: an HTTP probe may take seconds (workload/http_client.hpp timeouts).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "ceiling/ceiling.hpp"
+#include "core/device_info.hpp"
+#include "core/result.hpp"
+#include "core/sol_sample.hpp"
+#include "workload/discovery.hpp"
+
+namespace solscope::app {
+
+/// Lists the PIDs with a compute context on one GPU (NVML index). Called from the refresh thread only.
+using PidLister = std::function<core::Result<std::vector<std::int32_t>>(std::uint32_t device)>;
+
+/// What AttainableSol takes from its surroundings; tests inject fakes.
+struct AttainableSolDeps {
+  PidLister pids;                              ///< required
+  std::unique_ptr<workload::HttpClient> http;  ///< null: workload::make_loopback_http_client()
+  workload::DiscoveryOptions discovery;        ///< procfs root, HF hub dirs, user names, re-probe interval
+  std::vector<workload::WorkloadDeclaration> declared;  ///< `[[workload]]` entries; they win over discovery
+  std::function<double()> now_s;  ///< monotonic clock in seconds for the live-shape rates; null: steady_clock
+  double refresh_interval_s = 5.0;  ///< time between refresh passes, clamped to 0.1-3600 s
+  std::string gpu_specs_json;       ///< GPU spec file text; empty: the built-in data/gpu_specs.json
+};
+
+/// The attainable figures of one GPU at one refresh. Percentages 0-100 of the GPU's peak at the evaluation
+/// clock; NaN when no ceiling could be computed (no workload, no config.json, idle engine, unknown GPU
+/// model).
+struct AttainableFigures {
+  std::uint32_t device_index = 0;
+  double compute_sol_pct = std::numeric_limits<double>::quiet_NaN();
+  double memory_sol_pct = std::numeric_limits<double>::quiet_NaN();
+  /// One line: the workload found and its ceiling ("found vLLM serving X on :8000; decode batch 12 context
+  /// 1333, tp 2 on H100-SXM5-80GB at 1755 MHz: attainable compute 4.1%, memory 71.3%, limited by memory"),
+  /// or why there is none.
+  std::string description;
+  /// The ceiling part of `description` alone ("decode batch 12 ..., limited by memory" or "no ceiling: why");
+  /// empty when discovery found no workload (its status says why).
+  std::string ceiling_note;
+};
+
+/// One refresh pass, published whole (immutable once published).
+struct AttainableSnapshot {
+  std::uint64_t pass = 0;                     ///< refresh passes completed (1 for the first)
+  std::vector<AttainableFigures> devices;     ///< one per device, in the constructor's order
+  std::vector<workload::Workload> workloads;  ///< discovery's result, same order
+};
+
+/// The evaluation of one GPU's workload (a pure step, exposed for tests): the ceiling of `w.shape` for `arch`
+/// on `gpu` at `sm_clock_mhz` (NaN or outside 1-10,000 MHz: the spec's tensor clock) with TP =
+/// `w.tensor_parallel` (0: the number of GPUs of the workload, at least 1) and the dtypes of the checkpoint.
+/// Errors: FailedPrecondition when `w` has no shape; ceiling::evaluate's errors.
+[[nodiscard]] auto evaluate_workload(const ceiling::GpuDatabase& db, const ceiling::GpuSpec& gpu,
+                                     const ceiling::ModelArch& arch, const workload::Workload& w,
+                                     double sm_clock_mhz) -> core::Result<ceiling::Ceiling>;
+
+/// See the file comment. Thread-safety: annotate(), snapshot() and description_of() may be called from any
+/// thread at any time; start(), stop() and refresh_now() from one controlling thread; refresh_now() only
+/// while the thread is not started (tests drive passes by hand with it).
+class AttainableSol {
+ public:
+  /// `devices` are the GPUs being sampled (index and NVML name are used). Errors of the GPU spec text are
+  /// kept and reported in every device's description (the figures stay NaN).
+  AttainableSol(std::vector<core::DeviceInfo> devices, AttainableSolDeps deps);
+  /// Stops and joins the thread.
+  ~AttainableSol();
+  AttainableSol(const AttainableSol&) = delete;
+  auto operator=(const AttainableSol&) -> AttainableSol& = delete;
+
+  /// Starts the refresh thread; its first pass begins at once. No-op when already started.
+  void start();
+  /// Asks the thread to stop and joins it: immediate while it waits between passes, otherwise after the pass
+  /// in progress (bounded by the HTTP client's timeouts). Idempotent.
+  void stop();
+  /// Runs one refresh pass on the calling thread and publishes it. Only while the thread is not started.
+  void refresh_now();
+
+  /// Copies the latest attainable figures of `sample.device_index` into the sample (NaN when unknown or
+  /// before the first pass) and remembers the sample's SM clock for the next pass. No allocation; one short
+  /// lock. Samples of devices not given to the constructor are left as they are.
+  void annotate(core::SolSample& sample);
+  /// A function for Engine::set_annotator that calls annotate(); `this` must outlive the engine run.
+  [[nodiscard]] auto annotator() -> std::function<void(core::SolSample&)>;
+
+  /// The latest snapshot; an empty one (pass 0) before the first pass.
+  [[nodiscard]] auto snapshot() const -> std::shared_ptr<const AttainableSnapshot>;
+  /// The latest description of one device; empty before the first pass or for an unknown device.
+  [[nodiscard]] auto description_of(std::uint32_t device_index) const -> std::string;
+
+ private:
+  void run_thread();
+  [[nodiscard]] auto figures_for(std::size_t slot, const workload::Workload& w) -> AttainableFigures;
+  [[nodiscard]] auto model_arch(const std::string& config_path) -> const core::Result<ceiling::ModelArch>&;
+  [[nodiscard]] auto slot_of(std::uint32_t device_index) const -> std::optional<std::size_t>;
+
+  std::vector<core::DeviceInfo> devices_;
+  AttainableSolDeps deps_;
+  core::Result<ceiling::GpuDatabase> db_;
+  std::unique_ptr<workload::WorkloadDiscovery> discovery_;
+  std::map<std::string, core::Result<ceiling::ModelArch>> arch_cache_;  ///< by config path (refresh thread)
+  std::unique_ptr<std::atomic<double>[]> sm_clock_mhz_;                 ///< per slot, latest sample's clock
+
+  mutable std::mutex mutex_;  ///< guards snapshot_ and stop_requested_
+  std::shared_ptr<const AttainableSnapshot> snapshot_;
+  bool stop_requested_ = false;
+  std::condition_variable wake_;
+  std::thread thread_;
+};
+
+}  // namespace solscope::app

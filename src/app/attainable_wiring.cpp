@@ -1,0 +1,121 @@
+#include "app/attainable_wiring.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <span>
+#include <sstream>
+#include <system_error>
+#include <utility>
+
+#include "app/exit_codes.hpp"
+#include "app/messages.hpp"
+#include "app/signals.hpp"
+#include "app/source_factory.hpp"
+#include "workload/http_client.hpp"
+
+namespace solscope::app {
+namespace {
+
+auto non_empty(const workload::EnvLookup& env, std::string_view name) -> std::optional<std::string> {
+  auto value = env(name);
+  if (!value || value->empty()) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+auto workloads_file_path(const WorkloadOptions& options, const workload::EnvLookup& env) -> std::string {
+  if (!options.file.empty()) return options.file;
+  std::filesystem::path dir;
+  if (auto xdg = non_empty(env, "XDG_CONFIG_HOME")) {
+    dir = *xdg;
+  } else if (auto home = non_empty(env, "HOME")) {
+    dir = std::filesystem::path(*home) / ".config";
+  } else {
+    return {};
+  }
+  const std::filesystem::path file = dir / "solscope" / kWorkloadsFileName;
+  std::error_code ec;
+  return std::filesystem::is_regular_file(file, ec) ? file.string() : std::string();
+}
+
+auto load_workload_declarations(const WorkloadOptions& options, const workload::EnvLookup& env)
+    -> core::Result<std::vector<workload::WorkloadDeclaration>> {
+  if (options.disabled) return std::vector<workload::WorkloadDeclaration>{};
+  const std::string path = workloads_file_path(options, env);
+  if (path.empty()) return std::vector<workload::WorkloadDeclaration>{};
+  constexpr const char* kHint =
+      "pass a TOML file with [[workload]] entries to --workloads (or SOLSCOPE_WORKLOADS), or --no-workloads";
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return core::fail(core::ErrorCode::InvalidArgument,
+                      "cannot read workload declarations " + path + ": it is a directory", kHint);
+  }
+  errno = 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int saved = errno;
+    return core::fail(core::ErrorCode::InvalidArgument,
+                      "cannot read workload declarations " + path + ": " +
+                          (saved != 0 ? std::strerror(saved) : "open failed"),
+                      kHint);
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return workload::parse_workload_declarations(text.str(), path);
+}
+
+auto process_environment() -> workload::EnvLookup {
+  return [](std::string_view name) -> std::optional<std::string> {
+    const char* value = std::getenv(std::string(name).c_str());
+    if (value == nullptr) return std::nullopt;
+    return std::string(value);
+  };
+}
+
+auto make_live_attainable(std::vector<core::DeviceInfo> devices,
+                          std::vector<workload::WorkloadDeclaration> declared)
+    -> std::unique_ptr<AttainableSol> {
+  AttainableSolDeps deps;
+  deps.pids = make_nvml_pid_lister();
+  deps.http = workload::make_loopback_http_client();
+  deps.discovery.procfs_root = "/proc";
+  deps.discovery.hub_dirs = workload::hf_hub_dirs_from_environment();
+  deps.declared = std::move(declared);
+  return std::make_unique<AttainableSol>(std::move(devices), std::move(deps));
+}
+
+auto format_devices_workloads(const AttainableSnapshot& snapshot) -> std::string {
+  std::string text = "\nWorkloads (discovered on this machine; nothing leaves it)\n";
+  if (snapshot.workloads.empty()) return text + workload::format_workloads({});
+  for (std::size_t i = 0; i < snapshot.workloads.size(); ++i) {
+    text += workload::format_workloads(std::span(&snapshot.workloads[i], 1));
+    if (i < snapshot.devices.size() && !snapshot.devices[i].ceiling_note.empty()) {
+      text += "  ceiling: " + snapshot.devices[i].ceiling_note + "\n";
+    }
+  }
+  return text;
+}
+
+auto run_engine_with_attainable(sources::CounterSource& source, std::vector<SampleSink*> sinks,
+                                const EngineOptions& options, AttainableSol* attainable, std::ostream& err)
+    -> int {
+  Engine engine(source, std::move(sinks), err);
+  if (attainable != nullptr) {
+    engine.set_annotator(attainable->annotator());
+    attainable->start();
+  }
+  auto summary = engine.run(install_stop_signals(), options);
+  if (attainable != nullptr) attainable->stop();
+  source.stop();
+  if (!summary) {
+    print_error(err, summary.error());
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace solscope::app
