@@ -245,10 +245,10 @@ void AttainableSol::refresh_now() {
   snapshot_ = std::move(snapshot);
 }
 
-void AttainableSol::annotate(core::SolSample& sample) {
+void AttainableSol::annotate(core::RawSample& sample) {
   const auto slot = slot_of(sample.device_index);
   if (!slot) return;
-  const double clock_mhz = sample.metric(core::MetricId::SmClockMhz);
+  const double clock_mhz = sample.value(core::MetricId::SmClockMhz);
   if (!std::isnan(clock_mhz)) sm_clock_mhz_[*slot].store(clock_mhz, std::memory_order_relaxed);
   const std::lock_guard lock(mutex_);
   if (*slot >= snapshot_->devices.size()) {
@@ -260,8 +260,8 @@ void AttainableSol::annotate(core::SolSample& sample) {
   sample.attainable_memory_sol_pct = snapshot_->devices[*slot].memory_sol_pct;
 }
 
-auto AttainableSol::annotator() -> std::function<void(core::SolSample&)> {
-  return [this](core::SolSample& sample) { annotate(sample); };
+auto AttainableSol::annotator() -> std::function<void(core::RawSample&)> {
+  return [this](core::RawSample& sample) { annotate(sample); };
 }
 
 auto AttainableSol::snapshot() const -> std::shared_ptr<const AttainableSnapshot> {

@@ -1,5 +1,6 @@
 // AttainableSol: the attainable Compute and Memory SOL of the workload on each sampled GPU, kept fresh by a
-// background thread and copied into every SolSample by the engine's annotator.
+// background thread and copied into every RawSample (and so every SolSample and trace) by the engine's
+// annotator.
 //
 // Every `refresh_interval_s` the thread lists each GPU's compute processes (an injected function; NVML in the
 // app), runs workload discovery (src/workload: procfs, loopback HTTP only) and, for each GPU whose workload
@@ -100,9 +101,9 @@ class AttainableSol {
   /// Copies the latest attainable figures of `sample.device_index` into the sample (NaN when unknown or
   /// before the first pass) and remembers the sample's SM clock for the next pass. No allocation; one short
   /// lock. Samples of devices not given to the constructor are left as they are.
-  void annotate(core::SolSample& sample);
+  void annotate(core::RawSample& sample);
   /// A function for Engine::set_annotator that calls annotate(); `this` must outlive the engine run.
-  [[nodiscard]] auto annotator() -> std::function<void(core::SolSample&)>;
+  [[nodiscard]] auto annotator() -> std::function<void(core::RawSample&)>;
 
   /// The latest snapshot; an empty one (pass 0) before the first pass.
   [[nodiscard]] auto snapshot() const -> std::shared_ptr<const AttainableSnapshot>;

@@ -29,12 +29,12 @@ void sleep_until(SteadyClock::time_point deadline, const std::atomic<bool>& stop
 Engine::Engine(sources::CounterSource& source, std::vector<SampleSink*> sinks, std::ostream& warnings)
     : source_(source), sinks_(std::move(sinks)), warnings_(warnings) {}
 
-auto Engine::deliver(const std::vector<core::RawSample>& batch, RunSummary& summary) -> core::Result<void> {
-  for (const auto& raw : batch) {
+auto Engine::deliver(std::vector<core::RawSample>& batch, RunSummary& summary) -> core::Result<void> {
+  static const core::DeviceInfo kUnknownDevice;
+  for (auto& raw : batch) {
+    if (annotate_) annotate_(raw);
     auto it = devices_.find(raw.device_index);
-    static const core::DeviceInfo kUnknownDevice;
-    core::SolSample sol = core::derive(raw, it != devices_.end() ? it->second : kUnknownDevice);
-    if (annotate_) annotate_(sol);
+    const core::SolSample sol = core::derive(raw, it != devices_.end() ? it->second : kUnknownDevice);
     for (SampleSink* sink : sinks_) {
       if (auto r = sink->on_sample(raw, sol); !r) return r;
     }

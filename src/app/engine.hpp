@@ -53,19 +53,20 @@ class Engine {
   [[nodiscard]] auto run(const std::atomic<bool>& stop, const EngineOptions& options)
       -> core::Result<RunSummary>;
 
-  /// Sets a step that completes each derived sample before the sinks see it (e.g. the attainable SOL of the
-  /// workload on that GPU). It runs on the sampling path: it must be cheap and must not block.
-  void set_annotator(std::function<void(core::SolSample&)> annotate) { annotate_ = std::move(annotate); }
+  /// Sets a step that completes each raw sample before derive() and the sinks see it (e.g. the attainable SOL
+  /// of the workload on that GPU, which traces then keep). It runs on the sampling path: it must be cheap and
+  /// must not block.
+  void set_annotator(std::function<void(core::RawSample&)> annotate) { annotate_ = std::move(annotate); }
 
  private:
-  auto deliver(const std::vector<core::RawSample>& batch, RunSummary& summary) -> core::Result<void>;
+  auto deliver(std::vector<core::RawSample>& batch, RunSummary& summary) -> core::Result<void>;
   void report_lost_devices(RunSummary& summary);
 
   sources::CounterSource& source_;
   std::vector<SampleSink*> sinks_;
   std::ostream& warnings_;
   std::map<std::uint32_t, core::DeviceInfo> devices_;
-  std::function<void(core::SolSample&)> annotate_;
+  std::function<void(core::RawSample&)> annotate_;
 };
 
 }  // namespace solscope::app

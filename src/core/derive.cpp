@@ -47,6 +47,8 @@ auto derive(const RawSample& raw, const DeviceInfo& device) -> SolSample {
   out.source = raw.source;
   out.flags = raw.flags;
   out.metrics = raw.values;
+  out.attainable_compute_sol_pct = raw.attainable_compute_sol_pct;
+  out.attainable_memory_sol_pct = raw.attainable_memory_sol_pct;
 
   for (const MetricDef& def : metric_catalog()) {
     const double v = raw.values[index_of(def.id)];

@@ -34,7 +34,7 @@ inline constexpr double kIdleThresholdPct = 5.0;
 /// ../shared/docs/cupti-pm-sampling.md section 3 note 2. NaN inputs are skipped; a SOL with no known input is
 /// NaN and names no pipe or path. Values over 100 are kept. `dram_bytes_per_s` = DRAM % / 100 x
 /// `device.dram_peak_bytes_per_s`. The bound uses GR active, or the classic utilization when GR active is
-/// unknown. Attainable SOL is left NaN (the ceiling model fills it).
+/// unknown. Attainable SOL is copied from the raw sample (the app's ceiling model fills it there).
 [[nodiscard]] auto derive(const RawSample& raw, const DeviceInfo& device) -> SolSample;
 
 /// Percentage clamped to [0, 100] for display; NaN stays NaN.

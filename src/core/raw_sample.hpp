@@ -30,6 +30,10 @@ struct RawSample {
   SourceKind source = SourceKind::None;
   std::uint32_t flags = 0;
   std::array<double, kMetricCount> values = unknown_values();
+  /// The ceiling model's attainable Compute and Memory SOL for the workload running then (percent; NaN when
+  /// no workload is known). Not a measurement: filled by the app from src/ceiling, kept so traces replay it.
+  double attainable_compute_sol_pct = kUnknown;
+  double attainable_memory_sol_pct = kUnknown;
 
   [[nodiscard]] auto value(MetricId id) const -> double { return values[index_of(id)]; }
   void set(MetricId id, double v) { values[index_of(id)] = v; }

@@ -46,10 +46,10 @@ auto read_text(const fs::path& path) -> std::string {
 }
 
 /// A sample of `device` at an SM clock, as the engine hands it to the annotator.
-auto sample_of(std::uint32_t device, double sm_clock_mhz) -> core::SolSample {
-  core::SolSample s;
+auto sample_of(std::uint32_t device, double sm_clock_mhz) -> core::RawSample {
+  core::RawSample s;
   s.device_index = device;
-  s.metrics[core::index_of(core::MetricId::SmClockMhz)] = sm_clock_mhz;
+  s.set(core::MetricId::SmClockMhz, sm_clock_mhz);
   return s;
 }
 
@@ -119,12 +119,12 @@ class AttainableSolTest : public ::testing::Test {
 TEST_F(AttainableSolTest, annotates_the_ceiling_of_a_discovered_vllm_workload) {
   pids_.pids = {{0, {1002}}, {1, {1003}}};
   auto attainable = make(two_h100());
-  core::SolSample before = sample_of(0, 1755.0);
+  core::RawSample before = sample_of(0, 1755.0);
   attainable->annotate(before);  // no pass yet: unknown, but the clock is remembered
   EXPECT_TRUE(std::isnan(before.attainable_compute_sol_pct));
   attainable->refresh_now();
 
-  core::SolSample s = sample_of(0, 1755.0);
+  core::RawSample s = sample_of(0, 1755.0);
   attainable->annotate(s);
   // vllm_metrics_t0.txt: 12 running requests, KV 25% of 64,000 tokens -> decode batch 12 context 1333.
   const ceiling::Ceiling expected =
@@ -141,10 +141,10 @@ TEST_F(AttainableSolTest, annotates_the_ceiling_of_a_discovered_vllm_workload) {
                                      "batch 12 context 1333, tp 2 on H100-SXM5-80GB at 1755 MHz: attainable "
                                      "compute "));
   EXPECT_THAT(description, HasSubstr("limited by memory"));
-  core::SolSample other = sample_of(1, std::nan(""));
+  core::RawSample other = sample_of(1, std::nan(""));
   attainable->annotate(other);
   EXPECT_FALSE(std::isnan(other.attainable_compute_sol_pct)) << "GPU 1 is the other rank of the same engine";
-  core::SolSample unknown_device = sample_of(7, 1000.0);
+  core::RawSample unknown_device = sample_of(7, 1000.0);
   attainable->annotate(unknown_device);
   EXPECT_TRUE(std::isnan(unknown_device.attainable_compute_sol_pct));
 }
@@ -153,13 +153,13 @@ TEST_F(AttainableSolTest, clears_the_figures_when_the_workload_disappears) {
   pids_.pids = {{0, {1002}}, {1, {1003}}};
   auto attainable = make(two_h100());
   attainable->refresh_now();
-  core::SolSample s = sample_of(0, 1980.0);
+  core::RawSample s = sample_of(0, 1980.0);
   attainable->annotate(s);
   ASSERT_FALSE(std::isnan(s.attainable_compute_sol_pct));
 
   pids_.pids = {{0, {}}, {1, {}}};  // the engine exited
   attainable->refresh_now();
-  core::SolSample after = sample_of(0, 1980.0);
+  core::RawSample after = sample_of(0, 1980.0);
   after.attainable_compute_sol_pct = 42.0;  // whatever was there is replaced
   attainable->annotate(after);
   EXPECT_TRUE(std::isnan(after.attainable_compute_sol_pct));
@@ -179,7 +179,7 @@ TEST_F(AttainableSolTest, evaluates_a_declared_workload_at_the_spec_clock_withou
   pids_.pids = {{0, {4000}}};
   auto attainable = make({core::DeviceInfo{.index = 0, .name = "NVIDIA A100-SXM4-80GB"}}, *declared);
   attainable->refresh_now();
-  core::SolSample s = sample_of(0, std::nan(""));
+  core::RawSample s = sample_of(0, std::nan(""));
   attainable->annotate(s);
   const ceiling::Ceiling expected = direct_ceiling("A100-SXM4-80GB", model / "config.json",
                                                    {workload::Phase::Decode, 64, 1024, 0}, 1, std::nan(""));

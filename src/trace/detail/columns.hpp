@@ -43,11 +43,23 @@ inline constexpr std::string_view kInsertCountersSql =
 /// Result columns of the reader's sample query (reader_cursor.cpp adds the WHERE/ORDER BY part). Only what a
 /// RawSample needs: SQLite decodes every selected column on each step, so the stored figures are fetched
 /// separately (kSelectFiguresSql) and only for SampleCursor::next(SolSample&).
-enum SampleColumn : int { kColId, kColDevice, kColTStart, kColTEnd, kColSource, kColFlags, kColRaw };
+enum SampleColumn : int {
+  kColId,
+  kColDevice,
+  kColTStart,
+  kColTEnd,
+  kColSource,
+  kColFlags,
+  kColRaw,
+  kColAttainableCompute,
+  kColAttainableMemory,
+};
 
 /// SELECT list and FROM clause matching SampleColumn.
 inline constexpr std::string_view kSelectSamplesSql =
-    "SELECT s.id, s.device, s.t_start_ns, s.t_end_ns, s.source, s.flags, c.raw FROM samples AS s "
+    "SELECT s.id, s.device, s.t_start_ns, s.t_end_ns, s.source, s.flags, c.raw, "
+    "s.attainable_compute_sol_pct, "
+    "s.attainable_memory_sol_pct FROM samples AS s "
     "LEFT JOIN sample_counters AS c ON c.sample_id = s.id ";
 
 /// Result columns of kSelectFiguresSql.

@@ -132,6 +132,8 @@ void read_raw(CursorState& cursor, core::RawSample& out) {
   out.t_end_ns = sqlite3_column_int64(s, kColTEnd);
   out.source = core::source_kind_from_string(column_text(s, kColSource)).value_or(core::SourceKind::None);
   out.flags = static_cast<std::uint32_t>(sqlite3_column_int64(s, kColFlags));
+  out.attainable_compute_sol_pct = column_real_or_nan(s, kColAttainableCompute);
+  out.attainable_memory_sol_pct = column_real_or_nan(s, kColAttainableMemory);
   const void* blob = sqlite3_column_blob(s, kColRaw);
   const auto bytes = static_cast<std::size_t>(sqlite3_column_bytes(s, kColRaw));
   if (!decode_counters(*cursor.reader, blob, bytes, out)) {

@@ -2,12 +2,15 @@
 // traces.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
 
+#include "core/derive.hpp"
 #include "data/synthetic/synthetic_trace.hpp"
 #include "sources/replay/trace_replay_source.hpp"
 #include "trace/schema.hpp"
 #include "trace/trace_test_support.hpp"
+#include "trace/writer.hpp"
 
 namespace solscope::replay {
 namespace {
@@ -214,6 +217,32 @@ TEST_F(TraceReplaySourceTest, misuse_and_bad_options_are_errors) {
   auto missing = TraceReplaySource::open(dir_.file("none.sqlite"));
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().code, core::ErrorCode::NotFound);
+}
+
+TEST(TraceReplayAttainableTest, recorded_attainable_sol_replays_with_each_sample) {
+  TempDir dir;
+  const auto path = dir.file("attainable.sqlite");
+  auto writer = trace::Writer::open(path, {.synthetic = true, .source_description = "synthetic: test"});
+  ASSERT_TRUE(writer);
+  const auto devices = synthetic::devices(1);
+  ASSERT_TRUE(writer->write_devices(devices));
+  for (std::uint64_t n = 0; n < 3; ++n) {
+    core::RawSample raw = synthetic::sample(0, n, 1);
+    raw.attainable_compute_sol_pct = n == 1 ? core::kUnknown : 40.0 + static_cast<double>(n);
+    raw.attainable_memory_sol_pct = 75.5;
+    ASSERT_TRUE(writer->append(raw, core::derive(raw, devices[0])));
+  }
+  ASSERT_TRUE(writer->close());
+  auto source = TraceReplaySource::open(path, {.speed = 0.0});
+  ASSERT_TRUE(source);
+  ASSERT_TRUE((*source)->start({}));
+  auto batch = (*source)->poll();
+  ASSERT_TRUE(batch);
+  ASSERT_EQ(batch->size(), 3u);
+  EXPECT_EQ((*batch)[0].attainable_compute_sol_pct, 40.0);
+  EXPECT_TRUE(std::isnan((*batch)[1].attainable_compute_sol_pct)) << "unknown stays unknown, not 0";
+  EXPECT_EQ((*batch)[2].attainable_compute_sol_pct, 42.0);
+  EXPECT_EQ(core::derive((*batch)[2], devices[0]).attainable_memory_sol_pct, 75.5);
 }
 
 }  // namespace
