@@ -11,7 +11,7 @@ packages=(
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev libcpp-httplib-dev
   libsqlite3-dev sqlite3 libncurses-dev libexpected-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  tmux python3
+  tmux python3 clang-format
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -22,7 +22,8 @@ namespace {
 
 constexpr const char* kDescription =
     "solscope: how close each GPU is to its speed of light (SOL).\n"
-    "Compute SOL = busiest compute pipe, Memory SOL = busiest memory path, from the GPU's hardware counters,\n"
+    "Compute SOL = busiest compute pipe, Memory SOL = busiest memory path, from the GPU's hardware "
+    "counters,\n"
     "shown next to the classic 'GPU utilization' that only says a kernel was running.";
 
 constexpr const char* kExitCodes =
@@ -102,7 +103,8 @@ auto report_extras(const CLI::App& app, std::ostream& err) -> bool {
   const bool is_option = word.starts_with("-");
   const std::string what = is_option ? "unknown option '" + word + "'" : "unknown command '" + word + "'";
   const std::string guess = closest_match(word.substr(0, word.find('=')), known_words(app, is_option));
-  const std::string hint = guess.empty() ? "run `solscope --help` for the list" : "did you mean '" + guess + "'?";
+  const std::string hint =
+      guess.empty() ? "run `solscope --help` for the list" : "did you mean '" + guess + "'?";
   print_error(err, core::Error{core::ErrorCode::InvalidArgument, what, hint});
   return true;
 }
@@ -127,15 +129,19 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   };
   configure(app.add_subcommand("top", "live view of every GPU (the default command)"));
   DevicesArgs devices_args;
-  auto* devices = configure(app.add_subcommand("devices", "GPUs, counter source per GPU, permissions and fixes"));
+  auto* devices =
+      configure(app.add_subcommand("devices", "GPUs, counter source per GPU, permissions and fixes"));
   devices->add_flag("--json", devices_args.json, "print JSON");
   add_devices_workloads_option(*devices, workloads, devices_args);
   RecordArgs record_args;
-  auto* record = configure(app.add_subcommand("record", "record a trace (SQLite) until --duration or Ctrl-C"));
+  auto* record =
+      configure(app.add_subcommand("record", "record a trace (SQLite) until --duration or Ctrl-C"));
   record->add_option("-o,--output", record_args.output, "trace file to write")->required();
   record->add_option("--duration", record_args.duration, "stop after this long, e.g. 30s or 5m");
   record->add_flag("--force", record_args.force, "overwrite an existing file");
-  record->add_option("--speed", record_args.replay_speed, "with --replay: 1 = real time, 0 = as fast as possible")
+  record
+      ->add_option("--speed", record_args.replay_speed,
+                   "with --replay: 1 = real time, 0 = as fast as possible")
       ->check(CLI::Range(0.0, 1000.0));
   ReplayArgs replay_args;
   auto* replay = configure(app.add_subcommand("replay", "play a recorded trace (live view, or --json)"));
@@ -146,11 +152,13 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   ExportArgs export_args;
   auto* exporter = configure(app.add_subcommand("export", "write a trace's samples as CSV or JSON Lines"));
   exporter->add_option("file", export_args.file, "trace file")->required();
-  exporter->add_option("--format", export_args.format, "csv or jsonl")->check(CLI::IsMember({"csv", "jsonl"}));
+  exporter->add_option("--format", export_args.format, "csv or jsonl")
+      ->check(CLI::IsMember({"csv", "jsonl"}));
   exporter->add_option("-o,--output", export_args.output, "output file (default: stdout)");
 #ifdef SOLSCOPE_HAVE_CEILING
   CeilingArgs ceiling_args;
-  auto* ceiling = configure(app.add_subcommand("ceiling", "attainable SOL of a described workload (roofline)"));
+  auto* ceiling =
+      configure(app.add_subcommand("ceiling", "attainable SOL of a described workload (roofline)"));
   add_ceiling_options(*ceiling, ceiling_args);
   ceiling_args.detect_gpu = gpu_detector(common);
 #endif
@@ -164,7 +172,8 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e, out, err);
   } catch (const CLI::ParseError& e) {
-    print_error(err, core::Error{core::ErrorCode::InvalidArgument, e.what(), "run `solscope --help` for usage"});
+    print_error(err,
+                core::Error{core::ErrorCode::InvalidArgument, e.what(), "run `solscope --help` for usage"});
     return kExitUsage;
   }
   if (report_extras(app, err)) return kExitUsage;

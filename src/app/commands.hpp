@@ -1,5 +1,5 @@
-// The subcommands of solscope. Each returns a process exit code (exit_codes.hpp) and writes its output to `out`
-// and its messages to `err`.
+// The subcommands of solscope. Each returns a process exit code (exit_codes.hpp) and writes its output to
+// `out` and its messages to `err`.
 #pragma once
 
 #include <ostream>
@@ -27,17 +27,17 @@ struct DevicesArgs {
 auto run_devices(const CommonOptions& common, const WorkloadOptions& workloads, const DevicesArgs& args,
                  std::ostream& out, std::ostream& err) -> int;
 
-/// `solscope` / `solscope top` / `solscope --json`: live figures (plain text table, or JSON Lines with --json).
-/// Without an NVIDIA GPU and without --json or --replay, it says so and shows the bundled trace instead. On
-/// live GPUs each sample carries the attainable SOL of the discovered or declared workload.
+/// `solscope` / `solscope top` / `solscope --json`: live figures (plain text table, or JSON Lines with
+/// --json). Without an NVIDIA GPU and without --json or --replay, it says so and shows the bundled trace
+/// instead. On live GPUs each sample carries the attainable SOL of the discovered or declared workload.
 auto run_live(const CommonOptions& common, const WorkloadOptions& workloads, std::ostream& out,
               std::ostream& err) -> int;
 
 /// `solscope record -o FILE [--duration S]`: records a trace until the duration, SIGINT or SIGTERM.
 struct RecordArgs {
   std::string output;
-  std::string duration;  ///< empty = until stopped
-  bool force = false;    ///< overwrite an existing file
+  std::string duration;       ///< empty = until stopped
+  bool force = false;         ///< overwrite an existing file
   double replay_speed = 1.0;  ///< with --replay: trace seconds per second (0 = as fast as possible)
 };
 /// On live GPUs the trace records the attainable SOL of the discovered or declared workloads.
@@ -50,7 +50,8 @@ struct ReplayArgs {
   double speed = -1.0;  ///< replay speed (1 = real time, 0 = as fast as possible); < 0 = default for the mode
   bool loop = false;
 };
-auto run_replay(const CommonOptions& common, const ReplayArgs& args, std::ostream& out, std::ostream& err) -> int;
+auto run_replay(const CommonOptions& common, const ReplayArgs& args, std::ostream& out, std::ostream& err)
+    -> int;
 
 /// `solscope export FILE --format csv|jsonl [-o OUT]`: writes a trace's samples for scripts.
 struct ExportArgs {

@@ -21,14 +21,19 @@ namespace solscope::app {
 #ifdef SOLSCOPE_HAVE_NVIDIA
 namespace {
 
-auto gib(std::uint64_t bytes) -> double { return static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0); }
+auto gib(std::uint64_t bytes) -> double {
+  return static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0);
+}
 
 auto source_line(const nvidia::NvidiaDeviceProbe& d) -> std::string {
   if (d.pm_sampling_would_try) return "PM sampling (CUPTI): every pipe and path";
   switch (d.status.source) {
-    case core::SourceKind::Gpm: return "NVML GPM: tensor/FP pipes, DRAM, SM activity (coarser than PM sampling)";
-    case core::SourceKind::NvmlOnly: return "NVML only: classic utilization, clocks, power; SOL n/a";
-    default: return std::string(core::to_string(d.status.source));
+    case core::SourceKind::Gpm:
+      return "NVML GPM: tensor/FP pipes, DRAM, SM activity (coarser than PM sampling)";
+    case core::SourceKind::NvmlOnly:
+      return "NVML only: classic utilization, clocks, power; SOL n/a";
+    default:
+      return std::string(core::to_string(d.status.source));
   }
 }
 
@@ -69,17 +74,18 @@ auto to_json(const nvidia::NvidiaProbe& probe) -> nlohmann::json {
                    {"profiling_fix", probe.permission.fix},
                    {"devices", nlohmann::json::array()}};
   for (const auto& d : probe.devices) {
-    j["devices"].push_back({{"index", d.info.index},
-                            {"name", d.info.name},
-                            {"uuid", d.info.uuid},
-                            {"pci_bus_id", d.info.pci_bus_id},
-                            {"memory_total_bytes", d.info.memory_total_bytes},
-                            {"source", d.pm_sampling_would_try ? "pm_sampling" : core::to_string(d.status.source)},
-                            {"reason", d.status.reason},
-                            {"hint", d.status.hint},
-                            {"gpm_supported", d.gpm.supported},
-                            {"mig_enabled", d.mig_enabled},
-                            {"lost", d.status.lost}});
+    j["devices"].push_back(
+        {{"index", d.info.index},
+         {"name", d.info.name},
+         {"uuid", d.info.uuid},
+         {"pci_bus_id", d.info.pci_bus_id},
+         {"memory_total_bytes", d.info.memory_total_bytes},
+         {"source", d.pm_sampling_would_try ? "pm_sampling" : core::to_string(d.status.source)},
+         {"reason", d.status.reason},
+         {"hint", d.status.hint},
+         {"gpm_supported", d.gpm.supported},
+         {"mig_enabled", d.mig_enabled},
+         {"lost", d.status.lost}});
   }
   return j;
 }
@@ -144,8 +150,9 @@ auto run_devices(const CommonOptions& /*common*/, const WorkloadOptions& workloa
 
 auto run_devices(const CommonOptions&, const WorkloadOptions&, const DevicesArgs&, std::ostream&,
                  std::ostream& err) -> int {
-  print_error(err, core::Error{core::ErrorCode::Unimplemented, "this solscope was built without the NVIDIA source",
-                               "rebuild with the CUDA toolkit headers (CUDA >= 12.6) installed"});
+  print_error(err,
+              core::Error{core::ErrorCode::Unimplemented, "this solscope was built without the NVIDIA source",
+                          "rebuild with the CUDA toolkit headers (CUDA >= 12.6) installed"});
   return kExitNoGpu;
 }
 

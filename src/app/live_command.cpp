@@ -22,8 +22,8 @@ auto open_live_or_demo(const CommonOptions& common, const sources::SourceConfig&
   if (live || common.json || live.error().exit_code != kExitNoGpu) return live;
   const std::string demo = find_demo_trace();
   if (demo.empty()) return live;
-  print_note(err, "no NVIDIA GPU here (" + live.error().error.message + "): showing the bundled trace " + demo +
-                      " instead");
+  print_note(err, "no NVIDIA GPU here (" + live.error().error.message + "): showing the bundled trace " +
+                      demo + " instead");
   sources::SourceConfig demo_config = config;
   demo_config.devices.clear();
   return open_replay_source(demo, demo_config, 1.0, true);

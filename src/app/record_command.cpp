@@ -1,4 +1,5 @@
-// `solscope record -o FILE [--duration S]`: samples every selected GPU (or a --replay trace) into a trace file.
+// `solscope record -o FILE [--duration S]`: samples every selected GPU (or a --replay trace) into a trace
+// file.
 #include <fmt/format.h>
 
 #include <optional>

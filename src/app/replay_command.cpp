@@ -9,7 +9,8 @@
 
 namespace solscope::app {
 
-auto run_replay(const CommonOptions& common, const ReplayArgs& args, std::ostream& out, std::ostream& err) -> int {
+auto run_replay(const CommonOptions& common, const ReplayArgs& args, std::ostream& out, std::ostream& err)
+    -> int {
   auto config = source_config_from(common);
   if (!config) {
     print_error(err, config.error());
@@ -26,7 +27,8 @@ auto run_replay(const CommonOptions& common, const ReplayArgs& args, std::ostrea
   JsonLinesSink json(out);
   TextViewSink text(out, 1'000'000'000, "# solscope " SOLSCOPE_VERSION ": " + opened->description);
   SampleSink* sink = common.json ? static_cast<SampleSink*>(&json) : &text;
-  const EngineOptions options{.poll_interval_ns = poll_interval_for(config->interval_ns), .pace = speed > 0.0};
+  const EngineOptions options{.poll_interval_ns = poll_interval_for(config->interval_ns),
+                              .pace = speed > 0.0};
   return run_engine(*opened->source, {sink}, options, err);
 }
 

@@ -39,8 +39,8 @@ using OpenResult = tl::expected<T, OpenFailure>;
 
 /// Opens and starts a trace replay at `speed` (1 = real time, 0 = as fast as possible). Errors: the trace
 /// reader's (exit code kExitBadTrace), or a --devices index the trace lacks (kExitUsage).
-[[nodiscard]] auto open_replay_source(const std::string& path, const sources::SourceConfig& config, double speed,
-                                      bool loop) -> OpenResult<OpenedSource>;
+[[nodiscard]] auto open_replay_source(const std::string& path, const sources::SourceConfig& config,
+                                      double speed, bool loop) -> OpenResult<OpenedSource>;
 
 /// A function listing the PIDs with a compute context on one GPU (NVML index), over its own NVML session
 /// (opened on the first call, so from the thread that calls it: NvidiaSource is not thread-safe, and NVML

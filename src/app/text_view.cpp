@@ -10,8 +10,12 @@
 namespace solscope::app {
 namespace {
 
-auto pct(double v) -> std::string { return std::isnan(v) ? "n/a" : fmt::format("{:.1f}", core::clamp_pct(v)); }
-auto num(double v) -> std::string { return std::isnan(v) ? "n/a" : fmt::format("{:.0f}", v); }
+auto pct(double v) -> std::string {
+  return std::isnan(v) ? "n/a" : fmt::format("{:.1f}", core::clamp_pct(v));
+}
+auto num(double v) -> std::string {
+  return std::isnan(v) ? "n/a" : fmt::format("{:.0f}", v);
+}
 
 auto clock_time(std::int64_t t_ns) -> std::string {
   const std::time_t seconds = static_cast<std::time_t>(t_ns / 1'000'000'000);
@@ -20,7 +24,9 @@ auto clock_time(std::int64_t t_ns) -> std::string {
   return fmt::format("{:02}:{:02}:{:02}.{:01}", tm.tm_hour, tm.tm_min, tm.tm_sec, (t_ns / 100'000'000) % 10);
 }
 
-auto name_or_na(std::string_view name, bool known) -> std::string_view { return known ? name : "-"; }
+auto name_or_na(std::string_view name, bool known) -> std::string_view {
+  return known ? name : "-";
+}
 
 }  // namespace
 
@@ -37,8 +43,7 @@ auto TextViewSink::format_line(const core::SolSample& w) -> std::string {
   return fmt::format("{:<10} {:>3} {:>8} {:<9} {:>7} {:>8} {:<4} {:>6} {:>6} {:>6} {:<8} {:>6} {:>6} {}",
                      clock_time(w.t_end_ns), w.device_index, pct(w.compute_sol_pct),
                      name_or_na(core::to_string(w.compute_pipe), w.compute_pipe != core::Pipe::kCount),
-                     pct(w.attainable_compute_sol_pct),
-                     pct(w.memory_sol_pct),
+                     pct(w.attainable_compute_sol_pct), pct(w.memory_sol_pct),
                      name_or_na(core::to_string(w.memory_path), w.memory_path != core::MemPath::kCount),
                      pct(w.gpu_util_pct()), pct(w.sm_active_pct()), pct(w.sm_occupancy_pct()),
                      core::to_string(w.bound), num(w.metric(core::MetricId::SmClockMhz)),
@@ -68,7 +73,8 @@ void TextViewSink::emit(DeviceWindow& w) {
   w.acc.reset();
 }
 
-auto TextViewSink::on_sample(const core::RawSample& /*raw*/, const core::SolSample& sol) -> core::Result<void> {
+auto TextViewSink::on_sample(const core::RawSample& /*raw*/, const core::SolSample& sol)
+    -> core::Result<void> {
   DeviceWindow& w = windows_[sol.device_index];
   const std::int64_t index = sol.t_end_ns / window_ns_;
   if (!w.acc.empty() && index != w.window_index) emit(w);

@@ -1,5 +1,5 @@
-// TextViewSink: a plain, line-per-window live view (like `nvidia-smi dmon`) that prints Compute and Memory SOL
-// next to the classic utilization. Used when the terminal UI is not available (pipes, dumb terminals).
+// TextViewSink: a plain, line-per-window live view (like `nvidia-smi dmon`) that prints Compute and Memory
+// SOL next to the classic utilization. Used when the terminal UI is not available (pipes, dumb terminals).
 #pragma once
 
 #include <cstdint>

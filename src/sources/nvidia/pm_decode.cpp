@@ -51,7 +51,7 @@ auto read_samples(const CuptiApi& api, PmDevice& device, std::vector<GpuSample>&
     out.sample.source = core::SourceKind::PmSampling;
     add_counter_values(device.config.plan(), device.values, out.sample);
     device.last_end_gpu_ns = end;
-    batch.push_back(std::move(out));
+    batch.push_back(out);
   }
   return core::ok();
 }

@@ -31,11 +31,9 @@ auto first_id_at_or_after(const ReaderState& reader, std::int64_t from_ns) -> st
     sqlite3_reset(s);
     sqlite3_bind_int64(s, 1, mid);
     const int rc = sqlite3_step(s);
-    if (rc == SQLITE_DONE) {
-      hi = mid;
-    } else if (rc != SQLITE_ROW) {
-      return reader.min_id;
-    } else if (sqlite3_column_int64(s, 1) < from_ns) {
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return reader.min_id;
+    // No row at or after `mid`, or the first one starts at or after from_ns: the answer is at or below mid.
+    if (rc == SQLITE_ROW && sqlite3_column_int64(s, 1) < from_ns) {
       lo = sqlite3_column_int64(s, 0) + 1;
     } else {
       hi = mid;
