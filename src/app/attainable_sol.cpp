@@ -25,18 +25,6 @@ constexpr double kMaxRefreshS = 3600.0;
 constexpr double kMinClockMhz = 1.0;
 constexpr double kMaxClockMhz = 10'000.0;
 
-auto to_ceiling_phase(workload::Phase phase) -> ceiling::Phase {
-  switch (phase) {
-    case workload::Phase::Prefill:
-      return ceiling::Phase::Prefill;
-    case workload::Phase::Train:
-      return ceiling::Phase::Train;
-    case workload::Phase::Decode:
-      break;
-  }
-  return ceiling::Phase::Decode;
-}
-
 auto limiter_words(ceiling::Limiter limiter) -> std::string_view {
   switch (limiter) {
     case ceiling::Limiter::Compute:
@@ -73,7 +61,7 @@ auto read_config_text(const std::string& path) -> core::Result<std::string> {
 }
 
 auto shape_text(const workload::WorkloadShape& s) -> std::string {
-  std::string text = fmt::format("{} batch {} context {}", workload::to_string(s.phase), s.batch, s.context);
+  std::string text = fmt::format("{} batch {} context {}", core::to_string(s.phase), s.batch, s.context);
   if (s.phase != workload::Phase::Decode) text += fmt::format(" prompt {}", s.prompt);
   return text;
 }
@@ -87,8 +75,7 @@ auto evaluate_workload(const ceiling::GpuDatabase& db, const ceiling::GpuSpec& g
     return core::fail(ErrorCode::FailedPrecondition,
                       "no step shape for the workload on GPU " + std::to_string(w.gpu_index));
   }
-  auto step =
-      ceiling::make_step(to_ceiling_phase(w.shape->phase), w.shape->batch, w.shape->context, w.shape->prompt);
+  auto step = ceiling::make_step(w.shape->phase, w.shape->batch, w.shape->context, w.shape->prompt);
   if (!step) return tl::unexpected(std::move(step.error()));
   ceiling::Workload cw;
   cw.step = std::move(*step);

@@ -139,7 +139,7 @@ auto parse_dtype_flag(std::string_view flag, const std::string& value)
 }
 
 auto parse_phase(const std::string& value) -> Outcome<ceiling::Phase> {
-  if (auto p = ceiling::phase_from_string(value)) return *p;
+  if (auto p = core::phase_from_string(value)) return *p;
   const std::vector<std::string> phases{"prefill", "decode", "train"};
   const std::string guess = closest_match(value, phases);
   return usage(

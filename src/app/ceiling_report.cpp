@@ -159,7 +159,7 @@ auto render_ceiling_json(const CeilingReportInput& in) -> std::string {
                 {"config", in.config_path},
                 {"params_total", params.total},
                 {"params_active", params.active}};
-  j["workload"] = {{"phase", ceiling::to_string(in.phase)},
+  j["workload"] = {{"phase", core::to_string(in.phase)},
                    {"batch", in.batch},
                    {"context", in.context},
                    {"prompt", in.prompt},

@@ -14,25 +14,6 @@ auto out_of_range(std::string_view what, std::int64_t value, std::int64_t min, s
 
 }  // namespace
 
-auto to_string(Phase phase) -> std::string_view {
-  switch (phase) {
-    case Phase::Prefill:
-      return "prefill";
-    case Phase::Decode:
-      return "decode";
-    case Phase::Train:
-      return "train";
-  }
-  return "unknown";
-}
-
-auto phase_from_string(std::string_view name) -> std::optional<Phase> {
-  for (Phase p : {Phase::Prefill, Phase::Decode, Phase::Train}) {
-    if (name == to_string(p)) return p;
-  }
-  return std::nullopt;
-}
-
 auto make_step(Phase phase, std::int64_t batch, std::int64_t context, std::int64_t prompt)
     -> core::Result<Step> {
   if (batch < 1 || batch > kMaxBatch) return out_of_range("batch", batch, 1, kMaxBatch);

@@ -13,17 +13,12 @@
 
 #include "ceiling/dtype.hpp"
 #include "core/result.hpp"
+#include "core/step_phase.hpp"
 
 namespace solscope::ceiling {
 
-/// What a step does: prefill prompts, decode one token per request, or one training step (forward +
-/// backward).
-enum class Phase : std::uint8_t { Prefill, Decode, Train };
-
-/// "prefill", "decode", "train".
-[[nodiscard]] auto to_string(Phase phase) -> std::string_view;
-/// Inverse of to_string; nullopt for anything else.
-[[nodiscard]] auto phase_from_string(std::string_view name) -> std::optional<Phase>;
+/// What a step does (core/step_phase.hpp: core::to_string and core::phase_from_string spell it).
+using Phase = core::Phase;
 
 /// `requests` identical requests in one step.
 struct RequestGroup {

@@ -95,7 +95,7 @@ auto apply_key(std::string_view key, const toml::node& value, WorkloadDeclaratio
       if (!engine) return errors.at(value, "unknown engine '" + *name + "'", "use vllm, sglang or tgi");
       out.engine = *engine;
     } else {
-      const auto phase = phase_from_string(*name);
+      const auto phase = core::phase_from_string(*name);
       if (!phase) return errors.at(value, "unknown phase '" + *name + "'", "use prefill, decode or train");
       out.shape.phase = *phase;
     }

@@ -123,25 +123,6 @@ auto clamp_tokens(double value) -> std::int64_t {
 
 }  // namespace
 
-auto to_string(Phase phase) -> std::string_view {
-  switch (phase) {
-    case Phase::Prefill:
-      return "prefill";
-    case Phase::Decode:
-      return "decode";
-    case Phase::Train:
-      return "train";
-  }
-  return "decode";
-}
-
-auto phase_from_string(std::string_view name) -> std::optional<Phase> {
-  if (name == "prefill") return Phase::Prefill;
-  if (name == "decode") return Phase::Decode;
-  if (name == "train") return Phase::Train;
-  return std::nullopt;
-}
-
 auto metric_names(EngineKind engine) -> std::span<const std::string_view> {
   switch (engine) {
     case EngineKind::Vllm:

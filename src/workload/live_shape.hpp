@@ -26,18 +26,14 @@
 #include <span>
 #include <string_view>
 
+#include "core/step_phase.hpp"
 #include "workload/engine_cmdline.hpp"
 #include "workload/prometheus_text.hpp"
 
 namespace solscope::workload {
 
-/// What an engine step does; the same spelling as the ceiling model's phases.
-enum class Phase : std::uint8_t { Prefill, Decode, Train };
-
-/// "prefill", "decode", "train".
-[[nodiscard]] auto to_string(Phase phase) -> std::string_view;
-/// Inverse of to_string (case-sensitive); nullopt for anything else.
-[[nodiscard]] auto phase_from_string(std::string_view name) -> std::optional<Phase>;
+/// What an engine step does (core/step_phase.hpp, shared with the ceiling model).
+using Phase = core::Phase;
 
 /// Largest batch and token counts accepted, the ceiling model's limits (ceiling/workload.hpp kMaxBatch and
 /// kMaxTokens).

@@ -187,8 +187,8 @@ TEST(LiveShapeTest, phase_names_match_the_ceiling_model) {
   EXPECT_EQ(to_string(Phase::Prefill), "prefill");
   EXPECT_EQ(to_string(Phase::Decode), "decode");
   EXPECT_EQ(to_string(Phase::Train), "train");
-  EXPECT_EQ(phase_from_string("train"), Phase::Train);
-  EXPECT_FALSE(phase_from_string("Decode").has_value());
+  EXPECT_EQ(core::phase_from_string("train"), Phase::Train);
+  EXPECT_FALSE(core::phase_from_string("Decode").has_value());
 }
 
 }  // namespace
