@@ -12,6 +12,7 @@
 
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
+#include "app/run_support.hpp"
 #include "app/signals.hpp"
 #include "app/source_factory.hpp"
 #include "workload/http_client.hpp"
@@ -103,19 +104,11 @@ auto format_devices_workloads(const AttainableSnapshot& snapshot) -> std::string
 auto run_engine_with_attainable(sources::CounterSource& source, std::vector<SampleSink*> sinks,
                                 const EngineOptions& options, AttainableSol* attainable, std::ostream& err)
     -> int {
-  Engine engine(source, std::move(sinks), err);
-  if (attainable != nullptr) {
-    engine.set_annotator(attainable->annotator());
-    attainable->start();
-  }
-  auto summary = engine.run(install_stop_signals(), options);
-  if (attainable != nullptr) attainable->stop();
-  source.stop();
-  if (!summary) {
-    print_error(err, summary.error());
-    return kExitFailure;
-  }
-  return kExitOk;
+  if (attainable == nullptr) return run_engine(source, std::move(sinks), options, err);
+  attainable->start();
+  const int code = run_engine(source, std::move(sinks), options, err, attainable->annotator());
+  attainable->stop();
+  return code;
 }
 
 }  // namespace solscope::app

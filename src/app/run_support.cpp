@@ -14,8 +14,9 @@ auto poll_interval_for(std::int64_t interval_ns) -> std::int64_t {
 }
 
 auto run_engine(sources::CounterSource& source, std::vector<SampleSink*> sinks, const EngineOptions& options,
-                std::ostream& err) -> int {
+                std::ostream& err, std::function<void(core::RawSample&)> annotate) -> int {
   Engine engine(source, std::move(sinks), err);
+  if (annotate) engine.set_annotator(std::move(annotate));
   auto summary = engine.run(install_stop_signals(), options);
   source.stop();
   if (!summary) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <vector>
 
@@ -14,9 +15,11 @@ namespace solscope::app {
 /// interval and keep the sampling path's CPU low; measured in bench/sampling_path_bench.cpp).
 [[nodiscard]] auto poll_interval_for(std::int64_t interval_ns) -> std::int64_t;
 
-/// Runs the engine until SIGINT/SIGTERM, the duration, or the end of a replay; stops the source. Prints a
-/// failure and returns its exit code (kExitOk when stopped by a signal).
+/// Runs the engine until SIGINT/SIGTERM, the duration, or the end of a replay; stops the source. `annotate`,
+/// when set, completes each raw sample first (Engine::set_annotator). Prints a failure and returns its exit
+/// code (kExitOk when stopped by a signal).
 [[nodiscard]] auto run_engine(sources::CounterSource& source, std::vector<SampleSink*> sinks,
-                              const EngineOptions& options, std::ostream& err) -> int;
+                              const EngineOptions& options, std::ostream& err,
+                              std::function<void(core::RawSample&)> annotate = {}) -> int;
 
 }  // namespace solscope::app
