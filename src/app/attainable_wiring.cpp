@@ -10,10 +10,8 @@
 #include <system_error>
 #include <utility>
 
-#include "app/exit_codes.hpp"
 #include "app/messages.hpp"
 #include "app/run_support.hpp"
-#include "app/signals.hpp"
 #include "app/source_factory.hpp"
 #include "workload/http_client.hpp"
 
