@@ -70,6 +70,9 @@ inline constexpr std::string_view kMetaSynthetic = "synthetic";        ///< "1" 
 inline constexpr std::string_view kMetaSourceDescription = "source_description";
 /// "1" while samples are committed in nondecreasing t_start_ns; "0" once one arrived out of order.
 inline constexpr std::string_view kMetaTimeOrdered = "time_ordered";
+/// "1" once any sample carries an attainable SOL (set by the writer before that sample is committed); readers
+/// fetch the attainable columns only then.
+inline constexpr std::string_view kMetaHasAttainable = "has_attainable";
 
 /// The DDL of schema 1, run by the writer in one transaction.
 inline constexpr std::string_view kSchemaSql = R"sql(

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
 #include <numeric>
 #include <utility>
@@ -71,8 +72,12 @@ struct Writer::Impl {
   std::int64_t last_committed_t_start_ns = std::numeric_limits<std::int64_t>::min();
   bool time_ordered = true;
   bool closed = false;
+  bool attainable_flagged = false;  ///< meta has_attainable is written
 
   void note_clock(const core::RawSample& raw);
+  /// INSERT OR REPLACE of one meta row, committed at once (autocommit: no transaction is open between
+  /// batches).
+  auto write_meta(std::string_view key, std::string_view value) -> core::Result<void>;
   [[nodiscard]] auto cutoff_ns(bool force) const -> std::int64_t;
   [[nodiscard]] auto commit(bool force) -> core::Result<void>;
   [[nodiscard]] auto insert_rows(std::span<const std::uint32_t> rows) -> core::Result<void>;
@@ -302,25 +307,30 @@ auto Writer::write_devices(std::span<const core::DeviceInfo> devices) -> core::R
   return done;
 }
 
+auto Writer::Impl::write_meta(std::string_view key, std::string_view value) -> core::Result<void> {
+  sqlite3* connection = db.get();
+  const std::string what = "cannot write meta key " + std::string(key) + " to trace " + path.string();
+  auto statement =
+      detail::prepare(connection, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", what);
+  if (!statement) return tl::unexpected(statement.error());
+  detail::bind_text_or_null(statement->get(), 1, key);
+  sqlite3_bind_text(statement->get(), 2, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
+  const int rc = sqlite3_step(statement->get());
+  if (rc != SQLITE_DONE) return tl::unexpected(detail::sqlite_error(connection, rc, what));
+  return core::ok();
+}
+
 auto Writer::set_metadata(std::string_view key, std::string_view value) -> core::Result<void> {
   if (impl_->closed) return tl::unexpected(impl_->closed_error());
   constexpr std::string_view kReserved[] = {kMetaSchemaVersion, kMetaOldestReadableVersion, kMetaToolVersion,
                                             kMetaHost,          kMetaStartTimeNs,           kMetaSynthetic,
-                                            kMetaTimeOrdered};
+                                            kMetaTimeOrdered,   kMetaHasAttainable};
   if (key.empty() || std::find(std::begin(kReserved), std::end(kReserved), key) != std::end(kReserved)) {
     return core::fail(core::ErrorCode::InvalidArgument,
                       "trace meta key \"" + std::string(key) + "\" is reserved or empty",
                       "use another key name");
   }
-  sqlite3* db = impl_->db.get();
-  const std::string what = "cannot write meta key " + std::string(key) + " to trace " + impl_->path.string();
-  auto statement = detail::prepare(db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", what);
-  if (!statement) return tl::unexpected(statement.error());
-  detail::bind_text_or_null(statement->get(), 1, key);
-  sqlite3_bind_text(statement->get(), 2, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
-  const int rc = sqlite3_step(statement->get());
-  if (rc != SQLITE_DONE) return tl::unexpected(detail::sqlite_error(db, rc, what));
-  return core::ok();
+  return impl_->write_meta(key, value);
 }
 
 auto Writer::append(const core::RawSample& raw, const core::SolSample& sol) -> core::Result<void> {
@@ -333,6 +343,12 @@ auto Writer::append(const core::RawSample& raw, const core::SolSample& sol) -> c
                           std::to_string(raw.t_start_ns) + " ns paired with figures of device " +
                           std::to_string(sol.device_index) + " at " + std::to_string(sol.t_start_ns) + " ns",
                       "pass the SolSample derived from this RawSample");
+  }
+  if (!w.attainable_flagged &&
+      (!std::isnan(sol.attainable_compute_sol_pct) || !std::isnan(sol.attainable_memory_sol_pct))) {
+    // Committed at once, before the sample: a reader that sees the sample also sees the flag.
+    if (auto flagged = w.write_meta(kMetaHasAttainable, "1"); !flagged) return flagged;
+    w.attainable_flagged = true;
   }
   w.pending.push_back(make_row(raw, sol));
   w.note_clock(raw);

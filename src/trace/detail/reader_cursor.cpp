@@ -72,7 +72,7 @@ auto make_cursor_state(const std::shared_ptr<const ReaderState>& reader, const R
   cursor->from_ns = options.from_ns;
   cursor->to_ns = options.to_ns;
   cursor->rowid_order = reader->metadata.time_ordered;
-  std::string sql(kSelectSamplesSql);
+  std::string sql(reader->has_attainable ? kSelectSamplesSql : kSelectSamplesWithoutAttainableSql);
   sql += cursor->rowid_order
              ? "WHERE s.id >= ?1 ORDER BY s.id"
              : "WHERE s.t_start_ns >= ?1 AND s.t_start_ns < ?2 ORDER BY s.t_start_ns, s.device, s.id";
@@ -130,8 +130,9 @@ void read_raw(CursorState& cursor, core::RawSample& out) {
   out.t_end_ns = sqlite3_column_int64(s, kColTEnd);
   out.source = core::source_kind_from_string(column_text(s, kColSource)).value_or(core::SourceKind::None);
   out.flags = static_cast<std::uint32_t>(sqlite3_column_int64(s, kColFlags));
-  out.attainable_compute_sol_pct = column_real_or_nan(s, kColAttainableCompute);
-  out.attainable_memory_sol_pct = column_real_or_nan(s, kColAttainableMemory);
+  const bool attainable = cursor.reader->has_attainable;
+  out.attainable_compute_sol_pct = attainable ? column_real_or_nan(s, kColAttainableCompute) : core::kUnknown;
+  out.attainable_memory_sol_pct = attainable ? column_real_or_nan(s, kColAttainableMemory) : core::kUnknown;
   const void* blob = sqlite3_column_blob(s, kColRaw);
   const auto bytes = static_cast<std::size_t>(sqlite3_column_bytes(s, kColRaw));
   if (!decode_counters(*cursor.reader, blob, bytes, out)) {

@@ -128,6 +128,7 @@ auto load_meta(ReaderState& state) -> core::Result<void> {
   m.synthetic = text(kMetaSynthetic) == "1";
   m.source_description = text(kMetaSourceDescription);
   m.time_ordered = text(kMetaTimeOrdered) != "0";
+  state.has_attainable = text(kMetaHasAttainable) == "1";
   return core::ok();
 }
 

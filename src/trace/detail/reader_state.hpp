@@ -27,6 +27,9 @@ struct ReaderState {
   /// file_to_catalog is 0, 1, 2, ... kMetricCount - 1: the blob copies straight into RawSample::values.
   bool identity_layout = false;
   std::uint64_t sample_count = 0;
+  /// meta has_attainable = 1 (some sample has an attainable SOL): only then does the sample query fetch those
+  /// two columns.
+  bool has_attainable = false;
   std::int64_t min_id = 0;
   std::int64_t max_id = 0;
   bool recovered = false;
