@@ -99,6 +99,22 @@ auto format_devices_workloads(const AttainableSnapshot& snapshot) -> std::string
   return text;
 }
 
+auto plan_attainable(const CommonOptions& common, const WorkloadOptions& workloads)
+    -> core::Result<AttainablePlan> {
+  AttainablePlan plan;
+  plan.wanted = common.replay.empty() && !workloads.disabled;
+  if (!plan.wanted) return plan;
+  auto declared = load_workload_declarations(workloads, process_environment());
+  if (!declared) return tl::unexpected(declared.error());
+  plan.declared = std::move(*declared);
+  return plan;
+}
+
+auto attainable_for(AttainablePlan plan, const OpenedSource& opened) -> std::unique_ptr<AttainableSol> {
+  if (!plan.wanted || !opened.live) return nullptr;
+  return make_live_attainable(opened.source->devices(), std::move(plan.declared));
+}
+
 auto run_engine_with_attainable(sources::CounterSource& source, std::vector<SampleSink*> sinks,
                                 const EngineOptions& options, AttainableSol* attainable, std::ostream& err)
     -> int {

@@ -10,6 +10,7 @@
 #include "app/attainable_sol.hpp"
 #include "app/commands.hpp"
 #include "app/engine.hpp"
+#include "app/source_factory.hpp"
 #include "core/device_info.hpp"
 #include "core/result.hpp"
 #include "workload/declaration.hpp"
@@ -31,6 +32,21 @@ inline constexpr const char* kWorkloadsFileName = "workloads.toml";
 /// cannot be read, and parse_workload_declarations' "FILE:LINE: what is wrong" (both mean exit code 2).
 [[nodiscard]] auto load_workload_declarations(const WorkloadOptions& options, const workload::EnvLookup& env)
     -> core::Result<std::vector<workload::WorkloadDeclaration>>;
+
+/// What a sampling command will do about attainable SOL: `wanted` is false with --replay or --no-workloads.
+struct AttainablePlan {
+  bool wanted = false;
+  std::vector<workload::WorkloadDeclaration> declared;
+};
+
+/// Plans attainable SOL for a sampling command (loads the declarations when wanted). Errors: those of
+/// load_workload_declarations (exit code 2).
+[[nodiscard]] auto plan_attainable(const CommonOptions& common, const WorkloadOptions& workloads)
+    -> core::Result<AttainablePlan>;
+
+/// The AttainableSol of a plan once the source is open: null unless wanted and the source is live GPUs.
+[[nodiscard]] auto attainable_for(AttainablePlan plan, const OpenedSource& opened)
+    -> std::unique_ptr<AttainableSol>;
 
 /// workload::EnvLookup over this process's environment (std::getenv).
 [[nodiscard]] auto process_environment() -> workload::EnvLookup;

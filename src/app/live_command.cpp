@@ -38,11 +38,9 @@ auto run_live(const CommonOptions& common, const WorkloadOptions& workloads, std
     print_error(err, config.error());
     return kExitUsage;
   }
-  const bool want_workloads = common.replay.empty() && !workloads.disabled;
-  auto declared = want_workloads ? load_workload_declarations(workloads, process_environment())
-                                 : std::vector<workload::WorkloadDeclaration>{};
-  if (!declared) {
-    print_error(err, declared.error());
+  auto plan = plan_attainable(common, workloads);
+  if (!plan) {
+    print_error(err, plan.error());
     return kExitUsage;
   }
   auto opened = open_live_or_demo(common, *config, err);
@@ -50,10 +48,7 @@ auto run_live(const CommonOptions& common, const WorkloadOptions& workloads, std
     print_error(err, opened.error().error);
     return opened.error().exit_code;
   }
-  std::unique_ptr<AttainableSol> attainable;
-  if (want_workloads && opened->live) {
-    attainable = make_live_attainable(opened->source->devices(), std::move(*declared));
-  }
+  const auto attainable = attainable_for(std::move(*plan), *opened);
   JsonLinesSink json(out);
   TextViewSink text(out, 1'000'000'000, "# solscope " SOLSCOPE_VERSION ": " + opened->description);
   if (attainable) {

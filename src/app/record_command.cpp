@@ -47,11 +47,9 @@ auto run_record(const CommonOptions& common, const WorkloadOptions& workloads, c
     print_error(err, config.error());
     return kExitUsage;
   }
-  const bool want_workloads = common.replay.empty() && !workloads.disabled;
-  auto declared = want_workloads ? load_workload_declarations(workloads, process_environment())
-                                 : std::vector<workload::WorkloadDeclaration>{};
-  if (!declared) {
-    print_error(err, declared.error());
+  auto plan = plan_attainable(common, workloads);
+  if (!plan) {
+    print_error(err, plan.error());
     return kExitUsage;
   }
   auto opened = common.replay.empty() ? open_nvidia_source(*config)
@@ -74,10 +72,7 @@ auto run_record(const CommonOptions& common, const WorkloadOptions& workloads, c
   const EngineOptions options{.poll_interval_ns = poll_interval_for(config->interval_ns),
                               .duration_ns = duration_ns,
                               .pace = common.replay.empty() || args.replay_speed > 0.0};
-  std::unique_ptr<AttainableSol> attainable;
-  if (want_workloads && opened->live) {
-    attainable = make_live_attainable(opened->source->devices(), std::move(*declared));
-  }
+  const auto attainable = attainable_for(std::move(*plan), *opened);
   const int code = run_engine_with_attainable(*opened->source, {&sink}, options, attainable.get(), err);
   if (auto closed = writer->close(); !closed) {
     print_error(err, closed.error());
