@@ -1,5 +1,7 @@
 #include "app/attainable_sol.hpp"
 
+#include "app/text_file.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -43,21 +45,6 @@ auto limiter_words(ceiling::Limiter limiter) -> std::string_view {
 
 auto steady_seconds() -> double {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-/// Reads a config.json. Errors: NotFound/PermissionDenied naming the path.
-auto read_config_text(const std::string& path) -> core::Result<std::string> {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int saved = errno;
-    return core::fail(
-        saved == EACCES ? ErrorCode::PermissionDenied : ErrorCode::NotFound,
-        "cannot read model config " + path + ": " + (saved != 0 ? std::strerror(saved) : "open failed"));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return core::fail(ErrorCode::DataLoss, "read error in model config " + path);
-  return text.str();
 }
 
 auto shape_text(const workload::WorkloadShape& s) -> std::string {
@@ -161,7 +148,7 @@ auto AttainableSol::slot_of(std::uint32_t device_index) const -> std::optional<s
 auto AttainableSol::model_arch(const std::string& config_path) -> const core::Result<ceiling::ModelArch>& {
   auto it = arch_cache_.find(config_path);
   if (it != arch_cache_.end()) return it->second;
-  auto text = read_config_text(config_path);
+  auto text = read_text_file(config_path, "model config");
   core::Result<ceiling::ModelArch> arch =
       text ? ceiling::parse_model_config(*text, config_path)
            : core::Result<ceiling::ModelArch>(tl::unexpected(text.error()));

@@ -13,6 +13,7 @@
 #include "app/messages.hpp"
 #include "app/run_support.hpp"
 #include "app/source_factory.hpp"
+#include "app/text_file.hpp"
 #include "workload/http_client.hpp"
 
 namespace solscope::app {
@@ -48,23 +49,9 @@ auto load_workload_declarations(const WorkloadOptions& options, const workload::
   if (path.empty()) return std::vector<workload::WorkloadDeclaration>{};
   constexpr const char* kHint =
       "pass a TOML file with [[workload]] entries to --workloads (or SOLSCOPE_WORKLOADS), or --no-workloads";
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return core::fail(core::ErrorCode::InvalidArgument,
-                      "cannot read workload declarations " + path + ": it is a directory", kHint);
-  }
-  errno = 0;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int saved = errno;
-    return core::fail(core::ErrorCode::InvalidArgument,
-                      "cannot read workload declarations " + path + ": " +
-                          (saved != 0 ? std::strerror(saved) : "open failed"),
-                      kHint);
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return workload::parse_workload_declarations(text.str(), path);
+  auto text = read_text_file(path, "workload declarations", kHint);
+  if (!text) return tl::unexpected(text.error());
+  return workload::parse_workload_declarations(*text, path);
 }
 
 auto process_environment() -> workload::EnvLookup {

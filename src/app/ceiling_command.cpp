@@ -14,6 +14,7 @@
 #include "app/ceiling_report.hpp"
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
+#include "app/text_file.hpp"
 #include "ceiling/ceiling.hpp"
 #include "ceiling/default_gpu_specs.hpp"
 
@@ -21,15 +22,6 @@ namespace solscope::app {
 namespace {
 
 using core::ErrorCode;
-
-/// An error together with the exit code it maps to.
-struct Failure {
-  core::Error error;
-  int exit_code = kExitUsage;
-};
-
-template <class T>
-using Outcome = tl::expected<T, Failure>;
 
 auto usage(core::Error error) -> tl::unexpected<Failure> {
   return tl::unexpected(Failure{std::move(error), kExitUsage});
@@ -41,27 +33,6 @@ auto usage(std::string message, std::string hint) -> tl::unexpected<Failure> {
 
 auto file_error(core::Error error) -> tl::unexpected<Failure> {
   return tl::unexpected(Failure{std::move(error), kExitFailure});
-}
-
-/// Reads a whole file. Errors: NotFound/PermissionDenied naming `what` and the path.
-auto read_text(const std::filesystem::path& path, std::string_view what, std::string_view hint)
-    -> Outcome<std::string> {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int saved = errno;
-    const ErrorCode code = saved == EACCES ? ErrorCode::PermissionDenied : ErrorCode::NotFound;
-    return file_error(core::Error{code,
-                                  "cannot read " + std::string(what) + " " + path.string() + ": " +
-                                      (saved != 0 ? std::strerror(saved) : "open failed"),
-                                  std::string(hint)});
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    return file_error(core::Error{
-        ErrorCode::DataLoss, "read error in " + std::string(what) + " " + path.string(), std::string(hint)});
-  }
-  return text.str();
 }
 
 /// --model: a config.json, or a directory holding one (a Hugging Face snapshot folder).
@@ -85,8 +56,9 @@ auto load_database(const CeilingArgs& args) -> Outcome<ceiling::GpuDatabase> {
     if (!db) return tl::unexpected(Failure{db.error(), kExitFailure});
     return std::move(*db);
   }
-  auto text = read_text(args.gpu_specs, "GPU spec file", "pass a file in the format of data/gpu_specs.json");
-  if (!text) return tl::unexpected(text.error());
+  auto text =
+      read_text_file(args.gpu_specs, "GPU spec file", "pass a file in the format of data/gpu_specs.json");
+  if (!text) return file_error(text.error());
   auto db = ceiling::parse_gpu_database(*text, args.gpu_specs);
   if (!db) return file_error(db.error());
   return std::move(*db);
@@ -184,8 +156,8 @@ auto run(const CeilingArgs& args, std::ostream& out) -> Outcome<void> {
   if (!gpu) return tl::unexpected(gpu.error());
   auto path = resolve_config_path(args.model);
   if (!path) return tl::unexpected(path.error());
-  auto text = read_text(*path, "model config", "pass a config.json or a directory holding one");
-  if (!text) return tl::unexpected(text.error());
+  auto text = read_text_file(*path, "model config", "pass a config.json or a directory holding one");
+  if (!text) return file_error(text.error());
   auto arch = ceiling::parse_model_config(*text, path->string());
   if (!arch) return file_error(arch.error());
   auto result = ceiling::evaluate(*db, **gpu, *arch, *workload);

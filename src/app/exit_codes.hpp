@@ -15,6 +15,16 @@ enum ExitCode : int {
   kExitBadTrace = 5,    ///< a trace file is missing, not a solscope trace, too new, or damaged beyond reading
 };
 
+/// An error together with the exit code it means for the command that met it.
+struct Failure {
+  core::Error error;
+  int exit_code = kExitFailure;
+};
+
+/// A value, or the Failure that ends the command.
+template <class T>
+using Outcome = tl::expected<T, Failure>;
+
 /// The exit code for a sampling error from a live source: NotFound/Unavailable → kExitNoGpu,
 /// PermissionDenied → kExitPermission, InvalidArgument → kExitUsage, anything else → kExitFailure.
 [[nodiscard]] auto exit_code_for_source_error(const core::Error& error) -> int;

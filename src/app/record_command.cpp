@@ -34,18 +34,18 @@ auto describe_recording(const OpenedSource& opened, const CommonOptions& common)
 auto run_record(const CommonOptions& common, const WorkloadOptions& workloads, const RecordArgs& args,
                 std::ostream& /*out*/, std::ostream& err) -> int {
   auto config = source_config_from(common);
+  if (!config) {
+    print_error(err, config.error());
+    return kExitUsage;
+  }
   std::optional<std::int64_t> duration_ns;
-  if (config && !args.duration.empty()) {
+  if (!args.duration.empty()) {
     auto d = parse_duration_ns(args.duration);
     if (!d) {
       print_error(err, d.error());
       return kExitUsage;
     }
     duration_ns = *d;
-  }
-  if (!config) {
-    print_error(err, config.error());
-    return kExitUsage;
   }
   auto plan = plan_attainable(common, workloads);
   if (!plan) {

@@ -46,18 +46,18 @@ auto source_config_from(const CommonOptions& common) -> core::Result<sources::So
   return config;
 }
 
-auto open_nvidia_source(const sources::SourceConfig& config) -> OpenResult<OpenedSource> {
+auto open_nvidia_source(const sources::SourceConfig& config) -> Outcome<OpenedSource> {
 #ifdef SOLSCOPE_HAVE_NVIDIA
   nvidia::NvidiaSourceDeps deps;
   deps.make_pm_sampling = [] { return nvidia::make_pm_sampler(); };
   auto source = std::make_unique<nvidia::NvidiaSource>(std::move(deps));
   if (auto started = source->start(config); !started) {
-    return tl::unexpected(OpenFailure{started.error(), exit_code_for_source_error(started.error())});
+    return tl::unexpected(Failure{started.error(), exit_code_for_source_error(started.error())});
   }
   return OpenedSource{std::move(source), "NVIDIA GPUs", false, true};
 #else
   (void)config;
-  return tl::unexpected(OpenFailure{
+  return tl::unexpected(Failure{
       core::Error{core::ErrorCode::Unimplemented, "this solscope was built without the NVIDIA source",
                   "rebuild with the CUDA toolkit headers (CUDA >= 12.6) installed, or use --replay FILE"},
       kExitNoGpu});
@@ -65,14 +65,14 @@ auto open_nvidia_source(const sources::SourceConfig& config) -> OpenResult<Opene
 }
 
 auto open_replay_source(const std::string& path, const sources::SourceConfig& config, double speed, bool loop)
-    -> OpenResult<OpenedSource> {
+    -> Outcome<OpenedSource> {
   replay::ReplayOptions options;
   options.speed = speed;
   options.loop = loop;
   auto source = replay::TraceReplaySource::open(path, options);
-  if (!source) return tl::unexpected(OpenFailure{source.error(), kExitBadTrace});
+  if (!source) return tl::unexpected(Failure{source.error(), kExitBadTrace});
   if (auto started = (*source)->start(config); !started) {
-    return tl::unexpected(OpenFailure{started.error(), kExitUsage});
+    return tl::unexpected(Failure{started.error(), kExitUsage});
   }
   const auto& meta = (*source)->metadata();
   std::string description = "replay of " + path;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/cli.hpp"
+#include "app/exit_codes.hpp"
 #include "core/result.hpp"
 #include "sources/counter_source.hpp"
 
@@ -22,25 +23,17 @@ struct OpenedSource {
   bool live = false;        ///< the NVIDIA source sampling GPUs now (not a replay)
 };
 
-/// Why a source could not be opened, and the exit code that failure means.
-struct OpenFailure {
-  core::Error error;
-  int exit_code = 1;
-};
-template <class T>
-using OpenResult = tl::expected<T, OpenFailure>;
-
 /// Parses --interval and --devices into a SourceConfig. Errors: InvalidArgument (bad value or out of range).
 [[nodiscard]] auto source_config_from(const CommonOptions& common) -> core::Result<sources::SourceConfig>;
 
 /// Opens and starts the NVIDIA source (PM sampling, GPM or NVML per GPU). Errors: as NvidiaSource::start();
 /// Unimplemented when this build has no NVIDIA source (no CUDA headers at build time).
-[[nodiscard]] auto open_nvidia_source(const sources::SourceConfig& config) -> OpenResult<OpenedSource>;
+[[nodiscard]] auto open_nvidia_source(const sources::SourceConfig& config) -> Outcome<OpenedSource>;
 
 /// Opens and starts a trace replay at `speed` (1 = real time, 0 = as fast as possible). Errors: the trace
 /// reader's (exit code kExitBadTrace), or a --devices index the trace lacks (kExitUsage).
 [[nodiscard]] auto open_replay_source(const std::string& path, const sources::SourceConfig& config,
-                                      double speed, bool loop) -> OpenResult<OpenedSource>;
+                                      double speed, bool loop) -> Outcome<OpenedSource>;
 
 /// A function listing the PIDs with a compute context on one GPU (NVML index), over its own NVML session
 /// (opened on the first call, so from the thread that calls it: NvidiaSource is not thread-safe, and NVML

@@ -10,7 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "test_support.hpp"
+#include "ceiling/test_support.hpp"
 
 namespace solscope::app {
 namespace {
