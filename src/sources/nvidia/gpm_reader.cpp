@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/metric_catalog.hpp"
+#include "sources/nvidia/nvml_reader.hpp"
 
 namespace solscope::nvidia {
 namespace {
@@ -15,9 +16,8 @@ auto device_label(std::uint32_t index) -> std::string {
 auto sample_error(const NvmlApi& api, std::uint32_t index, const char* call, nvml::Return rc)
     -> tl::unexpected<core::Error> {
   if (rc == nvml::kErrorGpuIsLost) {
-    return core::fail(
-        core::ErrorCode::Unavailable, device_label(index) + " lost: " + nvml_error_text(api, rc),
-        "check the kernel log (dmesg) for Xid errors; the GPU may need a reset or the host a reboot");
+    return core::fail(core::ErrorCode::Unavailable,
+                      device_label(index) + " lost: " + nvml_error_text(api, rc), std::string(kGpuLostHint));
   }
   return core::fail(core::ErrorCode::Unavailable,
                     device_label(index) + ": " + call + " failed: " + nvml_error_text(api, rc));

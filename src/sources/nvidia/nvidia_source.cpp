@@ -22,12 +22,12 @@ constexpr std::string_view kNoDriverHint =
     "install the NVIDIA driver (nvidia-smi must work; in a container, run it with the NVIDIA container "
     "toolkit, --gpus all); `solscope replay FILE` works without a GPU";
 
-/// The figures NVML gives (NvmlReader::read), merged into PM and GPM samples where those left them unknown.
-constexpr std::array kNvmlMetrics{
-    MetricId::GpuUtil,      MetricId::MemCopyUtil,     MetricId::SmClockMhz,
-    MetricId::MemClockMhz,  MetricId::PowerW,          MetricId::PowerLimitW,
-    MetricId::TemperatureC, MetricId::MemoryUsedBytes, MetricId::MemoryTotalBytes};
+/// Sampling is due once 90% of the interval has passed since `since_ns` (10% slack for timer jitter).
+auto due(std::int64_t since_ns, std::int64_t now_ns, std::int64_t interval_ns) -> bool {
+  return now_ns - since_ns >= interval_ns - interval_ns / 10;
+}
 
+/// Copies the NVML figures into a PM or GPM sample where that left them unknown.
 void merge_nvml(const core::RawSample& nvml_figures, core::RawSample& sample) {
   for (const MetricId id : kNvmlMetrics) {
     if (std::isnan(sample.value(id))) sample.set(id, nvml_figures.value(id));
@@ -198,7 +198,7 @@ void NvidiaSource::poll_pm(std::int64_t now_ns, std::vector<core::RawSample>& ou
 
 void NvidiaSource::poll_gpm(Active& dev, std::int64_t now_ns, std::vector<core::RawSample>& out) {
   // One sample per interval (GpmReader itself keeps NVML's 100 ms floor between GPM samples).
-  if (now_ns - dev.last_end_ns < interval_ns_ - interval_ns_ / 10) return;
+  if (!due(dev.last_end_ns, now_ns, interval_ns_)) return;
   auto got = dev.gpm->sample(now_ns);
   if (!got) {
     if (dev.gpm->lost()) {
@@ -219,7 +219,7 @@ void NvidiaSource::poll_gpm(Active& dev, std::int64_t now_ns, std::vector<core::
 }
 
 void NvidiaSource::poll_nvml_only(Active& dev, std::int64_t now_ns, std::vector<core::RawSample>& out) {
-  if (now_ns - dev.last_end_ns < interval_ns_ - interval_ns_ / 10) return;
+  if (!due(dev.last_end_ns, now_ns, interval_ns_)) return;
   if (!refresh_nvml(dev, now_ns)) return;
   core::RawSample sample;
   merge_nvml(dev.nvml, sample);
@@ -233,7 +233,7 @@ void NvidiaSource::poll_nvml_only(Active& dev, std::int64_t now_ns, std::vector<
 
 auto NvidiaSource::refresh_nvml(Active& dev, std::int64_t now_ns) -> bool {
   if (dev.status.lost) return false;
-  if (dev.has_nvml && now_ns - dev.nvml_read_ns < interval_ns_ - interval_ns_ / 10) return true;
+  if (dev.has_nvml && !due(dev.nvml_read_ns, now_ns, interval_ns_)) return true;
   core::RawSample figures;
   if (auto read = reader_->read(dev.info.index, figures); !read) {
     mark_lost(dev, std::move(read.error().message));

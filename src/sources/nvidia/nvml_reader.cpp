@@ -166,10 +166,8 @@ NvmlReader::~NvmlReader() {
 
 void NvmlReader::read_static(std::uint32_t index, DeviceState& dev) {
   const auto lost_on = [&](nvml::Return rc) {
-    if (rc == nvml::kErrorGpuIsLost && !dev.lost) {
-      dev.lost = true;
-      dev.lost_reason = device_name(index, dev.info) + " lost: " + nvml_error_text(api_, rc);
-    }
+    if (rc == nvml::kErrorGpuIsLost)
+      mark_lost(index, device_name(index, dev.info) + " lost: " + nvml_error_text(api_, rc));
     return rc == nvml::kSuccess;
   };
   std::array<char, nvml::kUuidBufferSize> uuid{};
@@ -259,11 +257,7 @@ auto NvmlReader::note(DeviceState& dev, NvmlQuery query, nvml::Return rc) -> boo
 auto NvmlReader::read(std::uint32_t index, core::RawSample& sample) -> core::Result<void> {
   DeviceState& dev = devices_.at(index);
   if (dev.lost) return lost_error(index);
-  for (const MetricId id : {MetricId::GpuUtil, MetricId::MemCopyUtil, MetricId::SmClockMhz,
-                            MetricId::MemClockMhz, MetricId::PowerW, MetricId::PowerLimitW,
-                            MetricId::TemperatureC, MetricId::MemoryUsedBytes, MetricId::MemoryTotalBytes}) {
-    sample.set(id, core::kUnknown);
-  }
+  for (const MetricId id : kNvmlMetrics) sample.set(id, core::kUnknown);
   if (callable(dev, NvmlQuery::Utilization)) {
     nvml::Utilization util{};
     if (note(dev, NvmlQuery::Utilization, invoke(api_.device_get_utilization_rates, dev.handle, &util))) {

@@ -29,6 +29,13 @@ enum class NvmlQuery : std::uint8_t {
 };
 inline constexpr std::size_t kNvmlQueryCount = static_cast<std::size_t>(NvmlQuery::kCount);
 
+/// The figures NvmlReader::read() writes (NaN where NVML cannot give them); the NVIDIA source merges them
+/// into PM and GPM samples.
+inline constexpr std::array kNvmlMetrics{
+    core::MetricId::GpuUtil,      core::MetricId::MemCopyUtil,     core::MetricId::SmClockMhz,
+    core::MetricId::MemClockMhz,  core::MetricId::PowerW,          core::MetricId::PowerLimitW,
+    core::MetricId::TemperatureC, core::MetricId::MemoryUsedBytes, core::MetricId::MemoryTotalBytes};
+
 /// What to do about a GPU that stopped answering (NVML_ERROR_GPU_IS_LOST, or a PM sampler fault).
 inline constexpr std::string_view kGpuLostHint =
     "check the kernel log (dmesg) for Xid errors; the GPU may need a reset (nvidia-smi -r) or the host a "

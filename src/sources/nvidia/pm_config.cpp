@@ -28,8 +28,8 @@ class HostObject {
   auto operator=(const HostObject&) -> HostObject& = delete;
   ~HostObject() { reset(); }
 
-  static auto create(const CuptiApi& api, const std::string& chip,
-                     const std::vector<std::uint8_t>& availability) -> core::Result<HostObject> {
+  static auto create(const CuptiApi& api, const std::string& chip, std::span<const std::uint8_t> availability)
+      -> core::Result<HostObject> {
     CUpti_Profiler_Host_Initialize_Params p{};
     p.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
     p.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
@@ -110,7 +110,7 @@ class HostObject {
   CUpti_Profiler_Host_Object* object_ = nullptr;
 };
 
-auto name_pointers(const std::vector<std::string>& names) -> std::vector<const char*> {
+auto name_pointers(std::span<const std::string> names) -> std::vector<const char*> {
   std::vector<const char*> out;
   out.reserve(names.size());
   for (const auto& name : names) out.push_back(name.c_str());
@@ -308,10 +308,9 @@ auto PmConfig::evaluate(std::span<const std::uint8_t> counter_data, std::size_t 
 auto check_counters(const std::shared_ptr<const CuptiApi>& api, std::string_view chip_name,
                     std::span<const std::string> names) -> core::Result<std::vector<PmCounterCheck>> {
   const std::string chip(chip_name);
-  const std::vector<std::uint8_t> no_availability;
   std::vector<PmCounterCheck> out;
   for (const std::string& name : names) {
-    auto host = HostObject::create(*api, chip, no_availability);
+    auto host = HostObject::create(*api, chip, {});
     if (!host) return tl::unexpected(host.error());
     PmCounterCheck check;
     check.name = name;
@@ -333,11 +332,9 @@ auto check_counters(const std::shared_ptr<const CuptiApi>& api, std::string_view
 auto count_passes(const std::shared_ptr<const CuptiApi>& api, std::string_view chip_name,
                   std::span<const std::string> names) -> core::Result<std::size_t> {
   const std::string chip(chip_name);
-  const std::vector<std::uint8_t> no_availability;
-  auto host = HostObject::create(*api, chip, no_availability);
+  auto host = HostObject::create(*api, chip, {});
   if (!host) return tl::unexpected(host.error());
-  std::vector<std::string> copy(names.begin(), names.end());
-  std::vector<const char*> pointers = name_pointers(copy);
+  std::vector<const char*> pointers = name_pointers(names);
   if (CUptiResult rc = host->add_metrics(pointers.data(), pointers.size()); rc != CUPTI_SUCCESS) {
     return core::fail(core::ErrorCode::InvalidArgument, "chip " + chip + " rejects counters (" + join(names) +
                                                             "): " + cupti_result_name(*api, rc));

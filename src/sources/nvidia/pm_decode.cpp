@@ -10,15 +10,9 @@ namespace {
 // Bounds the work of one poll when CUPTI keeps answering OTHER or COUNTER_DATA_FULL.
 constexpr int kMaxDecodeRounds = 64;
 
-// One decoded sample before the epoch mapping.
-struct GpuSample {
-  std::uint64_t start_ns = 0;
-  std::uint64_t end_ns = 0;
-  core::RawSample sample;
-};
-
-// Reads the completed samples of the counter-data image into `batch` (GPU times).
-auto read_samples(const CuptiApi& api, PmDevice& device, std::vector<GpuSample>& batch)
+// Appends the completed samples of the counter-data image to `out`, their times still in GPU ns (mapped to
+// the epoch by to_epoch()).
+auto read_samples(const CuptiApi& api, PmDevice& device, std::vector<core::RawSample>& out)
     -> core::Result<void> {
   CUpti_PmSampling_GetCounterDataInfo_Params info{};
   info.structSize = CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE;
@@ -46,34 +40,33 @@ auto read_samples(const CuptiApi& api, PmDevice& device, std::vector<GpuSample>&
     if (auto evaluated = device.config.evaluate(device.counter_data, i, device.values); !evaluated) {
       return tl::unexpected(evaluated.error());
     }
-    GpuSample out{.start_ns = start, .end_ns = end, .sample = {}};
-    out.sample.device_index = device.nvml_index;
-    out.sample.source = core::SourceKind::PmSampling;
-    add_counter_values(device.config.plan(), device.values, out.sample);
+    core::RawSample& sample = out.emplace_back();
+    sample.device_index = device.nvml_index;
+    sample.source = core::SourceKind::PmSampling;
+    sample.t_start_ns = static_cast<std::int64_t>(start);
+    sample.t_end_ns = static_cast<std::int64_t>(end);
+    add_counter_values(device.config.plan(), device.values, sample);
     device.last_end_gpu_ns = end;
-    batch.push_back(out);
   }
   return core::ok();
 }
 
-// Maps a batch to epoch time and appends it to `out`.
-void emit(PmDevice& device, std::vector<GpuSample>& batch, const std::function<std::int64_t()>& realtime_ns,
-          std::vector<core::RawSample>& out) {
-  if (batch.empty()) return;
+// Maps the times of out[first..] from GPU ns to the epoch, fixing the offset at the first samples ever.
+void to_epoch(PmDevice& device, std::vector<core::RawSample>& out, std::size_t first,
+              const std::function<std::int64_t()>& realtime_ns) {
+  if (first >= out.size()) return;
   if (!device.have_offset) {
-    device.epoch_offset_ns = realtime_ns() - static_cast<std::int64_t>(batch.back().end_ns);
+    device.epoch_offset_ns = realtime_ns() - out.back().t_end_ns;
     device.have_offset = true;
   }
-  for (GpuSample& s : batch) {
-    s.sample.t_start_ns = static_cast<std::int64_t>(s.start_ns) + device.epoch_offset_ns;
-    s.sample.t_end_ns = static_cast<std::int64_t>(s.end_ns) + device.epoch_offset_ns;
-    if (device.gap_pending) {
-      s.sample.flags |= core::kSampleGapBefore;
-      device.gap_pending = false;
-    }
-    out.push_back(s.sample);
+  for (std::size_t i = first; i < out.size(); ++i) {
+    out[i].t_start_ns += device.epoch_offset_ns;
+    out[i].t_end_ns += device.epoch_offset_ns;
   }
-  batch.clear();
+  if (device.gap_pending) {
+    out[first].flags |= core::kSampleGapBefore;
+    device.gap_pending = false;
+  }
 }
 
 auto lost(core::Error error) -> PmDecodeResult {
@@ -94,7 +87,7 @@ auto failed(PmDevice& device, const PmSessionSettings& settings, core::Error err
 auto decode_device(const CuptiApi& api, PmDevice& device, const PmSessionSettings& settings,
                    const std::function<std::int64_t()>& realtime_ns, std::vector<core::RawSample>& out)
     -> PmDecodeResult {
-  std::vector<GpuSample> batch;
+  const std::size_t first = out.size();  // this call's samples are out[first..], in GPU time until to_epoch
   bool overflow = false;
   for (int round = 0; round < kMaxDecodeRounds && !overflow; ++round) {
     CUpti_PmSampling_DecodeData_Params p{};
@@ -111,21 +104,21 @@ auto decode_device(const CuptiApi& api, PmDevice& device, const PmSessionSetting
     }
     if (rc != CUPTI_SUCCESS) {
       core::Error error = pm_error(api, rc, "cuptiPmSamplingDecodeData", PmCall::Other, device.label);
-      emit(device, batch, realtime_ns, out);
+      to_epoch(device, out, first, realtime_ns);
       return is_device_gone(rc) ? lost(std::move(error)) : failed(device, settings, std::move(error));
     }
     device.decode_failures = 0;
-    auto read = read_samples(api, device, batch);
+    auto read = read_samples(api, device, out);
     // Reset even after a failed read, so that values never accumulate across decodes (doc section 1.5 s).
     std::memcpy(device.counter_data.data(), device.pristine.data(), device.pristine.size());
     if (!read) {
-      emit(device, batch, realtime_ns, out);
+      to_epoch(device, out, first, realtime_ns);
       return failed(device, settings, read.error());
     }
     overflow = p.overflow != 0;
     if (p.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS) break;
   }
-  emit(device, batch, realtime_ns, out);
+  to_epoch(device, out, first, realtime_ns);
   if (overflow) {
     end_session(api, device, false);
     if (auto restarted = start_session(api, device, settings); !restarted) {

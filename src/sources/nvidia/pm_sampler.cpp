@@ -88,6 +88,13 @@ auto counter_availability(const CuptiApi& api, int ordinal, const std::string& l
   return image;
 }
 
+// The settings every session of a sampler shares.
+auto session_settings(const PmSamplerOptions& options, std::uint32_t max_samples) -> PmSessionSettings {
+  return {.hardware_buffer_bytes = options.hardware_buffer_bytes,
+          .max_samples = max_samples,
+          .max_decode_failures = options.max_decode_failures};
+}
+
 }  // namespace
 
 PmSampler::PmSampler(PmSamplerOptions options, PmSamplerDeps deps)
@@ -216,10 +223,7 @@ auto PmSampler::open_device(std::uint32_t nvml_index, std::string_view pci_bus_i
   auto device = std::make_unique<PmDevice>(nvml_index, *ordinal, label, std::move(*config));
   device->trigger = pm_trigger_for(*chip, interval_ns, cupti_->version);
   if (max_samples_ == 0) max_samples_ = pm_max_samples(interval_ns, options_.decode_period_ns);
-  const PmSessionSettings settings{.hardware_buffer_bytes = options_.hardware_buffer_bytes,
-                                   .max_samples = max_samples_,
-                                   .max_decode_failures = options_.max_decode_failures};
-  if (auto started = start_session(*cupti_, *device, settings); !started)
+  if (auto started = start_session(*cupti_, *device, session_settings(options_, max_samples_)); !started)
     return tl::unexpected(started.error());
   return device;
 }
@@ -227,9 +231,7 @@ auto PmSampler::open_device(std::uint32_t nvml_index, std::string_view pci_bus_i
 auto PmSampler::poll() -> PmPoll {
   PmPoll result;
   if (devices_.empty()) return result;
-  const PmSessionSettings settings{.hardware_buffer_bytes = options_.hardware_buffer_bytes,
-                                   .max_samples = max_samples_,
-                                   .max_decode_failures = options_.max_decode_failures};
+  const PmSessionSettings settings = session_settings(options_, max_samples_);
   for (auto it = devices_.begin(); it != devices_.end();) {
     PmDevice& device = **it;
     PmDecodeResult decoded = decode_device(*cupti_, device, settings, deps_.realtime_ns, result.samples);
