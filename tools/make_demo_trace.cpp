@@ -3,7 +3,9 @@
 // solscope displays without a GPU and is labelled synthetic in the file (meta.synthetic = 1) and on screen.
 // Replace it with a real recording when one is made on a GPU (see tests/data/README.md).
 //   make_demo_trace OUT.sqlite [gpus=4] [seconds=120]
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -81,6 +83,12 @@ auto device(int gpu) -> solscope::core::DeviceInfo {
   return d;
 }
 
+/// Prints `error` and returns the exit status of a failed run.
+auto fail(const solscope::core::Error& error) -> int {
+  std::fprintf(stderr, "make_demo_trace: %s\n", error.describe().c_str());
+  return 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -100,24 +108,20 @@ int main(int argc, char** argv) {
       "tools/make_demo_trace.cpp; "
       "not a GPU recording";
   auto writer = solscope::trace::Writer::open(argv[1], options);
-  if (!writer) {
-    std::fprintf(stderr, "make_demo_trace: %s\n", writer.error().describe().c_str());
-    return 1;
-  }
+  if (!writer) return fail(writer.error());
   std::vector<solscope::core::DeviceInfo> devices;
   for (int g = 0; g < gpus; ++g) devices.push_back(device(g));
-  if (auto r = writer->write_devices(devices); !r) return 1;
+  if (auto r = writer->write_devices(devices); !r) return fail(r.error());
   const auto per_gpu = static_cast<std::int64_t>(seconds * 10);
   for (std::int64_t n = 0; n < per_gpu; ++n) {
     for (int g = 0; g < gpus; ++g) {
       const auto raw = sample(g, n, seconds);
       if (auto r = writer->append(raw, solscope::core::derive(raw, devices[static_cast<std::size_t>(g)]));
           !r) {
-        std::fprintf(stderr, "make_demo_trace: %s\n", r.error().describe().c_str());
-        return 1;
+        return fail(r.error());
       }
     }
   }
-  if (auto r = writer->close(); !r) return 1;
+  if (auto r = writer->close(); !r) return fail(r.error());
   return 0;
 }

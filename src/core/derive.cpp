@@ -39,6 +39,12 @@ auto classify_bound(double compute_sol_pct, double memory_sol_pct, double engine
   return Bound::Latency;
 }
 
+auto classify_bound(const SolSample& sample) -> Bound {
+  const double gr = sample.gr_active_pct();
+  return classify_bound(sample.compute_sol_pct, sample.memory_sol_pct,
+                        std::isnan(gr) ? sample.gpu_util_pct() : gr);
+}
+
 auto derive(const RawSample& raw, const DeviceInfo& device) -> SolSample {
   SolSample out;
   out.device_index = raw.device_index;
@@ -65,9 +71,7 @@ auto derive(const RawSample& raw, const DeviceInfo& device) -> SolSample {
   }
   out.dram_bytes_per_s = raw.value(MetricId::DramThroughput) / 100.0 * device.dram_peak_bytes_per_s;
 
-  const double gr = raw.value(MetricId::GrActive);
-  const double engine = std::isnan(gr) ? raw.value(MetricId::GpuUtil) : gr;
-  out.bound = classify_bound(out.compute_sol_pct, out.memory_sol_pct, engine);
+  out.bound = classify_bound(out);
   return out;
 }
 

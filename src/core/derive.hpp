@@ -25,6 +25,10 @@ inline constexpr double kIdleThresholdPct = 5.0;
 [[nodiscard]] auto classify_bound(double compute_sol_pct, double memory_sol_pct, double engine_active_pct)
     -> Bound;
 
+/// Classifies `sample` from its Compute and Memory SOL, with GR active as the engine activity, or the classic
+/// utilization when GR active is unknown (NaN). Used by derive() and by window aggregation.
+[[nodiscard]] auto classify_bound(const SolSample& sample) -> Bound;
+
 /// Derives SOL figures from one raw sample.
 ///
 /// Compute SOL = max over compute pipes (tensor, FMA and its heavy/lite halves, ALU and ALU-lite, FP64, FP16,

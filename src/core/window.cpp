@@ -44,10 +44,10 @@ auto WindowAccumulator::Mean::value() const -> double {
 
 void WindowAccumulator::add(const SolSample& sample) {
   if (count_ == 0) {
-    first_ = sample;
+    device_index_ = sample.device_index;
     t_start_ns_ = sample.t_start_ns;
     t_end_ns_ = sample.t_end_ns;
-  } else if (sample.device_index != first_.device_index) {
+  } else if (sample.device_index != device_index_) {
     return;
   }
   ++count_;
@@ -69,7 +69,7 @@ void WindowAccumulator::add(const SolSample& sample) {
 auto WindowAccumulator::result() const -> SolSample {
   SolSample out;
   if (count_ == 0) return out;
-  out.device_index = first_.device_index;
+  out.device_index = device_index_;
   out.t_start_ns = t_start_ns_;
   out.t_end_ns = t_end_ns_;
   out.source = source_;
@@ -85,9 +85,7 @@ auto WindowAccumulator::result() const -> SolSample {
   if (!std::isnan(out.compute_sol_pct)) out.compute_pipe = static_cast<Pipe>(argmax_mean<kPipeCount>(pipes_));
   if (!std::isnan(out.memory_sol_pct))
     out.memory_path = static_cast<MemPath>(argmax_mean<kMemPathCount>(paths_));
-  const double gr = out.gr_active_pct();
-  out.bound =
-      classify_bound(out.compute_sol_pct, out.memory_sol_pct, std::isnan(gr) ? out.gpu_util_pct() : gr);
+  out.bound = classify_bound(out);
   return out;
 }
 

@@ -43,7 +43,7 @@ class WindowAccumulator {
   };
 
   std::size_t count_ = 0;
-  SolSample first_;
+  std::uint32_t device_index_ = 0;  ///< the device of the first sample added
   std::int64_t t_start_ns_ = 0;
   std::int64_t t_end_ns_ = 0;
   std::uint32_t flags_ = 0;

@@ -3,10 +3,20 @@
 #include <utility>
 
 #include "core/derive.hpp"
-#include "core/sol_terms.hpp"
 #include "trace/detail/reader_state.hpp"
 
 namespace solscope::trace {
+namespace {
+
+auto find_device(const std::vector<core::DeviceInfo>& devices, std::uint32_t index)
+    -> const core::DeviceInfo* {
+  for (const core::DeviceInfo& d : devices) {
+    if (d.index == index) return &d;
+  }
+  return nullptr;
+}
+
+}  // namespace
 
 SampleCursor::SampleCursor(std::unique_ptr<detail::CursorState> state) : state_(std::move(state)) {}
 SampleCursor::SampleCursor(SampleCursor&& other) noexcept = default;
@@ -23,10 +33,7 @@ auto SampleCursor::next(core::SolSample& out) -> bool {
   core::RawSample raw;
   if (!next(raw)) return false;
   static const core::DeviceInfo kUnknownDevice{};
-  const core::DeviceInfo* device = nullptr;
-  for (const core::DeviceInfo& d : state_->reader->devices) {
-    if (d.index == raw.device_index) device = &d;
-  }
+  const core::DeviceInfo* device = find_device(state_->reader->devices, raw.device_index);
   out = core::derive(raw, device != nullptr ? *device : kUnknownDevice);
   if (!detail::read_stored_figures(*state_, out) && !state_->damage) {
     state_->damage =
@@ -63,10 +70,7 @@ auto Reader::devices() const -> const std::vector<core::DeviceInfo>& {
   return state_->devices;
 }
 auto Reader::device(std::uint32_t index) const -> const core::DeviceInfo* {
-  for (const core::DeviceInfo& d : state_->devices) {
-    if (d.index == index) return &d;
-  }
-  return nullptr;
+  return find_device(state_->devices, index);
 }
 auto Reader::sample_count() const -> std::uint64_t {
   return state_->sample_count;

@@ -65,9 +65,9 @@ class SampleCursor {
   /// Values are bit-identical to those written; metrics the file lacks are NaN.
   [[nodiscard]] auto next(core::RawSample& out) -> bool;
   /// Reads the next sample as SOL figures: core::derive() over the raw values and the device (for pipe and
-  /// path breakdowns), then the figures stored in the file (SOL, pipe, path, bound, dram_bytes_per_s,
-  /// attainable SOL; one extra row lookup per sample, so this path is several times slower than
-  /// next(RawSample&)).
+  /// path breakdowns; the attainable SOL comes with the raw sample), then the figures stored in the file
+  /// (SOL, pipe, path, bound, dram_bytes_per_s; one extra row lookup per sample, so this path is several
+  /// times slower than next(RawSample&)).
   [[nodiscard]] auto next(core::SolSample& out) -> bool;
   /// The first damage met: a stop at an unreadable page, or a sample whose counters could not be decoded (its
   /// values read as NaN and the read goes on). Empty when everything read cleanly.

@@ -308,16 +308,8 @@ auto Writer::write_devices(std::span<const core::DeviceInfo> devices) -> core::R
 }
 
 auto Writer::Impl::write_meta(std::string_view key, std::string_view value) -> core::Result<void> {
-  sqlite3* connection = db.get();
-  const std::string what = "cannot write meta key " + std::string(key) + " to trace " + path.string();
-  auto statement =
-      detail::prepare(connection, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", what);
-  if (!statement) return tl::unexpected(statement.error());
-  detail::bind_text_or_null(statement->get(), 1, key);
-  sqlite3_bind_text(statement->get(), 2, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
-  const int rc = sqlite3_step(statement->get());
-  if (rc != SQLITE_DONE) return tl::unexpected(detail::sqlite_error(connection, rc, what));
-  return core::ok();
+  return detail::write_meta_row(db.get(), key, value,
+                                "cannot write meta key " + std::string(key) + " to trace " + path.string());
 }
 
 auto Writer::set_metadata(std::string_view key, std::string_view value) -> core::Result<void> {

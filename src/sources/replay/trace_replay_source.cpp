@@ -84,12 +84,11 @@ auto TraceReplaySource::fill_lookahead() -> bool {
   if (!got && cursor_->damage()) damaged_ = true;
   if (!got && options_.loop && pass_has_samples_) {
     // Next pass: shift by the trace's span so that times keep increasing.
-    if (!span_known_) {
-      auto span = reader_.time_span();
-      if (span && *span) span_ns_ = std::max<std::int64_t>((*span)->second - (*span)->first, 1);
-      span_known_ = true;
+    if (!span_ns_) {
+      const auto span = reader_.time_span();
+      span_ns_ = span && *span ? std::max<std::int64_t>((*span)->second - (*span)->first, 1) : 1;
     }
-    shift_ns_ += span_ns_;
+    shift_ns_ += *span_ns_;
     pass_has_samples_ = false;
     if (open_cursor(kMinNs)) got = cursor_->next(sample);
   }
@@ -132,7 +131,6 @@ auto TraceReplaySource::poll() -> core::Result<std::vector<core::RawSample>> {
   std::vector<core::RawSample> out;
   if (paused_ || finished_) return out;
   const std::int64_t played_until = options_.speed == 0.0 ? kMaxNs : position_ns();
-  const std::uint32_t recovered_flag = recovered() ? core::kSampleRecovered : 0u;
   while (out.size() < options_.max_batch) {
     if (!lookahead_ && !fill_lookahead()) {
       finished_ = true;
@@ -142,7 +140,7 @@ auto TraceReplaySource::poll() -> core::Result<std::vector<core::RawSample>> {
     core::RawSample& sample = out.emplace_back(*lookahead_);
     lookahead_.reset();
     sample.source = core::SourceKind::Replay;
-    sample.flags |= recovered_flag | (damaged_ ? core::kSampleRecovered : 0u);
+    if (recovered()) sample.flags |= core::kSampleRecovered;  // damaged_ may turn true within this batch
     last_emitted_end_ns_ = sample.t_end_ns;
   }
   return out;

@@ -99,8 +99,8 @@ class TraceReplaySource final : public sources::CounterSource {
   std::int64_t trace_anchor_ns_ = 0;  ///< trace time (shift included) at wall_anchor_ns_
   std::int64_t paused_at_ns_ = 0;     ///< trace time when pause() stopped the clock
   std::int64_t shift_ns_ = 0;         ///< added to sample times on this pass (loop)
-  std::int64_t span_ns_ = 1;          ///< first t_start_ns to last t_end_ns of the file (loop shift)
-  bool span_known_ = false;
+  /// First t_start_ns to last t_end_ns of the file (>= 1; the loop shift), read at the first loop.
+  std::optional<std::int64_t> span_ns_;
   bool pass_has_samples_ = false;  ///< the current pass returned a sample (an empty pass ends a loop)
   std::int64_t last_emitted_end_ns_ = 0;
 };

@@ -31,8 +31,7 @@ inline constexpr std::string_view kInsertSampleSql =
     "memory_sol_pct, memory_path, bound, sm_active_pct, sm_occupancy_pct, gr_active_pct, gpu_util_pct, "
     "dram_bytes_per_s, sm_clock_mhz, mem_clock_mhz, power_w, temperature_c, memory_used_bytes, "
     "attainable_compute_sol_pct, attainable_memory_sol_pct) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-    "?11, "
-    "?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)";
+    "?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)";
 /// Parameter number of the first figure column in kInsertSampleSql.
 inline constexpr int kFirstFigureParam = 11;
 
@@ -74,14 +73,13 @@ enum FigureColumn : int {
   kFigMemoryPath,
   kFigBound,
   kFigDramBytesPerS,
-  kFigAttainableCompute,
-  kFigAttainableMemory,
 };
 
-/// The stored SOL figures of one sample: ?1 = samples.id.
+/// The stored SOL figures of one sample: ?1 = samples.id. Not the attainable SOL: kSelectSamplesSql already
+/// reads it into the RawSample, and derive() copies it from there.
 inline constexpr std::string_view kSelectFiguresSql =
-    "SELECT compute_sol_pct, compute_pipe, memory_sol_pct, memory_path, bound, dram_bytes_per_s, "
-    "attainable_compute_sol_pct, attainable_memory_sol_pct FROM samples WHERE id = ?1";
+    "SELECT compute_sol_pct, compute_pipe, memory_sol_pct, memory_path, bound, dram_bytes_per_s FROM samples "
+    "WHERE id = ?1";
 
 /// Bytes of one metric in sample_counters.raw.
 inline constexpr std::size_t kRawValueBytes = 8;

@@ -14,17 +14,17 @@ namespace fs = std::filesystem;
 constexpr std::size_t kHeaderBytes = 100;
 constexpr char kMagic[] = "SQLite format 3";  // 16 bytes with its NUL (fileformat2.html 1.3)
 
-auto not_a_trace(const fs::path& path, std::string_view why) -> core::Error {
-  return core::Error{core::ErrorCode::InvalidArgument,
-                     "not a solscope trace: " + path.string() + " " + std::string(why),
-                     "give the path of a file written by `solscope record`"};
-}
-
 auto big_endian_u32(const unsigned char* p) -> std::uint32_t {
   return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
 }
 
 }  // namespace
+
+auto not_a_trace(const fs::path& path, std::string_view why) -> core::Error {
+  return core::Error{core::ErrorCode::InvalidArgument,
+                     "not a solscope trace: " + path.string() + " " + std::string(why),
+                     "give the path of a file written by `solscope record`"};
+}
 
 auto probe_trace_file(const fs::path& path) -> core::Result<FileProbe> {
   std::error_code ec;
@@ -62,7 +62,6 @@ auto probe_trace_file(const fs::path& path) -> core::Result<FileProbe> {
   }
   const std::uint32_t page_field = (std::uint32_t{header[16]} << 8) | header[17];
   probe.page_size_bytes = page_field == 1 ? 65536 : page_field;
-  probe.wal_mode = header[18] == 2 && header[19] == 2;
   if (std::memcmp(header.data() + 24, header.data() + 92, 4) == 0)
     probe.header_pages = big_endian_u32(&header[28]);
   const auto wal_bytes = fs::file_size(fs::path(path.string() + "-wal"), ec);

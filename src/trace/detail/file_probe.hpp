@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "core/result.hpp"
 
@@ -17,9 +18,11 @@ struct FileProbe {
   /// Pages the header declares (offset 28), 0 when the header's count is not valid (offsets 24 and 92
   /// differ).
   std::uint32_t header_pages = 0;
-  bool wal_mode = false;  ///< header bytes 18-19 = 2: the file was in WAL mode when last written
-  bool has_wal = false;   ///< a non-empty <path>-wal exists beside the file
+  bool has_wal = false;  ///< a non-empty <path>-wal exists beside the file
 };
+
+/// InvalidArgument "not a solscope trace: <path> <why>", with a hint to give a file `solscope record` wrote.
+[[nodiscard]] auto not_a_trace(const std::filesystem::path& path, std::string_view why) -> core::Error;
 
 /// Probes `path`. Errors: NotFound "no such trace: <path>"; InvalidArgument "not a solscope trace: <path> is
 /// a directory" / "is empty" / "is not an SQLite database"; DataLoss when the header itself is cut short.

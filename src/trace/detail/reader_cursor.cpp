@@ -166,8 +166,6 @@ auto read_stored_figures(CursorState& cursor, core::SolSample& out) -> bool {
       core::mem_path_from_string(column_text(f, kFigMemoryPath)).value_or(core::MemPath::kCount);
   out.bound = core::bound_from_string(column_text(f, kFigBound)).value_or(core::Bound::Unknown);
   out.dram_bytes_per_s = column_real_or_nan(f, kFigDramBytesPerS);
-  out.attainable_compute_sol_pct = column_real_or_nan(f, kFigAttainableCompute);
-  out.attainable_memory_sol_pct = column_real_or_nan(f, kFigAttainableMemory);
   return true;
 }
 

@@ -17,11 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-auto not_a_trace(const fs::path& path, const std::string& why) -> core::Error {
-  return core::Error{core::ErrorCode::InvalidArgument, "not a solscope trace: " + path.string() + " " + why,
-                     "give the path of a file written by `solscope record`"};
-}
-
 /// Reads the table names; returns the SQLite result code (SQLITE_OK on success).
 auto read_table_names(sqlite3* db, std::set<std::string, std::less<>>& names) -> int {
   sqlite3_stmt* raw = nullptr;

@@ -59,17 +59,6 @@ auto now_realtime_ns() -> std::int64_t {
       .count();
 }
 
-auto insert_meta(sqlite3* db, std::string_view key, const std::string& value) -> core::Result<void> {
-  auto statement =
-      prepare(db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", "cannot write trace meta");
-  if (!statement) return tl::unexpected(statement.error());
-  bind_text_or_null(statement->get(), 1, key);
-  sqlite3_bind_text(statement->get(), 2, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
-  const int rc = sqlite3_step(statement->get());
-  if (rc != SQLITE_DONE) return tl::unexpected(sqlite_error(db, rc, "cannot write trace meta"));
-  return core::ok();
-}
-
 auto write_meta_rows(sqlite3* db, const WriterOptions& options) -> core::Result<void> {
   const std::string host = options.host.empty() ? host_name() : options.host;
   const std::int64_t start = options.start_time_ns == 0 ? now_realtime_ns() : options.start_time_ns;
@@ -84,7 +73,7 @@ auto write_meta_rows(sqlite3* db, const WriterOptions& options) -> core::Result<
       {kMetaTimeOrdered, "1"},
   };
   for (const auto& [key, value] : rows) {
-    if (auto done = insert_meta(db, key, value); !done) return done;
+    if (auto done = write_meta_row(db, key, value, "cannot write trace meta"); !done) return done;
   }
   return core::ok();
 }
@@ -135,6 +124,20 @@ auto write_schema(sqlite3* db, const WriterOptions& options, const fs::path& pat
 }
 
 }  // namespace
+
+auto write_meta_row(sqlite3* db, std::string_view key, std::string_view value, std::string_view what)
+    -> core::Result<void> {
+  auto statement = prepare(db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", what);
+  if (!statement) return tl::unexpected(statement.error());
+  bind_text_or_null(statement->get(), 1, key);
+  // Not bind_text_or_null: an empty value (e.g. source_description) is stored as '' (the column is NOT NULL;
+  // a null pointer would bind NULL).
+  sqlite3_bind_text(statement->get(), 2, value.empty() ? "" : value.data(), static_cast<int>(value.size()),
+                    SQLITE_STATIC);
+  const int rc = sqlite3_step(statement->get());
+  if (rc != SQLITE_DONE) return tl::unexpected(sqlite_error(db, rc, what));
+  return core::ok();
+}
 
 auto prepare_trace_file(const fs::path& path, bool overwrite) -> core::Result<void> {
   std::error_code ec;

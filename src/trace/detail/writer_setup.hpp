@@ -2,12 +2,18 @@
 #pragma once
 
 #include <filesystem>
+#include <string_view>
 
 #include "core/result.hpp"
 #include "trace/detail/sqlite.hpp"
 #include "trace/writer.hpp"
 
 namespace solscope::trace::detail {
+
+/// INSERT OR REPLACE of one meta row (in the open transaction, or committed at once in autocommit mode).
+/// Errors: the SQLite error, with `what` as the message prefix.
+[[nodiscard]] auto write_meta_row(sqlite3* db, std::string_view key, std::string_view value,
+                                  std::string_view what) -> core::Result<void>;
 
 /// Makes sure `path` can hold a new trace: refuses a directory, refuses an existing non-empty file (or one
 /// with a non-empty -wal beside it) unless `overwrite`, removes stale -wal/-shm/-journal files, and creates
