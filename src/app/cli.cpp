@@ -7,15 +7,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/ceiling_command.hpp"
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
 #include "app/options.hpp"
 #include "app/signals.hpp"
 #include "app/source_factory.hpp"
-#ifdef SOLSCOPE_HAVE_CEILING
-#include "app/ceiling_command.hpp"
-#endif
 
 namespace solscope::app {
 namespace {
@@ -60,7 +58,6 @@ void add_devices_workloads_option(CLI::App& devices, WorkloadOptions& workloads,
       ->expected(0, 1);
 }
 
-#ifdef SOLSCOPE_HAVE_CEILING
 /// --gpu auto: the NVML name of GPU 0, or of the first --devices index.
 auto gpu_detector(const CommonOptions& common) -> std::function<core::Result<std::string>()> {
   return [&common]() -> core::Result<std::string> {
@@ -73,7 +70,6 @@ auto gpu_detector(const CommonOptions& common) -> std::function<core::Result<std
     return detect_gpu_name(devices);
   };
 }
-#endif
 
 /// Names a user could have meant: the subcommands and the long options of the app and its chosen subcommand.
 auto known_words(const CLI::App& app, bool options) -> std::vector<std::string> {
@@ -155,13 +151,11 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   exporter->add_option("--format", export_args.format, "csv or jsonl")
       ->check(CLI::IsMember({"csv", "jsonl"}));
   exporter->add_option("-o,--output", export_args.output, "output file (default: stdout)");
-#ifdef SOLSCOPE_HAVE_CEILING
   CeilingArgs ceiling_args;
   auto* ceiling =
       configure(app.add_subcommand("ceiling", "attainable SOL of a described workload (roofline)"));
   add_ceiling_options(*ceiling, ceiling_args);
   ceiling_args.detect_gpu = gpu_detector(common);
-#endif
 
   try {
     app.parse(argc, argv);
@@ -183,9 +177,7 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   if (record->parsed()) return run_record(common, workloads, record_args, out, err);
   if (replay->parsed()) return run_replay(common, replay_args, out, err);
   if (exporter->parsed()) return run_export(export_args, out, err);
-#ifdef SOLSCOPE_HAVE_CEILING
   if (ceiling->parsed()) return run_ceiling(ceiling_args, out, err);
-#endif
   return run_live(common, workloads, out, err);
 }
 
