@@ -91,6 +91,19 @@ TEST(WindowTest, other_devices_are_ignored) {
   acc.add(other);
   EXPECT_EQ(acc.count(), 1u);
   EXPECT_DOUBLE_EQ(acc.result().compute_sol_pct, 40.0);
+  EXPECT_EQ(acc.result().device_index, 0u);
+}
+
+TEST(WindowTest, attainable_sol_is_averaged_where_known) {
+  SolSample a = sol(0, 10, 40, 0);
+  a.attainable_compute_sol_pct = 50.0;
+  SolSample b = sol(10, 40, 40, 0);
+  b.attainable_compute_sol_pct = 70.0;
+  const SolSample c = sol(40, 50, 40, 0);  // no workload known then: skipped, not 0
+  const std::vector<SolSample> samples{a, b, c};
+  const SolSample w = aggregate(samples);
+  EXPECT_DOUBLE_EQ(w.attainable_compute_sol_pct, (50.0 * 10 + 70.0 * 30) / 40);
+  EXPECT_TRUE(std::isnan(w.attainable_memory_sol_pct));
 }
 
 TEST(WindowTest, splits_into_epoch_aligned_windows_by_midpoint) {

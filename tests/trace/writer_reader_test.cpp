@@ -151,6 +151,33 @@ TEST(WriterReaderTest, sol_figures_read_back_from_the_stored_columns) {
   EXPECT_EQ(back[0].pipe_pct, sol.pipe_pct);
 }
 
+TEST(WriterReaderTest, stored_figures_win_over_a_fresh_derive) {
+  // Figures written by another derive() (an older solscope, say) must read back as stored, not recomputed.
+  TempDir dir;
+  const auto devices = synthetic::devices(1);
+  const core::RawSample raw = synthetic::sample(0, 0, 1);
+  core::SolSample sol = core::derive(raw, devices[0]);
+  sol.compute_sol_pct += 1.25;
+  sol.memory_sol_pct += 2.5;
+  sol.bound = sol.bound == core::Bound::Latency ? core::Bound::Compute : core::Bound::Latency;
+  auto writer = Writer::open(dir.file("t.sqlite"));
+  ASSERT_TRUE(writer);
+  ASSERT_TRUE(writer->write_devices(devices));
+  ASSERT_TRUE(writer->append(raw, sol));
+  ASSERT_TRUE(writer->close());
+  auto reader = Reader::open(dir.file("t.sqlite"));
+  ASSERT_TRUE(reader);
+  std::vector<core::SolSample> back;
+  ASSERT_TRUE(reader->for_each_sol({}, [&](const core::SolSample& s) {
+    back.push_back(s);
+    return true;
+  }));
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].compute_sol_pct, sol.compute_sol_pct);
+  EXPECT_EQ(back[0].memory_sol_pct, sol.memory_sol_pct);
+  EXPECT_EQ(back[0].bound, sol.bound);
+}
+
 TEST(WriterReaderTest, interleaved_devices_are_committed_in_time_order) {
   TempDir dir;
   // Device 0 delivers 10 samples, then device 1 the same 10 intervals, as a source polling each device in
