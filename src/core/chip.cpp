@@ -55,7 +55,7 @@ auto to_string(ChipFamily family) -> std::string_view {
     case ChipFamily::Gh100:
       return "GH100";
     case ChipFamily::Gb100:
-      return "GB100";
+      return "GB100/GB102";
     case ChipFamily::Gb110:
       return "GB110";
     case ChipFamily::Gb20x:
@@ -68,6 +68,15 @@ auto to_string(ChipFamily family) -> std::string_view {
 
 auto known_chip_families() -> std::span<const ChipFamily> {
   return kKnownFamilies;
+}
+
+auto known_chip_families_text() -> std::string {
+  std::string text;
+  for (ChipFamily family : kKnownFamilies) {
+    if (!text.empty()) text += ", ";
+    text += to_string(family);
+  }
+  return text;
 }
 
 }  // namespace solscope::core

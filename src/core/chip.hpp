@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace solscope::core {
@@ -33,5 +34,8 @@ enum class ChipFamily : std::uint8_t {
 
 /// Every family with a counter set (all but `Unknown`).
 [[nodiscard]] auto known_chip_families() -> std::span<const ChipFamily>;
+
+/// The known families for messages: "GA100, GA10x/AD10x, GH100, GB100/GB102, GB110, GB20x".
+[[nodiscard]] auto known_chip_families_text() -> std::string;
 
 }  // namespace solscope::core

@@ -75,6 +75,7 @@ TEST(CatalogTest, chip_names_map_to_families) {
   EXPECT_EQ(chip_family("GB203"), ChipFamily::Gb20x);
   EXPECT_EQ(chip_family("TU102"), ChipFamily::Unknown);
   EXPECT_EQ(chip_family(""), ChipFamily::Unknown);
+  EXPECT_EQ(known_chip_families_text(), "GA100, GA10x/AD10x, GH100, GB100/GB102, GB110, GB20x");
   for (ChipFamily family : known_chip_families()) {
     for (auto chip : chips_of(family)) EXPECT_EQ(chip_family(chip), family) << chip;
   }

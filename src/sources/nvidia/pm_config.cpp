@@ -216,8 +216,7 @@ auto PmConfig::for_chip(std::shared_ptr<const CuptiApi> api, std::string chip_na
     return core::fail(
         core::ErrorCode::Unimplemented,
         "chip " + chip_name + " has no single-pass PM-sampling counter set in solscope",
-        "supported: GA100, GA10x/AD10x, GH100, GB100/GB102, GB110, GB20x; other GPUs fall back to "
-        "NVML figures");
+        "supported: " + core::known_chip_families_text() + "; other GPUs fall back to NVML figures");
   }
   return create(std::move(api), std::move(chip_name), pm_counter_plan(family),
                 std::move(counter_availability), options);

@@ -213,8 +213,8 @@ auto PmSampler::open_device(std::uint32_t nvml_index, std::string_view pci_bus_i
     return core::fail(
         core::ErrorCode::Unimplemented,
         label + " is a " + *chip + ": solscope has no single-pass PM-sampling counter set for it",
-        "supported chips: GA100, GA10x/AD10x, GH100, GB100/GB102, GB110, GB20x; solscope falls back "
-        "to NVML figures on this GPU");
+        "supported chips: " + core::known_chip_families_text() +
+            "; solscope falls back to NVML figures on this GPU");
   }
   auto availability = counter_availability(*cupti_, *ordinal, label);
   if (!availability) return tl::unexpected(availability.error());
