@@ -186,7 +186,7 @@ auto to_string(Limiter limiter) -> std::string_view {
 auto evaluate(const GpuDatabase& db, const GpuSpec& gpu, const ModelArch& arch, const Workload& workload)
     -> core::Result<Ceiling> {
   const double clock = std::isnan(workload.sm_clock_mhz) ? gpu.tensor_spec_clock_mhz : workload.sm_clock_mhz;
-  if (!(clock >= 1.0 && clock <= 10'000.0)) {
+  if (!(clock >= kMinSmClockMhz && clock <= kMaxSmClockMhz)) {
     return core::fail(core::ErrorCode::InvalidArgument,
                       "SM clock " + std::to_string(clock) + " MHz is out of range", "use 1 to 10000 MHz");
   }

@@ -36,6 +36,13 @@ inline constexpr std::size_t kDtypeCount = static_cast<std::size_t>(Dtype::kCoun
 /// "float32", "half", "float", "float8_e4m3fn", "fp8_e4m3", "e4m3", "e5m2"); nullopt for anything else.
 [[nodiscard]] auto dtype_from_string(std::string_view name) -> std::optional<Dtype>;
 
+/// True for the formats weights and the KV cache can be given in (Workload::dtype, Workload::kv_dtype, the
+/// CLI's --dtype and --kv-dtype): bf16, fp16, fp32 and fp8. Lower-bit formats come only from a checkpoint's
+/// quantization_config (ceiling-facts.md 2.5 item 1).
+[[nodiscard]] constexpr auto is_storage_dtype(Dtype dtype) -> bool {
+  return dtype == Dtype::Bf16 || dtype == Dtype::Fp16 || dtype == Dtype::Fp32 || dtype == Dtype::Fp8;
+}
+
 /// Every Dtype in declaration order.
 [[nodiscard]] constexpr auto all_dtypes() -> std::array<Dtype, kDtypeCount> {
   return {Dtype::Fp64, Dtype::Fp32, Dtype::Tf32, Dtype::Bf16,

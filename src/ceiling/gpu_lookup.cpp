@@ -29,15 +29,16 @@ auto edit_distance(std::string_view a, std::string_view b) -> std::size_t {
 
 /// Up to three GPU ids whose names are closest to `key`, closest first.
 auto suggestions(const GpuDatabase& db, const std::string& key) -> std::vector<std::string_view> {
+  const std::size_t limit = std::max<std::size_t>(2, key.size() / 3);
   std::vector<std::pair<std::size_t, std::string_view>> scored;
   for (const GpuSpec& gpu : db.gpus) {
-    std::size_t best = edit_distance(key, normalize_gpu_name(gpu.id));
+    const std::string id_key = normalize_gpu_name(gpu.id);
+    std::size_t best = edit_distance(key, id_key);
     for (const std::string& alias : gpu.aliases) {
       best = std::min(best, edit_distance(key, normalize_gpu_name(alias)));
     }
     // A typed prefix such as "h100" is a strong hint even when the full names are long.
-    if (!key.empty() && normalize_gpu_name(gpu.id).rfind(key, 0) == 0) best = 0;
-    const std::size_t limit = std::max<std::size_t>(2, key.size() / 3);
+    if (!key.empty() && id_key.rfind(key, 0) == 0) best = 0;
     if (best <= limit) scored.emplace_back(best, gpu.id);
   }
   std::stable_sort(scored.begin(), scored.end(),

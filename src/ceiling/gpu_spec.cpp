@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "ceiling/detail/json_read.hpp"
+#include "ceiling/workload.hpp"
 
 namespace solscope::ceiling {
 namespace {
@@ -112,8 +113,8 @@ auto parse_arch(const Json& row, const std::string& context) -> Result<ArchEffic
 /// Reads the numeric fields of a GPU row (everything but names and rates).
 auto read_gpu_numbers(const FieldReader& f, GpuSpec& gpu) -> Result<void> {
   auto sms = f.required_integer({"sm_count"}, 1, kMaxUnits);
-  auto max_clock = f.required_number({"max_sm_clock_mhz"}, 1, 10'000);
-  auto spec_clock = f.required_number({"tensor_spec_clock_mhz"}, 1, 10'000);
+  auto max_clock = f.required_number({"max_sm_clock_mhz"}, kMinSmClockMhz, kMaxSmClockMhz);
+  auto spec_clock = f.required_number({"tensor_spec_clock_mhz"}, kMinSmClockMhz, kMaxSmClockMhz);
   auto mem = f.required_number({"memory_gb"}, 0.001, 1e6);
   auto bw = f.required_number({"memory_bandwidth_gb_per_s"}, 0.001, 1e6);
   auto link = f.required_number({"link_bidir_gb_per_s"}, 0, 1e6);

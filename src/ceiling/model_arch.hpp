@@ -9,6 +9,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,6 +33,11 @@ enum class Module : std::uint8_t {
 };
 inline constexpr std::size_t kModuleCount = static_cast<std::size_t>(Module::kCount);
 
+/// Index of a Module into per-module arrays.
+[[nodiscard]] constexpr auto index_of(Module module) -> std::size_t {
+  return static_cast<std::size_t>(module);
+}
+
 /// Lowercase name: "embedding", "attention", "dense_mlp", "router", "experts", "shared_experts", "lm_head".
 [[nodiscard]] auto to_string(Module module) -> std::string_view;
 
@@ -46,6 +52,16 @@ struct Quantization {
   Dtype math = Dtype::Bf16;    ///< GEMM math of converted modules: FP8 for W8A8, BF16 for weight-only [G]
   std::array<bool, kModuleCount> converted{};  ///< modules stored in the quantized format
 };
+
+/// The modules a quantization method converts unless told otherwise: every linear layer but the embedding,
+/// router and LM head (ceiling-facts.md 3.1).
+[[nodiscard]] constexpr auto linear_layer_modules() -> std::array<bool, kModuleCount> {
+  std::array<bool, kModuleCount> converted{};
+  for (Module m : {Module::Attention, Module::DenseMlp, Module::Experts, Module::SharedExperts}) {
+    converted[index_of(m)] = true;
+  }
+  return converted;
+}
 
 /// Multi-head latent attention shapes (DeepSeek-V2/V3; ceiling-facts.md 2.2 "MLA").
 struct MlaShape {

@@ -33,6 +33,13 @@ auto attention_params(const ModelArch& m) -> double {
   return h * qkv_out + bias + as_double(m.num_heads) * d * h + qk_norm + norms;
 }
 
+/// KV-cache elements one token holds in one layer: 2 n_kv d (K and V), or kv_lora_rank + qk_rope_head_dim for
+/// MLA's latent cache (2.2).
+auto kv_elements_per_layer(const ModelArch& m) -> double {
+  if (m.mla) return as_double(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim);
+  return 2.0 * as_double(m.num_kv_heads) * as_double(m.head_dim);
+}
+
 auto mlp_params(const ModelArch& m, std::int64_t width) -> double {
   const double matrices = m.mlp == MlpKind::Gated ? 3.0 : 2.0;
   return matrices * as_double(m.hidden_size) * as_double(width);
@@ -80,20 +87,19 @@ auto count_params(const ModelArch& m) -> ParamCounts {
   const double moe_layers = as_double(m.moe_layers());
   const double dense_layers = as_double(m.num_layers) - moe_layers;
   auto& mod = p.by_module;
-  mod[static_cast<std::size_t>(Module::Embedding)] = as_double(m.vocab_size) * h;
-  mod[static_cast<std::size_t>(Module::LmHead)] = m.tie_word_embeddings ? 0.0 : as_double(m.vocab_size) * h;
-  mod[static_cast<std::size_t>(Module::Attention)] = as_double(m.num_layers) * attention_params(m) + h;
-  mod[static_cast<std::size_t>(Module::DenseMlp)] = dense_layers * mlp_params(m, m.intermediate_size);
-  mod[static_cast<std::size_t>(Module::Router)] = moe_layers * h * as_double(m.num_experts);
+  mod[index_of(Module::Embedding)] = as_double(m.vocab_size) * h;
+  mod[index_of(Module::LmHead)] = m.tie_word_embeddings ? 0.0 : as_double(m.vocab_size) * h;
+  mod[index_of(Module::Attention)] = as_double(m.num_layers) * attention_params(m) + h;
+  mod[index_of(Module::DenseMlp)] = dense_layers * mlp_params(m, m.intermediate_size);
+  mod[index_of(Module::Router)] = moe_layers * h * as_double(m.num_experts);
   const double one_expert = mlp_params(m, m.expert_intermediate_size);
-  mod[static_cast<std::size_t>(Module::Experts)] = moe_layers * as_double(m.num_experts) * one_expert;
-  mod[static_cast<std::size_t>(Module::SharedExperts)] =
-      moe_layers * mlp_params(m, m.shared_intermediate_size);
+  mod[index_of(Module::Experts)] = moe_layers * as_double(m.num_experts) * one_expert;
+  mod[index_of(Module::SharedExperts)] = moe_layers * mlp_params(m, m.shared_intermediate_size);
   for (double v : mod) p.total += v;
-  p.active = p.total - mod[static_cast<std::size_t>(Module::Experts)] +
-             moe_layers * as_double(m.experts_per_token) * one_expert;
-  p.embedding = mod[static_cast<std::size_t>(Module::Embedding)];
-  p.lm_head = mod[static_cast<std::size_t>(Module::LmHead)];
+  p.active =
+      p.total - mod[index_of(Module::Experts)] + moe_layers * as_double(m.experts_per_token) * one_expert;
+  p.embedding = mod[index_of(Module::Embedding)];
+  p.lm_head = mod[index_of(Module::LmHead)];
   p.non_embedding = p.total - p.embedding - p.lm_head;
   p.non_embedding_active = p.active - p.embedding - p.lm_head;
   return p;
@@ -101,19 +107,14 @@ auto count_params(const ModelArch& m) -> ParamCounts {
 
 auto kv_bytes_per_token(const ModelArch& m, double kv_bytes_per_element) -> double {
   const double full_layers = as_double(m.num_layers - m.sliding_layers());
-  if (m.mla) {
-    return full_layers * as_double(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) * kv_bytes_per_element;
-  }
-  return full_layers * 2.0 * as_double(m.num_kv_heads) * as_double(m.head_dim) * kv_bytes_per_element;
+  return full_layers * kv_elements_per_layer(m) * kv_bytes_per_element;
 }
 
 auto kv_bytes_per_sequence(const ModelArch& m, double tokens, double kv_bytes_per_element) -> double {
   const double full = kv_bytes_per_token(m, kv_bytes_per_element) * tokens;
   if (m.sliding_layers() == 0) return full;
-  const double per_layer = m.mla ? as_double(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim)
-                                 : 2.0 * as_double(m.num_kv_heads) * as_double(m.head_dim);
   const double windowed = std::min(tokens, as_double(m.sliding_window));
-  return full + as_double(m.sliding_layers()) * per_layer * kv_bytes_per_element * windowed;
+  return full + as_double(m.sliding_layers()) * kv_elements_per_layer(m) * kv_bytes_per_element * windowed;
 }
 
 }  // namespace solscope::ceiling

@@ -23,19 +23,11 @@ auto contains(const std::string& text, std::string_view part) -> bool {
   return text.find(part) != std::string::npos;
 }
 
-/// The linear layers quantization methods convert by default: everything but embeddings, LM head and router.
-void convert_linear_layers(Quantization& q) {
-  q.converted = {};
-  for (Module m : {Module::Attention, Module::DenseMlp, Module::Experts, Module::SharedExperts}) {
-    q.converted[static_cast<std::size_t>(m)] = true;
-  }
-}
-
 /// Applies a module name pattern of `modules_to_not_convert` / `ignore` ("model.layers.*.self_attn",
 /// "lm_head", "model.embed_tokens", "model.layers.*.mlp.router") to the module groups.
 void keep_unconverted(Quantization& q, const std::string& raw) {
   const std::string name = lower(raw);
-  auto keep = [&q](Module m) { q.converted[static_cast<std::size_t>(m)] = false; };
+  auto keep = [&q](Module m) { q.converted[index_of(m)] = false; };
   if (contains(name, "lm_head")) return keep(Module::LmHead);
   if (contains(name, "embed")) return keep(Module::Embedding);
   if (contains(name, "router") || name == "gate" ||
@@ -139,7 +131,7 @@ auto read_quantization(const Json* config, const std::string& context, ModelArch
   if (!method) return tl::unexpected(method.error());
   Quantization q;
   q.method = method->value_or("unknown");
-  convert_linear_layers(q);
+  q.converted = linear_layer_modules();
   auto known = read_method(f, *config, where, q);
   if (!known) return tl::unexpected(known.error());
   if (!*known) {

@@ -23,7 +23,7 @@ OpBuilder::OpBuilder(const ModelArch& arch, const Workload& workload, const Prec
 
 void OpBuilder::add_gemm(std::string_view name, Module module, double instances, GemmShape shape,
                          bool sharded) {
-  const auto m = static_cast<std::size_t>(module);
+  const std::size_t m = index_of(module);
   const double a = dims_.act_bytes;
   Op op;
   op.name = name;
@@ -179,7 +179,7 @@ void OpBuilder::add_moe(double instances) {
 void OpBuilder::add_model_ends() {
   const double t = dims_.tokens;
   const double h = dims_.hidden;
-  const double emb_bytes = precision_.weight_bytes[static_cast<std::size_t>(Module::Embedding)];
+  const double emb_bytes = precision_.weight_bytes[index_of(Module::Embedding)];
   add_memory("embedding", 1, t * h * (emb_bytes + dims_.act_bytes));
   add_all_reduce(1);  // vocab-parallel embedding sums its partial rows
 }

@@ -9,10 +9,6 @@
 namespace solscope::ceiling {
 namespace {
 
-auto idx(Module m) -> std::size_t {
-  return static_cast<std::size_t>(m);
-}
-
 auto supported(const GpuSpec& gpu, Dtype d) -> bool {
   return gpu.flop_per_clock_per_sm[index_of(d)] > 0;
 }
@@ -31,8 +27,10 @@ auto check_tp(const ModelArch& arch, int tp) -> core::Result<void> {
     return core::fail(core::ErrorCode::InvalidArgument, std::move(message),
                       "use a tensor-parallel degree that divides the attention heads");
   };
-  if (tp < 1 || tp > 1024)
-    return fail("tensor parallelism " + std::to_string(tp) + " is out of range (1 to 1024)");
+  if (tp < 1 || tp > kMaxTensorParallel) {
+    return fail("tensor parallelism " + std::to_string(tp) + " is out of range (1 to " +
+                std::to_string(kMaxTensorParallel) + ")");
+  }
   const std::int64_t t = tp;
   if (arch.num_heads % t != 0) {
     return fail("tensor parallelism " + std::to_string(tp) + " does not divide the " +
@@ -65,7 +63,7 @@ auto resolve_precision(const ModelArch& arch, const Workload& workload, const Gp
     -> core::Result<Precision> {
   Precision p;
   const Dtype base = workload.dtype.value_or(arch.checkpoint_dtype);
-  if (base != Dtype::Bf16 && base != Dtype::Fp16 && base != Dtype::Fp32 && base != Dtype::Fp8) {
+  if (!is_storage_dtype(base)) {
     return core::fail(core::ErrorCode::InvalidArgument,
                       "weight dtype " + std::string(to_string(base)) + " is not modelled",
                       "use bf16, fp16, fp32 or fp8");
@@ -87,9 +85,7 @@ auto resolve_precision(const ModelArch& arch, const Workload& workload, const Gp
       q.method = "fp8";
       q.bits_per_weight = 8;
       q.math = Dtype::Fp8;
-      for (Module m : {Module::Attention, Module::DenseMlp, Module::Experts, Module::SharedExperts}) {
-        q.converted[idx(m)] = true;
-      }
+      q.converted = linear_layer_modules();
     }
     if (!arch.quant.method.empty())
       p.notes.push_back("--dtype replaces quantization_config (" + arch.quant.method + ")");
@@ -103,13 +99,13 @@ auto resolve_precision(const ModelArch& arch, const Workload& workload, const Gp
     }
   }
   const Dtype kv = workload.kv_dtype.value_or(p.activation);
-  if (kv != Dtype::Bf16 && kv != Dtype::Fp16 && kv != Dtype::Fp32 && kv != Dtype::Fp8) {
+  if (!is_storage_dtype(kv)) {
     return core::fail(core::ErrorCode::InvalidArgument,
                       "KV-cache dtype " + std::string(to_string(kv)) + " is not modelled",
                       "use bf16, fp16, fp32 or fp8");
   }
   p.kv_bytes = bytes_per_element(kv);
-  p.main_math = p.math[idx(arch.is_moe() ? Module::Experts : Module::DenseMlp)];
+  p.main_math = p.math[index_of(arch.is_moe() ? Module::Experts : Module::DenseMlp)];
   return p;
 }
 

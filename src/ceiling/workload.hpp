@@ -50,6 +50,13 @@ struct Workload {
 inline constexpr std::int64_t kMaxBatch = 1'000'000;
 inline constexpr std::int64_t kMaxTokens = 100'000'000;
 
+/// Largest Workload::tensor_parallel build_ops() and evaluate() accept (the smallest is 1).
+inline constexpr int kMaxTensorParallel = 1024;
+/// Range of SM clocks in MHz that evaluate() accepts for Workload::sm_clock_mhz (and the spec file for its
+/// clocks): wide enough for any GPU, narrow enough to catch a value in Hz or GHz.
+inline constexpr double kMinSmClockMhz = 1.0;
+inline constexpr double kMaxSmClockMhz = 10'000.0;
+
 /// The step of the CLI's `--phase --batch --context --prompt`:
 ///  - decode: `batch` requests, each adding 1 token to `context` cached tokens (c = context + 1);
 ///  - prefill: `batch` requests, each computing `prompt` new tokens on top of `context` cached ones (a cached

@@ -19,7 +19,9 @@ auto WorkloadDiscovery::engine_for(std::int32_t pid) -> detail::EngineState* {
   detail::Located found = detail::locate_engine(options_.procfs_root, pid);
   if (found.key_pid == 0) return nullptr;
   auto& slot = engines_[found.key_pid];
-  if (!slot || slot->args != found.args) {  // new engine, or the PID now runs something else
+  // A new engine, or the PID now runs something else. A state already seen this pass is kept: refresh() holds
+  // pointers to it.
+  if (!slot || (!slot->seen && slot->args != found.args)) {
     slot = std::make_unique<detail::EngineState>();
     slot->pid = found.key_pid;
     slot->args = std::move(found.args);
@@ -56,7 +58,6 @@ auto WorkloadDiscovery::declared_workload(const WorkloadDeclaration& declaration
 }
 
 auto WorkloadDiscovery::refresh(std::span<const GpuProcesses> gpus, double now_s) -> std::vector<Workload> {
-  ++pass_;
   for (auto& [pid, state] : engines_) state->seen = false;
 
   std::vector<std::vector<ProcessInfo>> processes(gpus.size());
@@ -71,7 +72,7 @@ auto WorkloadDiscovery::refresh(std::span<const GpuProcesses> gpus, double now_s
     }
   }
 
-  // GPUs per engine instance, then one update per engine and pass.
+  // GPUs per engine instance, then one update per engine (each is a key of `groups` once).
   std::map<detail::EngineState*, std::vector<std::uint32_t>> groups;
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     if (engine_of[i] != nullptr) groups[engine_of[i]].push_back(gpus[i].gpu_index);
@@ -79,8 +80,6 @@ auto WorkloadDiscovery::refresh(std::span<const GpuProcesses> gpus, double now_s
   for (auto& [state, members] : groups) {
     std::sort(members.begin(), members.end());
     members.erase(std::unique(members.begin(), members.end()), members.end());
-    if (state->updated_pass == pass_) continue;
-    state->updated_pass = pass_;
     if (!state->endpoint_ok &&
         (!state->probed || now_s - state->last_probe_s >= options_.reprobe_interval_s)) {
       detail::probe_engine(http_, options_, *state, now_s);

@@ -117,7 +117,6 @@ class WorkloadDiscovery {
   std::vector<WorkloadDeclaration> declared_;
   std::map<std::string, std::pair<std::string, std::string>> declared_configs_;  ///< model -> (path, problem)
   std::map<std::int32_t, std::unique_ptr<detail::EngineState>> engines_;  ///< by entry-point (or worker) PID
-  std::uint64_t pass_ = 0;
 };
 
 /// One pass without history (rates stay NaN): a fresh WorkloadDiscovery's refresh(gpus, 0).

@@ -1,7 +1,6 @@
 #include "workload/engine_cmdline.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <initializer_list>
 
 #include "workload/detail/file_read.hpp"
@@ -171,9 +170,7 @@ auto to_string(EngineKind engine) -> std::string_view {
 }
 
 auto engine_from_string(std::string_view name) -> std::optional<EngineKind> {
-  std::string low(name);
-  std::transform(low.begin(), low.end(), low.begin(),
-                 [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
+  const std::string low = detail::to_lower(name);
   if (low == "vllm") return EngineKind::Vllm;
   if (low == "sglang") return EngineKind::Sglang;
   if (low == "tgi") return EngineKind::Tgi;

@@ -82,9 +82,7 @@ auto read_table(const std::filesystem::path& procfs_root, std::int32_t pid, std:
 auto parse_proc_net_tcp(std::string_view text, bool ipv6) -> std::vector<ListeningSocket> {
   std::vector<ListeningSocket> out;
   while (!text.empty()) {
-    const auto eol = text.find('\n');
-    const std::string_view line = text.substr(0, eol);
-    text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
+    const std::string_view line = detail::next_line(text);
     // sl local rem st tx:rx tr:when retrnsmt uid timeout inode
     const std::vector<std::string_view> f = fields_of(line);
     if (f.size() < 10 || f[3] != kListenState) continue;

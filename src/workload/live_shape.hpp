@@ -21,11 +21,11 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <span>
 #include <string_view>
 
+#include "core/raw_sample.hpp"
 #include "core/step_phase.hpp"
 #include "workload/engine_cmdline.hpp"
 #include "workload/prometheus_text.hpp"
@@ -48,8 +48,8 @@ struct WorkloadShape {
   std::int64_t prompt = 0;   ///< new tokens per request when prefilling or training (>= 1 there), else 0
 };
 
-/// An unknown figure (the convention of core::kUnknown: unknown is NaN, never 0).
-inline constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
+/// An unknown figure: NaN, never 0 (core/raw_sample.hpp).
+using core::kUnknown;
 
 /// The cumulative series of one scrape. NaN where the engine does not export the series.
 struct EngineCounters {

@@ -21,13 +21,6 @@ auto is_hex(std::string_view text) -> bool {
   });
 }
 
-auto lower(std::string_view text) -> std::string {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
-  return out;
-}
-
 /// A container id in one path component ("<64 hex>" or "<runtime>-<64 hex>.scope"), or empty.
 auto container_id_of(std::string_view component) -> std::string {
   if (component.size() > 6 && component.substr(component.size() - 6) == ".scope") {
@@ -42,7 +35,7 @@ auto container_id_of(std::string_view component) -> std::string {
       break;
     }
   }
-  if (component.size() == kContainerIdChars && is_hex(component)) return lower(component);
+  if (component.size() == kContainerIdChars && is_hex(component)) return detail::to_lower(component);
   return {};
 }
 
@@ -59,7 +52,7 @@ auto pod_uid_of(std::string_view component) -> std::string {
       const bool dash = std::find(kDashes.begin(), kDashes.end(), i) != kDashes.end();
       valid = dash ? uid[i] == '-' : std::isxdigit(static_cast<unsigned char>(uid[i])) != 0;
     }
-    if (valid) return lower(uid);
+    if (valid) return detail::to_lower(uid);
   }
   return {};
 }
@@ -74,9 +67,7 @@ auto field_after(std::string_view line, std::string_view key) -> std::string_vie
 auto parse_cgroup(std::string_view text) -> CgroupIds {
   CgroupIds best;
   while (!text.empty()) {
-    const auto eol = text.find('\n');
-    const std::string_view line = text.substr(0, eol);
-    text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
+    const std::string_view line = detail::next_line(text);
     const auto second_colon = line.find(':', line.find(':') + 1);
     if (line.find(':') == std::string_view::npos || second_colon == std::string_view::npos) continue;
     std::string_view path = line.substr(second_colon + 1);
@@ -98,9 +89,7 @@ auto parse_cgroup(std::string_view text) -> CgroupIds {
 auto parse_status(std::string_view text) -> StatusFields {
   StatusFields out;
   while (!text.empty()) {
-    const auto eol = text.find('\n');
-    const std::string_view line = text.substr(0, eol);
-    text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
+    const std::string_view line = detail::next_line(text);
     std::int64_t value = 0;
     if (const auto name = field_after(line, "Name:"); !name.empty()) {
       out.name = std::string(name);

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "workload/detail/file_read.hpp"
+
 namespace solscope::workload {
 namespace {
 
@@ -125,9 +127,7 @@ auto PromSample::label(std::string_view key) const -> const std::string* {
 auto parse_prometheus_text(std::string_view text, std::span<const std::string_view> wanted) -> PromText {
   PromText out;
   while (!text.empty()) {
-    const auto eol = text.find('\n');
-    std::string_view line = text.substr(0, eol);
-    text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
+    std::string_view line = detail::next_line(text);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (is_blank_or_comment(line)) continue;
     PromSample sample;

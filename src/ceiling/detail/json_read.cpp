@@ -22,8 +22,13 @@ auto short_value(const Json& value) -> std::string {
   return text;
 }
 
-}  // namespace
+/// A 1-based line and column in a text.
+struct TextPosition {
+  std::size_t line = 1;
+  std::size_t column = 1;
+};
 
+/// Line and column of the byte at `byte_offset` (0-based; clamped to the text's end).
 auto position_of(std::string_view text, std::size_t byte_offset) -> TextPosition {
   TextPosition pos;
   const std::size_t end = byte_offset < text.size() ? byte_offset : text.size();
@@ -37,6 +42,20 @@ auto position_of(std::string_view text, std::size_t byte_offset) -> TextPosition
   }
   return pos;
 }
+
+/// "a, b or c" from a list of keys, for messages.
+auto join_keys(std::initializer_list<std::string_view> keys) -> std::string {
+  std::string out;
+  std::size_t i = 0;
+  for (std::string_view key : keys) {
+    if (i > 0) out += (i + 1 == keys.size()) ? " or " : ", ";
+    out.append(1, '\'').append(key).append(1, '\'');
+    ++i;
+  }
+  return out;
+}
+
+}  // namespace
 
 auto parse_json(std::string_view text, std::string_view context) -> core::Result<Json> {
   try {
@@ -156,17 +175,6 @@ auto FieldReader::required_number(std::initializer_list<std::string_view> keys, 
         type_error(key_of(keys), "a number from " + Json(min).dump() + " to " + Json(max).dump()));
   }
   return **value;
-}
-
-auto join_keys(std::initializer_list<std::string_view> keys) -> std::string {
-  std::string out;
-  std::size_t i = 0;
-  for (std::string_view key : keys) {
-    if (i > 0) out += (i + 1 == keys.size()) ? " or " : ", ";
-    out.append(1, '\'').append(key).append(1, '\'');
-    ++i;
-  }
-  return out;
 }
 
 }  // namespace solscope::ceiling::detail

@@ -4,7 +4,6 @@
 // Internal to src/ceiling; nlohmann::json is included here and never from a public header.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -18,15 +17,6 @@
 namespace solscope::ceiling::detail {
 
 using Json = nlohmann::json;
-
-/// A 1-based line and column in a text.
-struct TextPosition {
-  std::size_t line = 1;
-  std::size_t column = 1;
-};
-
-/// Line and column of the byte at `byte_offset` (0-based; clamped to the text's end).
-[[nodiscard]] auto position_of(std::string_view text, std::size_t byte_offset) -> TextPosition;
 
 /// Parses `text` as JSON. Errors: InvalidArgument "<context>: invalid JSON at line L, column C: <reason>",
 /// where `context` names the object and file ("model config /m/config.json").
@@ -73,8 +63,5 @@ class FieldReader {
   const Json& object_;
   std::string context_;
 };
-
-/// "a, b or c" from a list of keys, for messages.
-[[nodiscard]] auto join_keys(std::initializer_list<std::string_view> keys) -> std::string;
 
 }  // namespace solscope::ceiling::detail

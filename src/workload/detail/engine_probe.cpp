@@ -127,7 +127,6 @@ auto locate_engine(const fs::path& procfs_root, std::int32_t pid) -> Located {
 void probe_engine(HttpClient& http, const DiscoveryOptions& options, EngineState& state, double now_s) {
   state.probed = true;
   state.last_probe_s = now_s;
-  state.other_network_namespace = !same_network_namespace(options.procfs_root, state.pid);
   std::string problem;
   const std::vector<Candidate> candidates = candidates_for(options, state, problem);
   for (const Candidate& candidate : candidates) {
@@ -152,7 +151,7 @@ void probe_engine(HttpClient& http, const DiscoveryOptions& options, EngineState
     state.port = candidates.front().port;
   }
   if (problem.empty()) problem = "no port to probe";
-  if (state.other_network_namespace) {
+  if (!same_network_namespace(options.procfs_root, state.pid)) {
     problem +=
         " (the engine runs in another network namespace: publish its port on the host, or declare the "
         "workload in the config file)";

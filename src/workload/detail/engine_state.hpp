@@ -30,8 +30,7 @@ struct EngineState {
   std::int32_t pid = 0;           ///< entry point, or the engine process found
   std::vector<std::string> args;  ///< its command line, to notice PID reuse
   EngineLaunch launch;
-  std::uint64_t updated_pass = 0;  ///< the refresh pass that last updated it
-  bool seen = false;               ///< found during the current pass
+  bool seen = false;  ///< found during the current pass
 
   bool probed = false;
   double last_probe_s = -std::numeric_limits<double>::infinity();
@@ -40,7 +39,6 @@ struct EngineState {
   bool endpoint_ok = false;
   EndpointInfo endpoint;
   std::string probe_problem;  ///< why the endpoint is unknown
-  bool other_network_namespace = false;
 
   std::optional<std::string> resolved_for;  ///< model that config_path/config_problem were resolved for
   std::string config_path;

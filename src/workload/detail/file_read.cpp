@@ -3,7 +3,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <system_error>
@@ -96,6 +98,20 @@ auto trim(std::string_view text) -> std::string_view {
   if (first == std::string_view::npos) return {};
   const auto last = text.find_last_not_of(kSpace);
   return text.substr(first, last - first + 1);
+}
+
+auto next_line(std::string_view& text) -> std::string_view {
+  const auto eol = text.find('\n');
+  const std::string_view line = text.substr(0, eol);
+  text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
+  return line;
+}
+
+auto to_lower(std::string_view text) -> std::string {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
 }
 
 }  // namespace solscope::workload::detail

@@ -1,5 +1,6 @@
 // Small, exception-free file helpers for procfs and the Hugging Face cache: whole-file reads with a size cap,
-// symlink targets and numeric directory entries. Errors keep errno's meaning (NotFound, PermissionDenied).
+// symlink targets and numeric directory entries, and the text helpers their parsers share. Errors keep
+// errno's meaning (NotFound, PermissionDenied).
 #pragma once
 
 #include <cstddef>
@@ -42,5 +43,12 @@ inline constexpr std::size_t kMaxProcFileBytes = 4u << 20;
 
 /// `text` without leading and trailing ASCII whitespace.
 [[nodiscard]] auto trim(std::string_view text) -> std::string_view;
+
+/// Removes the first line from `text` and returns it without its '\n'; a last line without one is returned
+/// whole and leaves `text` empty. Loop `while (!text.empty())` to visit every line.
+[[nodiscard]] auto next_line(std::string_view& text) -> std::string_view;
+
+/// `text` with ASCII letters lowercased.
+[[nodiscard]] auto to_lower(std::string_view text) -> std::string;
 
 }  // namespace solscope::workload::detail
