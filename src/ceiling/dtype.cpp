@@ -1,4 +1,5 @@
 #include "ceiling/dtype.hpp"
+#include "core/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -52,9 +53,7 @@ auto to_string(Dtype dtype) -> std::string_view {
 }
 
 auto dtype_from_string(std::string_view name) -> std::optional<Dtype> {
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lower = core::to_lower_ascii(name);
   for (Dtype d : all_dtypes()) {
     if (lower == to_string(d)) return d;
   }

@@ -6,26 +6,10 @@
 #include <vector>
 
 #include "ceiling/gpu_spec.hpp"
+#include "core/text.hpp"
 
 namespace solscope::ceiling {
 namespace {
-
-/// Levenshtein distance (insert, delete, substitute each cost 1).
-auto edit_distance(std::string_view a, std::string_view b) -> std::size_t {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + cost});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 /// Up to three GPU ids whose names are closest to `key`, closest first.
 auto suggestions(const GpuDatabase& db, const std::string& key) -> std::vector<std::string_view> {
@@ -33,9 +17,9 @@ auto suggestions(const GpuDatabase& db, const std::string& key) -> std::vector<s
   std::vector<std::pair<std::size_t, std::string_view>> scored;
   for (const GpuSpec& gpu : db.gpus) {
     const std::string id_key = normalize_gpu_name(gpu.id);
-    std::size_t best = edit_distance(key, id_key);
+    std::size_t best = core::edit_distance(key, id_key);
     for (const std::string& alias : gpu.aliases) {
-      best = std::min(best, edit_distance(key, normalize_gpu_name(alias)));
+      best = std::min(best, core::edit_distance(key, normalize_gpu_name(alias)));
     }
     // A typed prefix such as "h100" is a strong hint even when the full names are long.
     if (!key.empty() && id_key.rfind(key, 0) == 0) best = 0;

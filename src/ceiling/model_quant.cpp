@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "ceiling/detail/model_quant.hpp"
+#include "core/text.hpp"
 
 namespace solscope::ceiling::detail {
 namespace {
@@ -13,12 +14,6 @@ using core::Result;
 constexpr double kMxfp4Bits = 4.25;  // 4-bit values + one 8-bit scale per 32 weights (ceiling-facts.md 3.3)
 constexpr double kScaleBits = 16.0;  // one FP16 scale per group for AWQ/GPTQ [G]
 
-auto lower(std::string text) -> std::string {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
 auto contains(const std::string& text, std::string_view part) -> bool {
   return text.find(part) != std::string::npos;
 }
@@ -26,7 +21,7 @@ auto contains(const std::string& text, std::string_view part) -> bool {
 /// Applies a module name pattern of `modules_to_not_convert` / `ignore` ("model.layers.*.self_attn",
 /// "lm_head", "model.embed_tokens", "model.layers.*.mlp.router") to the module groups.
 void keep_unconverted(Quantization& q, const std::string& raw) {
-  const std::string name = lower(raw);
+  const std::string name = core::to_lower_ascii(raw);
   auto keep = [&q](Module m) { q.converted[index_of(m)] = false; };
   if (contains(name, "lm_head")) return keep(Module::LmHead);
   if (contains(name, "embed")) return keep(Module::Embedding);
@@ -91,7 +86,7 @@ auto read_compressed_tensors(const Json& config, const std::string& context, Qua
 /// Sets bits and math for one method; returns false for a method the model does not know.
 auto read_method(const FieldReader& f, const Json& config, const std::string& context, Quantization& q)
     -> Result<bool> {
-  const std::string method = lower(q.method);
+  const std::string method = core::to_lower_ascii(q.method);
   if (method == "fp8" || method == "fbgemm_fp8") {
     q.bits_per_weight = 8.0;  // block scales (128x128 in DeepSeek-V3) add under 0.01 bit per weight
     q.math = Dtype::Fp8;

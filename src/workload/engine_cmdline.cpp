@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "core/text.hpp"
 #include "workload/detail/file_read.hpp"
 #include "workload/process_info.hpp"
 
@@ -170,7 +171,7 @@ auto to_string(EngineKind engine) -> std::string_view {
 }
 
 auto engine_from_string(std::string_view name) -> std::optional<EngineKind> {
-  const std::string low = detail::to_lower(name);
+  const std::string low = core::to_lower_ascii(name);
   if (low == "vllm") return EngineKind::Vllm;
   if (low == "sglang") return EngineKind::Sglang;
   if (low == "tgi") return EngineKind::Tgi;

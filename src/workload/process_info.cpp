@@ -7,6 +7,7 @@
 #include <cctype>
 #include <string>
 
+#include "core/text.hpp"
 #include "workload/detail/file_read.hpp"
 
 namespace solscope::workload {
@@ -35,7 +36,7 @@ auto container_id_of(std::string_view component) -> std::string {
       break;
     }
   }
-  if (component.size() == kContainerIdChars && is_hex(component)) return detail::to_lower(component);
+  if (component.size() == kContainerIdChars && is_hex(component)) return core::to_lower_ascii(component);
   return {};
 }
 
@@ -52,7 +53,7 @@ auto pod_uid_of(std::string_view component) -> std::string {
       const bool dash = std::find(kDashes.begin(), kDashes.end(), i) != kDashes.end();
       valid = dash ? uid[i] == '-' : std::isxdigit(static_cast<unsigned char>(uid[i])) != 0;
     }
-    if (valid) return detail::to_lower(uid);
+    if (valid) return core::to_lower_ascii(uid);
   }
   return {};
 }

@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 
+#include "core/text.hpp"
 #include "sources/nvidia/dynamic_library.hpp"
 
 namespace solscope::nvidia {
@@ -12,13 +13,6 @@ namespace {
 constexpr std::string_view kDriverHint =
     "install the NVIDIA driver (it provides libcuda.so.1), or start the container with the NVIDIA runtime "
     "(--gpus all); NVML-only figures need the driver too";
-
-auto lower(std::string_view text) -> std::string {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 }  // namespace
 
@@ -57,7 +51,7 @@ auto cuda_result_name(const CudaApi& api, CUresult result) -> std::string {
 }
 
 auto normalize_pci_bus_id(std::string_view bus_id) -> std::string {
-  std::string id = lower(bus_id);
+  std::string id = core::to_lower_ascii(bus_id);
   const auto last_colon = id.rfind(':');
   const auto dot = id.rfind('.');
   if (last_colon == std::string::npos || dot == std::string::npos || dot < last_colon) return id;

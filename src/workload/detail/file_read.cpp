@@ -107,11 +107,4 @@ auto next_line(std::string_view& text) -> std::string_view {
   return line;
 }
 
-auto to_lower(std::string_view text) -> std::string {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 }  // namespace solscope::workload::detail

@@ -48,7 +48,4 @@ inline constexpr std::size_t kMaxProcFileBytes = 4u << 20;
 /// whole and leaves `text` empty. Loop `while (!text.empty())` to visit every line.
 [[nodiscard]] auto next_line(std::string_view& text) -> std::string_view;
 
-/// `text` with ASCII letters lowercased.
-[[nodiscard]] auto to_lower(std::string_view text) -> std::string;
-
 }  // namespace solscope::workload::detail
