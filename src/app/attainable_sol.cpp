@@ -1,5 +1,6 @@
 #include "app/attainable_sol.hpp"
 
+#include "app/ceiling_report.hpp"
 #include "app/text_file.hpp"
 
 #include <fmt/format.h>
@@ -23,25 +24,6 @@ using core::ErrorCode;
 
 constexpr double kMinRefreshS = 0.1;
 constexpr double kMaxRefreshS = 3600.0;
-/// The clock range ceiling::evaluate accepts (ceiling.hpp).
-constexpr double kMinClockMhz = 1.0;
-constexpr double kMaxClockMhz = 10'000.0;
-
-auto limiter_words(ceiling::Limiter limiter) -> std::string_view {
-  switch (limiter) {
-    case ceiling::Limiter::Compute:
-      return "compute";
-    case ceiling::Limiter::Memory:
-      return "memory";
-    case ceiling::Limiter::Overhead:
-      return "kernel launch overhead";
-    case ceiling::Limiter::Interconnect:
-      return "the interconnect";
-    case ceiling::Limiter::kCount:
-      break;
-  }
-  return "unknown";
-}
 
 auto steady_seconds() -> double {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -68,7 +50,8 @@ auto evaluate_workload(const ceiling::GpuDatabase& db, const ceiling::GpuSpec& g
   cw.step = std::move(*step);
   cw.tensor_parallel =
       w.tensor_parallel > 0 ? w.tensor_parallel : std::max(1, static_cast<int>(w.gpus.size()));
-  if (std::isfinite(sm_clock_mhz) && sm_clock_mhz >= kMinClockMhz && sm_clock_mhz <= kMaxClockMhz) {
+  if (std::isfinite(sm_clock_mhz) && sm_clock_mhz >= ceiling::kMinSmClockMhz &&
+      sm_clock_mhz <= ceiling::kMaxSmClockMhz) {
     cw.sm_clock_mhz = sm_clock_mhz;
   }
   return ceiling::evaluate(db, gpu, arch, cw);
@@ -188,7 +171,7 @@ auto AttainableSol::figures_for(std::size_t slot, const workload::Workload& w) -
       "{}, tp {} on {} at {:.0f} MHz: attainable compute {:.1f}%, memory {:.1f}%, "
       "limited by {}",
       shape_text(*w.shape), c->tensor_parallel, (*gpu)->id, c->sm_clock_mhz, c->compute_sol_pct,
-      c->memory_sol_pct, limiter_words(c->limiter));
+      c->memory_sol_pct, limiter_text(c->limiter));
   f.description += "; " + f.ceiling_note;
   return f;
 }

@@ -120,10 +120,12 @@ auto parse_phase(const std::string& value) -> Outcome<ceiling::Phase> {
 }
 
 auto make_workload(const CeilingArgs& args, ceiling::Phase phase) -> Outcome<ceiling::Workload> {
-  if (args.tp < 1 || args.tp > 1024) {
-    return usage("--tp " + std::to_string(args.tp) + " is out of range", "use 1 to 1024 GPUs");
+  if (args.tp < 1 || args.tp > ceiling::kMaxTensorParallel) {
+    return usage("--tp " + std::to_string(args.tp) + " is out of range",
+                 "use 1 to " + std::to_string(ceiling::kMaxTensorParallel) + " GPUs");
   }
-  if (!std::isnan(args.sm_clock_mhz) && !(args.sm_clock_mhz >= 1 && args.sm_clock_mhz <= 10'000)) {
+  if (!std::isnan(args.sm_clock_mhz) &&
+      !(args.sm_clock_mhz >= ceiling::kMinSmClockMhz && args.sm_clock_mhz <= ceiling::kMaxSmClockMhz)) {
     return usage("--sm-clock-mhz " + std::to_string(args.sm_clock_mhz) + " is out of range",
                  "use 1 to 10000");
   }

@@ -35,22 +35,6 @@ auto grouped(double value) -> std::string {
   return out;
 }
 
-auto limiter_text(Limiter l) -> std::string_view {
-  switch (l) {
-    case Limiter::Compute:
-      return "compute (GEMM and attention math)";
-    case Limiter::Memory:
-      return "memory bandwidth";
-    case Limiter::Overhead:
-      return "kernel overhead (fixed time per kernel)";
-    case Limiter::Interconnect:
-      return "interconnect (TP all-reduce)";
-    case Limiter::kCount:
-      break;
-  }
-  return "unknown";
-}
-
 auto shape_text(const CeilingReportInput& in) -> std::string {
   switch (in.phase) {
     case ceiling::Phase::Decode:
@@ -131,6 +115,22 @@ void append_ops(const ceiling::Ceiling& c, std::string& out) {
 }
 
 }  // namespace
+
+auto limiter_text(ceiling::Limiter l) -> std::string_view {
+  switch (l) {
+    case ceiling::Limiter::Compute:
+      return "compute (GEMM and attention math)";
+    case ceiling::Limiter::Memory:
+      return "memory bandwidth";
+    case ceiling::Limiter::Overhead:
+      return "kernel overhead (fixed time per kernel)";
+    case ceiling::Limiter::Interconnect:
+      return "interconnect (TP all-reduce)";
+    case ceiling::Limiter::kCount:
+      break;
+  }
+  return "unknown";
+}
 
 auto render_ceiling_text(const CeilingReportInput& in) -> std::string {
   std::string out;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
 
 #include "ceiling/ceiling.hpp"
 #include "ceiling/gpu_spec.hpp"
@@ -24,6 +25,9 @@ struct CeilingReportInput {
   std::int64_t prompt = 0;
   double measured_tokens_per_s = std::numeric_limits<double>::quiet_NaN();  ///< NaN when not given
 };
+
+/// What a limiting resource means, for people: "memory bandwidth", "kernel overhead (fixed time per kernel)".
+[[nodiscard]] auto limiter_text(ceiling::Limiter limiter) -> std::string_view;
 
 /// Multi-line text: headline SOL figures, the limiting resource, where the time goes, the operator table
 /// (slowest first) and the notes.
