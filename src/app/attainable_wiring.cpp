@@ -54,14 +54,6 @@ auto load_workload_declarations(const WorkloadOptions& options, const workload::
   return workload::parse_workload_declarations(*text, path);
 }
 
-auto process_environment() -> workload::EnvLookup {
-  return [](std::string_view name) -> std::optional<std::string> {
-    const char* value = std::getenv(std::string(name).c_str());
-    if (value == nullptr) return std::nullopt;
-    return std::string(value);
-  };
-}
-
 auto make_live_attainable(std::vector<core::DeviceInfo> devices,
                           std::vector<workload::WorkloadDeclaration> declared)
     -> std::unique_ptr<AttainableSol> {
@@ -91,7 +83,7 @@ auto plan_attainable(const CommonOptions& common, const WorkloadOptions& workloa
   AttainablePlan plan;
   plan.wanted = common.replay.empty() && !workloads.disabled;
   if (!plan.wanted) return plan;
-  auto declared = load_workload_declarations(workloads, process_environment());
+  auto declared = load_workload_declarations(workloads, workload::process_environment());
   if (!declared) return tl::unexpected(declared.error());
   plan.declared = std::move(*declared);
   return plan;

@@ -48,9 +48,6 @@ struct AttainablePlan {
 [[nodiscard]] auto attainable_for(AttainablePlan plan, const OpenedSource& opened)
     -> std::unique_ptr<AttainableSol>;
 
-/// workload::EnvLookup over this process's environment (std::getenv).
-[[nodiscard]] auto process_environment() -> workload::EnvLookup;
-
 /// The AttainableSol of a live NVIDIA source's `devices` (not started): PIDs from NVML (its own session,
 /// make_nvml_pid_lister()), the loopback HTTP client, /proc, this process's Hugging Face hub directories.
 [[nodiscard]] auto make_live_attainable(std::vector<core::DeviceInfo> devices,

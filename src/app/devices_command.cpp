@@ -128,7 +128,7 @@ auto run_devices(const CommonOptions& /*common*/, const WorkloadOptions& workloa
   if (args.workloads && !probe->devices.empty()) {
     WorkloadOptions asked = workloads;
     asked.disabled = false;  // `devices --workloads` asks for discovery explicitly
-    auto declared = load_workload_declarations(asked, process_environment());
+    auto declared = load_workload_declarations(asked, workload::process_environment());
     if (!declared) {
       print_error(err, declared.error());
       return kExitUsage;

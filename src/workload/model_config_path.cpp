@@ -100,13 +100,17 @@ auto hf_hub_dirs(const EnvLookup& env) -> std::vector<fs::path> {
   return out;
 }
 
-auto hf_hub_dirs_from_environment() -> std::vector<fs::path> {
-  return hf_hub_dirs([](std::string_view name) -> std::optional<std::string> {
+auto process_environment() -> EnvLookup {
+  return [](std::string_view name) -> std::optional<std::string> {
     const char* value =
         std::getenv(std::string(name).c_str());  // NOLINT(concurrency-mt-unsafe): read-only use
     if (value == nullptr) return std::nullopt;
     return std::string(value);
-  });
+  };
+}
+
+auto hf_hub_dirs_from_environment() -> std::vector<fs::path> {
+  return hf_hub_dirs(process_environment());
 }
 
 auto is_hf_repo_id(std::string_view model) -> bool {

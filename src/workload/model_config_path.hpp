@@ -29,6 +29,9 @@ using EnvLookup = std::function<std::optional<std::string>(std::string_view name
 /// only when its variable is set and not empty).
 [[nodiscard]] auto hf_hub_dirs(const EnvLookup& env) -> std::vector<std::filesystem::path>;
 
+/// An EnvLookup over this process's own environment (std::getenv).
+[[nodiscard]] auto process_environment() -> EnvLookup;
+
 /// hf_hub_dirs() of this process's own environment (std::getenv).
 [[nodiscard]] auto hf_hub_dirs_from_environment() -> std::vector<std::filesystem::path>;
 
