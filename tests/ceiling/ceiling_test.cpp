@@ -94,6 +94,10 @@ TEST(CeilingTest, training_triples_the_gemm_work) {
   const ModelArch llama = fixture_arch("llama-3.1-8b");
   const Ceiling prefill = evaluate_cli("H100", llama, Phase::Prefill, 2, 0, 2048);
   const Ceiling train = evaluate_cli("H100", llama, Phase::Train, 2, 0, 2048);
+  for (const char* name : {"qkv_proj", "gate_up_proj", "attention", "lm_head"}) {
+    ASSERT_NE(find_op(train, name), nullptr) << name;
+    ASSERT_NE(find_op(prefill, name), nullptr) << name;
+  }
   for (const char* name : {"qkv_proj", "gate_up_proj", "attention"}) {
     EXPECT_DOUBLE_EQ(find_op(train, name)->flops, 3 * find_op(prefill, name)->flops) << name;
   }
