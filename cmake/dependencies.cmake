@@ -16,6 +16,56 @@ solscope_require(nlohmann_json nlohmann-json3-dev)
 solscope_require(CLI11 libcli11-dev)
 find_package(SQLite3 REQUIRED)
 
+# ncursesw (wide-character curses) for the terminal view: Debian's libncurses-dev.
+set(CURSES_NEED_WIDE TRUE)
+find_package(Curses QUIET)
+if(NOT CURSES_FOUND)
+  message(FATAL_ERROR "solscope: ncursesw not found: install the Debian package libncurses-dev "
+                      "(scripts/setup.sh installs everything the build needs)")
+endif()
+
+# prometheus-cpp core (Collectable, TextSerializer) for /metrics: Debian's prometheus-cpp-dev.
+solscope_require(prometheus-cpp prometheus-cpp-dev CONFIG)
+
+# cpp-httplib, tried in this order:
+#  1. upstream's CMake package (httplib::httplib), when installed from source;
+#  2. pkg-config: Debian's libcpp-httplib-dev ships no CMake package but a declarations-only httplib.h, a compiled
+#     libcpp-httplib.so and cpp-httplib.pc, whose Cflags carry the feature macros (CPPHTTPLIB_OPENSSL_SUPPORT,
+#     _ZLIB_, _BROTLI_) the library was built with; the header's class layouts depend on them, so they must match;
+#  3. find_path(httplib.h): a single-header (header-only) httplib, used as is, or with a libcpp-httplib next to it
+#     (then Debian's macros are assumed).
+# The workload layer (HTTP client) and the server link solscope_httplib.
+if(NOT TARGET solscope_httplib)
+  add_library(solscope_httplib INTERFACE)
+  find_package(httplib CONFIG QUIET)
+  if(NOT TARGET httplib::httplib)
+    find_package(PkgConfig QUIET)
+    if(PkgConfig_FOUND)
+      pkg_check_modules(SOLSCOPE_CPP_HTTPLIB QUIET IMPORTED_TARGET cpp-httplib)
+    endif()
+  endif()
+  if(TARGET httplib::httplib)
+    target_link_libraries(solscope_httplib INTERFACE httplib::httplib Threads::Threads)
+  elseif(TARGET PkgConfig::SOLSCOPE_CPP_HTTPLIB)
+    target_link_libraries(solscope_httplib INTERFACE PkgConfig::SOLSCOPE_CPP_HTTPLIB Threads::Threads)
+  else()
+    find_path(SOLSCOPE_HTTPLIB_INCLUDE_DIR httplib.h)
+    if(NOT SOLSCOPE_HTTPLIB_INCLUDE_DIR)
+      message(FATAL_ERROR "solscope: cpp-httplib not found: install the Debian package libcpp-httplib-dev "
+                          "(scripts/setup.sh installs everything the build needs)")
+    endif()
+    target_include_directories(solscope_httplib SYSTEM INTERFACE ${SOLSCOPE_HTTPLIB_INCLUDE_DIR})
+    find_library(SOLSCOPE_HTTPLIB_LIBRARY cpp-httplib)
+    if(SOLSCOPE_HTTPLIB_LIBRARY)
+      target_link_libraries(solscope_httplib INTERFACE ${SOLSCOPE_HTTPLIB_LIBRARY})
+      target_compile_definitions(solscope_httplib INTERFACE CPPHTTPLIB_OPENSSL_SUPPORT CPPHTTPLIB_ZLIB_SUPPORT
+                                                            CPPHTTPLIB_BROTLI_SUPPORT)
+    endif()
+    target_link_libraries(solscope_httplib INTERFACE Threads::Threads)
+  endif()
+endif()
+
+
 # CUDA toolkit headers (cupti_*.h, cuda.h) for the NVIDIA source's parameter structs. No NVIDIA library is
 # linked: libcupti, libcuda and libnvidia-ml are dlopen'ed at run time.
 find_path(SOLSCOPE_CUPTI_INCLUDE_DIR cupti_pmsampling.h

@@ -12,8 +12,10 @@
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
 #include "app/options.hpp"
+#include "app/serve_command.hpp"
 #include "app/signals.hpp"
 #include "app/source_factory.hpp"
+#include "app/top_command.hpp"
 
 namespace solscope::app {
 namespace {
@@ -123,7 +125,14 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
     sub->fallthrough();
     return sub;
   };
+  TopArgs top_args;
+  add_top_options(app, top_args);
   configure(app.add_subcommand("top", "live view of every GPU (the default command)"));
+
+  ServeArgs serve_args;
+  auto* serve = configure(app.add_subcommand(
+      "serve", "daemon: sampling plus HTTP (/metrics, /api/v1, live stream, web dashboard)"));
+  add_serve_options(*serve, serve_args);
   DevicesArgs devices_args;
   auto* devices =
       configure(app.add_subcommand("devices", "GPUs, counter source per GPU, permissions and fixes"));
@@ -173,12 +182,13 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   if (report_extras(app, err)) return kExitUsage;
 
   install_stop_signals();
+  if (serve->parsed()) return run_serve(common, workloads, serve_args, out, err);
   if (devices->parsed()) return run_devices(common, workloads, devices_args, out, err);
   if (record->parsed()) return run_record(common, workloads, record_args, out, err);
   if (replay->parsed()) return run_replay(common, replay_args, out, err);
   if (exporter->parsed()) return run_export(export_args, out, err);
   if (ceiling->parsed()) return run_ceiling(ceiling_args, out, err);
-  return run_live(common, workloads, out, err);
+  return run_top(common, workloads, top_args, out, err);
 }
 
 }  // namespace solscope::app

@@ -74,6 +74,7 @@ auto Engine::run(const std::atomic<bool>& stop, const EngineOptions& options) ->
   const auto interval = std::chrono::nanoseconds(options.poll_interval_ns);
   auto next_poll = started;
   while (!stop.load(std::memory_order_relaxed)) {
+    if (before_poll_) before_poll_();
     auto batch = source_.poll();
     if (!batch) return tl::unexpected(batch.error());
     ++summary.polls;

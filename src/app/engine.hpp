@@ -58,6 +58,10 @@ class Engine {
   /// must not block.
   void set_annotator(std::function<void(core::RawSample&)> annotate) { annotate_ = std::move(annotate); }
 
+  /// Sets a step run on the engine's thread before every poll (and before the final one): the one place
+  /// where another thread's requests may touch the source (BackgroundEngine::post).
+  void set_before_poll(std::function<void()> step) { before_poll_ = std::move(step); }
+
  private:
   auto deliver(std::vector<core::RawSample>& batch, RunSummary& summary) -> core::Result<void>;
   void report_lost_devices(RunSummary& summary);
@@ -67,6 +71,7 @@ class Engine {
   std::ostream& warnings_;
   std::map<std::uint32_t, core::DeviceInfo> devices_;
   std::function<void(core::RawSample&)> annotate_;
+  std::function<void()> before_poll_;
 };
 
 }  // namespace solscope::app
