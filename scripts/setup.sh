@@ -9,9 +9,10 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake ninja-build pkg-config git
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev libcpp-httplib-dev
-  libsqlite3-dev sqlite3 libncurses-dev libexpected-dev
+  libsqlite3-dev sqlite3 libncurses-dev libexpected-dev prometheus-cpp-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  tmux python3 clang-format
+  tmux python3 clang-format locales curl
+  nodejs npm chromium prometheus prometheus-node-exporter
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -23,6 +24,20 @@ if ((${#missing[@]})); then
   [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Integration tests run under a German locale too (decimal comma must never reach /metrics).
+if ! locale -a 2>/dev/null | grep -qi '^de_DE.utf8$'; then
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" sed -i 's/^# *de_DE.UTF-8 UTF-8/de_DE.UTF-8 UTF-8/' /etc/locale.gen
+  "${sudo_cmd[@]}" locale-gen >/dev/null
+fi
+
+# The web dashboard's chart library (uPlot) and the browser-test driver (playwright-core), from npm, pinned by
+# web/package-lock.json. The build embeds uPlot into the binary, so the page works offline.
+if [ ! -f web/node_modules/uplot/dist/uPlot.iife.min.js ] || [ ! -d web/node_modules/playwright-core ]; then
+  (cd web && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
 if [ ! -f /usr/local/cuda/include/cupti_pmsampling.h ] && [ -z "${CUDA_HOME:-}" ]; then
