@@ -1,0 +1,142 @@
+#include "core/live_state.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <thread>
+#include <vector>
+
+#include "core/derive.hpp"
+
+namespace solscope::core {
+namespace {
+
+constexpr std::int64_t kMs = 1'000'000;
+constexpr std::int64_t kS = 1'000'000'000;
+
+auto sample(std::uint32_t device, std::int64_t start_ns, std::int64_t end_ns, double tensor, double dram,
+            double util = 100.0) -> SolSample {
+  RawSample raw;
+  raw.device_index = device;
+  raw.t_start_ns = start_ns;
+  raw.t_end_ns = end_ns;
+  raw.source = SourceKind::PmSampling;
+  raw.set(MetricId::TensorPipe, tensor);
+  raw.set(MetricId::DramThroughput, dram);
+  raw.set(MetricId::GrActive, 100.0);
+  raw.set(MetricId::GpuUtil, util);
+  return derive(raw, DeviceInfo{});
+}
+
+auto device(std::uint32_t index, std::string name) -> DeviceState {
+  DeviceState d;
+  d.info.index = index;
+  d.info.name = std::move(name);
+  d.source = SourceKind::PmSampling;
+  return d;
+}
+
+TEST(LiveStateTest, windows_close_when_a_later_window_starts) {
+  LiveState state;
+  state.set_devices({device(0, "H100")});
+  for (int i = 0; i < 10; ++i) state.add(sample(0, i * 100 * kMs, (i + 1) * 100 * kMs, 40, 10));
+  // Ten samples of window 0; none complete yet: the latest window is the open one.
+  auto snap = state.snapshot(0);
+  ASSERT_TRUE(snap.has_value());
+  ASSERT_TRUE(snap->latest_window.has_value());
+  EXPECT_DOUBLE_EQ(snap->latest_window->compute_sol_pct, 40.0);
+  EXPECT_TRUE(state.windows(0, 0).empty());
+  state.add(sample(0, kS, kS + 100 * kMs, 80, 10));
+  const auto windows = state.windows(0, 0);
+  ASSERT_EQ(windows.size(), 1U);
+  EXPECT_EQ(windows[0].t_start_ns, 0);
+  EXPECT_EQ(windows[0].t_end_ns, kS);
+  EXPECT_DOUBLE_EQ(windows[0].compute_sol_pct, 40.0);
+  // The latest complete window wins over the open one once it exists.
+  EXPECT_DOUBLE_EQ(state.snapshot(0)->latest_window->compute_sol_pct, 40.0);
+  EXPECT_DOUBLE_EQ(state.snapshot(0)->latest->compute_sol_pct, 80.0);
+  EXPECT_EQ(state.snapshot(0)->state.info.name, "H100");
+}
+
+TEST(LiveStateTest, busy_counters_integrate_percent_times_seconds) {
+  LiveState state;
+  state.add(sample(3, 0, 250 * kMs, 80, 20, 100));          // 0.25 s at 80% tensor
+  state.add(sample(3, 250 * kMs, 1000 * kMs, 40, 60, 50));  // 0.75 s at 40%
+  const auto c = state.snapshot(3)->counters;
+  EXPECT_DOUBLE_EQ(c.sampled_seconds, 1.0);
+  EXPECT_NEAR(c.compute_sol_seconds, 0.8 * 0.25 + 0.4 * 0.75, 1e-12);
+  EXPECT_NEAR(c.pipe_seconds[static_cast<std::size_t>(Pipe::Tensor)], 0.5, 1e-12);
+  EXPECT_NEAR(c.memory_sol_seconds, 0.2 * 0.25 + 0.6 * 0.75, 1e-12);
+  EXPECT_NEAR(c.gpu_util_seconds, 0.25 + 0.5 * 0.75, 1e-12);
+  EXPECT_DOUBLE_EQ(c.compute_sol_known_seconds, 1.0);
+  // FMA was never measured: its busy time stays 0 and so does the time it was known.
+  EXPECT_DOUBLE_EQ(c.pipe_known_seconds[static_cast<std::size_t>(Pipe::Fma)], 0.0);
+  EXPECT_EQ(c.samples, 2U);
+}
+
+TEST(LiveStateTest, unknown_figures_do_not_count_as_idle) {
+  BusyCounters c;
+  SolSample s;
+  s.t_start_ns = 0;
+  s.t_end_ns = kS;
+  accumulate(c, s);
+  EXPECT_DOUBLE_EQ(c.sampled_seconds, 1.0);
+  EXPECT_DOUBLE_EQ(c.compute_sol_known_seconds, 0.0);
+  EXPECT_DOUBLE_EQ(c.compute_sol_seconds, 0.0);
+}
+
+TEST(LiveStateTest, history_is_bounded_and_merges_windows) {
+  LiveState state(LiveStateOptions{.window_ns = kS, .history_ns = 10 * kS});
+  for (int i = 0; i < 31; ++i) state.add(sample(0, i * kS, (i + 1) * kS, i % 2 == 0 ? 20.0 : 60.0, 5));
+  const auto all = state.windows(0, 0);
+  ASSERT_EQ(all.size(), 10U);  // 30 complete windows, the newest 10 kept
+  EXPECT_EQ(all.front().t_start_ns, 20 * kS);
+  const auto merged = state.windows(0, 0, 2);
+  ASSERT_EQ(merged.size(), 5U);
+  for (const auto& w : merged) EXPECT_DOUBLE_EQ(w.compute_sol_pct, 40.0);
+  const auto points = state.history(0, 25 * kS);
+  ASSERT_EQ(points.size(), 5U);                           // windows ending after 25 s: 25-26 ... 29-30
+  EXPECT_DOUBLE_EQ(points.back().compute_sol_pct, 60.0);  // window 29-30 s
+  EXPECT_EQ(state.newest_ns(), 31 * kS);
+}
+
+TEST(LiveStateTest, device_facts_update_and_bump_the_version) {
+  LiveState state;
+  state.set_devices({device(0, "A"), device(1, "B")});
+  const auto v0 = state.version();
+  state.set_processes(1, {GpuProcess{.pid = 42,
+                                     .user = "alice",
+                                     .gpu_memory_bytes = 1 << 20,
+                                     .command = "python serve.py",
+                                     .container_id = ""}});
+  state.set_workload_note(0, "vLLM Llama-3.1-8B decode");
+  state.set_lost(1, true);
+  state.set_processes(7, {});  // unknown device: ignored
+  EXPECT_GT(state.version(), v0);
+  const auto devices = state.devices();
+  ASSERT_EQ(devices.size(), 2U);
+  EXPECT_EQ(devices[0].workload_note, "vLLM Llama-3.1-8B decode");
+  ASSERT_EQ(devices[1].processes.size(), 1U);
+  EXPECT_EQ(devices[1].processes[0].user, "alice");
+  EXPECT_TRUE(devices[1].lost);
+}
+
+TEST(LiveStateTest, readers_and_a_writer_may_run_concurrently) {
+  LiveState state;
+  std::thread writer([&state] {
+    for (int i = 0; i < 2000; ++i) state.add(sample(i % 4, i * 10 * kMs, (i + 1) * 10 * kMs, 50, 50));
+  });
+  std::uint64_t seen = 0;
+  for (int i = 0; i < 200; ++i) {
+    for (const auto& snap : state.snapshot()) seen += snap.counters.samples;
+    (void)state.history(0, 0);
+  }
+  writer.join();
+  std::uint64_t total = 0;
+  for (const auto& snap : state.snapshot()) total += snap.counters.samples;
+  EXPECT_EQ(total, 2000U);
+  EXPECT_LE(seen, 200U * 2000U);
+}
+
+}  // namespace
+}  // namespace solscope::core
