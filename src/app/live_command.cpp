@@ -1,5 +1,7 @@
 // `solscope` / `solscope top` / `solscope --json`: live figures of every GPU (or of a trace with --replay).
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
 
 #include "app/attainable_wiring.hpp"
 #include "app/commands.hpp"
@@ -10,6 +12,7 @@
 #include "app/sinks.hpp"
 #include "app/source_factory.hpp"
 #include "app/text_view.hpp"
+#include "app/tui_session.hpp"
 
 namespace solscope::app {
 namespace {
@@ -29,10 +32,27 @@ auto open_live_or_demo(const CommonOptions& common, const sources::SourceConfig&
   return open_replay_source(demo, demo_config, 1.0, true);
 }
 
+/// steady_clock now in ns (the terminal view's time-to-first-frame origin).
+auto steady_now_ns() -> std::int64_t {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+/// The terminal view's title: the GPUs, the trace, or the bundled trace shown for want of a GPU.
+auto view_title(const CommonOptions& common, const OpenedSource& opened) -> std::string {
+  if (opened.live) return opened.description;
+  const auto base =
+      std::filesystem::path(common.replay.empty() ? find_demo_trace() : common.replay).filename();
+  if (common.replay.empty()) return "no NVIDIA GPU here: showing the bundled trace " + base.string();
+  return "replay of " + base.string();
+}
+
 }  // namespace
 
 auto run_live(const CommonOptions& common, const WorkloadOptions& workloads, std::ostream& out,
               std::ostream& err) -> int {
+  const std::int64_t started_ns = steady_now_ns();
   auto config = source_config_from(common);
   if (!config) {
     print_error(err, config.error());
@@ -49,13 +69,27 @@ auto run_live(const CommonOptions& common, const WorkloadOptions& workloads, std
     return opened.error().exit_code;
   }
   const auto attainable = attainable_for(std::move(*plan), *opened);
+  const EngineOptions options{.poll_interval_ns = poll_interval_for(config->interval_ns)};
+  if (want_terminal_view(common.json)) {
+    TerminalViewOptions view{.title = view_title(common, *opened),
+                             .engine = options,
+                             .attainable = attainable.get(),
+                             .replay_path = opened->live
+                                                ? std::string()
+                                                : (common.replay.empty() ? find_demo_trace() : common.replay),
+                             .config = *config,
+                             .speed = 1.0,
+                             .loop = common.replay.empty(),
+                             .started_steady_ns = started_ns};
+    if (common.replay.empty() && !opened->live) view.config.devices.clear();
+    return run_terminal_view(*opened, view, err);
+  }
   JsonLinesSink json(out);
   TextViewSink text(out, 1'000'000'000, "# solscope " SOLSCOPE_VERSION ": " + opened->description);
   if (attainable) {
     text.set_device_notes([&attainable](std::uint32_t device) { return attainable->description_of(device); });
   }
   SampleSink* sink = common.json ? static_cast<SampleSink*>(&json) : &text;
-  const EngineOptions options{.poll_interval_ns = poll_interval_for(config->interval_ns)};
   return run_engine_with_attainable(*opened->source, {sink}, options, attainable.get(), err);
 }
 

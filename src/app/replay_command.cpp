@@ -1,4 +1,7 @@
 // `solscope replay FILE [--json] [--speed X]`: a trace through the live view, or as JSON Lines.
+#include <chrono>
+#include <filesystem>
+
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
@@ -6,11 +9,15 @@
 #include "app/sinks.hpp"
 #include "app/source_factory.hpp"
 #include "app/text_view.hpp"
+#include "app/tui_session.hpp"
 
 namespace solscope::app {
 
 auto run_replay(const CommonOptions& common, const ReplayArgs& args, std::ostream& out, std::ostream& err)
     -> int {
+  const std::int64_t started_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                      std::chrono::steady_clock::now().time_since_epoch())
+                                      .count();
   auto config = source_config_from(common);
   if (!config) {
     print_error(err, config.error());
@@ -23,12 +30,24 @@ auto run_replay(const CommonOptions& common, const ReplayArgs& args, std::ostrea
     print_error(err, opened.error().error);
     return opened.error().exit_code;
   }
+  const EngineOptions options{.poll_interval_ns = poll_interval_for(config->interval_ns),
+                              .pace = speed > 0.0};
+  if (want_terminal_view(common.json)) {
+    const TerminalViewOptions view{
+        .title = "replay of " + std::filesystem::path(args.file).filename().string(),
+        .engine = options,
+        .attainable = nullptr,
+        .replay_path = args.file,
+        .config = *config,
+        .speed = speed,
+        .loop = args.loop,
+        .started_steady_ns = started_ns};
+    return run_terminal_view(*opened, view, err);
+  }
   if (!common.json) print_note(err, "playing " + opened->description);
   JsonLinesSink json(out);
   TextViewSink text(out, 1'000'000'000, "# solscope " SOLSCOPE_VERSION ": " + opened->description);
   SampleSink* sink = common.json ? static_cast<SampleSink*>(&json) : &text;
-  const EngineOptions options{.poll_interval_ns = poll_interval_for(config->interval_ns),
-                              .pace = speed > 0.0};
   return run_engine(*opened->source, {sink}, options, err);
 }
 

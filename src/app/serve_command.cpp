@@ -1,22 +1,188 @@
-// Placeholder: the daemon lands with issue 4.
 #include "app/serve_command.hpp"
+
+#include <charconv>
+#include <chrono>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 
+#include "app/attainable_wiring.hpp"
 #include "app/exit_codes.hpp"
+#include "app/live_feed.hpp"
 #include "app/messages.hpp"
+#include "app/process_refresh.hpp"
+#include "app/run_support.hpp"
+#include "app/signals.hpp"
+#include "app/source_factory.hpp"
+#include "server/auth.hpp"
+#include "server/server.hpp"
 
 namespace solscope::app {
+namespace {
 
-void add_serve_options(CLI::App& serve, ServeArgs& args) {
-  serve.add_option("--listen", args.listen, "ADDRESS:PORT to listen on (default 127.0.0.1:9741)")
-      ->envname("SOLSCOPE_LISTEN");
+/// How often the daemon checks for a stop signal and the engine's end.
+constexpr std::chrono::milliseconds kTick{100};
+
+auto usage_error(const std::string& what, const std::string& hint) -> Failure {
+  return Failure{core::Error{core::ErrorCode::InvalidArgument, what, hint}, kExitUsage};
 }
 
-auto run_serve(const CommonOptions& /*common*/, const WorkloadOptions& /*workloads*/,
-               const ServeArgs& /*args*/, std::ostream& /*out*/, std::ostream& err) -> int {
-  print_error(err, core::Error{core::ErrorCode::Unimplemented, "solscope serve is not built yet", ""});
-  return kExitFailure;
+/// The server's options from the command line (token read, TLS pair checked).
+auto server_options_from(const ServeArgs& args) -> Outcome<server::ServerOptions> {
+  auto listen = parse_listen_address(args.listen);
+  if (!listen) return tl::unexpected(Failure{listen.error(), kExitUsage});
+  server::ServerOptions o;
+  o.host = listen->host;
+  o.port = listen->port;
+  if (!args.token_file.empty()) {
+    auto token = server::read_token_file(args.token_file);
+    if (!token) return tl::unexpected(Failure{token.error(), kExitUsage});
+    o.token = std::move(*token);
+  } else if (!server::is_loopback_host(o.host)) {
+    return tl::unexpected(usage_error("--listen " + args.listen +
+                                          " is not a loopback address and no "
+                                          "--token-file was given",
+                                      "give --token-file FILE (a bearer token of 16+ characters), or listen "
+                                      "on 127.0.0.1"));
+  }
+  if (args.tls_cert.empty() != args.tls_key.empty()) {
+    return tl::unexpected(
+        usage_error("--tls-cert and --tls-key go together", "give both PEM files, or neither"));
+  }
+  o.tls_cert_path = args.tls_cert;
+  o.tls_key_path = args.tls_key;
+  o.max_stream_clients = args.max_clients;
+  o.stream_queue_events = args.client_queue;
+  return o;
+}
+
+/// Serves until a signal, reporting the engine's end once. Returns the exit code.
+auto serve_until_stopped(const BackgroundEngine& engine, std::ostream& err) -> int {
+  const auto& stop = install_stop_signals();
+  bool reported_end = false;
+  while (!stop.load()) {
+    std::this_thread::sleep_for(kTick);
+    if (!engine.done() || reported_end) continue;
+    reported_end = true;
+    const auto result = engine.result();
+    if (result && !*result) {
+      print_error(err, result->error());
+      return kExitFailure;
+    }
+    if (!stop.load()) print_note(err, "the replay ended: serving its last figures until stopped");
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+auto parse_listen_address(const std::string& text) -> core::Result<ListenAddress> {
+  ListenAddress a;
+  std::string port_text;
+  if (text.starts_with("[")) {
+    const auto close = text.find(']');
+    if (close == std::string::npos) {
+      return core::fail(core::ErrorCode::InvalidArgument, "--listen " + text + " has no closing ]",
+                        "write IPv6 addresses as [::1]:9741");
+    }
+    a.host = text.substr(1, close - 1);
+    if (close + 1 < text.size()) {
+      if (text[close + 1] != ':')
+        return core::fail(core::ErrorCode::InvalidArgument, "--listen " + text + " is not [ADDRESS]:PORT");
+      port_text = text.substr(close + 2);
+    }
+  } else if (const auto colon = text.rfind(':'); colon != std::string::npos && text.find(':') == colon) {
+    a.host = text.substr(0, colon);
+    port_text = text.substr(colon + 1);
+  } else {
+    a.host = text;
+  }
+  if (a.host.empty()) {
+    return core::fail(core::ErrorCode::InvalidArgument, "--listen " + text + " names no address",
+                      "e.g. --listen 127.0.0.1:9741 or --listen 0.0.0.0:9741");
+  }
+  if (!port_text.empty() || text.ends_with(":")) {
+    unsigned port = 0;
+    const auto [ptr, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+    if (port_text.empty() || ec != std::errc() || ptr != port_text.data() + port_text.size() ||
+        port > 65535) {
+      return core::fail(core::ErrorCode::InvalidArgument, "--listen " + text + " has no valid port",
+                        "the port is 0-65535 (0 = any free port)");
+    }
+    a.port = static_cast<std::uint16_t>(port);
+  }
+  return a;
+}
+
+void add_serve_options(CLI::App& serve, ServeArgs& args) {
+  serve
+      .add_option("--listen", args.listen, "ADDRESS:PORT to listen on (default 127.0.0.1:9741; port 0 = any)")
+      ->envname("SOLSCOPE_LISTEN");
+  serve.add_option("--token-file", args.token_file, "file holding the bearer token (required off loopback)")
+      ->envname("SOLSCOPE_TOKEN_FILE");
+  serve.add_option("--tls-cert", args.tls_cert, "PEM certificate: serve HTTPS (with --tls-key)")
+      ->envname("SOLSCOPE_TLS_CERT");
+  serve.add_option("--tls-key", args.tls_key, "PEM private key of --tls-cert")->envname("SOLSCOPE_TLS_KEY");
+  serve.add_option("--max-clients", args.max_clients, "concurrent live-stream clients (default 64)")
+      ->check(CLI::Range(1, 4096));
+  serve.add_option("--client-queue", args.client_queue, "events queued per stream client (default 512)")
+      ->check(CLI::Range(1, 65536));
+  serve.add_option("--speed", args.replay_speed, "with --replay: 1 = real time, 0 = as fast as possible")
+      ->check(CLI::Range(0.0, 1000.0));
+  serve.add_flag("--loop", args.loop, "with --replay: start again at the end");
+}
+
+auto run_serve(const CommonOptions& common, const WorkloadOptions& workloads, const ServeArgs& args,
+               std::ostream& /*out*/, std::ostream& err) -> int {
+  auto config = source_config_from(common);
+  auto options = server_options_from(args);
+  auto plan = plan_attainable(common, workloads);
+  for (const core::Error* e : {config ? nullptr : &config.error(), options ? nullptr : &options.error().error,
+                               plan ? nullptr : &plan.error()}) {
+    if (e == nullptr) continue;
+    print_error(err, *e);
+    return kExitUsage;
+  }
+  auto opened = common.replay.empty()
+                    ? open_nvidia_source(*config)
+                    : open_replay_source(common.replay, *config, args.replay_speed, args.loop);
+  if (!opened) {
+    print_error(err, opened.error().error);
+    return opened.error().exit_code;
+  }
+  const auto attainable = attainable_for(std::move(*plan), *opened);
+  options->api.source_description = opened->description;
+  options->api.synthetic = opened->synthetic;
+  core::LiveState state;
+  auto server = server::Server::start(std::move(*options), state);
+  if (!server) {
+    print_error(err, server.error());
+    opened->source->stop();
+    return server.error().code == core::ErrorCode::InvalidArgument ? kExitUsage : kExitFailure;
+  }
+  print_note(err, "serving " + opened->description);
+  print_note(err, "listening on " + (*server)->url());
+  err.flush();
+  server::Server& http = **server;
+  LiveStateSink sink(state, *opened->source, [&http](const core::SolSample& s) { http.publish(s); });
+  const EngineOptions engine_options{.poll_interval_ns = poll_interval_for(config->interval_ns)};
+  if (attainable) attainable->start();
+  int code = kExitOk;
+  {
+    BackgroundEngine engine(*opened->source, {&sink}, engine_options, install_stop_signals(),
+                            attainable ? attainable->annotator() : std::function<void(core::RawSample&)>{});
+    // Processes (NVML + /proc) and workload notes, refreshed on the engine thread.
+    std::function<std::string(std::uint32_t)> notes;
+    if (attainable)
+      notes = [a = attainable.get()](std::uint32_t device) { return a->description_of(device); };
+    ProcessRefresher refresher(engine, state, std::move(notes));
+    code = serve_until_stopped(engine, err);
+    engine.stop();
+  }
+  http.stop();
+  opened->source->stop();
+  if (attainable) attainable->stop();
+  return code;
 }
 
 }  // namespace solscope::app

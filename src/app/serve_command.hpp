@@ -1,4 +1,4 @@
-// `solscope serve`: the per-node daemon (sampling + HTTP), and its options.
+// `solscope serve`: the per-node daemon (sampling + HTTP, docs/http-api.md), and its options.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +7,7 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
+#include "core/result.hpp"
 
 namespace CLI {
 class App;
@@ -20,16 +21,32 @@ inline constexpr std::uint16_t kDefaultServePort = 9741;
 
 /// Options of `solscope serve`.
 struct ServeArgs {
-  std::string listen = "127.0.0.1:9741";  ///< --listen ADDRESS:PORT
+  std::string listen = "127.0.0.1:9741";  ///< --listen ADDRESS:PORT (IPv6 in brackets; port 0 = any free)
   std::string token_file;                 ///< --token-file: bearer token (required off loopback)
-  std::string tls_cert;                   ///< --tls-cert PEM file
+  std::string tls_cert;                   ///< --tls-cert PEM file (with --tls-key: HTTPS)
   std::string tls_key;                    ///< --tls-key PEM file
+  std::size_t max_clients = 64;           ///< --max-clients: concurrent /api/v1/stream clients, 1-4096
+  std::size_t client_queue = 512;         ///< --client-queue: events queued per stream client, 1-65536
+  double replay_speed = 1.0;              ///< --speed: with --replay, trace seconds per second (0 = fastest)
+  bool loop = false;                      ///< --loop: with --replay, start again at the end
 };
+
+/// A --listen value split: host without brackets, and port.
+struct ListenAddress {
+  std::string host;
+  std::uint16_t port = kDefaultServePort;
+};
+
+/// Parses "HOST:PORT", "[IPV6]:PORT", or a bare "HOST" (default port). Errors: InvalidArgument naming the
+/// value when the port is not 0-65535 or the host is empty.
+[[nodiscard]] auto parse_listen_address(const std::string& text) -> core::Result<ListenAddress>;
 
 /// Adds `serve`'s options to its subcommand.
 void add_serve_options(CLI::App& serve, ServeArgs& args);
 
-/// Samples (or replays --replay FILE) and serves HTTP until SIGINT/SIGTERM.
+/// Samples (or replays --replay FILE) and serves HTTP until SIGINT/SIGTERM; prints "solscope: listening on
+/// URL" on `err` once the port is bound. Without a GPU and without --replay it fails with the NVIDIA source's
+/// error and exit code. A replay that ends (without --loop) keeps its last figures served until stopped.
 auto run_serve(const CommonOptions& common, const WorkloadOptions& workloads, const ServeArgs& args,
                std::ostream& out, std::ostream& err) -> int;
 

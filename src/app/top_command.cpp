@@ -1,17 +1,67 @@
-// Placeholder: the terminal view lands with issue 3; until then the plain live view.
+// `solscope` / `solscope top`: the terminal view of every GPU (or of a trace), its options, and the seam
+// where it attaches to a running daemon instead of sampling.
 #include "app/top_command.hpp"
+
+#include <cstdlib>
 
 #include <CLI/CLI.hpp>
 
+#include "app/exit_codes.hpp"
+#include "app/messages.hpp"
+#include "app/remote_attach.hpp"
+#include "app/signals.hpp"
+#include "app/tui_session.hpp"
+#include "tui/tui.hpp"
+
 namespace solscope::app {
+namespace {
+
+/// The terminal view over a daemon's figures (connect_remote feeds the LiveState).
+auto run_attached(const std::string& address, std::ostream& err) -> int {
+  core::LiveState state;
+  const auto& stop = install_stop_signals();
+  auto attached = connect_remote(address, state, stop);
+  if (!attached) {
+    print_error(err, attached.error());
+    return kExitFailure;
+  }
+  if (!want_terminal_view(false)) {
+    print_error(err, core::Error{core::ErrorCode::Unimplemented,
+                                 "the plain view of an attached daemon is not available",
+                                 "run in a terminal, or read the daemon's /api/v1 directly"});
+    return kExitUsage;
+  }
+  const RemoteAttachment& remote = **attached;
+  tui::TuiOptions view;
+  view.source.title = remote.description();
+  view.feed_status = [&remote] { return remote.status(); };
+  if (const char* v = std::getenv("NO_COLOR")) view.no_color = v;
+  if (const char* v = std::getenv("SOLSCOPE_COLORS")) view.colors = v;
+  auto shown = tui::run_tui(state, view, nullptr, stop);
+  if (!shown) {
+    print_error(err, shown.error());
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace
 
 void add_top_options(CLI::App& app, TopArgs& args) {
   app.add_option("--connect", args.connect, "show a running `solscope serve` (HOST:PORT)")
       ->envname("SOLSCOPE_CONNECT");
 }
 
-auto run_top(const CommonOptions& common, const WorkloadOptions& workloads, const TopArgs& /*args*/,
+auto run_top(const CommonOptions& common, const WorkloadOptions& workloads, const TopArgs& args,
              std::ostream& out, std::ostream& err) -> int {
+  if (!args.connect.empty()) return run_attached(args.connect, err);
+  // One profiler per GPU: a local daemon already holding the counters is shown instead of competing with it.
+  if (common.replay.empty() && !common.json) {
+    if (const std::string local = find_local_daemon(); !local.empty()) {
+      print_note(err, "a solscope daemon on " + local + " holds the GPU counters: showing its figures");
+      return run_attached(local, err);
+    }
+  }
   return run_live(common, workloads, out, err);
 }
 

@@ -1,0 +1,81 @@
+// Replay controls of the terminal view: pause, speed and seek of a trace replay, applied on the engine thread
+// (BackgroundEngine::post), the only thread that may touch the source.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "app/live_feed.hpp"
+#include "core/live_state.hpp"
+#include "sources/counter_source.hpp"
+#include "sources/replay/trace_replay_source.hpp"
+#include "tui/controls.hpp"
+
+namespace solscope::app {
+
+/// A trace replay whose speed can change while it plays, for the terminal view. Forwards to a
+/// TraceReplaySource; a new speed re-opens the trace at that speed and seeks to the position playing (the
+/// replay source has no speed setter). Never finished(): at the end of the trace it waits, so that the user
+/// can seek back; at_end() tells. Not thread-safe (the engine thread drives it), except at_end().
+class AdjustableReplaySource final : public sources::CounterSource {
+ public:
+  /// `started` is the opened and started replay of `path` (app::open_replay_source) with `config`.
+  AdjustableReplaySource(std::unique_ptr<replay::TraceReplaySource> started, std::string path,
+                         sources::SourceConfig config, double speed, bool loop);
+
+  [[nodiscard]] auto devices() const -> std::vector<core::DeviceInfo> override { return inner_->devices(); }
+  /// Already started: a no-op.
+  [[nodiscard]] auto start(const sources::SourceConfig& config) -> core::Result<void> override;
+  [[nodiscard]] auto poll() -> core::Result<std::vector<core::RawSample>> override;
+  [[nodiscard]] auto finished() const -> bool override { return false; }
+  void stop() override { inner_->stop(); }
+  [[nodiscard]] auto status(std::uint32_t device) const -> sources::DeviceStatus override {
+    return inner_->status(device);
+  }
+
+  [[nodiscard]] auto replay() -> replay::TraceReplaySource& { return *inner_; }
+  /// Re-opens the trace at `speed` (>= 0) from the position playing, keeping pause. Errors: the trace
+  /// reader's (then the old replay goes on).
+  [[nodiscard]] auto set_speed(double speed) -> core::Result<void>;
+  /// True once every sample of the trace was returned. Thread-safe.
+  [[nodiscard]] auto at_end() const -> bool { return at_end_.load(); }
+
+ private:
+  std::unique_ptr<replay::TraceReplaySource> inner_;
+  std::string path_;
+  sources::SourceConfig config_;
+  double speed_;
+  bool loop_;
+  std::atomic<bool> at_end_{false};
+};
+
+/// tui::PlaybackControls over an AdjustableReplaySource run by a BackgroundEngine. The position shown is the
+/// newest sample in `state` (the trace time playing). Speeds go in steps of x2 from 1/8 to 64. Seeking clears
+/// the LiveState's figures (the view then shows the trace from the new position) and resumes playback.
+class ReplayControls final : public tui::PlaybackControls {
+ public:
+  /// `first_ns`/`last_ns`: the trace's first sample start and last sample end.
+  ReplayControls(BackgroundEngine& engine, AdjustableReplaySource& source, core::LiveState& state,
+                 std::int64_t first_ns, std::int64_t last_ns, double speed);
+
+  void set_paused(bool paused) override;
+  [[nodiscard]] auto paused() const -> bool override { return paused_.load(); }
+  void change_speed(int steps) override;
+  void seek_by(std::int64_t delta_ns) override;
+  /// "0:12/5:00 x1": position, length and speed ("max speed" for speed 0; "end of trace" added once it played
+  /// out).
+  [[nodiscard]] auto status_text() const -> std::string override;
+
+ private:
+  BackgroundEngine& engine_;
+  AdjustableReplaySource& source_;
+  core::LiveState& state_;
+  std::int64_t first_ns_;
+  std::int64_t last_ns_;
+  std::atomic<double> speed_;
+  std::atomic<bool> paused_{false};
+};
+
+}  // namespace solscope::app

@@ -1,0 +1,118 @@
+#include "app/tui_session.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <string_view>
+#include <utility>
+
+#include "app/exit_codes.hpp"
+#include "app/live_feed.hpp"
+#include "app/messages.hpp"
+#include "app/process_refresh.hpp"
+#include "app/replay_controls.hpp"
+#include "app/signals.hpp"
+#include "trace/reader.hpp"
+#include "tui/tui.hpp"
+
+namespace solscope::app {
+namespace {
+
+constexpr const char* kTraceProcessNote =
+    "no process information in a trace: processes are shown on live GPUs";
+
+auto env(const char* name) -> std::string {
+  const char* value = std::getenv(name);
+  return value == nullptr ? std::string() : std::string(value);
+}
+
+/// First sample start and last sample end of a trace (0, 0 when unknown).
+auto trace_span(const std::string& path) -> std::pair<std::int64_t, std::int64_t> {
+  auto reader = trace::Reader::open(path);
+  if (!reader) return {0, 0};
+  auto span = reader->time_span();
+  if (!span || !span->has_value()) return {0, 0};
+  return **span;
+}
+
+auto view_options(const OpenedSource& opened, const TerminalViewOptions& options) -> tui::TuiOptions {
+  return tui::TuiOptions{
+      .source = tui::SourceInfo{.title = options.title,
+                                .synthetic = opened.synthetic,
+                                .process_note = opened.live ? std::string() : std::string(kTraceProcessNote)},
+      .frames_per_second = 10,
+      .feed_status = {},
+      .no_color = env("NO_COLOR"),
+      .colors = env("SOLSCOPE_COLORS"),
+      .ascii = !env("SOLSCOPE_ASCII").empty(),
+      .stats_path = env("SOLSCOPE_TUI_STATS"),
+      .started_steady_ns = options.started_steady_ns};
+}
+
+/// The header's word on the feed: why it stopped, or nothing while it runs.
+auto feed_status(const BackgroundEngine& engine) -> std::string {
+  if (!engine.done()) return {};
+  const auto result = engine.result();
+  if (result && !*result) return "stopped: " + result->error().message;
+  return "source finished";
+}
+
+}  // namespace
+
+auto want_terminal_view(bool json) -> bool {
+  if (json || isatty(STDOUT_FILENO) == 0 || isatty(STDIN_FILENO) == 0) return false;
+  const std::string term = env("TERM");
+  return !term.empty() && term != "dumb";
+}
+
+auto run_terminal_view(OpenedSource& opened, const TerminalViewOptions& options, std::ostream& err) -> int {
+  core::LiveState state;
+  std::unique_ptr<AdjustableReplaySource> adjustable;
+  auto* replay = dynamic_cast<replay::TraceReplaySource*>(opened.source.get());
+  if (replay != nullptr && !options.replay_path.empty()) {
+    opened.source.release();
+    adjustable = std::make_unique<AdjustableReplaySource>(std::unique_ptr<replay::TraceReplaySource>(replay),
+                                                          options.replay_path, options.config, options.speed,
+                                                          options.loop);
+  }
+  sources::CounterSource& source = adjustable ? *adjustable : *opened.source;
+  LiveStateSink sink(state, source);
+  AttainableSol* attainable = options.attainable;
+  if (attainable != nullptr) attainable->start();
+  const auto& stop = install_stop_signals();
+  auto result = [&]() -> core::Result<void> {
+    BackgroundEngine engine(source, {&sink}, options.engine, stop,
+                            attainable != nullptr ? attainable->annotator() : nullptr);
+    std::unique_ptr<ReplayControls> controls;
+    std::unique_ptr<ProcessRefresher> refresher;
+    if (adjustable) {
+      const auto [first, last] = trace_span(options.replay_path);
+      controls = std::make_unique<ReplayControls>(engine, *adjustable, state, first, last, options.speed);
+    } else if (opened.live) {
+      std::function<std::string(std::uint32_t)> notes;
+      if (attainable != nullptr)
+        notes = [attainable](std::uint32_t d) { return attainable->description_of(d); };
+      refresher = std::make_unique<ProcessRefresher>(engine, state, std::move(notes));
+    }
+    tui::TuiOptions view = view_options(opened, options);
+    view.feed_status = [&engine] { return feed_status(engine); };
+    auto shown = tui::run_tui(state, view, controls.get(), stop);
+    refresher.reset();
+    engine.stop();
+    err << engine.warnings();
+    if (!shown) return shown;
+    if (auto ran = engine.result(); ran && !*ran) return tl::unexpected(ran->error());
+    return core::ok();
+  }();
+  source.stop();
+  if (attainable != nullptr) attainable->stop();
+  if (!result) {
+    print_error(err, result.error());
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace solscope::app

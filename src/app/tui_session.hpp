@@ -1,0 +1,40 @@
+// Runs the terminal view (src/tui) over a source: the engine on its own thread feeding a LiveState, the
+// replay controls or the process refresh, and the view on the calling thread. Used by `solscope`, `solscope
+// top` and `solscope replay` when stdout is a terminal.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include "app/attainable_sol.hpp"
+#include "app/engine.hpp"
+#include "app/source_factory.hpp"
+
+namespace solscope::app {
+
+/// True when the terminal view should run: not --json, stdin and stdout are terminals, and $TERM is set and
+/// not "dumb". Otherwise the commands keep their plain line view (or JSON Lines).
+[[nodiscard]] auto want_terminal_view(bool json) -> bool;
+
+/// What run_terminal_view() runs.
+struct TerminalViewOptions {
+  std::string title;                    ///< header title, e.g. "NVIDIA GPUs" or "replay of run.sqlite"
+  EngineOptions engine;                 ///< poll interval and pacing
+  AttainableSol* attainable = nullptr;  ///< live GPUs: the workload notes and attainable SOL; may be null
+  /// Replays: the trace file, so that the view can change the speed (re-opening it), and how it was opened.
+  std::string replay_path;
+  sources::SourceConfig config;
+  double speed = 1.0;
+  bool loop = false;
+  std::int64_t started_steady_ns = 0;  ///< when the command started (steady clock), for the first-frame time
+};
+
+/// Runs the terminal view over `opened` (started) until the user quits or a stop signal. Replays
+/// (`replay_path` set) get pause/speed/seek; live NVIDIA sources get their process table refreshed every 2 s.
+/// Prints the engine's warnings and any failure to `err` once the terminal is restored. Returns the exit
+/// code: kExitOk, or kExitFailure when the terminal cannot be used or the source failed.
+[[nodiscard]] auto run_terminal_view(OpenedSource& opened, const TerminalViewOptions& options,
+                                     std::ostream& err) -> int;
+
+}  // namespace solscope::app

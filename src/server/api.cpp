@@ -1,0 +1,143 @@
+#include "server/api.hpp"
+
+#include <charconv>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "server/sample_json.hpp"
+#include "trace/json_format.hpp"
+
+namespace solscope::server {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr std::int64_t kNsPerMs = 1'000'000;
+constexpr std::int64_t kMaxDurationNs = 3'600'000'000'000'000;  // 1e6 hours
+
+auto parse_digits(std::string_view text) -> std::optional<std::int64_t> {
+  std::int64_t value = 0;
+  const auto* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end || text.front() == '-' || text.front() == '+') {
+    return std::nullopt;
+  }
+  return value;
+}
+
+/// Lenient JSON dump: invalid UTF-8 in a string (a process command line) is replaced, never thrown.
+auto dump(const Json& json) -> std::string {
+  return json.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+}  // namespace
+
+auto parse_duration_ns(std::string_view text) -> std::optional<std::int64_t> {
+  std::int64_t unit_ns = 0;
+  std::size_t suffix = 1;
+  if (text.ends_with("ms")) {
+    unit_ns = kNsPerMs;
+    suffix = 2;
+  } else if (text.ends_with("s")) {
+    unit_ns = 1000 * kNsPerMs;
+  } else if (text.ends_with("m")) {
+    unit_ns = 60'000 * kNsPerMs;
+  } else if (text.ends_with("h")) {
+    unit_ns = 3'600'000 * kNsPerMs;
+  } else {
+    return std::nullopt;
+  }
+  const auto count = parse_digits(text.substr(0, text.size() - std::min(suffix, text.size())));
+  if (!count || *count > kMaxDurationNs / unit_ns) return std::nullopt;
+  return *count * unit_ns;
+}
+
+auto parse_samples_query(const SamplesParams& params, const core::LiveState& state)
+    -> core::Result<SamplesQuery> {
+  SamplesQuery q;
+  const auto device = params.device ? parse_digits(*params.device) : std::nullopt;
+  if (!device || *device > std::numeric_limits<std::uint32_t>::max()) {
+    return core::fail(core::ErrorCode::InvalidArgument, "query parameter device must be a GPU index",
+                      "e.g. /api/v1/samples?device=0");
+  }
+  q.device = static_cast<std::uint32_t>(*device);
+  if (!state.snapshot(q.device)) {
+    return core::fail(core::ErrorCode::NotFound, "no GPU " + std::to_string(q.device) + " here",
+                      "GET /api/v1/devices lists the GPUs");
+  }
+  const std::int64_t base_ns = state.options().window_ns;
+  q.window_ns = base_ns;
+  if (params.window) {
+    const auto w = parse_duration_ns(*params.window);
+    if (!w || *w < base_ns || *w > kMaxSamplesWindowNs || *w % base_ns != 0) {
+      return core::fail(
+          core::ErrorCode::InvalidArgument,
+          "query parameter window=" + *params.window + " is not a whole number of seconds from 1s to 1h",
+          "e.g. window=10s");
+    }
+    q.window_ns = *w;
+  }
+  const std::int64_t newest_ns = state.newest_ns();
+  q.since_ns = newest_ns - kDefaultSinceNs;
+  if (params.since) {
+    const std::string& since = *params.since;
+    if (since.starts_with("-")) {
+      const auto ago = parse_duration_ns(std::string_view(since).substr(1));
+      if (!ago) {
+        return core::fail(core::ErrorCode::InvalidArgument,
+                          "query parameter since=" + since + " is not a negative duration",
+                          "e.g. since=-5m, or a Unix time in ns");
+      }
+      q.since_ns = newest_ns - *ago;
+    } else if (const auto t = parse_digits(since)) {
+      q.since_ns = *t;
+    } else {
+      return core::fail(
+          core::ErrorCode::InvalidArgument,
+          "query parameter since=" + since + " is neither a Unix time in ns nor a negative duration",
+          "e.g. since=-5m");
+    }
+  }
+  return q;
+}
+
+auto samples_json(const core::LiveState& state, const SamplesQuery& query) -> std::string {
+  const auto snapshot = state.snapshot(query.device);
+  const core::DeviceInfo* info = snapshot ? &snapshot->state.info : nullptr;
+  const std::int64_t merge = query.window_ns / state.options().window_ns;
+  Json samples = Json::array();
+  for (const core::SolSample& w : state.windows(query.device, query.since_ns, merge, true)) {
+    samples.push_back(trace::sol_sample_to_json(w, info));
+  }
+  Json out = Json::object();
+  out["device"] = query.device;
+  out["window_ns"] = query.window_ns;
+  out["samples"] = std::move(samples);
+  return dump(out);
+}
+
+auto devices_json(const core::LiveState& state, const ApiContext& context) -> std::string {
+  Json devices = Json::array();
+  for (const core::DeviceSnapshot& d : state.snapshot()) {
+    Json device = device_state_to_json(d.state);
+    device["latest_window"] =
+        d.latest_window ? trace::sol_sample_to_json(*d.latest_window, &d.state.info) : Json(nullptr);
+    devices.push_back(std::move(device));
+  }
+  Json out = Json::object();
+  out["host"] = context.hostname;
+  out["version"] = context.version;
+  out["source"] = context.source_description;
+  out["synthetic"] = context.synthetic;
+  out["window_ns"] = state.options().window_ns;
+  out["newest_ns"] = state.newest_ns();
+  out["devices"] = std::move(devices);
+  return dump(out);
+}
+
+auto sample_event_json(const core::SolSample& sample, const core::DeviceInfo* device) -> std::string {
+  return dump(trace::sol_sample_to_json(sample, device));
+}
+
+}  // namespace solscope::server

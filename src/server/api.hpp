@@ -1,0 +1,66 @@
+// The JSON API of `solscope serve` (docs/http-api.md "Endpoints"): bodies of /api/v1/devices and
+// /api/v1/samples, and the parsing of their queries. Pure functions of a core::LiveState; no HTTP here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/live_state.hpp"
+#include "core/result.hpp"
+
+namespace solscope::server {
+
+/// What the daemon says about itself in /api/v1/devices.
+struct ApiContext {
+  std::string hostname;            ///< this node's name (the `hostname` label of /metrics too)
+  std::string version;             ///< solscope's version, e.g. "0.1.0"
+  std::string source_description;  ///< "NVIDIA GPUs" or "replay of FILE (SYNTHETIC ...)"
+  bool synthetic = false;          ///< the figures come from a synthetic trace, not a GPU
+};
+
+/// The body of GET /api/v1/devices: host, version, source, synthetic, window_ns, newest_ns and per device
+/// sample_json's device_state_to_json() plus `latest_window` (the newest window's SolSample JSON, or null).
+[[nodiscard]] auto devices_json(const core::LiveState& state, const ApiContext& context) -> std::string;
+
+/// A duration such as "100ms", "30s", "5m", "1h" in ns: digits then one unit of ms, s, m, h; nullopt for
+/// anything else (signs, spaces, fractions, overflow past 1e6 hours).
+[[nodiscard]] auto parse_duration_ns(std::string_view text) -> std::optional<std::int64_t>;
+
+/// The raw query parameters of /api/v1/samples (nullopt = absent).
+struct SamplesParams {
+  std::optional<std::string> device;
+  std::optional<std::string> since;
+  std::optional<std::string> window;
+};
+
+/// A validated /api/v1/samples query.
+struct SamplesQuery {
+  std::uint32_t device = 0;
+  std::int64_t since_ns = 0;   ///< windows ending after this Unix time (ns) are returned
+  std::int64_t window_ns = 0;  ///< merged window length, a whole multiple of the state's window
+};
+
+/// Longest window /api/v1/samples merges to: 1 h (docs/http-api.md).
+inline constexpr std::int64_t kMaxSamplesWindowNs = 3'600'000'000'000;
+/// Default `since`: 5 minutes before the newest sample.
+inline constexpr std::int64_t kDefaultSinceNs = 300'000'000'000;
+
+/// Validates a query against `state` (docs/http-api.md "/api/v1/samples"). Errors: InvalidArgument (HTTP 400)
+/// for a missing or non-numeric device, a since that is neither a Unix time in ns nor a negative duration,
+/// or a window that is not a whole multiple of the state's window between it and 1 h; NotFound (HTTP 404)
+/// for a device the state does not have.
+[[nodiscard]] auto parse_samples_query(const SamplesParams& params, const core::LiveState& state)
+    -> core::Result<SamplesQuery>;
+
+/// The body of GET /api/v1/samples: {"device": N, "window_ns": W, "samples": [SolSample JSON, oldest first]}.
+/// Includes the open (incomplete) window last, so that a chart reaches the newest sample.
+[[nodiscard]] auto samples_json(const core::LiveState& state, const SamplesQuery& query) -> std::string;
+
+/// The `data:` line of a stream event: one SolSample as compact JSON (trace::sol_sample_to_json), with the
+/// uuid when `device` knows it (may be nullptr).
+[[nodiscard]] auto sample_event_json(const core::SolSample& sample, const core::DeviceInfo* device)
+    -> std::string;
+
+}  // namespace solscope::server

@@ -1,0 +1,220 @@
+#include "server/detail/metric_families.hpp"
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "core/metric_catalog.hpp"
+
+namespace solscope::server::detail {
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+using Labels = std::vector<ClientMetric::Label>;
+
+/// Percent (0-100) to a Prometheus ratio (0-1): the one conversion of the SOL figures, as the catalog's
+/// kPctToRatio does for its rows.
+constexpr double kPctToRatio = 0.01;
+
+/// HELP text as the text format wants it (backslash and newline escaped): prometheus-cpp 1.0's TextSerializer
+/// writes HELP verbatim.
+auto escape_help(std::string_view help) -> std::string {
+  std::string out;
+  for (const char c : help) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+/// Families in first-use order; a family is created by its first series, so empty ones never appear.
+class Families {
+ public:
+  void add(std::string_view name, std::string_view help, MetricType type, Labels labels, double value) {
+    if (std::isnan(value)) return;  // unknown: left out, never 0
+    const std::string key(name);
+    auto it = index_.find(key);
+    if (it == index_.end()) {
+      it = index_.emplace(key, families_.size()).first;
+      families_.push_back(MetricFamily{key, escape_help(help), type, {}});
+    }
+    ClientMetric metric;
+    metric.label = std::move(labels);
+    if (type == MetricType::Counter) {
+      metric.counter.value = value;
+    } else {
+      metric.gauge.value = value;
+    }
+    families_[it->second].metric.push_back(std::move(metric));
+  }
+  void gauge(std::string_view name, std::string_view help, Labels labels, double value) {
+    add(name, help, MetricType::Gauge, std::move(labels), value);
+  }
+  void counter(std::string_view name, std::string_view help, Labels labels, double value) {
+    add(name, help, MetricType::Counter, std::move(labels), value);
+  }
+  auto take() -> std::vector<MetricFamily> { return std::move(families_); }
+
+ private:
+  std::map<std::string, std::size_t> index_;
+  std::vector<MetricFamily> families_;
+};
+
+auto with(Labels labels, std::string name, std::string_view value) -> Labels {
+  labels.push_back({std::move(name), std::string(value)});
+  return labels;
+}
+
+/// The labels that join with dcgm-exporter: gpu, UUID, modelName, hostname (its spelling).
+auto gpu_labels(const core::DeviceState& d, const MetricsContext& context) -> Labels {
+  return {{"gpu", std::to_string(d.info.index)},
+          {"UUID", d.info.uuid},
+          {"modelName", d.info.name},
+          {"hostname", context.hostname}};
+}
+
+auto pipe_name(std::size_t i) -> std::string_view {
+  return core::to_string(static_cast<core::Pipe>(i));
+}
+auto path_name(std::size_t i) -> std::string_view {
+  return core::to_string(static_cast<core::MemPath>(i));
+}
+
+void add_sol_gauges(Families& f, const core::SolSample& w, const Labels& gpu) {
+  f.gauge("solscope_compute_sol_ratio",
+          "Compute SOL of the latest window: busiest compute pipe, 0-1 of peak.",
+          w.compute_pipe == core::Pipe::kCount ? gpu : with(gpu, "pipe", core::to_string(w.compute_pipe)),
+          w.compute_sol_pct * kPctToRatio);
+  f.gauge("solscope_memory_sol_ratio", "Memory SOL of the latest window: busiest memory path, 0-1 of peak.",
+          w.memory_path == core::MemPath::kCount ? gpu : with(gpu, "path", core::to_string(w.memory_path)),
+          w.memory_sol_pct * kPctToRatio);
+  // Family names from the catalog (every pipe row shares one family, every path row another).
+  const std::string_view pipe_family = core::metric_def(core::MetricId::TensorPipe).prom_name;
+  const std::string_view path_family = core::metric_def(core::MetricId::DramThroughput).prom_name;
+  for (std::size_t i = 0; i < core::kPipeCount; ++i) {
+    f.gauge(pipe_family, "Busy fraction of each compute pipe over the latest window, 0-1 of peak sustained.",
+            with(gpu, "pipe", pipe_name(i)), w.pipe_pct[i] * kPctToRatio);
+  }
+  for (std::size_t i = 0; i < core::kMemPathCount; ++i) {
+    f.gauge(path_family, "Busy fraction of each memory path over the latest window, 0-1 of peak sustained.",
+            with(gpu, "path", path_name(i)), w.path_pct[i] * kPctToRatio);
+  }
+  f.gauge(
+      "solscope_attainable_compute_sol_ratio",
+      "Compute SOL the running workload can attain (ceiling model), 0-1; only when the workload is known.",
+      gpu, w.attainable_compute_sol_pct * kPctToRatio);
+  f.gauge("solscope_attainable_memory_sol_ratio",
+          "Memory SOL the running workload can attain (ceiling model), 0-1; only when the workload is known.",
+          gpu, w.attainable_memory_sol_pct * kPctToRatio);
+}
+
+/// Every catalog metric that is not a pipe or path, under its own family, scaled to base units once here.
+void add_catalog_gauges(Families& f, const core::SolSample& w, const Labels& gpu) {
+  for (const core::MetricDef& def : core::metric_catalog()) {
+    if (def.role == core::MetricRole::ComputePipe || def.role == core::MetricRole::MemoryPath) continue;
+    f.gauge(def.prom_name, def.help, gpu, w.metrics[core::index_of(def.id)] * def.prom_scale);
+  }
+}
+
+void add_bound_gauges(Families& f, const core::SolSample& w, const Labels& gpu) {
+  if (w.bound == core::Bound::Unknown) return;
+  for (const core::Bound b :
+       {core::Bound::Compute, core::Bound::Memory, core::Bound::Latency, core::Bound::Idle}) {
+    f.gauge("solscope_bound",
+            "1 for the bound class of the latest window (compute, memory, latency, idle), else 0.",
+            with(gpu, "bound", core::to_string(b)), w.bound == b ? 1.0 : 0.0);
+  }
+}
+
+/// A busy-seconds counter and its known-seconds companion; both left out while the figure was never known.
+void add_busy(Families& f, std::string_view name, std::string_view known_name, std::string_view what,
+              const Labels& labels, double busy_s, double known_s) {
+  if (known_s <= 0.0) return;
+  f.counter(name,
+            std::string("Seconds of ") + std::string(what) + " (busy fraction x sample seconds); " +
+                "rate() is the mean busy fraction.",
+            labels, busy_s);
+  f.counter(known_name, std::string("Seconds of samples where ") + std::string(what) + " was known.", labels,
+            known_s);
+}
+
+void add_counters(Families& f, const core::DeviceSnapshot& d, const Labels& gpu) {
+  const core::BusyCounters& c = d.counters;
+  f.counter("solscope_sampled_seconds_total", "Seconds covered by samples.", gpu, c.sampled_seconds);
+  add_busy(f, "solscope_compute_sol_seconds_total", "solscope_compute_sol_known_seconds_total", "Compute SOL",
+           gpu, c.compute_sol_seconds, c.compute_sol_known_seconds);
+  add_busy(f, "solscope_memory_sol_seconds_total", "solscope_memory_sol_known_seconds_total", "Memory SOL",
+           gpu, c.memory_sol_seconds, c.memory_sol_known_seconds);
+  for (std::size_t i = 0; i < core::kPipeCount; ++i) {
+    add_busy(f, "solscope_pipe_busy_seconds_total", "solscope_pipe_known_seconds_total",
+             "the pipe's activity", with(gpu, "pipe", pipe_name(i)), c.pipe_seconds[i],
+             c.pipe_known_seconds[i]);
+  }
+  for (std::size_t i = 0; i < core::kMemPathCount; ++i) {
+    add_busy(f, "solscope_memory_path_busy_seconds_total", "solscope_memory_path_known_seconds_total",
+             "the memory path's activity", with(gpu, "path", path_name(i)), c.path_seconds[i],
+             c.path_known_seconds[i]);
+  }
+  add_busy(f, "solscope_sm_active_seconds_total", "solscope_sm_active_known_seconds_total", "SM activity",
+           gpu, c.sm_active_seconds, c.sm_active_known_seconds);
+  add_busy(f, "solscope_gpu_utilization_seconds_total", "solscope_gpu_utilization_known_seconds_total",
+           "classic GPU utilization", gpu, c.gpu_util_seconds, c.gpu_util_known_seconds);
+  if (!std::isnan(d.state.info.dram_peak_bytes_per_s) || c.dram_bytes > 0.0) {
+    f.counter("solscope_dram_bytes_total", "Bytes moved to and from DRAM.", gpu, c.dram_bytes);
+  }
+  f.counter("solscope_samples_total", "Samples received.", gpu, static_cast<double>(c.samples));
+  f.counter("solscope_sample_gaps_total", "Samples that follow a gap (samples lost before them).", gpu,
+            static_cast<double>(c.gaps));
+  for (std::size_t b = 0; b < c.bound_samples.size(); ++b) {
+    f.counter("solscope_bound_samples_total", "Samples classified in each bound class.",
+              with(gpu, "bound", core::to_string(static_cast<core::Bound>(b))),
+              static_cast<double>(c.bound_samples[b]));
+  }
+}
+
+void add_device(Families& f, const core::DeviceSnapshot& d, const MetricsContext& context) {
+  const Labels gpu = gpu_labels(d.state, context);
+  Labels info = gpu;
+  info.push_back({"chip", d.state.info.chip});
+  info.push_back({"pci_bus_id", d.state.info.pci_bus_id});
+  info.push_back({"source", std::string(core::to_string(d.state.source))});
+  f.gauge("solscope_gpu_info", "Facts about the GPU in labels; always 1.", std::move(info), 1.0);
+  f.gauge("solscope_gpu_lost", "1 when the GPU stopped answering (fell off the bus, driver reset), else 0.",
+          gpu, d.state.lost ? 1.0 : 0.0);
+  if (d.latest_window) {
+    add_sol_gauges(f, *d.latest_window, gpu);
+    add_catalog_gauges(f, *d.latest_window, gpu);
+    add_bound_gauges(f, *d.latest_window, gpu);
+  }
+  add_counters(f, d, gpu);
+}
+
+}  // namespace
+
+auto collect_families(std::span<const core::DeviceSnapshot> devices, const MetricsContext& context,
+                      const StreamStats* stream) -> std::vector<MetricFamily> {
+  Families f;
+  f.gauge("solscope_build_info", "solscope's version in a label; always 1.", {{"version", context.version}},
+          1.0);
+  for (const core::DeviceSnapshot& d : devices) add_device(f, d, context);
+  if (stream != nullptr) {
+    f.gauge("solscope_stream_clients", "Clients connected to /api/v1/stream now.", {},
+            static_cast<double>(stream->clients));
+    f.counter("solscope_stream_rejected_total", "Stream clients refused (429) because the limit was reached.",
+              {}, static_cast<double>(stream->rejected));
+    f.counter("solscope_stream_dropped_events_total", "Stream events lost by clients too slow to take them.",
+              {}, static_cast<double>(stream->dropped_events));
+  }
+  return f.take();
+}
+
+}  // namespace solscope::server::detail

@@ -1,0 +1,225 @@
+#include "server/detail/routes.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "server/api.hpp"
+#include "server/assets.hpp"
+#include "server/auth.hpp"
+
+namespace solscope::server::detail {
+namespace {
+
+using httplib::Request;
+using httplib::Response;
+using Handled = httplib::Server::HandlerResponse;
+
+constexpr const char* kJson = "application/json";
+/// Retry-After of a 429 (seconds): about the time a dead stream client takes to be noticed (keep-alive
+/// write).
+constexpr const char* kRetryAfterS = "15";
+/// How long a stream connection waits for events before checking the keep-alive and shutdown.
+constexpr std::chrono::milliseconds kStreamPoll{250};
+/// The dashboard may load only its own files (no CDN); uPlot sets inline styles.
+constexpr const char* kDashboardCsp =
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+void set_error(Response& res, int status, const std::string& message, const std::string& hint = {}) {
+  res.status = status;
+  nlohmann::json body{{"error", message}};
+  if (!hint.empty()) body["hint"] = hint;
+  res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", kJson);
+}
+
+void set_json(Response& res, std::string body) {
+  res.set_header("Cache-Control", "no-store");
+  res.set_content(std::move(body), kJson);
+}
+
+auto param(const Request& req, const char* name) -> std::optional<std::string> {
+  if (!req.has_param(name)) return std::nullopt;
+  return req.get_param_value(name);
+}
+
+/// Method, body and token, before any route runs (docs/http-api.md "Security").
+auto pre_route(const Request& req, Response& res, const RouteContext& ctx) -> Handled {
+  if (req.method != "GET" && req.method != "HEAD") {
+    res.set_header("Allow", "GET, HEAD");
+    set_error(res, 405, "method " + req.method + " is not allowed", "the API is read-only: use GET");
+    return Handled::Handled;
+  }
+  const bool has_body = req.has_header("Transfer-Encoding") ||
+                        (req.has_header("Content-Length") && req.get_header_value("Content-Length") != "0");
+  if (has_body) {
+    set_error(res, 413, "requests must not carry a body");
+    return Handled::Handled;
+  }
+  if (req.path == "/healthz") return Handled::Unhandled;
+  switch (check_bearer(req.get_header_value("Authorization"), ctx.options.token)) {
+    case AuthCheck::Ok:
+      return Handled::Unhandled;
+    case AuthCheck::Missing:
+      res.set_header("WWW-Authenticate", "Bearer");
+      set_error(res, 401, "this server requires a bearer token", "send Authorization: Bearer <token>");
+      return Handled::Handled;
+    case AuthCheck::Wrong:
+      set_error(res, 403, "wrong bearer token");
+      return Handled::Handled;
+  }
+  return Handled::Unhandled;
+}
+
+void get_samples(const Request& req, Response& res, const RouteContext& ctx) {
+  const SamplesParams params{param(req, "device"), param(req, "since"), param(req, "window")};
+  auto query = parse_samples_query(params, ctx.state);
+  if (!query) {
+    set_error(res, query.error().code == core::ErrorCode::NotFound ? 404 : 400, query.error().message,
+              query.error().hint);
+    return;
+  }
+  set_json(res, samples_json(ctx.state, *query));
+}
+
+void get_readyz(Response& res, const core::LiveState& state) {
+  const auto devices = state.devices();
+  const bool all_lost =
+      !devices.empty() && std::all_of(devices.begin(), devices.end(), [](const auto& d) { return d.lost; });
+  res.set_header("Cache-Control", "no-store");
+  if (state.newest_ns() == 0) {
+    res.status = 503;
+    res.set_content("not ready: no sample yet\n", "text/plain; charset=utf-8");
+  } else if (all_lost) {
+    res.status = 503;
+    res.set_content("not ready: every GPU is lost\n", "text/plain; charset=utf-8");
+  } else {
+    res.set_content("ready\n", "text/plain; charset=utf-8");
+  }
+}
+
+void get_asset(const Request& req, Response& res) {
+  const auto asset = find_asset(req.path);
+  if (!asset) {
+    set_error(res, 404, "no " + req.path + " here",
+              req.path == "/" ? "this solscope was built without the web dashboard (web/src)" : "");
+    return;
+  }
+  res.set_header("Cache-Control", "no-cache");
+  res.set_header("Content-Security-Policy", kDashboardCsp);
+  res.set_header("X-Frame-Options", "DENY");
+  res.set_content(std::string(asset->bytes), std::string(asset->content_type));
+}
+
+/// One stream connection's state, owned by its content provider.
+struct StreamConnection {
+  std::shared_ptr<StreamClient> client;
+  std::string hello;
+  std::uint64_t next_id = 0;
+  std::chrono::steady_clock::time_point last_write = std::chrono::steady_clock::now();
+};
+
+auto write(httplib::DataSink& sink, const std::string& text) -> bool {
+  return sink.write(text.data(), text.size());
+}
+
+/// Sends what is queued (or a keep-alive comment); false when the client is gone.
+auto pump(StreamConnection& c, httplib::DataSink& sink, std::chrono::milliseconds keep_alive) -> bool {
+  if (!c.hello.empty()) return write(sink, std::exchange(c.hello, std::string()));
+  StreamBatch batch = c.client->take(kStreamPoll);
+  if (batch.closed) {
+    sink.done();
+    return true;
+  }
+  std::string out;
+  if (batch.dropped > 0)
+    out += "event: dropped\ndata: {\"dropped\":" + std::to_string(batch.dropped) + "}\n\n";
+  for (const auto& e : batch.events) {
+    out += "id: " + std::to_string(++c.next_id) + "\nevent: sample\ndata: ";
+    out += e->data;
+    out += "\n\n";
+  }
+  const auto now = std::chrono::steady_clock::now();
+  if (out.empty() && now - c.last_write >= keep_alive) out = ": keep-alive\n\n";
+  if (out.empty()) return true;
+  c.last_write = now;
+  return write(sink, out);
+}
+
+void get_stream(const Request& req, Response& res, const RouteContext& ctx) {
+  std::optional<std::uint32_t> device;
+  if (req.has_param("device")) {
+    const std::string text = req.get_param_value("device");
+    std::uint32_t index = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), index);
+    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) {
+      set_error(res, 400, "query parameter device must be a GPU index", "e.g. /api/v1/stream?device=0");
+      return;
+    }
+    if (!ctx.state.snapshot(index)) {
+      set_error(res, 404, "no GPU " + text + " here", "GET /api/v1/devices lists the GPUs");
+      return;
+    }
+    device = index;
+  }
+  auto client = ctx.hub.connect(device);
+  if (!client) {
+    res.set_header("Retry-After", kRetryAfterS);
+    set_error(res, 429, "too many stream clients", "retry later, or raise --max-clients");
+    return;
+  }
+  nlohmann::json hello{{"window_ns", ctx.state.options().window_ns}, {"devices", nlohmann::json::array()}};
+  for (const auto& d : ctx.state.devices()) {
+    if (!device || d.info.index == *device) hello["devices"].push_back(d.info.index);
+  }
+  auto connection = std::make_shared<StreamConnection>();
+  connection->client = std::move(client);
+  connection->hello = "event: hello\ndata: " + hello.dump() + "\n\n";
+  res.set_header("Cache-Control", "no-store");
+  res.set_header("X-Accel-Buffering", "no");
+  res.set_chunked_content_provider(
+      "text/event-stream",
+      [connection, keep_alive = ctx.options.keep_alive_interval](
+          std::size_t /*offset*/, httplib::DataSink& sink) { return pump(*connection, sink, keep_alive); },
+      [connection](bool /*success*/) { connection->client.reset(); });
+}
+
+}  // namespace
+
+void install_routes(httplib::Server& http, const RouteContext& context) {
+  const RouteContext* ctx = &context;
+  http.set_default_headers({{"X-Content-Type-Options", "nosniff"}, {"Referrer-Policy", "no-referrer"}});
+  http.set_pre_routing_handler(
+      [ctx](const Request& req, Response& res) { return pre_route(req, res, *ctx); });
+  http.set_error_handler([](const Request& req, Response& res) {
+    if (!res.body.empty()) return;
+    if (res.status == 404) {
+      set_error(res, 404, "no " + req.path + " here", "see docs/http-api.md for the endpoints");
+    } else {
+      set_error(res, res.status, "bad request");
+    }
+  });
+  http.Get("/metrics", [ctx](const Request&, Response& res) {
+    const StreamStats stream = ctx->hub.stats();
+    res.set_header("Cache-Control", "no-store");
+    res.set_content(render_metrics(ctx->state, ctx->metrics, &stream), kMetricsContentType);
+  });
+  http.Get("/api/v1/devices", [ctx](const Request&, Response& res) {
+    set_json(res, devices_json(ctx->state, ctx->options.api));
+  });
+  http.Get("/api/v1/samples", [ctx](const Request& req, Response& res) { get_samples(req, res, *ctx); });
+  http.Get("/api/v1/stream", [ctx](const Request& req, Response& res) { get_stream(req, res, *ctx); });
+  http.Get("/healthz", [](const Request&, Response& res) {
+    res.set_header("Cache-Control", "no-store");
+    res.set_content("ok\n", "text/plain; charset=utf-8");
+  });
+  http.Get("/readyz", [ctx](const Request&, Response& res) { get_readyz(res, ctx->state); });
+  http.Get("/", [](const Request& req, Response& res) { get_asset(req, res); });
+  http.Get("/index.html", [](const Request& req, Response& res) { get_asset(req, res); });
+  http.Get("/assets/.*", [](const Request& req, Response& res) { get_asset(req, res); });
+}
+
+}  // namespace solscope::server::detail

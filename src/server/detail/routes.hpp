@@ -1,0 +1,24 @@
+// The HTTP routes of the server, on a cpp-httplib server (private to src/server).
+#pragma once
+
+#include <httplib.h>
+
+#include "core/live_state.hpp"
+#include "server/event_stream.hpp"
+#include "server/metrics.hpp"
+#include "server/server.hpp"
+
+namespace solscope::server::detail {
+
+/// What the routes read. Every member must outlive the httplib::Server they are installed on.
+struct RouteContext {
+  const core::LiveState& state;
+  StreamHub& hub;
+  const ServerOptions& options;
+  MetricsContext metrics;
+};
+
+/// Installs the pre-routing checks (method, body, token), the error bodies and every endpoint.
+void install_routes(httplib::Server& http, const RouteContext& context);
+
+}  // namespace solscope::server::detail

@@ -1,0 +1,302 @@
+#include "server/remote_feed.hpp"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "server/sample_json.hpp"
+#include "server/sse_parser.hpp"
+
+namespace solscope::server {
+namespace {
+
+using Json = nlohmann::json;
+
+auto seconds_of(std::chrono::milliseconds d) -> std::pair<time_t, time_t> {
+  return {static_cast<time_t>(d.count() / 1000), static_cast<time_t>((d.count() % 1000) * 1000)};
+}
+
+/// "http://HOST:PORT" from an address with or without a scheme; empty when it is not HOST:PORT.
+auto base_url_of(const std::string& address) -> std::string {
+  std::string rest = address;
+  std::string scheme = "http://";
+  for (const char* s : {"http://", "https://"}) {
+    if (rest.starts_with(s)) {
+      scheme = s;
+      rest = rest.substr(std::string_view(s).size());
+    }
+  }
+  while (rest.ends_with("/")) rest.pop_back();
+  const auto colon = rest.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == rest.size()) return {};
+  const std::string port = rest.substr(colon + 1);
+  if (!std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+      port.size() > 5) {
+    return {};
+  }
+  return scheme + rest;
+}
+
+}  // namespace
+
+struct RemoteFeed::Impl {
+  Impl(RemoteOptions o, core::LiveState& s, std::string url)
+      : options(std::move(o)), state(s), base_url(std::move(url)) {}
+
+  auto make_client(bool for_stream) const -> std::unique_ptr<httplib::Client> {
+    auto client = std::make_unique<httplib::Client>(base_url);
+    const auto [cs, cus] = seconds_of(options.connect_timeout);
+    const auto [rs, rus] = seconds_of(options.read_timeout);
+    client->set_connection_timeout(cs, cus);
+    client->set_read_timeout(rs, rus);
+    client->set_write_timeout(cs, cus);
+    client->set_keep_alive(!for_stream);
+    if (!options.token.empty()) client->set_bearer_token_auth(options.token);
+#ifdef CPPHTTPLIB_OPENSSL_SUPPORT
+    if (!options.ca_cert_path.empty()) client->set_ca_cert_path(options.ca_cert_path.c_str());
+#endif
+    return client;
+  }
+
+  auto fetch_json(httplib::Client& client, const std::string& path) const -> core::Result<Json> {
+    const auto res = client.Get(path);
+    if (!res) {
+      return core::fail(
+          core::ErrorCode::Unavailable,
+          "nothing answers at " + options.address + " (" + httplib::to_string(res.error()) + ")",
+          "check that `solscope serve` runs there and the address and port are right");
+    }
+    if (res->status == 401 || res->status == 403) {
+      return core::fail(core::ErrorCode::PermissionDenied, options.address + " refused the token",
+                        "give the daemon's bearer token (SOLSCOPE_TOKEN_FILE)");
+    }
+    if (res->status != 200) {
+      return core::fail(core::ErrorCode::Unavailable,
+                        options.address + " answered HTTP " + std::to_string(res->status) + " to " + path);
+    }
+    Json json = Json::parse(res->body, nullptr, false);
+    if (json.is_discarded()) {
+      return core::fail(core::ErrorCode::DataLoss, options.address + " answered what is not solscope's API",
+                        "check the port: it should be a `solscope serve`");
+    }
+    return json;
+  }
+
+  auto load_devices(httplib::Client& client, bool first) -> core::Result<void>;
+  auto backfill(httplib::Client& client) -> core::Result<void>;
+  void on_sample(const Json& json);
+  auto follow() -> std::string;
+  void run();
+  void set_status(std::string text) {
+    const std::scoped_lock lock(mutex);
+    status = std::move(text);
+  }
+  auto wait(std::chrono::milliseconds d) -> bool {
+    std::unique_lock lock(mutex);
+    return !wake.wait_for(lock, d, [this] { return stop.load(); });
+  }
+
+  RemoteOptions options;
+  core::LiveState& state;
+  std::string base_url;
+  std::atomic<bool> stop{false};
+  std::atomic<std::uint64_t> samples{0};
+  mutable std::mutex mutex;  ///< status, source, streaming
+  std::condition_variable wake;
+  std::string status;
+  std::string source;
+  httplib::Client* streaming = nullptr;
+  std::map<std::uint32_t, std::int64_t> last_end_ns;  ///< per device: newest sample end added (feed thread)
+  std::vector<std::string> uuids;                     ///< device list identity, to keep history on reconnect
+  std::chrono::steady_clock::time_point last_devices = std::chrono::steady_clock::now();
+  std::thread thread;
+};
+
+auto RemoteFeed::Impl::load_devices(httplib::Client& client, bool first) -> core::Result<void> {
+  auto json = fetch_json(client, "/api/v1/devices");
+  if (!json) return tl::unexpected(std::move(json.error()));
+  const auto list = json->find("devices");
+  if (!json->is_object() || list == json->end() || !list->is_array()) {
+    return core::fail(core::ErrorCode::DataLoss, options.address + " answered what is not solscope's API");
+  }
+  std::vector<core::DeviceState> devices;
+  std::vector<std::string> ids;
+  for (const Json& d : *list) {
+    auto device = device_state_from_json(d);
+    if (!device) return tl::unexpected(std::move(device.error()));
+    ids.push_back(device->info.uuid + "#" + std::to_string(device->info.index));
+    devices.push_back(std::move(*device));
+  }
+  {
+    const std::scoped_lock lock(mutex);
+    const auto s = json->find("source");
+    source = s != json->end() && s->is_string() ? s->get<std::string>() : std::string();
+  }
+  last_devices = std::chrono::steady_clock::now();
+  if (first || ids != uuids) {
+    uuids = std::move(ids);
+    last_end_ns.clear();
+    state.set_devices(std::move(devices));
+    return core::ok();
+  }
+  for (auto& d : devices) {
+    state.set_processes(d.info.index, std::move(d.processes));
+    state.set_workload_note(d.info.index, std::move(d.workload_note));
+    state.set_lost(d.info.index, d.lost);
+  }
+  return core::ok();
+}
+
+auto RemoteFeed::Impl::backfill(httplib::Client& client) -> core::Result<void> {
+  for (const auto& d : state.devices()) {
+    const std::uint32_t index = d.info.index;
+    const auto known = last_end_ns.find(index);
+    const std::string since = known != last_end_ns.end()
+                                  ? std::to_string(known->second)
+                                  : "-" + std::to_string(options.backfill_ns / 1'000'000'000) + "s";
+    auto json = fetch_json(client, "/api/v1/samples?device=" + std::to_string(index) + "&since=" + since);
+    if (!json) return tl::unexpected(std::move(json.error()));
+    const auto list = json->find("samples");
+    if (!json->is_object() || list == json->end() || !list->is_array()) continue;
+    for (const Json& s : *list) on_sample(s);
+  }
+  return core::ok();
+}
+
+void RemoteFeed::Impl::on_sample(const Json& json) {
+  auto sample = sample_from_json(json);
+  if (!sample) return;
+  // Skip what the back-fill already covered (and anything out of order).
+  std::int64_t& last = last_end_ns[sample->device_index];
+  if (sample->t_end_ns <= last || sample->t_start_ns < last) return;
+  last = sample->t_end_ns;
+  state.add(*sample);
+}
+
+auto RemoteFeed::Impl::follow() -> std::string {
+  auto client = make_client(true);
+  {
+    const std::scoped_lock lock(mutex);
+    if (stop) return {};
+    streaming = client.get();
+  }
+  SseParser parser;
+  int http_status = 0;
+  const auto refresh = make_client(false);
+  const auto res = client->Get(
+      "/api/v1/stream", httplib::Headers{{"Accept", "text/event-stream"}},
+      [&http_status](const httplib::Response& r) {
+        http_status = r.status;
+        return r.status == 200;
+      },
+      [&](const char* data, std::size_t size) {
+        if (stop) return false;
+        set_status({});
+        parser.feed(std::string_view(data, size), [this](const SseEvent& e) {
+          if (e.type != "sample") return;
+          Json json = Json::parse(e.data, nullptr, false);
+          if (json.is_discarded()) return;
+          on_sample(json);
+          samples.fetch_add(1, std::memory_order_relaxed);
+        });
+        if (std::chrono::steady_clock::now() - last_devices >= options.devices_refresh) {
+          (void)load_devices(*refresh, false);  // a failed refresh keeps the previous facts
+        }
+        return true;
+      });
+  {
+    const std::scoped_lock lock(mutex);
+    streaming = nullptr;
+  }
+  if (http_status != 0 && http_status != 200)
+    return "the daemon answered HTTP " + std::to_string(http_status);
+  if (!res) return httplib::to_string(res.error());
+  return "the daemon ended the stream";
+}
+
+void RemoteFeed::Impl::run() {
+  auto backoff = options.backoff_min;
+  while (!stop) {
+    const std::string why = follow();
+    if (stop) break;
+    const auto secs = std::max<std::int64_t>(1, (backoff.count() + 999) / 1000);
+    set_status("lost connection to " + options.address + " (" + why + "); retrying in " +
+               std::to_string(secs) + " s");
+    if (!wait(backoff)) break;
+    backoff = std::min(backoff * 2, options.backoff_max);
+    auto client = make_client(false);
+    auto reloaded = load_devices(*client, false);
+    if (reloaded) reloaded = backfill(*client);
+    if (!reloaded) {
+      set_status("lost connection to " + options.address + " (" + reloaded.error().message + ")");
+      continue;
+    }
+    backoff = options.backoff_min;
+  }
+}
+
+RemoteFeed::RemoteFeed(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+RemoteFeed::~RemoteFeed() {
+  stop();
+}
+
+auto RemoteFeed::connect(RemoteOptions options, core::LiveState& state)
+    -> core::Result<std::unique_ptr<RemoteFeed>> {
+  std::string url = base_url_of(options.address);
+  if (url.empty()) {
+    return core::fail(core::ErrorCode::InvalidArgument, "--connect " + options.address + " is not HOST:PORT",
+                      "e.g. --connect 127.0.0.1:9741 or --connect https://node-17:9741");
+  }
+  auto impl = std::make_unique<Impl>(std::move(options), state, std::move(url));
+  auto client = impl->make_client(false);
+  auto loaded = impl->load_devices(*client, true);
+  if (loaded) loaded = impl->backfill(*client);
+  if (!loaded) return tl::unexpected(std::move(loaded.error()));
+  Impl* raw = impl.get();
+  impl->thread = std::thread([raw] { raw->run(); });
+  return std::unique_ptr<RemoteFeed>(new RemoteFeed(std::move(impl)));
+}
+
+void RemoteFeed::stop() {
+  {
+    const std::scoped_lock lock(impl_->mutex);
+    impl_->stop = true;
+    if (impl_->streaming != nullptr) impl_->streaming->stop();
+  }
+  impl_->wake.notify_all();
+  if (impl_->thread.joinable()) impl_->thread.join();
+}
+
+auto RemoteFeed::status() const -> std::string {
+  const std::scoped_lock lock(impl_->mutex);
+  return impl_->status;
+}
+
+auto RemoteFeed::description() const -> std::string {
+  const std::scoped_lock lock(impl_->mutex);
+  return "solscope serve on " + impl_->options.address + (impl_->source.empty() ? "" : ": " + impl_->source);
+}
+
+auto RemoteFeed::samples_received() const -> std::uint64_t {
+  return impl_->samples.load(std::memory_order_relaxed);
+}
+
+auto local_daemon_running(std::uint16_t port, std::chrono::milliseconds timeout) -> bool {
+  httplib::Client client("127.0.0.1", port);
+  const auto [s, us] = seconds_of(timeout);
+  client.set_connection_timeout(s, us);
+  client.set_read_timeout(s, us);
+  client.set_write_timeout(s, us);
+  const auto res = client.Get("/healthz");
+  return res && res->status == 200;
+}
+
+}  // namespace solscope::server

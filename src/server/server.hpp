@@ -1,0 +1,75 @@
+// The HTTP server of `solscope serve` (docs/http-api.md): /metrics, /api/v1/devices, /api/v1/samples,
+// /api/v1/stream (Server-Sent Events), /healthz, /readyz and the built-in web dashboard, over HTTP or HTTPS,
+// on one address. Read-only; it reads a core::LiveState and streams the samples it is given with publish().
+//
+// Example:
+//   core::LiveState state;
+//   auto server = server::Server::start({.host = "127.0.0.1", .port = 0}, state);
+//   if (!server) return fail(server.error());
+//   // engine thread, per sample: state.add(s); (*server)->publish(s);
+//   (*server)->stop();
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/live_state.hpp"
+#include "core/result.hpp"
+#include "server/api.hpp"
+#include "server/event_stream.hpp"
+
+namespace solscope::server {
+
+/// Where and how to serve.
+struct ServerOptions {
+  std::string host = "127.0.0.1";  ///< address to bind (no brackets for IPv6); non-loopback requires `token`
+  std::uint16_t port = 9741;       ///< TCP port; 0 = any free port (see Server::port())
+  std::string token;               ///< bearer token every request but /healthz must send; empty = none
+  std::string tls_cert_path;       ///< PEM certificate (chain); with tls_key_path: HTTPS, else HTTP
+  std::string tls_key_path;        ///< PEM private key
+  std::size_t max_stream_clients = 64;    ///< concurrent /api/v1/stream clients (>= 1); 429 beyond
+  std::size_t stream_queue_events = 512;  ///< events queued per stream client (>= 1); oldest dropped beyond
+  std::size_t request_workers = 16;       ///< threads for the other requests, on top of max_stream_clients
+  std::chrono::milliseconds keep_alive_interval{15'000};  ///< ": keep-alive" comment after this long idle
+  ApiContext api;  ///< host name (empty = this machine's), version, source description, synthetic
+};
+
+/// A running server. Thread-safe: publish() from the engine thread, stop() from any thread.
+class Server {
+ public:
+  /// Binds and starts serving on a thread of its own. `state` must outlive the server. Errors:
+  /// InvalidArgument "listening on HOST requires a bearer token" (non-loopback host, empty token) and "TLS
+  /// needs both a certificate and a key"; NotFound "cannot load the TLS certificate CERT or key KEY";
+  /// Unavailable "cannot listen on HOST:PORT" (port taken, address not on this machine, no permission).
+  [[nodiscard]] static auto start(ServerOptions options, const core::LiveState& state)
+      -> core::Result<std::unique_ptr<Server>>;
+  ~Server();  ///< stop()s
+  Server(const Server&) = delete;
+  auto operator=(const Server&) -> Server& = delete;
+
+  /// The bound TCP port (the chosen one when started with port 0).
+  [[nodiscard]] auto port() const -> std::uint16_t;
+  /// "http://HOST:PORT" or "https://HOST:PORT" (IPv6 hosts in brackets).
+  [[nodiscard]] auto url() const -> std::string;
+  /// Queues `sample` for every stream client (renders its JSON once; nothing when no client listens). Never
+  /// waits for a client; call after adding it to the state.
+  void publish(const core::SolSample& sample);
+  /// Ends the streams, stops accepting, finishes the requests in flight (each bounded by the 5 s write
+  /// timeout) and joins the server's threads. Idempotent.
+  void stop();
+  /// The stream's counters (also exported on /metrics).
+  [[nodiscard]] auto stream_stats() const -> StreamStats;
+
+  struct Impl;
+
+ private:
+  explicit Server(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// This machine's host name (gethostname); "localhost" when it has none.
+[[nodiscard]] auto local_hostname() -> std::string;
+
+}  // namespace solscope::server

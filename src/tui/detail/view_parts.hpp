@@ -1,0 +1,61 @@
+// Pieces the views share: labels, roles and one-line summaries of a GPU's figures, the chart and process
+// areas. Internal to the tui layer.
+#pragma once
+
+#include <string>
+#include <utility>
+
+#include "core/live_state.hpp"
+#include "tui/frame.hpp"
+#include "tui/layout.hpp"
+#include "tui/model.hpp"
+#include "tui/ui_state.hpp"
+
+namespace solscope::tui::detail {
+
+/// "PM sampling", "GPM", "NVML only", "replay", "no source".
+[[nodiscard]] auto source_label(core::SourceKind source) -> std::string;
+[[nodiscard]] auto source_role(core::SourceKind source) -> Role;
+/// "compute-bound", "memory-bound", "latency-bound", "idle", "bound n/a".
+[[nodiscard]] auto bound_label(core::Bound bound) -> std::string;
+[[nodiscard]] auto bound_role(core::Bound bound) -> Role;
+/// The window the panels show (the newest 1-s window), or null before any sample.
+[[nodiscard]] auto shown_window(const core::DeviceSnapshot& d) -> const core::SolSample*;
+/// A metric of a window; NaN when `w` is null.
+[[nodiscard]] auto metric_of(const core::SolSample* w, core::MetricId id) -> double;
+/// "64.2% tensor" / "n/a": Compute SOL and its pipe; Memory SOL and its path.
+[[nodiscard]] auto compute_text(const core::SolSample* w) -> std::string;
+[[nodiscard]] auto memory_text(const core::SolSample* w) -> std::string;
+/// "GPU 0 NVIDIA H100 80GB HBM3" (name "unknown GPU" when empty).
+[[nodiscard]] auto device_heading(const core::DeviceSnapshot& d) -> std::string;
+/// "SM 1755 MHz  power 512/700 W  62 °C  mem 61.2/80.0 GiB" (ascii: "C" without the degree sign).
+[[nodiscard]] auto state_line(const core::DeviceSnapshot& d, bool ascii) -> std::string;
+/// "SM active 88.1%  occupancy 41.2%  GR active 97.0%  bound: compute-bound".
+[[nodiscard]] auto activity_line(const core::SolSample* w) -> std::string;
+/// The panel's note: lost GPU, why SOL is n/a, the source's reason and fix, or the workload note; and its
+/// role. Empty text when there is nothing to say.
+[[nodiscard]] auto note_of(const core::DeviceSnapshot& d) -> std::pair<std::string, Role>;
+/// Memory used and total in bytes (metrics, else DeviceInfo's total); NaN when unknown.
+[[nodiscard]] auto memory_used_total(const core::DeviceSnapshot& d) -> std::pair<double, double>;
+
+/// The three history charts (Compute SOL, Memory SOL, classic utilization) of the selected GPU.
+void draw_charts(const ScreenModel& model, const UiState& ui, const Layout& layout, Frame& frame);
+/// The process table: the selected GPU's processes in Detail, every GPU's otherwise.
+void draw_processes(const ScreenModel& model, const UiState& ui, const Rect& area, Frame& frame);
+/// Header (source, SYNTHETIC, time, playback) and footer (keys).
+void draw_header(const ScreenModel& model, const UiState& ui, const Rect& area, Frame& frame);
+void draw_footer(const ScreenModel& model, const UiState& ui, const Rect& area, Frame& frame);
+/// The help overlay, centred on the screen.
+void draw_help(const ScreenModel& model, Frame& frame);
+
+/// A panel's title row: "▶ GPU 0 NVIDIA ..." left, "compute-bound · PM sampling" right.
+void draw_panel_title(const core::DeviceSnapshot& d, bool selected, int row, const Rect& area, Frame& frame);
+/// SOL view: full panel (height >= kFullPanelHeight), two-row or one-row compact entry.
+void draw_sol_panel(const core::DeviceSnapshot& d, bool selected, const Rect& area, Frame& frame);
+/// Classic and DCGM tables: column titles and one row per GPU.
+void draw_table_header(View view, const Rect& area, Frame& frame);
+void draw_table_row(View view, const core::DeviceSnapshot& d, bool selected, const Rect& area, Frame& frame);
+/// Detail view of one GPU: every pipe and path, activity, interconnect, device facts and notes.
+void draw_detail(const core::DeviceSnapshot& d, const Rect& area, Frame& frame);
+
+}  // namespace solscope::tui::detail

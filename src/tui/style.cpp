@@ -1,0 +1,25 @@
+#include "tui/style.hpp"
+
+namespace solscope::tui {
+
+auto to_string(ColorMode mode) -> std::string_view {
+  switch (mode) {
+    case ColorMode::Mono:
+      return "mono";
+    case ColorMode::Color16:
+      return "16";
+    case ColorMode::Color256:
+      return "256";
+  }
+  return "mono";
+}
+
+auto choose_color_mode(std::string_view no_color, std::string_view forced, int terminal_colors) -> ColorMode {
+  if (!no_color.empty() || terminal_colors < 8) return ColorMode::Mono;
+  if (forced == "mono" || forced == "none" || forced == "never") return ColorMode::Mono;
+  if (forced == "16") return ColorMode::Color16;
+  if (forced == "256" && terminal_colors >= 16) return ColorMode::Color256;
+  return terminal_colors >= 256 ? ColorMode::Color256 : ColorMode::Color16;
+}
+
+}  // namespace solscope::tui

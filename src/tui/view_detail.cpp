@@ -1,0 +1,112 @@
+// The Detail view of one GPU: every compute pipe and memory path, activity and interconnect figures, the
+// device's facts, its source and notes.
+#include <cmath>
+#include <string>
+
+#include "core/metric_catalog.hpp"
+#include "tui/detail/view_parts.hpp"
+#include "tui/format.hpp"
+#include "tui/widgets.hpp"
+
+namespace solscope::tui::detail {
+namespace {
+
+constexpr int kWideCols = 120;
+constexpr int kLabelWidth = 16;
+constexpr int kValueWidth = 24;
+
+auto facts_line(const core::DeviceInfo& info) -> std::string {
+  std::string out = info.uuid.empty() ? "uuid n/a" : info.uuid;
+  if (!info.pci_bus_id.empty()) out += "  bus " + info.pci_bus_id;
+  if (!info.chip.empty()) out += "  chip " + info.chip;
+  if (info.sm_count > 0) out += "  " + std::to_string(info.sm_count) + " SMs";
+  out += "  max SM clock " + format_value(info.max_sm_clock_mhz, 0, "MHz");
+  out += "  DRAM peak " + format_rate(info.dram_peak_bytes_per_s);
+  return out;
+}
+
+auto pct_line(const std::string& label, double pct, Role role, bool busiest, const char* what) -> BarLine {
+  std::string value = format_pct(pct);
+  if (busiest) value += std::string("  sets ") + what;
+  return BarLine{.label = label,
+                 .label_width = kLabelWidth,
+                 .pct = pct,
+                 .marker_pct = std::nan(""),
+                 .role = role,
+                 .value = value,
+                 .value_width = kValueWidth,
+                 .value_role = busiest ? Role::Title : Role::Normal};
+}
+
+/// Rows of every pipe from `row`; returns the next free row.
+auto draw_pipes(const core::SolSample* w, int row, int col, int width, Frame& frame) -> int {
+  frame.put(row++, col, "Compute pipes (Compute SOL = the busiest)", Role::Title, width);
+  for (std::size_t i = 0; i < core::kPipeCount; ++i) {
+    const auto pipe = static_cast<core::Pipe>(i);
+    const double pct = w == nullptr ? std::nan("") : w->pipe_pct[i];
+    const bool busiest = w != nullptr && w->compute_pipe == pipe;
+    draw_bar_line(
+        frame, row++, col, width,
+        pct_line(" " + std::string(core::to_string(pipe)), pct, Role::BarCompute, busiest, "Compute SOL"));
+  }
+  return row;
+}
+
+auto draw_paths(const core::SolSample* w, int row, int col, int width, Frame& frame) -> int {
+  frame.put(row++, col, "Memory paths (Memory SOL = the busiest)", Role::Title, width);
+  for (std::size_t i = 0; i < core::kMemPathCount; ++i) {
+    const auto path = static_cast<core::MemPath>(i);
+    const double pct = w == nullptr ? std::nan("") : w->path_pct[i];
+    const bool busiest = w != nullptr && w->memory_path == path;
+    draw_bar_line(
+        frame, row++, col, width,
+        pct_line(" " + std::string(core::to_string(path)), pct, Role::BarMemory, busiest, "Memory SOL"));
+  }
+  return row;
+}
+
+auto interconnect_line(const core::SolSample* w) -> std::string {
+  return " PCIe read " + format_rate(metric_of(w, core::MetricId::PcieReadBytesPerS)) + "  write " +
+         format_rate(metric_of(w, core::MetricId::PcieWriteBytesPerS)) + "   NVLink rx " +
+         format_rate(metric_of(w, core::MetricId::NvlinkRxBytesPerS)) + "  tx " +
+         format_rate(metric_of(w, core::MetricId::NvlinkTxBytesPerS));
+}
+
+/// Classic utilization, copy-engine utilization and interconnect; returns the next free row.
+auto draw_activity(const core::SolSample* w, int row, int col, int width, Frame& frame) -> int {
+  frame.put(row++, col, "Classic utilization and interconnect", Role::Title, width);
+  draw_bar_line(frame, row++, col, width,
+                pct_line(" GPU util (smi)", metric_of(w, core::MetricId::GpuUtil), Role::BarUtil, false, ""));
+  draw_bar_line(frame, row++, col, width,
+                pct_line(" copy util", metric_of(w, core::MetricId::MemCopyUtil), Role::BarUtil, false, ""));
+  frame.put(row++, col, interconnect_line(w), Role::Normal, width);
+  return row;
+}
+
+}  // namespace
+
+void draw_detail(const core::DeviceSnapshot& d, const Rect& area, Frame& frame) {
+  const core::SolSample* w = shown_window(d);
+  int row = area.row;
+  draw_panel_title(d, true, row++, area, frame);
+  frame.put(row++, area.col, " " + facts_line(d.state.info), Role::Dim, area.width);
+  frame.put(row++, area.col, " " + state_line(d, frame.ascii()), Role::Normal, area.width);
+  frame.put(row++, area.col, " " + activity_line(w), Role::Normal, area.width);
+  const auto [note, role] = note_of(d);
+  const std::string source = " source: " + source_label(d.state.source) + (note.empty() ? "" : " - " + note);
+  frame.put(row++, area.col, source, role == Role::Normal ? Role::Dim : role, area.width);
+  const std::string workload = d.state.workload_note.empty() ? "n/a" : d.state.workload_note;
+  frame.put(row++, area.col, " workload: " + workload, Role::Dim, area.width);
+  if (area.width >= kWideCols) {
+    const int half = area.width / 2;
+    draw_pipes(w, row, area.col, half - 1, frame);
+    const int next = draw_paths(w, row, area.col + half, area.width - half, frame);
+    draw_activity(w, next, area.col + half, area.width - half, frame);
+  } else {
+    const int next =
+        draw_paths(w, draw_pipes(w, row, area.col, area.width, frame), area.col, area.width, frame);
+    frame.put(next, area.col, interconnect_line(w), Role::Normal, area.width);
+  }
+}
+
+}  // namespace solscope::tui::detail

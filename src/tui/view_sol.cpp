@@ -1,0 +1,127 @@
+// The SOL view's GPU entries: full panels, and compact two-row and one-row entries.
+#include <algorithm>
+#include <cmath>
+
+#include "tui/detail/view_parts.hpp"
+#include "tui/format.hpp"
+#include "tui/widgets.hpp"
+
+namespace solscope::tui::detail {
+namespace {
+
+constexpr int kLabelWidth = 13;  ///< " Compute SOL "
+constexpr int kValueWidth = 18;  ///< "100.0% fma_heavy" plus room
+
+}  // namespace
+
+void draw_panel_title(const core::DeviceSnapshot& d, bool selected, int row, const Rect& area, Frame& frame) {
+  const bool ascii = frame.ascii();
+  const core::SolSample* w = shown_window(d);
+  const std::string source = source_label(d.state.source);
+  const std::string bound = bound_label(w == nullptr ? core::Bound::Unknown : w->bound);
+  const int right_width = text_width(bound) + 3 + text_width(source);
+  const int left_width = std::max(area.width - right_width - 1, 10);
+  const std::string mark = selected ? (ascii ? "> " : "\u25B6 ") : "  ";
+  frame.put(row, area.col, pad_right(mark + device_heading(d), left_width, ascii),
+            selected ? Role::Selected : Role::Title, left_width);
+  int x = area.col + left_width + 1;
+  const int end = area.right();
+  x += frame.put(row, x, bound, bound_role(w == nullptr ? core::Bound::Unknown : w->bound), end - x);
+  x += frame.put(row, x, ascii ? " | " : " \u00B7 ", Role::Dim, end - x);
+  frame.put(row, x, source, d.state.lost ? Role::Bad : source_role(d.state.source), end - x);
+}
+
+namespace {
+
+auto compute_line(const core::SolSample* w, const std::string& label, int label_width, int value_width)
+    -> BarLine {
+  return BarLine{.label = label,
+                 .label_width = label_width,
+                 .pct = w == nullptr ? std::nan("") : w->compute_sol_pct,
+                 .marker_pct = w == nullptr ? std::nan("") : w->attainable_compute_sol_pct,
+                 .role = Role::BarCompute,
+                 .value = compute_text(w),
+                 .value_width = value_width,
+                 .value_role = Role::Normal};
+}
+
+auto memory_line(const core::SolSample* w, const std::string& label, int label_width, int value_width)
+    -> BarLine {
+  return BarLine{.label = label,
+                 .label_width = label_width,
+                 .pct = w == nullptr ? std::nan("") : w->memory_sol_pct,
+                 .marker_pct = w == nullptr ? std::nan("") : w->attainable_memory_sol_pct,
+                 .role = Role::BarMemory,
+                 .value = memory_text(w),
+                 .value_width = value_width,
+                 .value_role = Role::Normal};
+}
+
+auto util_line(const core::SolSample* w, const std::string& label, int label_width, int value_width)
+    -> BarLine {
+  const double util = metric_of(w, core::MetricId::GpuUtil);
+  return BarLine{.label = label,
+                 .label_width = label_width,
+                 .pct = util,
+                 .marker_pct = std::nan(""),
+                 .role = Role::BarUtil,
+                 .value = format_pct(util),
+                 .value_width = value_width,
+                 .value_role = Role::Dim};
+}
+
+/// "attainable: compute 71.0% memory 40.0%" when the ceiling model gives a figure; else empty.
+auto attainable_text(const core::SolSample* w) -> std::string {
+  if (w == nullptr) return {};
+  if (std::isnan(w->attainable_compute_sol_pct) && std::isnan(w->attainable_memory_sol_pct)) return {};
+  return "  attainable: compute " + format_pct(w->attainable_compute_sol_pct) + " memory " +
+         format_pct(w->attainable_memory_sol_pct);
+}
+
+void draw_full(const core::DeviceSnapshot& d, bool selected, const Rect& area, Frame& frame) {
+  const core::SolSample* w = shown_window(d);
+  const int r = area.row;
+  draw_panel_title(d, selected, r, area, frame);
+  draw_bar_line(frame, r + 1, area.col, area.width,
+                compute_line(w, " Compute SOL", kLabelWidth, kValueWidth));
+  draw_bar_line(frame, r + 2, area.col, area.width, memory_line(w, " Memory SOL", kLabelWidth, kValueWidth));
+  draw_bar_line(frame, r + 3, area.col, area.width, util_line(w, " Util (smi)", kLabelWidth, kValueWidth));
+  frame.put(r + 4, area.col, " " + activity_line(w), Role::Normal, area.width);
+  frame.put(r + 5, area.col, " " + state_line(d, frame.ascii()) + attainable_text(w), Role::Normal,
+            area.width);
+  const auto [note, role] = note_of(d);
+  frame.put(r + 6, area.col, " " + fit(note, area.width - 1, frame.ascii()), role, area.width);
+}
+
+/// Three bar groups (compute, memory, classic utilization) side by side in one row from `col`; the two SOL
+/// groups get two fifths of the width each.
+void draw_bar_groups(const core::SolSample* w, int row, int col, int width, Frame& frame) {
+  const int util_width = std::max(14, width / 5);
+  const int group = (width - util_width) / 2;
+  const int value_width = group >= 34 ? 17 : 13;
+  draw_bar_line(frame, row, col, group - 1, compute_line(w, "C ", 2, value_width));
+  draw_bar_line(frame, row, col + group, group - 1, memory_line(w, "M ", 2, value_width));
+  draw_bar_line(frame, row, col + 2 * group, width - 2 * group, util_line(w, "U ", 2, 6));
+}
+
+}  // namespace
+
+void draw_sol_panel(const core::DeviceSnapshot& d, bool selected, const Rect& area, Frame& frame) {
+  if (area.height >= kFullPanelHeight) {
+    draw_full(d, selected, area, frame);
+  } else if (area.height >= 2) {
+    draw_panel_title(d, selected, area.row, area, frame);
+    draw_bar_groups(shown_window(d), area.row + 1, area.col + 2, area.width - 2, frame);
+  } else {
+    const bool ascii = frame.ascii();
+    const int name_width = std::min(22, area.width / 4);
+    const std::string mark = selected ? (ascii ? ">" : "\u25B6") : " ";
+    frame.put(
+        area.row, area.col,
+        pad_right(mark + std::to_string(d.state.info.index) + " " + d.state.info.name, name_width, ascii),
+        selected ? Role::Selected : Role::Title, name_width);
+    draw_bar_groups(shown_window(d), area.row, area.col + name_width + 1, area.width - name_width - 1, frame);
+  }
+}
+
+}  // namespace solscope::tui::detail

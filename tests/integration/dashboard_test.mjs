@@ -1,0 +1,366 @@
+#!/usr/bin/env node
+// Integration test: headless Chromium, driven by playwright-core, opens solscope's web dashboard.
+//
+//   node dashboard_test.mjs --solscope BIN --workdir DIR [--trace tests/data/demo-trace.sqlite]
+//                           [--screenshot docs/screenshots/dashboard.png] [--chromium /usr/bin/chromium]
+//
+// Part 1 (history): the daemon serves the demo trace (SYNTHETIC, 4 GPUs). The page must show one card per GPU of
+// /api/v1/devices with its facts, the SYNTHETIC banner, a uPlot chart whose canvas holds pixels of the Compute
+// SOL colour, and values equal to the daemon's window of the same start time; no request may leave the daemon's
+// origin, and the console must stay free of errors. Screenshots at 1280 px (kept in DIR and, when asked, at
+// --screenshot) and at a phone width of 390 px, where nothing may overflow sideways.
+// Part 2 (live): the daemon replays a SYNTHETIC trace in real time; the page must follow the stream (the shown
+// window advances) and each window it aggregated from the stream must equal the daemon's own window; the
+// attainable lines appear for the GPU whose samples carry one.
+// Part 3 (reconnect): the daemon is stopped and started again on the same address; the page must say it is
+// reconnecting, come back live by itself and follow the new stream.
+// Part 4 (slow client): a one-event client queue makes the daemon drop events; the page must still show the
+// daemon's exact windows (it fetches those it saw only in part).
+// Exit status: 0 pass, 1 fail (with the reason), 77 skip (Chromium or playwright-core missing).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, copyFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
+
+const SKIP = 77;
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..', '..');
+
+function parseArgs() {
+  const out = { trace: path.join(root, 'tests/data/demo-trace.sqlite'), chromium: '/usr/bin/chromium' };
+  const argv = process.argv.slice(2);
+  for (let i = 0; i < argv.length; i += 2) out[argv[i].replace(/^--/, '')] = argv[i + 1];
+  if (!out.solscope || !out.workdir) throw new Error('usage: --solscope BIN --workdir DIR');
+  return out;
+}
+
+class Failure extends Error {}
+const check = (cond, message) => { if (!cond) throw new Failure(message); };
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------- the daemon
+async function startDaemon(solscope, args, listen = '127.0.0.1:0') {
+  const proc = spawn(solscope, ['serve', '--listen', listen, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Failure(`no 'listening on' line within 30 s:\n${stderr}`)), 30000);
+    proc.stderr.setEncoding('utf8');
+    proc.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      const m = /listening on (https?:\/\/[0-9.]+:[0-9]+)/.exec(stderr);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+    proc.on('exit', (code) => reject(new Failure(`solscope serve exited (${code}) before listening:\n${stderr}`)));
+  });
+  proc.removeAllListeners('exit');
+  return {
+    url, proc, log: () => stderr,
+    async stop() {
+      if (proc.exitCode !== null) return proc.exitCode;
+      const exited = new Promise((r) => proc.on('exit', (code) => r(code)));
+      proc.kill('SIGTERM');
+      const code = await Promise.race([exited, sleep(15000).then(() => 'timeout')]);
+      if (code === 'timeout') proc.kill('SIGKILL');
+      return code;
+    },
+  };
+}
+
+async function getJson(base, p) {
+  const res = await fetch(base + p);
+  check(res.ok, `GET ${p}: HTTP ${res.status}`);
+  return res.json();
+}
+
+function serveHelp(solscope) {
+  try {
+    return execFileSync(solscope, ['serve', '--help'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (err) {
+    return String(err.stdout || '') + String(err.stderr || '');
+  }
+}
+
+// ---------------------------------------------------------------- page checks
+function watchPage(page, origin, problems) {
+  page.on('request', (req) => {
+    const u = req.url();
+    if (!u.startsWith(origin) && !u.startsWith('data:') && !u.startsWith('blob:')) problems.push(`external request: ${u}`);
+  });
+  page.on('response', (res) => { if (res.status() >= 400) problems.push(`HTTP ${res.status()} for ${res.url()}`); });
+  page.on('console', (msg) => { if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`); });
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+}
+
+// What the page shows for each GPU: data attributes and chart pixels.
+async function readCards(page) {
+  return page.evaluate(() => {
+    const hex = getComputedStyle(document.documentElement).getPropertyValue('--compute').trim();
+    const rgb = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+    return [...document.querySelectorAll('section.gpu')].map((card) => {
+      const field = (name) => {
+        const el = card.querySelector(`[data-field="${name}"]`);
+        return el ? { value: el.dataset.value, text: el.textContent.trim() } : null;
+      };
+      let seriesPixels = 0;
+      let canvasPixels = 0;
+      for (const canvas of card.querySelectorAll('[data-chart] canvas')) {
+        const ctx = canvas.getContext('2d');
+        const data = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+        for (let i = 0; i < data.length; i += 4) {
+          if (data[i + 3] > 0) ++canvasPixels;
+          if (Math.abs(data[i] - rgb[0]) < 24 && Math.abs(data[i + 1] - rgb[1]) < 24 &&
+              Math.abs(data[i + 2] - rgb[2]) < 24 && data[i + 3] > 200) ++seriesPixels;
+        }
+      }
+      return {
+        gpu: Number(card.dataset.gpu),
+        start: card.dataset.windowStartNs,
+        origin: card.dataset.windowOrigin,
+        points: Number(card.querySelector('[data-chart]').dataset.points),
+        name: card.querySelector('[data-fact="name"]').textContent,
+        sms: card.querySelector('[data-fact="sm_count"]').textContent,
+        chip: card.querySelector('[data-fact="chip"]').textContent,
+        seriesPixels, canvasPixels,
+        fields: Object.fromEntries(['compute_sol_pct', 'memory_sol_pct', 'gpu_util_pct', 'attainable_compute_sol_pct',
+          'attainable_memory_sol_pct', 'bound', 'compute_pipe', 'memory_path'].map((f) => [f, field(f)])),
+      };
+    });
+  });
+}
+
+// The card's shown figures against the daemon's window with the same start (percent, absolute tolerance).
+function compareCard(card, window, tolerancePct, what) {
+  check(window, `${what}: GPU ${card.gpu} shows the window starting at ${card.start}, which the daemon does not have`);
+  for (const f of ['compute_sol_pct', 'memory_sol_pct', 'gpu_util_pct', 'attainable_compute_sol_pct',
+                   'attainable_memory_sol_pct']) {
+    const shown = card.fields[f].value === '' ? null : Number(card.fields[f].value);
+    const want = window[f] === undefined ? null : window[f];
+    check((shown === null) === (want === null) && (shown === null || Math.abs(shown - want) <= tolerancePct),
+          `${what}: GPU ${card.gpu} shows ${f} = ${shown} (window ${card.start}, from ${card.origin}), the daemon's ` +
+          `window has ${want}`);
+    if (want !== null) {
+      check(card.fields[f].text === `${want.toFixed(1)}\u202f%`,
+            `${what}: GPU ${card.gpu} ${f} reads "${card.fields[f].text}", want ${want.toFixed(1)} %`);
+    }
+  }
+  check(card.fields.bound.value === window.bound,
+        `${what}: GPU ${card.gpu} shows bound ${card.fields.bound.value}, the daemon says ${window.bound}`);
+  check(card.fields.compute_pipe.value === (window.compute_pipe || ''),
+        `${what}: GPU ${card.gpu} shows pipe ${card.fields.compute_pipe.value}, the daemon says ${window.compute_pipe}`);
+  check(card.fields.memory_path.value === (window.memory_path || ''),
+        `${what}: GPU ${card.gpu} shows path ${card.fields.memory_path.value}, the daemon says ${window.memory_path}`);
+}
+
+// Waits until a replay at full speed has played the whole trace (the newest sample time stops moving).
+async function waitPlayed(base) {
+  let last = null;
+  for (let i = 0; i < 120; ++i) {
+    const newest = (await getJson(base, '/api/v1/devices')).newest_ns;
+    if (newest && newest === last) return;
+    last = newest;
+    await sleep(500);
+  }
+  throw new Failure('the replay did not finish within 60 s');
+}
+
+async function daemonWindow(base, gpu, startNs) {
+  const since = (BigInt(startNs) - 2000000000n).toString();
+  const doc = await getJson(base, `/api/v1/samples?device=${gpu}&since=${since}&window=1s`);
+  return doc.samples.find((w) => String(w.t_start_ns) === String(startNs)) || null;
+}
+
+async function openDashboard(browser, daemon, viewport, problems) {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, colorScheme: 'light' });
+  const page = await context.newPage();
+  watchPage(page, daemon.url, problems);
+  await page.goto(daemon.url + '/', { waitUntil: 'load' });
+  await page.waitForSelector('body[data-state="live"]', { timeout: 20000 });
+  return { context, page };
+}
+
+// ---------------------------------------------------------------- part 1: history, facts, screenshots
+async function historyPart(browser, args, speedArgs) {
+  const daemon = await startDaemon(args.solscope, ['--replay', args.trace, ...speedArgs]);
+  const problems = [];
+  try {
+    if (speedArgs.length) await waitPlayed(daemon.url);
+    else await sleep(12000);  // real time: let some history build up
+    const devices = await getJson(daemon.url, '/api/v1/devices');
+    check(devices.devices.length > 0, '/api/v1/devices lists no GPU');
+    const { context, page } = await openDashboard(browser, daemon, { width: 1280, height: 900 }, problems);
+    await page.waitForFunction((n) => [...document.querySelectorAll('[data-chart]')].length === n &&
+      [...document.querySelectorAll('[data-chart]')].every((c) => Number(c.dataset.points) >= 5),
+    devices.devices.length, { timeout: 20000 });
+    await sleep(500);
+    const cards = await readCards(page);
+    check(cards.length === devices.devices.length, `${cards.length} GPU cards for ${devices.devices.length} GPUs`);
+    const synthetic = await page.locator('#synthetic-banner').isVisible();
+    check(synthetic === Boolean(devices.synthetic), `SYNTHETIC banner visible=${synthetic}, API synthetic=${devices.synthetic}`);
+    for (const card of cards) {
+      const d = devices.devices.find((x) => x.index === card.gpu);
+      check(d, `card for GPU ${card.gpu}, which /api/v1/devices does not list`);
+      check(card.name === d.name && card.chip === d.chip && card.sms === String(d.sm_count),
+            `GPU ${card.gpu} facts "${card.name}" ${card.chip} ${card.sms} SMs, API: "${d.name}" ${d.chip} ${d.sm_count}`);
+      check(card.seriesPixels > 100, `GPU ${card.gpu}: the chart has ${card.seriesPixels} pixels of the Compute SOL line`);
+      const window = await daemonWindow(daemon.url, card.gpu, card.start);
+      compareCard(card, window, 1e-9, 'history');
+      if (speedArgs.length) {
+        check(d.latest_window && String(d.latest_window.t_start_ns) === card.start,
+              `GPU ${card.gpu} shows window ${card.start}, /api/v1/devices latest is ${d.latest_window && d.latest_window.t_start_ns}`);
+      }
+    }
+    mkdirSync(args.workdir, { recursive: true });
+    const shot = path.join(args.workdir, 'dashboard.png');
+    await page.screenshot({ path: shot, fullPage: true });
+    if (args.screenshot) {
+      mkdirSync(path.dirname(args.screenshot), { recursive: true });
+      copyFileSync(shot, args.screenshot);
+    }
+    await context.close();
+
+    const phone = await openDashboard(browser, daemon, { width: 390, height: 844 }, problems);
+    await phone.page.waitForFunction(() => Number(document.querySelector('[data-chart]').dataset.points) >= 5,
+                                     null, { timeout: 20000 });
+    const overflow = await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    check(overflow <= 1, `at 390 px the page is ${overflow} px wider than the screen`);
+    await phone.page.screenshot({ path: path.join(args.workdir, 'dashboard-phone.png'), fullPage: true });
+    await phone.context.close();
+    check(problems.length === 0, problems.join('\n'));
+    console.log(`history: ${cards.length} GPUs, values equal the daemon's windows; screenshot ${shot}`);
+  } finally {
+    const code = await daemon.stop();
+    check(code === 0, `solscope serve exited with ${code} after SIGTERM`);
+  }
+}
+
+// ---------------------------------------------------------------- part 3: the daemon restarts
+// The page must notice the stream ending, say so, reconnect by itself to the restarted daemon (same address),
+// back-fill again and go on following the stream.
+async function reconnectPart(browser, args) {
+  const trace = path.join(args.workdir, 'live.sqlite');
+  let daemon = await startDaemon(args.solscope, ['--replay', trace]);
+  const listen = daemon.url.replace(/^https?:\/\//, '');
+  const problems = [];
+  const { context, page } = await openDashboard(browser, daemon, { width: 1280, height: 900 }, problems);
+  try {
+    await sleep(1500);
+    check(await daemon.stop() === 0, 'solscope serve did not exit 0 after SIGTERM');
+    await page.waitForSelector('body[data-state="reconnecting"]', { timeout: 10000 });
+    daemon = await startDaemon(args.solscope, ['--replay', trace], listen);
+    await page.waitForSelector('body[data-state="live"]', { timeout: 20000 });
+    const before = (await readCards(page))[0].start;
+    await sleep(2500);
+    const after = (await readCards(page))[0].start;
+    check(after && after !== before, `after the restart the page stays at window ${before}: it does not follow the stream`);
+    // Errors while the daemon was down (failed requests) are expected; none may remain afterwards.
+    console.log(`reconnect: the page came back live after a daemon restart (window ${before} -> ${after})`);
+  } finally {
+    await context.close();
+    const code = await daemon.stop();
+    check(code === 0, `solscope serve exited with ${code} after SIGTERM`);
+  }
+}
+
+// ---------------------------------------------------------------- part 4: a slow client
+// With a one-event client queue and 8 GPUs x 100 Hz the daemon drops events for the page (`event: dropped`); the
+// page must then fetch the windows it saw only in part, so what it shows still equals the daemon's windows.
+async function droppedPart(browser, args) {
+  const trace = path.join(args.workdir, 'busy.sqlite');
+  execFileSync('python3', [path.join(here, 'make_trace.py'), trace, '--gpus', '8', '--hz', '100', '--seconds', '40',
+                           '--profile', 'phases'], { stdio: 'ignore' });
+  const daemon = await startDaemon(args.solscope, ['--replay', trace, '--client-queue', '1']);
+  const problems = [];
+  const { context, page } = await openDashboard(browser, daemon, { width: 1280, height: 900 }, problems);
+  try {
+    let compared = 0;
+    const seen = new Set();
+    for (let i = 0; i < 10; ++i) {
+      await sleep(500);
+      for (const card of await readCards(page)) {
+        if (!card.start || seen.has(`${card.gpu}/${card.start}`)) continue;
+        seen.add(`${card.gpu}/${card.start}`);
+        compareCard(card, await daemonWindow(daemon.url, card.gpu, card.start), 1e-6, 'slow client');
+        ++compared;
+      }
+    }
+    const dropped = Number(await page.evaluate(() => document.body.dataset.dropped || 0));
+    check(dropped > 0, 'slow client: the daemon reported no dropped event to a page with a one-event queue');
+    check(problems.length === 0, problems.join('\n'));
+    console.log(`slow client: ${dropped} events dropped, ${compared} shown windows still equal the daemon's`);
+  } finally {
+    await context.close();
+    const code = await daemon.stop();
+    check(code === 0, `solscope serve exited with ${code} after SIGTERM`);
+  }
+}
+
+// ---------------------------------------------------------------- part 2: the live stream
+async function livePart(browser, args) {
+  const trace = path.join(args.workdir, 'live.sqlite');
+  execFileSync('python3', [path.join(here, 'make_trace.py'), trace, '--gpus', '2', '--hz', '100', '--seconds', '60',
+                           '--profile', 'phases', '--attainable-gpu', '1'], { stdio: 'ignore' });
+  const daemon = await startDaemon(args.solscope, ['--replay', trace]);
+  const problems = [];
+  try {
+    await sleep(3000);
+    const { context, page } = await openDashboard(browser, daemon, { width: 1280, height: 900 }, problems);
+    const seen = new Map();  // gpu -> set of window starts shown
+    let compared = 0;
+    for (let i = 0; i < 14; ++i) {
+      await sleep(500);
+      for (const card of await readCards(page)) {
+        const starts = seen.get(card.gpu) || new Set();
+        if (!starts.has(card.start) && card.start) {
+          starts.add(card.start);
+          // The page aggregates streamed samples itself: it must agree with the daemon to rounding.
+          compareCard(card, await daemonWindow(daemon.url, card.gpu, card.start), 1e-6, 'live');
+          ++compared;
+        }
+        seen.set(card.gpu, starts);
+      }
+    }
+    for (const [gpu, starts] of seen) {
+      check(starts.size >= 4, `live: GPU ${gpu} showed only ${starts.size} windows in 7 s: the page does not follow the stream`);
+    }
+    const attainable = await page.evaluate(() => [...document.querySelectorAll('section.gpu')].map((c) =>
+      [...c.querySelectorAll('.u-legend .u-series')].some((e) => /Attainable compute/.test(e.textContent))));
+    check(attainable[0] === false && attainable[1] === true,
+          `live: attainable lines drawn per GPU ${JSON.stringify(attainable)}, want only on GPU 1 (the trace's)`);
+    await page.screenshot({ path: path.join(args.workdir, 'dashboard-live.png'), fullPage: true });
+    await context.close();
+    check(problems.length === 0, problems.join('\n'));
+    console.log(`live: ${compared} streamed windows equal the daemon's`);
+  } finally {
+    const code = await daemon.stop();
+    check(code === 0, `solscope serve exited with ${code} after SIGTERM`);
+  }
+}
+
+async function main() {
+  const args = parseArgs();
+  const require = createRequire(import.meta.url);
+  const pw = path.join(root, 'web/node_modules/playwright-core');
+  if (!existsSync(pw)) { console.log('SKIP: playwright-core is not installed (npm ci --prefix web)'); process.exit(SKIP); }
+  if (!existsSync(args.chromium)) { console.log(`SKIP: ${args.chromium} is not installed`); process.exit(SKIP); }
+  mkdirSync(args.workdir, { recursive: true });
+  const { chromium } = require(pw);
+  const browser = await chromium.launch({ executablePath: args.chromium, headless: true,
+                                          args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  try {
+    const speedArgs = serveHelp(args.solscope).includes('--speed') ? ['--speed', '0'] : [];
+    await historyPart(browser, args, speedArgs);
+    await livePart(browser, args);
+    await reconnectPart(browser, args);
+    await droppedPart(browser, args);
+  } finally {
+    await browser.close();
+  }
+  console.log('PASS');
+}
+
+main().catch((err) => {
+  console.error(`FAIL: ${err instanceof Failure ? err.message : err.stack}`);
+  process.exit(1);
+});

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Checks the ship files in deploy/ (no daemon needed).
+
+- `promtool check rules` on every deploy/prometheus/*.yml, and `promtool test rules` on the unit tests in
+  tests/integration/prometheus/ (the alerts fire for the synthetic straggler and low-efficiency GPUs and for
+  nothing else);
+- the Grafana dashboard is valid JSON with unique panel ids, a datasource variable on every query, and queries
+  that name only solscope series or the recording rules;
+- the Kubernetes manifest parses (when python3-yaml is installed) and holds the DaemonSet, Service and token
+  Secret, with the daemon told to use the token;
+- the systemd unit passes `systemd-analyze verify` (when present), apart from the binary not being installed.
+"""
+
+import glob
+import json
+import os
+import re
+import subprocess
+
+import harness as h
+from harness import check
+
+DEPLOY = os.path.join(h.ROOT, "deploy")
+
+
+def check_rules(promtool):
+    files = sorted(glob.glob(os.path.join(DEPLOY, "prometheus", "*.yml")))
+    check(files, "no rule files in deploy/prometheus/")
+    res = subprocess.run([promtool, "check", "rules", *files], capture_output=True, text=True, check=False)
+    check(res.returncode == 0, f"promtool check rules: status {res.returncode}\n{res.stdout}{res.stderr}")
+    tests = sorted(glob.glob(os.path.join(h.HERE, "prometheus", "*.test.yml")))
+    check(tests, "no rule unit tests in tests/integration/prometheus/")
+    res = subprocess.run([promtool, "test", "rules", *tests], capture_output=True, text=True, check=False)
+    check(res.returncode == 0, f"promtool test rules: status {res.returncode}\n{res.stdout}{res.stderr}")
+    print(f"rules: {len(files)} file(s) valid, {len(tests)} unit test file(s) pass")
+    return files
+
+
+def rule_names(files):
+    names = set()
+    for f in files:
+        with open(f, encoding="utf-8") as fh:
+            names |= set(re.findall(r"^\s*- record: (\S+)", fh.read(), re.M))
+    return names
+
+
+def check_grafana(recorded):
+    path = os.path.join(DEPLOY, "grafana", "solscope-dashboard.json")
+    with open(path, encoding="utf-8") as f:
+        try:
+            dash = json.load(f)
+        except ValueError as err:
+            h.fail(f"{path}: invalid JSON: {err}")
+    check(dash.get("uid") and dash.get("title"), "the dashboard needs a uid and a title")
+    variables = {v["name"] for v in dash.get("templating", {}).get("list", [])}
+    check({"datasource", "hostname", "gpu"} <= variables, f"dashboard variables {variables}")
+    panels = dash.get("panels", [])
+    ids = [p["id"] for p in panels]
+    check(len(ids) == len(set(ids)), f"duplicate panel ids: {ids}")
+    queries = 0
+    for p in panels:
+        if p.get("type") == "row":
+            continue
+        check(p.get("datasource", {}).get("uid") == "${datasource}", f"panel {p.get('title')}: datasource")
+        check(p.get("targets"), f"panel {p.get('title')} has no query")
+        for t in p["targets"]:
+            expr = t.get("expr", "")
+            names = set(re.findall(r"[a-zA-Z_:][a-zA-Z0-9_:]*(?=\{|\[|\s*\)|\s*$|\s*/|\s*==)", expr))
+            names = {n for n in names if n.startswith("solscope_") or ":" in n}
+            check(names, f"panel {p.get('title')}: query names no solscope series: {expr}")
+            unknown = {n for n in names if ":" in n and n not in recorded}
+            check(not unknown, f"panel {p.get('title')}: recording rules {unknown} do not exist")
+            queries += 1
+    print(f"grafana: {len(panels)} panels, {queries} queries")
+
+
+def check_kubernetes():
+    path = os.path.join(DEPLOY, "kubernetes", "daemonset.yaml")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    check("\t" not in text, f"{path} contains a tab")
+    try:
+        import yaml  # python3-yaml; optional
+    except ImportError:
+        print("kubernetes: python3-yaml missing, structure not checked")
+        return
+    docs = [d for d in yaml.safe_load_all(text) if d]
+    kinds = {d["kind"]: d for d in docs}
+    for kind in ("Namespace", "Secret", "DaemonSet", "Service", "ServiceAccount"):
+        check(kind in kinds, f"{path} has no {kind}")
+    container = kinds["DaemonSet"]["spec"]["template"]["spec"]["containers"][0]
+    check(container["args"][0] == "serve" and any(a.startswith("--token-file=") for a in container["args"]),
+          f"the DaemonSet must run `serve --token-file=...` (it listens off loopback): {container['args']}")
+    check(container["livenessProbe"]["httpGet"]["path"] == "/healthz", "liveness must use /healthz (no token)")
+    print(f"kubernetes: {len(docs)} objects")
+
+
+def check_systemd():
+    unit = os.path.join(DEPLOY, "systemd", "solscope.service")
+    tool = "/usr/bin/systemd-analyze"
+    if not os.access(tool, os.X_OK):
+        print("systemd: systemd-analyze missing, unit not verified")
+        return
+    res = subprocess.run([tool, "verify", unit], capture_output=True, text=True, check=False)
+    problems = [l for l in (res.stdout + res.stderr).splitlines()
+                if l.strip() and "is not executable" not in l and "No such file" not in l]
+    check(not problems, "systemd-analyze verify:\n" + "\n".join(problems))
+    print("systemd: unit verified")
+
+
+def main():
+    promtool = h.require_tool("promtool")
+    files = check_rules(promtool)
+    check_grafana(rule_names(files))
+    check_kubernetes()
+    check_systemd()
+
+
+if __name__ == "__main__":
+    h.run_main(main)

@@ -1,0 +1,101 @@
+#include "server/api.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "server_test_support.hpp"
+
+namespace solscope::server {
+namespace {
+
+using testing::kT0;
+
+TEST(ApiTest, parse_duration_accepts_whole_units_only) {
+  EXPECT_EQ(parse_duration_ns("100ms"), 100'000'000);
+  EXPECT_EQ(parse_duration_ns("30s"), 30'000'000'000);
+  EXPECT_EQ(parse_duration_ns("5m"), 300'000'000'000);
+  EXPECT_EQ(parse_duration_ns("1h"), 3'600'000'000'000);
+  for (const char* bad : {"", "s", "5", "-5m", "+5m", "1.5s", "5 m", "5d", "99999999999999h", "ms"}) {
+    EXPECT_FALSE(parse_duration_ns(bad)) << bad;
+  }
+}
+
+class SamplesQueryTest : public ::testing::Test {
+ protected:
+  void SetUp() override { testing::fill(state_, 2, 20); }
+  core::LiveState state_;
+};
+
+TEST_F(SamplesQueryTest, defaults_are_five_minutes_of_one_second_windows) {
+  auto q = parse_samples_query({.device = "1"}, state_);
+  ASSERT_TRUE(q) << q.error().describe();
+  EXPECT_EQ(q->device, 1U);
+  EXPECT_EQ(q->window_ns, 1'000'000'000);
+  EXPECT_EQ(q->since_ns, state_.newest_ns() - kDefaultSinceNs);
+}
+
+TEST_F(SamplesQueryTest, since_is_unix_ns_or_a_negative_duration) {
+  auto relative = parse_samples_query({.device = "0", .since = "-10s", .window = "5s"}, state_);
+  ASSERT_TRUE(relative);
+  EXPECT_EQ(relative->since_ns, state_.newest_ns() - 10'000'000'000);
+  EXPECT_EQ(relative->window_ns, 5'000'000'000);
+  auto absolute = parse_samples_query({.device = "0", .since = std::to_string(kT0)}, state_);
+  ASSERT_TRUE(absolute);
+  EXPECT_EQ(absolute->since_ns, kT0);
+}
+
+TEST_F(SamplesQueryTest, bad_values_are_invalid_and_unknown_devices_not_found) {
+  const std::vector<SamplesParams> invalid{{},
+                                           {.device = "x"},
+                                           {.device = "-1"},
+                                           {.device = "99999999999"},
+                                           {.device = "0", .since = "abc"},
+                                           {.device = "0", .since = "-abc"},
+                                           {.device = "0", .window = "1500ms"},
+                                           {.device = "0", .window = "2h"},
+                                           {.device = "0", .window = "0s"}};
+  for (const auto& p : invalid) {
+    auto q = parse_samples_query(p, state_);
+    ASSERT_FALSE(q);
+    EXPECT_EQ(q.error().code, core::ErrorCode::InvalidArgument) << q.error().message;
+  }
+  auto unknown = parse_samples_query({.device = "7"}, state_);
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().code, core::ErrorCode::NotFound);
+}
+
+TEST_F(SamplesQueryTest, samples_json_merges_windows_oldest_first) {
+  const auto body =
+      nlohmann::json::parse(samples_json(state_, {.device = 1, .since_ns = 0, .window_ns = 5'000'000'000}));
+  EXPECT_EQ(body["device"], 1);
+  EXPECT_EQ(body["window_ns"], 5'000'000'000);
+  const auto& samples = body["samples"];
+  ASSERT_GE(samples.size(), 3U);
+  EXPECT_EQ(samples[0]["t_start_ns"], kT0);
+  EXPECT_EQ(samples[0]["t_end_ns"], kT0 + 5'000'000'000);
+  EXPECT_DOUBLE_EQ(samples[0]["compute_sol_pct"].get<double>(), 50.0);
+  EXPECT_EQ(samples[0]["uuid"], "GPU-SYNTHETIC-1");
+  EXPECT_TRUE(samples[0]["fp64_pipe_pct"].is_null());
+  for (std::size_t i = 1; i < samples.size(); ++i) {
+    EXPECT_LT(samples[i - 1]["t_start_ns"].get<std::int64_t>(), samples[i]["t_start_ns"].get<std::int64_t>());
+  }
+}
+
+TEST_F(SamplesQueryTest, devices_json_names_the_node_and_each_latest_window) {
+  const auto body = nlohmann::json::parse(devices_json(
+      state_,
+      {.hostname = "node-17", .version = "0.1.0", .source_description = "SYNTHETIC", .synthetic = true}));
+  EXPECT_EQ(body["host"], "node-17");
+  EXPECT_EQ(body["synthetic"], true);
+  EXPECT_EQ(body["window_ns"], 1'000'000'000);
+  EXPECT_EQ(body["newest_ns"], state_.newest_ns());
+  ASSERT_EQ(body["devices"].size(), 2U);
+  EXPECT_EQ(body["devices"][1]["uuid"], "GPU-SYNTHETIC-1");
+  EXPECT_EQ(body["devices"][1]["source"], "replay");
+  EXPECT_DOUBLE_EQ(body["devices"][1]["latest_window"]["compute_sol_pct"].get<double>(), 50.0);
+  EXPECT_TRUE(body["devices"][1]["max_sm_clock_mhz"].is_null());
+}
+
+}  // namespace
+}  // namespace solscope::server

@@ -1,0 +1,109 @@
+#include "server/metrics.hpp"
+
+#include <gtest/gtest.h>
+
+#include <locale>
+#include <sstream>
+
+#include "server_test_support.hpp"
+
+namespace solscope::server {
+namespace {
+
+auto lines_starting(const std::string& text, const std::string& prefix) -> std::vector<std::string> {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with(prefix)) out.push_back(line);
+  }
+  return out;
+}
+
+class MetricsTest : public ::testing::Test {
+ protected:
+  void SetUp() override { testing::fill(state_, 2, 3); }
+  auto render() const -> std::string {
+    return render_metrics(state_, {.hostname = "node-17", .version = "0.1.0"});
+  }
+  core::LiveState state_;
+};
+
+TEST_F(MetricsTest, ratios_carry_the_dcgm_join_labels_and_the_setting_pipe) {
+  const std::string text = render();
+  const auto sol = lines_starting(text, "solscope_compute_sol_ratio{");
+  ASSERT_EQ(sol.size(), 2U) << text;
+  EXPECT_EQ(sol[1],
+            "solscope_compute_sol_ratio{gpu=\"1\",UUID=\"GPU-SYNTHETIC-1\",modelName=\"SYNTHETIC test GPU\","
+            "hostname=\"node-17\",pipe=\"tensor\"} 0.5");
+  EXPECT_EQ(lines_starting(text, "solscope_pipe_utilization_ratio{gpu=\"0\"").size(), 1U);
+  EXPECT_NE(text.find("solscope_sm_clock_hertz{gpu=\"0\",UUID=\"GPU-SYNTHETIC-0\",modelName=\"SYNTHETIC test "
+                      "GPU\",hostname=\"node-17\"} 1500000000"),
+            std::string::npos);
+  EXPECT_NE(text.find("# TYPE solscope_compute_sol_ratio gauge"), std::string::npos);
+}
+
+TEST_F(MetricsTest, unknown_figures_are_left_out_never_zero) {
+  const std::string text = render();
+  EXPECT_EQ(text.find("pipe=\"fp64\""), std::string::npos);
+  EXPECT_EQ(text.find("solscope_power_watts"), std::string::npos);
+  EXPECT_EQ(text.find("solscope_attainable_compute_sol_ratio"), std::string::npos);
+  EXPECT_EQ(text.find("NaN"), std::string::npos);
+  EXPECT_EQ(text.find("Nan"), std::string::npos);
+}
+
+TEST_F(MetricsTest, busy_counters_give_seconds_of_activity) {
+  const std::string text = render();
+  // 3 s of samples at 40 % tensor on GPU 0: 1.2 busy seconds out of 3 sampled.
+  const auto busy = lines_starting(text, "solscope_pipe_busy_seconds_total{gpu=\"0\"");
+  ASSERT_EQ(busy.size(), 1U) << text;
+  EXPECT_NE(busy[0].find("pipe=\"tensor\"} 1.2"), std::string::npos) << busy[0];
+  const auto sampled = lines_starting(text, "solscope_sampled_seconds_total{gpu=\"0\"");
+  ASSERT_EQ(sampled.size(), 1U);
+  EXPECT_TRUE(sampled[0].ends_with("} 3") || sampled[0].find("} 3.0000") != std::string::npos ||
+              sampled[0].find("} 2.9999") != std::string::npos)
+      << sampled[0];
+  EXPECT_NE(text.find("# TYPE solscope_samples_total counter"), std::string::npos);
+  EXPECT_EQ(lines_starting(text, "solscope_samples_total{gpu=\"1\"")[0].substr(
+                lines_starting(text, "solscope_samples_total{gpu=\"1\"")[0].rfind(' ') + 1),
+            "30");
+}
+
+TEST_F(MetricsTest, bound_is_one_for_the_window_class_and_info_series_exist) {
+  auto devices = state_.snapshot();
+  ASSERT_TRUE(devices[0].latest_window);
+  devices[0].latest_window->bound = core::Bound::Compute;
+  devices[1].latest_window->bound = core::Bound::Unknown;
+  const std::string text = render_metrics(devices, {.hostname = "node-17", .version = "0.1.0"});
+  EXPECT_EQ(lines_starting(text, "solscope_bound{gpu=\"0\"").size(), 4U);
+  EXPECT_EQ(lines_starting(text, "solscope_bound{gpu=\"1\"").size(), 0U);
+  EXPECT_NE(text.find("bound=\"compute\"} 1"), std::string::npos);
+  EXPECT_NE(text.find("bound=\"memory\"} 0"), std::string::npos);
+  EXPECT_NE(text.find("solscope_build_info{version=\"0.1.0\"} 1"), std::string::npos);
+  EXPECT_NE(text.find("chip=\"GH100\",pci_bus_id=\"00000000:11:00.0\",source=\"replay\"} 1"),
+            std::string::npos);
+}
+
+TEST_F(MetricsTest, label_values_are_escaped) {
+  auto devices = state_.snapshot();
+  devices[0].state.info.name = "quote\" back\\slash\nnewline";
+  const std::string text = render_metrics(devices, {.hostname = "h", .version = "v"});
+  EXPECT_NE(text.find("modelName=\"quote\\\" back\\\\slash\\nnewline\""), std::string::npos) << text;
+}
+
+/// A locale whose decimal point is a comma, as de_DE has.
+struct CommaDecimal : std::numpunct<char> {
+  auto do_decimal_point() const -> char override { return ','; }
+  auto do_thousands_sep() const -> char override { return '.'; }
+  auto do_grouping() const -> std::string override { return "\3"; }
+};
+
+TEST_F(MetricsTest, output_does_not_depend_on_the_global_locale) {
+  const std::string plain = render();
+  const std::locale previous = std::locale::global(std::locale(std::locale::classic(), new CommaDecimal));
+  const std::string comma = render();
+  std::locale::global(previous);
+  EXPECT_EQ(plain, comma);
+}
+
+}  // namespace
+}  // namespace solscope::server

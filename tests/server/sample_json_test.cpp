@@ -1,0 +1,75 @@
+#include "server/sample_json.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "server_test_support.hpp"
+#include "trace/json_format.hpp"
+
+namespace solscope::server {
+namespace {
+
+TEST(SampleJsonTest, sample_survives_a_round_trip) {
+  core::SolSample s = testing::synthetic_sample(3, testing::kT0, 61.5);
+  s.flags = core::kSampleGapBefore;
+  s.metrics[core::index_of(core::MetricId::PowerW)] = 412.25;
+  const nlohmann::json json = nlohmann::json::parse(trace::sol_sample_to_json(s, nullptr).dump());
+  auto back = sample_from_json(json);
+  ASSERT_TRUE(back) << back.error().describe();
+  EXPECT_EQ(back->device_index, 3U);
+  EXPECT_EQ(back->t_start_ns, s.t_start_ns);
+  EXPECT_EQ(back->t_end_ns, s.t_end_ns);
+  EXPECT_EQ(back->flags, core::kSampleGapBefore);
+  EXPECT_EQ(back->compute_pipe, core::Pipe::Tensor);
+  EXPECT_EQ(back->memory_path, core::MemPath::Dram);
+  EXPECT_EQ(back->bound, core::Bound::Compute);
+  EXPECT_EQ(back->source, core::SourceKind::Replay);
+  EXPECT_DOUBLE_EQ(back->compute_sol_pct, 61.5);
+  EXPECT_DOUBLE_EQ(back->metric(core::MetricId::PowerW), 412.25);
+  EXPECT_TRUE(std::isnan(back->metric(core::MetricId::TemperatureC)));
+  EXPECT_TRUE(std::isnan(back->pipe_pct[static_cast<std::size_t>(core::Pipe::Fp64)]));
+}
+
+TEST(SampleJsonTest, malformed_samples_are_errors_not_exceptions) {
+  for (const char* text : {"[]", "{}", R"({"device": "0", "t_start_ns": 1, "t_end_ns": 2})",
+                           R"({"device": 0, "t_start_ns": 1.5, "t_end_ns": 2})"}) {
+    auto s = sample_from_json(nlohmann::json::parse(text));
+    ASSERT_FALSE(s) << text;
+    EXPECT_EQ(s.error().code, core::ErrorCode::InvalidArgument);
+  }
+  auto odd = sample_from_json(nlohmann::json::parse(
+      R"({"device": 0, "t_start_ns": 1, "t_end_ns": 2, "compute_pipe": "warp", "pipes": 3, "power_w": "hot"})"));
+  ASSERT_TRUE(odd);
+  EXPECT_EQ(odd->compute_pipe, core::Pipe::kCount);
+  EXPECT_TRUE(std::isnan(odd->metric(core::MetricId::PowerW)));
+}
+
+TEST(SampleJsonTest, device_state_survives_a_round_trip) {
+  core::DeviceState d = testing::synthetic_device(2);
+  d.source_note = "why";
+  d.lost = true;
+  d.processes.push_back({.pid = 42,
+                         .user = "alice",
+                         .gpu_memory_bytes = 1 << 20,
+                         .command = "python x.py",
+                         .container_id = "abc"});
+  const nlohmann::json json = nlohmann::json::parse(device_state_to_json(d).dump());
+  auto back = device_state_from_json(json);
+  ASSERT_TRUE(back) << back.error().describe();
+  EXPECT_EQ(back->info.uuid, d.info.uuid);
+  EXPECT_EQ(back->info.pci_bus_id, d.info.pci_bus_id);
+  EXPECT_DOUBLE_EQ(back->info.dram_peak_bytes_per_s, 3.35e12);
+  EXPECT_TRUE(std::isnan(back->info.max_sm_clock_mhz));
+  EXPECT_EQ(back->source, core::SourceKind::Replay);
+  EXPECT_TRUE(back->lost);
+  ASSERT_EQ(back->processes.size(), 1U);
+  EXPECT_EQ(back->processes[0].command, "python x.py");
+  EXPECT_EQ(back->processes[0].gpu_memory_bytes, 1U << 20);
+  EXPECT_FALSE(device_state_from_json(nlohmann::json::parse(R"({"uuid": "x"})")));
+}
+
+}  // namespace
+}  // namespace solscope::server

@@ -1,0 +1,11 @@
+# Server tests: units (auth, API queries, /metrics, stream queues, SSE parsing, JSON) and a live in-process
+# server on an ephemeral loopback port (endpoints, bad input, limits, TLS, the remote feed).
+if(TARGET solscope_server)
+  solscope_add_test(server
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/auth_test.cpp ${CMAKE_CURRENT_LIST_DIR}/api_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/metrics_test.cpp ${CMAKE_CURRENT_LIST_DIR}/event_stream_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/sse_parser_test.cpp ${CMAKE_CURRENT_LIST_DIR}/sample_json_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/http_server_test.cpp ${CMAKE_CURRENT_LIST_DIR}/http_limits_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/remote_feed_test.cpp
+    LIBS solscope::server solscope::trace solscope_httplib nlohmann_json::nlohmann_json Threads::Threads)
+endif()

@@ -1,0 +1,600 @@
+// solscope web dashboard (docs/http-api.md): per GPU, live charts of Compute SOL, Memory SOL and the classic
+// utilization (and the attainable SOL when known), the latest 1 s window, the bound class and the GPU's facts.
+// Plain JavaScript, no build step, no external URL: the daemon serves it from assets built into its binary.
+// Flow: /api/v1/devices -> /api/v1/stream; on each `hello`, back-fill 15 min of 1 s windows from /api/v1/samples,
+// then aggregate streamed samples into 1 s windows as the daemon does (core::WindowAccumulator); a window seen
+// only in part (connected mid-window, or events dropped for this slow client) is fetched from the daemon.
+// Test hooks: body[data-state] (loading|live|reconnecting|error); section.gpu[data-gpu][data-window-start-ns];
+// [data-field=NAME][data-value] holds each unrounded figure ("" = unknown); [data-chart][data-points].
+'use strict';
+
+(() => {
+  const kHistorySeconds = 15 * 60;   // back-fill span and chart length
+  const kIdleThresholdPct = 5.0;     // core/derive.hpp kIdleThresholdPct
+  const kBoundThresholdPct = 60.0;   // core/derive.hpp kBoundThresholdPct
+  const kDevicesRefreshMs = 10000;   // processes, notes and the lost flag change slowly
+  const kMaxRetryMs = 30000;
+  const kMeanFields = ['compute_sol_pct', 'memory_sol_pct', 'gpu_util_pct', 'gr_active_pct',
+                       'attainable_compute_sol_pct', 'attainable_memory_sol_pct'];
+
+  const state = {
+    windowNs: 1e9,
+    token: sessionStorage.getItem('solscope.token') || '',
+    gpus: new Map(),      // index -> Gpu
+    stream: null,         // EventSource, or an AbortController for the fetch reader (token)
+    buffer: null,         // samples held while a back-fill is in flight
+    generation: 0,        // bumped on every (re)connect; stale async work checks it
+    retryMs: 1000,
+    retryTimer: 0,
+    renderQueued: false,
+  };
+
+  const $ = (sel, root = document) => root.querySelector(sel);
+  const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
+
+  // ---------------------------------------------------------------- formatting (locale-independent)
+  const fmtPct = (v) => (isNum(v) ? `${v.toFixed(1)}\u202f%` : 'n/a');
+  function fmtBytes(v) {
+    if (!isNum(v) || v <= 0) return 'n/a';
+    const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+    let i = 0;
+    while (v >= 1024 && i < units.length - 1) { v /= 1024; ++i; }
+    return `${v.toFixed(v >= 100 || i === 0 ? 0 : 1)}\u202f${units[i]}`;
+  }
+  const fmtRate = (v) => (isNum(v) && v > 0 ? `${(v / 1e12).toFixed(2)}\u202fTB/s` : 'n/a');
+  const fmtClock = (v) => (isNum(v) && v > 0 ? `${v}\u202fMHz` : 'n/a');
+  const fmtTime = (ns) => new Date(ns / 1e6).toLocaleTimeString([], { hour12: false });
+
+  function setField(root, name, value, text) {
+    for (const el of root.querySelectorAll(`[data-field="${name}"]`)) {
+      el.dataset.value = value === null || value === undefined ? '' : String(value);
+      el.textContent = text;
+    }
+  }
+  function setFact(root, name, text) {
+    const el = $(`[data-fact="${name}"]`, root);
+    if (!el) return;
+    el.textContent = text;
+    if (el.classList.contains('note')) el.hidden = !text;
+  }
+
+  // ---------------------------------------------------------------- HTTP
+  const authHeaders = () => (state.token ? { Authorization: `Bearer ${state.token}` } : {});
+
+  async function getJson(path) {
+    const res = await fetch(path, { headers: authHeaders(), cache: 'no-store' });
+    if (res.status === 401 || res.status === 403) {
+      askToken(res.status === 403 ? 'The token was refused.' : '');
+      throw new Error(`${path}: HTTP ${res.status} (a bearer token is needed)`);
+    }
+    if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
+    return res.json();
+  }
+
+  function askToken(why) {
+    const form = $('#token-form');
+    form.hidden = false;
+    if (why) showError(why);
+  }
+
+  function showError(text) {
+    const el = $('#error-banner');
+    el.textContent = text;
+    el.hidden = !text;
+  }
+
+  function setConn(text, bodyState) {
+    $('#conn').textContent = text;
+    if (bodyState) document.body.dataset.state = bodyState;
+  }
+
+  // ---------------------------------------------------------------- windows (mirror of core::WindowAccumulator)
+  const windowKey = (s) => Math.floor((s.t_start_ns + (s.t_end_ns - s.t_start_ns) / 2) / state.windowNs);
+
+  class Accumulator {
+    constructor(key, partial) {
+      this.key = key;
+      this.partial = partial;
+      this.t0 = Infinity;
+      this.t1 = -Infinity;
+      this.sum = {};
+      this.weight = {};
+      this.pipes = {};
+      this.paths = {};
+    }
+    static addMean(sums, weights, name, v, w) {
+      if (!isNum(v)) return;
+      sums[name] = (sums[name] || 0) + v * w;
+      weights[name] = (weights[name] || 0) + w;
+    }
+    add(s) {
+      const w = Math.max(s.t_end_ns - s.t_start_ns, 1);
+      this.t0 = Math.min(this.t0, s.t_start_ns);
+      this.t1 = Math.max(this.t1, s.t_end_ns);
+      for (const f of kMeanFields) Accumulator.addMean(this.sum, this.weight, f, s[f], w);
+      for (const [k, v] of Object.entries(s.pipes || {})) Accumulator.addMean(this.pipes, this.weight, `p:${k}`, v, w);
+      for (const [k, v] of Object.entries(s.paths || {})) Accumulator.addMean(this.paths, this.weight, `m:${k}`, v, w);
+    }
+    mean(f) { return this.weight[f] ? this.sum[f] / this.weight[f] : null; }
+    argmax(sums, prefix) {
+      let best = null;
+      let bestValue = -Infinity;
+      for (const [k, v] of Object.entries(sums)) {
+        const mean = v / this.weight[k];
+        if (mean > bestValue) { bestValue = mean; best = k.slice(prefix.length); }
+      }
+      return best;
+    }
+    result() {
+      const w = { t_start_ns: this.t0, t_end_ns: this.t1 };
+      for (const f of kMeanFields) w[f] = this.mean(f);
+      w.compute_pipe = w.compute_sol_pct === null ? null : this.argmax(this.pipes, 'p:');
+      w.memory_path = w.memory_sol_pct === null ? null : this.argmax(this.paths, 'm:');
+      w.bound = classifyBound(w.compute_sol_pct, w.memory_sol_pct,
+                              w.gr_active_pct === null ? w.gpu_util_pct : w.gr_active_pct);
+      return w;
+    }
+  }
+
+  // core::classify_bound, for windows the page aggregates itself.
+  function classifyBound(compute, memory, engine) {
+    if (engine !== null && engine < kIdleThresholdPct) return 'idle';
+    if (compute === null && memory === null) return 'unknown';
+    const c = compute === null ? -1 : compute;
+    const m = memory === null ? -1 : memory;
+    if (c >= kBoundThresholdPct && c >= m) return 'compute';
+    if (m >= kBoundThresholdPct) return 'memory';
+    if (engine === null) return 'unknown';
+    return 'latency';
+  }
+
+  // ---------------------------------------------------------------- one GPU card
+  class Gpu {
+    constructor(device) {
+      this.index = device.index;
+      this.windows = new Map();  // window key (Unix s) -> window JSON
+      this.lastKey = null;       // newest key in `windows`
+      this.completeKey = null;   // the daemon's latest complete window (/api/v1/devices latest_window)
+      this.acc = null;           // the window being aggregated from the stream
+      this.firstKey = null;      // key of the first sample of this connection
+      this.afterDrop = false;
+      this.chart = null;
+      this.hasAttainable = false;
+      this.el = $('#gpu-card').content.firstElementChild.cloneNode(true);
+      this.el.dataset.gpu = String(device.index);
+      const title = $('.gpu-title', this.el);
+      title.id = `gpu-${device.index}-title`;
+      this.el.setAttribute('aria-labelledby', title.id);
+      for (const out of this.el.querySelectorAll('.value output')) {  // name each figure by its label
+        const label = $('.label', out.parentElement);
+        label.id = `gpu-${device.index}-${out.dataset.field}-label`;
+        out.setAttribute('aria-labelledby', label.id);
+      }
+      this.chartEl = $('[data-chart]', this.el);
+      this.chartEl.setAttribute('aria-label', `GPU ${device.index}: Compute SOL, Memory SOL and classic ` +
+                                `utilization over the last ${kHistorySeconds / 60} minutes`);
+      this.setFacts(device);
+    }
+    setFacts(d) {
+      const facts = {
+        index: `GPU ${d.index}`, name: d.name || 'unknown GPU', chip: d.chip || 'n/a',
+        sm_count: isNum(d.sm_count) && d.sm_count > 0 ? String(d.sm_count) : 'n/a',
+        memory_total: fmtBytes(d.memory_total_bytes), max_sm_clock: fmtClock(d.max_sm_clock_mhz),
+        dram_peak: fmtRate(d.dram_peak_bytes_per_s), pci_bus_id: d.pci_bus_id || 'n/a', uuid: d.uuid || 'n/a',
+        source: d.source || 'n/a', source_note: d.source_note || '', workload_note: d.workload_note || '',
+      };
+      for (const [name, text] of Object.entries(facts)) setFact(this.el, name, text);
+      const lost = $('[data-field="lost"]', this.el);
+      lost.hidden = !d.lost;
+      lost.dataset.value = d.lost ? '1' : '0';
+      this.setProcesses(d.processes || []);
+    }
+    setProcesses(procs) {
+      setField(this.el, 'process_count', procs.length, String(procs.length));
+      const body = $('[data-field="processes"]', this.el);
+      body.replaceChildren(...procs.map((p) => {
+        const tr = document.createElement('tr');
+        for (const text of [String(p.pid), p.user || '?', fmtBytes(p.gpu_memory_bytes), p.command || '',
+                            p.container_id ? p.container_id.slice(0, 12) : '']) {
+          const td = document.createElement('td');
+          td.textContent = text;
+          tr.append(td);
+        }
+        return tr;
+      }));
+    }
+    // `origin`: where the window came from (devices, backfill, stream, refetch), shown as data-window-origin.
+    addWindow(w, origin) {
+      if (!w || !isNum(w.t_start_ns) || !isNum(w.t_end_ns)) return;
+      const key = windowKey(w);
+      this.windows.set(key, { ...w, origin });
+      if (this.lastKey === null || key > this.lastKey) this.lastKey = key;
+      this.dirty = true;
+    }
+    trim() {
+      if (this.lastKey === null || this.windows.size <= kHistorySeconds) return;
+      const oldest = this.lastKey - kHistorySeconds;
+      for (const k of this.windows.keys()) if (k <= oldest) this.windows.delete(k);
+    }
+
+    // Feeds one streamed sample; returns the key of a window seen only in part (to fetch), or null.
+    onSample(s) {
+      const key = windowKey(s);
+      if (this.firstKey === null) this.firstKey = key;
+      if (this.lastKey !== null && key <= this.lastKey) return null;  // already back-filled
+      let refetch = null;
+      if (this.acc && key < this.acc.key) return null;                 // out of order: ignore
+      if (this.acc && key > this.acc.key) {
+        if (this.acc.partial) refetch = this.acc.key;
+        else this.addWindow(this.acc.result(), 'stream');
+        this.acc = null;
+      }
+      if (!this.acc) {
+        this.acc = new Accumulator(key, this.afterDrop || this.firstKey >= key);
+        this.afterDrop = false;
+      }
+      this.acc.add(s);
+      return refetch;
+    }
+    clearWindows() {
+      this.windows.clear();
+      this.lastKey = null;
+    }
+    resetStream() {
+      this.acc = null;
+      this.firstKey = null;
+      this.afterDrop = false;
+    }
+    markDropped() {
+      if (this.acc) this.acc.partial = true;
+      this.afterDrop = true;
+    }
+    render() {
+      const w = this.lastKey === null ? null : this.windows.get(this.lastKey);
+      this.renderValues(w);
+      this.renderChart();
+    }
+    renderValues(w) {
+      const v = (f) => (w && isNum(w[f]) ? w[f] : null);
+      this.el.dataset.windowStartNs = w ? String(w.t_start_ns) : '';
+      this.el.dataset.windowEndNs = w ? String(w.t_end_ns) : '';
+      this.el.dataset.windowOrigin = w ? w.origin : '';
+      for (const f of ['compute_sol_pct', 'memory_sol_pct', 'gpu_util_pct', 'attainable_compute_sol_pct',
+                       'attainable_memory_sol_pct']) {
+        setField(this.el, f, v(f), fmtPct(v(f)));
+      }
+      const pipe = w && w.compute_pipe ? w.compute_pipe : null;
+      const path = w && w.memory_path ? w.memory_path : null;
+      setField(this.el, 'compute_pipe', pipe, pipe ? `pipe ${pipe}` : '');
+      setField(this.el, 'memory_path', path, path ? `path ${path}` : '');
+      const bound = w && w.bound ? w.bound : 'unknown';
+      setField(this.el, 'bound', w ? bound : null, w ? `${bound} bound` : 'no data');
+      $('[data-field="bound"]', this.el).className = `badge bound bound-${bound}`;
+      const time = $('[data-field="window"]', this.el);
+      time.textContent = w ? `${fmtTime(w.t_start_ns)} \u2013 ${fmtTime(w.t_end_ns)}` : 'none yet';
+      time.dateTime = w ? new Date(w.t_start_ns / 1e6).toISOString() : '';
+    }
+    chartData() {
+      this.trim();
+      const keys = [...this.windows.keys()].sort((a, b) => a - b);
+      const cols = [[], [], [], [], [], []];
+      const fields = ['compute_sol_pct', 'memory_sol_pct', 'gpu_util_pct', 'attainable_compute_sol_pct',
+                      'attainable_memory_sol_pct'];
+      let prev = null;
+      for (const k of keys) {
+        if (prev !== null && k - prev > 1) {  // a gap: break the lines
+          cols[0].push(prev + 1);
+          for (let i = 1; i < cols.length; ++i) cols[i].push(null);
+        }
+        const w = this.windows.get(k);
+        cols[0].push(k);
+        fields.forEach((f, i) => cols[i + 1].push(isNum(w[f]) ? w[f] : null));
+        prev = k;
+      }
+      if (!this.hasAttainable && (cols[4].some(isNum) || cols[5].some(isNum))) this.addAttainableSeries();
+      return { data: this.hasAttainable ? cols : cols.slice(0, 4), points: keys.length };
+    }
+    renderChart() {
+      if (typeof uPlot === 'undefined') return;
+      if (!this.chart) this.chart = makeChart(this.chartEl);
+      const { data, points } = this.chartData();
+      this.chart.setData(data);
+      this.chartEl.dataset.points = String(points);
+    }
+    addAttainableSeries() {
+      if (!this.chart) this.chart = makeChart(this.chartEl);
+      const c = palette();
+      this.chart.addSeries({ label: 'Attainable compute', stroke: c.compute, width: 1.5, dash: [6, 4],
+                             value: seriesValue });
+      this.chart.addSeries({ label: 'Attainable memory', stroke: c.memory, width: 1.5, dash: [6, 4],
+                             value: seriesValue });
+      this.hasAttainable = true;
+    }
+  }
+
+  // ---------------------------------------------------------------- charts (uPlot)
+  function palette() {
+    const css = getComputedStyle(document.documentElement);
+    const get = (name) => css.getPropertyValue(name).trim();
+    return { fg: get('--fg'), grid: get('--grid'), compute: get('--compute'), memory: get('--memory'),
+             util: get('--util') };
+  }
+
+  const seriesValue = (u, v) => (v === null || v === undefined ? '\u2013' : `${v.toFixed(1)} %`);
+
+  function makeChart(el) {
+    const c = palette();
+    const axis = { stroke: c.fg, grid: { stroke: c.grid, width: 1 }, ticks: { stroke: c.grid, width: 1 } };
+    const opts = {
+      width: Math.max(el.clientWidth, 240),
+      height: el.clientWidth < 500 ? 180 : 220,
+      scales: { x: { time: true },
+                y: { range: (u, min, max) => [0, Math.max(100, Math.ceil(isNum(max) ? max : 0))] } },
+      axes: [axis, { ...axis, size: 48, values: (u, vals) => vals.map((v) => `${v}%`) }],
+      series: [
+        { label: 'Time' },
+        { label: 'Compute SOL', stroke: c.compute, width: 2, value: seriesValue },
+        { label: 'Memory SOL', stroke: c.memory, width: 2, value: seriesValue },
+        { label: 'Classic util', stroke: c.util, width: 1.5, value: seriesValue },
+      ],
+      cursor: { drag: { x: true, y: false } },
+    };
+    const chart = new uPlot(opts, [[], [], [], []], el);
+    new ResizeObserver(() => {
+      const width = Math.max(el.clientWidth, 240);
+      if (width !== chart.width) chart.setSize({ width, height: width < 500 ? 180 : 220 });
+    }).observe(el);
+    return chart;
+  }
+
+  function scheduleRender() {
+    if (state.renderQueued) return;
+    state.renderQueued = true;
+    requestAnimationFrame(() => {
+      state.renderQueued = false;
+      for (const g of state.gpus.values()) {
+        if (!g.dirty) continue;
+        g.dirty = false;
+        g.render();
+      }
+    });
+  }
+  const markDirty = (g) => { g.dirty = true; scheduleRender(); };
+
+  // ---------------------------------------------------------------- devices and back-fill
+  // `withWindows`: also take each device's latest window (at load and on a new connection, never while
+  // streaming: the page's own window of the same second would be overwritten by a stale one).
+  function applyDevices(doc, withWindows) {
+    state.windowNs = isNum(doc.window_ns) && doc.window_ns > 0 ? doc.window_ns : 1e9;
+    $('#host').textContent = doc.host || 'n/a';
+    $('#source').textContent = doc.source || 'n/a';
+    $('#synthetic-banner').hidden = !doc.synthetic;
+    document.body.dataset.synthetic = doc.synthetic ? 'true' : 'false';
+    const main = $('#gpus');
+    const seen = new Set();
+    for (const d of doc.devices || []) {
+      seen.add(d.index);
+      let g = state.gpus.get(d.index);
+      if (!g) {
+        g = new Gpu(d);
+        state.gpus.set(d.index, g);
+        main.append(g.el);
+      } else {
+        g.setFacts(d);
+      }
+      g.completeKey = d.latest_window ? windowKey(d.latest_window) : null;
+      if (withWindows && d.latest_window) g.addWindow(d.latest_window, 'devices');
+      markDirty(g);
+    }
+    for (const [index, g] of state.gpus) {
+      if (seen.has(index)) continue;
+      g.el.remove();
+      state.gpus.delete(index);
+    }
+    $('#empty').hidden = state.gpus.size > 0;
+  }
+
+  // The newest window of the answer may still be open (the daemon is still adding samples to it): unless
+  // /api/v1/devices already called it complete, it is left out; the stream then sees it only in part, and
+  // the page fetches it again once it is complete.
+  async function backfill(g, since) {
+    const doc = await getJson(`/api/v1/samples?device=${g.index}&since=${since}&window=1s`);
+    const windows = doc.samples || [];
+    const newest = windows.length ? windowKey(windows[windows.length - 1]) : null;
+    const complete = g.completeKey;
+    for (const w of windows) {
+      if (windowKey(w) === newest && (complete === null || newest > complete)) continue;
+      g.addWindow(w, 'backfill');
+    }
+    markDirty(g);
+  }
+
+  // Fetches the daemon's own window for `key` (one the page saw only in part), and any older window missing since
+  // the newest one the page has (dropped events can hide whole windows). The daemon's window is complete once
+  // it holds a newer one; the stream can run a little ahead of that, so the page asks again until it does.
+  async function refetchWindow(g, key, generation, attempt = 0) {
+    try {
+      const from = Math.min(key, g.lastKey === null ? key : g.lastKey + 1) - 1;
+      const since = String(Math.max(from, key - kHistorySeconds) * state.windowNs);
+      const doc = await getJson(`/api/v1/samples?device=${g.index}&since=${since}&window=1s`);
+      if (generation !== state.generation) return;
+      const windows = doc.samples || [];
+      if (!windows.some((w) => windowKey(w) > key) && attempt < 10) {
+        setTimeout(() => refetchWindow(g, key, generation, attempt + 1), 200);
+        return;
+      }
+      for (const w of windows) {
+        const k = windowKey(w);
+        if (k === key || (k < key && !g.windows.has(k))) g.addWindow(w, 'refetch');
+      }
+      markDirty(g);
+    } catch (err) {
+      showError(`could not fetch a window of GPU ${g.index}: ${err.message}`);
+    }
+  }
+
+  // ---------------------------------------------------------------- the stream
+  async function onHello(hello) {
+    const generation = ++state.generation;
+    state.buffer = [];
+    if (isNum(hello.window_ns) && hello.window_ns > 0) state.windowNs = hello.window_ns;
+    try {
+      const doc = await getJson('/api/v1/devices');
+      if (generation !== state.generation) return;
+      // A new connection may be a restarted daemon (or a replay that began again): start from its history.
+      for (const g of state.gpus.values()) g.clearWindows();
+      applyDevices(doc, true);
+      for (const g of state.gpus.values()) g.resetStream();
+      await Promise.all([...state.gpus.values()].map((g) => backfill(g, `-${kHistorySeconds / 60}m`)));
+      if (generation !== state.generation) return;
+      showError('');
+      setConn('live', 'live');
+    } catch (err) {
+      showError(`back-fill failed: ${err.message}`);
+      setConn('live (no history)', 'live');
+    }
+    const held = state.buffer || [];
+    state.buffer = null;
+    for (const item of held) {
+      if (item.dropNotice) onDropped(item.dropNotice);
+      else onSample(item);
+    }
+  }
+
+  function onSample(s) {
+    if (state.buffer) { state.buffer.push(s); return; }
+    const g = state.gpus.get(s.device);
+    if (!g) return;
+    const refetch = g.onSample(s);
+    if (refetch !== null) refetchWindow(g, refetch, state.generation);
+    if (g.dirty) scheduleRender();
+  }
+
+  function onDropped(info) {
+    if (state.buffer) { state.buffer.push({ dropNotice: info }); return; }  // keep its place among the samples
+    for (const g of state.gpus.values()) g.markDropped();
+    const n = info && isNum(info.dropped) ? info.dropped : 0;
+    document.body.dataset.dropped = String(Number(document.body.dataset.dropped || 0) + n);
+    setConn(`live (this page was too slow: ${n} samples dropped)`, 'live');
+  }
+
+  function dispatch(type, data) {
+    try {
+      if (type === 'hello') onHello(JSON.parse(data));
+      else if (type === 'sample') onSample(JSON.parse(data));
+      else if (type === 'dropped') onDropped(JSON.parse(data));
+    } catch (err) {
+      showError(`bad ${type} event: ${err.message}`);
+    }
+  }
+
+  function scheduleReconnect(reason) {
+    closeStream();
+    setConn(`reconnecting in ${Math.round(state.retryMs / 1000)} s (${reason})`, 'reconnecting');
+    clearTimeout(state.retryTimer);
+    state.retryTimer = setTimeout(connect, state.retryMs);
+    state.retryMs = Math.min(state.retryMs * 2, kMaxRetryMs);
+  }
+
+  function closeStream() {
+    if (!state.stream) return;
+    if (state.stream instanceof EventSource) state.stream.close();
+    else state.stream.abort();
+    state.stream = null;
+  }
+
+  function connect() {
+    closeStream();
+    setConn('connecting', document.body.dataset.state === 'live' ? 'reconnecting' : 'loading');
+    if (state.token) { connectWithToken(); return; }
+    const es = new EventSource('/api/v1/stream');
+    state.stream = es;
+    es.onopen = () => { state.retryMs = 1000; };
+    for (const type of ['hello', 'sample', 'dropped']) es.addEventListener(type, (e) => dispatch(type, e.data));
+    es.onerror = () => {
+      if (es.readyState === EventSource.CLOSED) scheduleReconnect('the stream was refused');
+      else setConn('reconnecting', 'reconnecting');  // the browser retries by itself and sends a new hello
+    };
+  }
+
+  // EventSource cannot send an Authorization header: with a token, read the stream through fetch.
+  async function connectWithToken() {
+    const ctrl = new AbortController();
+    state.stream = ctrl;
+    try {
+      const res = await fetch('/api/v1/stream', { headers: { ...authHeaders(), Accept: 'text/event-stream' },
+                                                  cache: 'no-store', signal: ctrl.signal });
+      if (res.status === 401 || res.status === 403) { askToken('The token was refused.'); return; }
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      state.retryMs = 1000;
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      let text = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += value.replace(/\r\n?/g, '\n');
+        let end;
+        while ((end = text.indexOf('\n\n')) >= 0) {
+          parseEvent(text.slice(0, end));
+          text = text.slice(end + 2);
+        }
+      }
+      if (state.stream === ctrl) scheduleReconnect('the stream ended');
+    } catch (err) {
+      if (state.stream === ctrl) scheduleReconnect(err.message);
+    }
+  }
+
+  function parseEvent(block) {
+    let type = 'message';
+    const data = [];
+    for (const line of block.split('\n')) {
+      if (line.startsWith(':')) continue;
+      const colon = line.indexOf(':');
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+      if (field === 'event') type = value;
+      else if (field === 'data') data.push(value);
+    }
+    if (data.length) dispatch(type, data.join('\n'));
+  }
+
+  // ---------------------------------------------------------------- start
+  async function refreshDevices() {
+    try {
+      applyDevices(await getJson('/api/v1/devices'), false);
+    } catch (err) {
+      showError(`cannot reach the daemon: ${err.message}`);
+    }
+  }
+
+  async function start() {
+    clearTimeout(state.retryTimer);
+    try {
+      applyDevices(await getJson('/api/v1/devices'), true);
+    } catch (err) {
+      showError(`cannot reach the daemon: ${err.message}`);
+      setConn('offline', 'error');
+      if ($('#token-form').hidden) state.retryTimer = setTimeout(start, 5000);
+      return;
+    }
+    connect();
+  }
+
+  function init() {
+    $('#token-form').addEventListener('submit', (e) => {
+      e.preventDefault();
+      state.token = $('#token-input').value.trim();
+      sessionStorage.setItem('solscope.token', state.token);
+      $('#token-form').hidden = true;
+      showError('');
+      start();
+    });
+    if (typeof uPlot === 'undefined') showError('the chart library did not load: charts are off');
+    setInterval(refreshDevices, kDevicesRefreshMs);
+    start();
+  }
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', init);
+  else init();
+})();
