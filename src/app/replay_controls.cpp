@@ -15,14 +15,8 @@ constexpr double kMaxSpeed = 64.0;
 
 }  // namespace
 
-AdjustableReplaySource::AdjustableReplaySource(std::unique_ptr<replay::TraceReplaySource> started,
-                                               std::string path, sources::SourceConfig config, double speed,
-                                               bool loop)
-    : inner_(std::move(started)),
-      path_(std::move(path)),
-      config_(std::move(config)),
-      speed_(speed),
-      loop_(loop) {}
+AdjustableReplaySource::AdjustableReplaySource(std::unique_ptr<replay::TraceReplaySource> started)
+    : inner_(std::move(started)) {}
 
 auto AdjustableReplaySource::start(const sources::SourceConfig& /*config*/) -> core::Result<void> {
   return core::ok();
@@ -35,18 +29,7 @@ auto AdjustableReplaySource::poll() -> core::Result<std::vector<core::RawSample>
 }
 
 auto AdjustableReplaySource::set_speed(double speed) -> core::Result<void> {
-  replay::ReplayOptions options;
-  options.speed = speed;
-  options.loop = loop_;
-  auto fresh = replay::TraceReplaySource::open(path_, options);
-  if (!fresh) return tl::unexpected(std::move(fresh.error()));
-  if (auto started = (*fresh)->start(config_); !started) return started;
-  if (auto sought = (*fresh)->seek(inner_->position_ns()); !sought) return sought;
-  if (inner_->paused()) (*fresh)->pause();
-  inner_->stop();
-  inner_ = std::move(*fresh);
-  speed_ = speed;
-  return core::ok();
+  return inner_->set_speed(speed);
 }
 
 ReplayControls::ReplayControls(BackgroundEngine& engine, AdjustableReplaySource& source,
@@ -86,7 +69,7 @@ void ReplayControls::seek_by(std::int64_t delta_ns) {
   engine_.post([source = &source_, state = &state_, target](sources::CounterSource&) {
     if (!source->replay().seek(target)) return;
     source->replay().resume();
-    state->set_devices(state->devices());  // keeps the devices, forgets the figures of the old position
+    state->clear_samples();  // the figures of the old position must not mix with the new
   });
 }
 

@@ -15,15 +15,13 @@
 
 namespace solscope::app {
 
-/// A trace replay whose speed can change while it plays, for the terminal view. Forwards to a
-/// TraceReplaySource; a new speed re-opens the trace at that speed and seeks to the position playing (the
-/// replay source has no speed setter). Never finished(): at the end of the trace it waits, so that the user
-/// can seek back; at_end() tells. Not thread-safe (the engine thread drives it), except at_end().
+/// A trace replay for the terminal view: forwards to a TraceReplaySource, but is never finished(): at the end
+/// of the trace it waits, so that the user can seek back; at_end() tells. Not thread-safe (the engine thread
+/// drives it), except at_end().
 class AdjustableReplaySource final : public sources::CounterSource {
  public:
-  /// `started` is the opened and started replay of `path` (app::open_replay_source) with `config`.
-  AdjustableReplaySource(std::unique_ptr<replay::TraceReplaySource> started, std::string path,
-                         sources::SourceConfig config, double speed, bool loop);
+  /// `started` is an opened and started replay (app::open_replay_source).
+  explicit AdjustableReplaySource(std::unique_ptr<replay::TraceReplaySource> started);
 
   [[nodiscard]] auto devices() const -> std::vector<core::DeviceInfo> override { return inner_->devices(); }
   /// Already started: a no-op.
@@ -36,18 +34,13 @@ class AdjustableReplaySource final : public sources::CounterSource {
   }
 
   [[nodiscard]] auto replay() -> replay::TraceReplaySource& { return *inner_; }
-  /// Re-opens the trace at `speed` (>= 0) from the position playing, keeping pause. Errors: the trace
-  /// reader's (then the old replay goes on).
+  /// Plays on at `speed` (TraceReplaySource::set_speed).
   [[nodiscard]] auto set_speed(double speed) -> core::Result<void>;
   /// True once every sample of the trace was returned. Thread-safe.
   [[nodiscard]] auto at_end() const -> bool { return at_end_.load(); }
 
  private:
   std::unique_ptr<replay::TraceReplaySource> inner_;
-  std::string path_;
-  sources::SourceConfig config_;
-  double speed_;
-  bool loop_;
   std::atomic<bool> at_end_{false};
 };
 

@@ -73,9 +73,7 @@ auto run_terminal_view(OpenedSource& opened, const TerminalViewOptions& options,
   auto* replay = dynamic_cast<replay::TraceReplaySource*>(opened.source.get());
   if (replay != nullptr && !options.replay_path.empty()) {
     opened.source.release();
-    adjustable = std::make_unique<AdjustableReplaySource>(std::unique_ptr<replay::TraceReplaySource>(replay),
-                                                          options.replay_path, options.config, options.speed,
-                                                          options.loop);
+    adjustable = std::make_unique<AdjustableReplaySource>(std::unique_ptr<replay::TraceReplaySource>(replay));
   }
   sources::CounterSource& source = adjustable ? *adjustable : *opened.source;
   LiveStateSink sink(state, source);

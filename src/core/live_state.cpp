@@ -76,6 +76,17 @@ void LiveState::set_devices(std::vector<DeviceState> devices) {
   ++version_;
 }
 
+void LiveState::clear_samples() {
+  const std::scoped_lock lock(mutex_);
+  for (auto& [index, d] : devices_) {
+    DeviceState kept = std::move(d.state);
+    d = Device{};
+    d.state = std::move(kept);
+  }
+  newest_ns_ = 0;
+  ++version_;
+}
+
 void LiveState::set_processes(std::uint32_t device, std::vector<GpuProcess> processes) {
   const std::scoped_lock lock(mutex_);
   auto it = devices_.find(device);

@@ -102,6 +102,9 @@ class LiveState {
   void set_workload_note(std::uint32_t device, std::string note);
   void set_lost(std::uint32_t device, bool lost);
 
+  /// Forgets every sample, window and counter but keeps the devices (e.g. after seeking in a replay).
+  void clear_samples();
+
   /// Adds one derived sample (engine thread). A sample of a device not in the list adds the device with only
   /// its index known.
   void add(const SolSample& sample);

@@ -121,6 +121,21 @@ TEST(LiveStateTest, device_facts_update_and_bump_the_version) {
   EXPECT_TRUE(devices[1].lost);
 }
 
+TEST(LiveStateTest, clearing_samples_keeps_the_devices) {
+  LiveState state;
+  state.set_devices({device(0, "A")});
+  state.set_workload_note(0, "note");
+  for (int i = 0; i < 3; ++i) state.add(sample(0, i * kS, (i + 1) * kS, 50, 5));
+  state.clear_samples();
+  const auto snap = state.snapshot(0);
+  ASSERT_TRUE(snap.has_value());
+  EXPECT_EQ(snap->state.workload_note, "note");
+  EXPECT_FALSE(snap->latest.has_value());
+  EXPECT_EQ(snap->counters.samples, 0U);
+  EXPECT_TRUE(state.windows(0, 0, 1, true).empty());
+  EXPECT_EQ(state.newest_ns(), 0);
+}
+
 TEST(LiveStateTest, readers_and_a_writer_may_run_concurrently) {
   LiveState state;
   std::thread writer([&state] {

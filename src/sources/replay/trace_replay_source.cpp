@@ -189,6 +189,20 @@ void TraceReplaySource::resume() {
   paused_ = false;
 }
 
+auto TraceReplaySource::set_speed(double speed) -> core::Result<void> {
+  if (!(speed >= 0.0) || !std::isfinite(speed)) {
+    return core::fail(core::ErrorCode::InvalidArgument,
+                      "replay speed " + std::to_string(speed) + " is out of range",
+                      "give a speed >= 0 (1 = real time, 0 = as fast as possible)");
+  }
+  if (!paused_) {
+    trace_anchor_ns_ = position_ns();  // at the old speed
+    wall_anchor_ns_ = now_ns();
+  }
+  options_.speed = speed;
+  return core::ok();
+}
+
 auto TraceReplaySource::position_ns() const -> std::int64_t {
   if (paused_) return paused_at_ns_;
   if (options_.speed == 0.0) return last_emitted_end_ns_;

@@ -69,6 +69,9 @@ class TraceReplaySource final : public sources::CounterSource {
   /// Restarts the clock from where pause() left it. Idempotent.
   void resume();
   [[nodiscard]] auto paused() const -> bool { return paused_; }
+  /// Plays on at `speed` (as ReplayOptions::speed) from the position playing now; a paused replay keeps its
+  /// position and resumes at the new speed. Errors: InvalidArgument for a negative or non-finite speed.
+  [[nodiscard]] auto set_speed(double speed) -> core::Result<void>;
   /// The trace time now playing (loop shift included); the last returned t_end_ns at speed 0.
   [[nodiscard]] auto position_ns() const -> std::int64_t;
   /// The trace's meta table (synthetic or recorded, host, tool version...).

@@ -153,6 +153,27 @@ TEST_F(TraceReplaySourceTest, pause_stops_the_clock_and_resume_continues) {
   EXPECT_EQ(next[0].t_start_ns, synthetic::kStartNs + 10 * kMs);
 }
 
+TEST_F(TraceReplaySourceTest, speed_changes_while_playing_keep_the_position) {
+  auto source = open(1.0);
+  ASSERT_TRUE(source);
+  ASSERT_TRUE(source->start({}));
+  now_ += 10 * kMs;
+  EXPECT_EQ(poll(*source).size(), kDevices);  // 10 ms of trace at x1
+  ASSERT_TRUE(source->set_speed(4.0));
+  now_ += 10 * kMs;
+  const auto faster = poll(*source);
+  ASSERT_EQ(faster.size(), 4 * kDevices);  // 40 ms of trace in 10 ms at x4
+  EXPECT_EQ(faster.back().t_end_ns, synthetic::kStartNs + 50 * kMs);
+  source->pause();
+  ASSERT_TRUE(source->set_speed(1.0));
+  now_ += 1'000 * kMs;
+  EXPECT_TRUE(poll(*source).empty());
+  source->resume();
+  now_ += 10 * kMs;
+  EXPECT_EQ(poll(*source).size(), kDevices);
+  EXPECT_EQ(source->set_speed(-1.0).error().code, core::ErrorCode::InvalidArgument);
+}
+
 TEST_F(TraceReplaySourceTest, seek_jumps_to_a_trace_time) {
   auto source = open(1.0);
   ASSERT_TRUE(source);
