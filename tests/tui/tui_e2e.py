@@ -5,7 +5,8 @@ Replays an 8-GPU SYNTHETIC trace in a detached tmux session (200x50), pauses it,
 capture-pane and checks every GPU panel's Compute SOL (and pipe), Memory SOL (and path) and classic
 utilization against the trace's 1-s windows computed here from `solscope export --format jsonl` (the
 duration-weighted means LiveState shows). Then: resize to 80x24 and back, views and keys, seek and speed,
-quit with q (terminal restored: alternate screen off, prompt back, stty unchanged), SIGTERM, Ctrl-Z/fg, and
+quit with q (terminal restored: alternate screen off, prompt back, stty unchanged), SIGTERM, Ctrl-Z/fg,
+`--connect` to a `solscope serve` and the automatic attach to one on the default port, and
 the bundled trace shown by plain `solscope` without a GPU. `--screenshots DIR` also writes captures of the
 bundled trace at 80x24 and 200x50 (docs/screenshots).
 """
@@ -241,6 +242,61 @@ def test_bundled_trace(args, t):
     print("plain solscope without a GPU shows the bundled trace (UTF-8 and ASCII): ok")
 
 
+def start_daemon(args, trace, port=0):
+    """`solscope serve --replay TRACE --loop` on loopback (port 0: a free one); returns (process, port)."""
+    daemon = subprocess.Popen([args.solscope, "serve", "--replay", trace, "--loop", "--listen", f"127.0.0.1:{port}"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 15
+    while time.time() < deadline:
+        line = daemon.stderr.readline()
+        found = re.search(r"listening on https?://127\.0\.0\.1:(\d+)", line)
+        if found:
+            return daemon, int(found.group(1))
+        if not line and daemon.poll() is not None:
+            break
+    daemon.kill()
+    raise AssertionError("solscope serve did not say where it listens")
+
+
+def test_connect_to_daemon(args, t, trace):
+    daemon, port = start_daemon(args, trace)
+    try:
+        t.type(f"clear; {args.solscope} --connect 127.0.0.1:{port}; echo EXIT=$?")
+        screen = t.wait_for(lambda s: f"solscope serve on 127.0.0.1:{port}" in s and "GPU 7" in s
+                            and re.search(r"\d+\.\d%", s), "the daemon's figures in the view")
+        check("SYNTHETIC" in screen, "the attached view does not carry the trace's SYNTHETIC mark", screen)
+        t.keys("q")
+        t.wait_for(lambda s: "EXIT=0" in s, "exit from the attached view")
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        check(daemon.wait(timeout=10) == 0, "the daemon did not stop cleanly on SIGTERM")
+    print("--connect shows a running daemon's GPUs: ok")
+
+
+def port_free(port):
+    import socket
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) != 0
+
+
+def test_attach_to_local_daemon(args, t, trace):
+    """Plain `solscope` attaches to a daemon on the default port instead of competing for the counters."""
+    if not port_free(9741):
+        print("note: port 9741 is taken here; the automatic attach case is skipped")
+        return
+    daemon, port = start_daemon(args, trace, 9741)
+    try:
+        t.type(f"clear; SOLSCOPE_DEMO_TRACE={args.demo} {args.solscope}; echo EXIT=$?")
+        t.wait_for(lambda s: "solscope serve on 127.0.0.1:9741" in s and "GPU 7" in s, "the automatic attach")
+        t.keys("q")
+        screen = t.wait_for(lambda s: "EXIT=0" in s, "exit from the attached view")
+        check("holds the GPU counters" in screen, "no note that a daemon holds the counters", screen)
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        daemon.wait(timeout=10)
+    print("plain solscope attaches to a local daemon: ok")
+
+
 def screenshots(args, out_dir):
     for cols, rows in ((80, 24), (200, 50)):
         t = Tmux(cols, rows)
@@ -279,6 +335,8 @@ def main():
             trace = test_replay(args, t, tmp)
             test_keys_and_resize(t)
             test_quit_and_signals(args, t, trace)
+            test_connect_to_daemon(args, t, trace)
+            test_attach_to_local_daemon(args, t, trace)
             if not getattr(args, "skip_demo", False):
                 test_bundled_trace(args, t)
         finally:
