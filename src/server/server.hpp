@@ -69,7 +69,8 @@ class Server {
   std::unique_ptr<Impl> impl_;
 };
 
-/// This machine's host name (gethostname); "localhost" when it has none.
+/// The `hostname` label: $SOLSCOPE_HOSTNAME when set (a Kubernetes DaemonSet passes the node's name), else
+/// this machine's host name (gethostname); "localhost" when it has none.
 [[nodiscard]] auto local_hostname() -> std::string;
 
 }  // namespace solscope::server

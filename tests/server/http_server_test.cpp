@@ -80,7 +80,7 @@ TEST_F(HttpServerTest, dashboard_is_served_from_the_binary) {
   EXPECT_EQ(c.Get("/assets/nope.js")->status, 404);
 }
 
-TEST_F(HttpServerTest, token_missing_is_401_wrong_is_403_right_is_200_and_healthz_is_open) {
+TEST_F(HttpServerTest, token_missing_is_401_wrong_is_403_right_is_200_and_probes_and_page_are_open) {
   testing::fill(state_, 1, 2);
   start({.token = kToken});
   auto c = client();
@@ -90,7 +90,12 @@ TEST_F(HttpServerTest, token_missing_is_401_wrong_is_403_right_is_200_and_health
   EXPECT_EQ(c.Get("/api/v1/devices", {{"Authorization", "Bearer wrong-token-0123456789"}})->status, 403);
   EXPECT_EQ(c.Get("/api/v1/stream", {{"Authorization", "Basic eDp5"}})->status, 401);
   EXPECT_EQ(c.Get("/metrics", {{"Authorization", std::string("Bearer ") + kToken}})->status, 200);
+  EXPECT_EQ(c.Get("/api/v1/samples?device=0")->status, 401);
+  // Probes and the static page hold no data: they answer without the token.
   EXPECT_EQ(c.Get("/healthz")->status, 200);
+  EXPECT_EQ(c.Get("/readyz")->status, 200);
+  if (find_asset("/")) EXPECT_EQ(c.Get("/")->status, 200);
+  EXPECT_EQ(c.Get("/assets/nope.js")->status, 404);
 }
 
 TEST_F(HttpServerTest, non_loopback_address_without_token_is_refused) {

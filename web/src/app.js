@@ -362,9 +362,8 @@
   const markDirty = (g) => { g.dirty = true; scheduleRender(); };
 
   // ---------------------------------------------------------------- devices and back-fill
-  // `withWindows`: also take each device's latest window (at load and on a new connection, never while
-  // streaming: the page's own window of the same second would be overwritten by a stale one).
-  function applyDevices(doc, withWindows) {
+  // Facts of every GPU; its latest complete window only as a key (the back-fill brings the window itself).
+  function applyDevices(doc) {
     state.windowNs = isNum(doc.window_ns) && doc.window_ns > 0 ? doc.window_ns : 1e9;
     $('#host').textContent = doc.host || 'n/a';
     $('#source').textContent = doc.source || 'n/a';
@@ -383,7 +382,6 @@
         g.setFacts(d);
       }
       g.completeKey = d.latest_window ? windowKey(d.latest_window) : null;
-      if (withWindows && d.latest_window) g.addWindow(d.latest_window, 'devices');
       markDirty(g);
     }
     for (const [index, g] of state.gpus) {
@@ -395,15 +393,16 @@
   }
 
   // The newest window of the answer may still be open (the daemon is still adding samples to it): unless
-  // /api/v1/devices already called it complete, it is left out; the stream then sees it only in part, and
-  // the page fetches it again once it is complete.
+  // /api/v1/devices called a later one complete, it is left out (so is a lone window: before any window is
+  // complete, the daemon reports the open one as latest); the stream then sees it only in part, and the page
+  // fetches it again once it is complete.
   async function backfill(g, since) {
     const doc = await getJson(`/api/v1/samples?device=${g.index}&since=${since}&window=1s`);
     const windows = doc.samples || [];
     const newest = windows.length ? windowKey(windows[windows.length - 1]) : null;
     const complete = g.completeKey;
     for (const w of windows) {
-      if (windowKey(w) === newest && (complete === null || newest > complete)) continue;
+      if (windowKey(w) === newest && (complete === null || newest > complete || windows.length === 1)) continue;
       g.addWindow(w, 'backfill');
     }
     markDirty(g);
@@ -443,7 +442,7 @@
       if (generation !== state.generation) return;
       // A new connection may be a restarted daemon (or a replay that began again): start from its history.
       for (const g of state.gpus.values()) g.clearWindows();
-      applyDevices(doc, true);
+      applyDevices(doc);
       for (const g of state.gpus.values()) g.resetStream();
       await Promise.all([...state.gpus.values()].map((g) => backfill(g, `-${kHistorySeconds / 60}m`)));
       if (generation !== state.generation) return;
@@ -562,7 +561,7 @@
   // ---------------------------------------------------------------- start
   async function refreshDevices() {
     try {
-      applyDevices(await getJson('/api/v1/devices'), false);
+      applyDevices(await getJson('/api/v1/devices'));
     } catch (err) {
       showError(`cannot reach the daemon: ${err.message}`);
     }
@@ -571,7 +570,7 @@
   async function start() {
     clearTimeout(state.retryTimer);
     try {
-      applyDevices(await getJson('/api/v1/devices'), true);
+      applyDevices(await getJson('/api/v1/devices'));
     } catch (err) {
       showError(`cannot reach the daemon: ${err.message}`);
       setConn('offline', 'error');

@@ -47,6 +47,14 @@ auto param(const Request& req, const char* name) -> std::optional<std::string> {
 }
 
 /// Method, body and token, before any route runs (docs/http-api.md "Security").
+/// Paths that answer without a token: liveness and readiness (for probes that cannot send one) and the
+/// dashboard's static page and assets, which hold no data (the page asks for the token and sends it on its
+/// API calls; a browser cannot send a bearer token when it opens a page).
+auto open_without_token(const std::string& path) -> bool {
+  return path == "/healthz" || path == "/readyz" || path == "/" || path == "/index.html" ||
+         path.starts_with("/assets/");
+}
+
 auto pre_route(const Request& req, Response& res, const RouteContext& ctx) -> Handled {
   if (req.method != "GET" && req.method != "HEAD") {
     res.set_header("Allow", "GET, HEAD");
@@ -59,7 +67,7 @@ auto pre_route(const Request& req, Response& res, const RouteContext& ctx) -> Ha
     set_error(res, 413, "requests must not carry a body");
     return Handled::Handled;
   }
-  if (req.path == "/healthz") return Handled::Unhandled;
+  if (open_without_token(req.path)) return Handled::Unhandled;
   switch (check_bearer(req.get_header_value("Authorization"), ctx.options.token)) {
     case AuthCheck::Ok:
       return Handled::Unhandled;
