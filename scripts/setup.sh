@@ -12,8 +12,11 @@ packages=(
   libsqlite3-dev sqlite3 libncurses-dev libexpected-dev prometheus-cpp-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   tmux python3 clang-format locales curl
-  nodejs npm chromium prometheus prometheus-node-exporter
+  chromium prometheus prometheus-node-exporter
 )
+# Node.js and npm (the dashboard's uPlot, the browser tests' playwright-core): Debian's packages only where no
+# Node.js is installed yet (a NodeSource nodejs already ships npm and conflicts with Debian's npm package).
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

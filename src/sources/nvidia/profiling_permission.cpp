@@ -82,13 +82,24 @@ auto parse_cap_eff(std::string_view self_status) -> std::optional<std::uint64_t>
   return mask;
 }
 
+namespace {
+
+/// `prefix` then "R<major>" ("unknown" for 0). Appends instead of `"R" + std::to_string(...)`, which g++ 12
+/// at -O3 flags with a false -Wrestrict inside libstdc++ (GCC bug 105329).
+auto driver_text(std::string prefix, int driver_major) -> std::string {
+  if (driver_major <= 0) return prefix.append("unknown");
+  return prefix.append("R").append(std::to_string(driver_major));
+}
+
+}  // namespace
+
 auto evaluate_profiling_permission(const ProfilingFacts& facts) -> ProfilingPermission {
   if (facts.euid == 0) return allowed("running as root");
   const auto caps = facts.self_status ? parse_cap_eff(*facts.self_status) : std::nullopt;
   if (has_bit(caps, kCapSysAdminBit)) return allowed("the process has CAP_SYS_ADMIN");
   const bool perfmon = has_bit(caps, kCapPerfmonBit);
   if (perfmon && facts.driver_major >= kPerfmonMinDriverMajor) {
-    return allowed("the process has CAP_PERFMON and the driver is R" + std::to_string(facts.driver_major));
+    return allowed(driver_text("the process has CAP_PERFMON and the driver is ", facts.driver_major));
   }
   const auto admin_only =
       facts.nvidia_params ? parse_rm_profiling_admin_only(*facts.nvidia_params) : std::nullopt;
@@ -110,8 +121,8 @@ auto evaluate_profiling_permission(const ProfilingFacts& facts) -> ProfilingPerm
   }
   if (perfmon) {
     verdict.reason +=
-        "; CAP_PERFMON counts only from driver R565 (this driver: " +
-        (facts.driver_major > 0 ? "R" + std::to_string(facts.driver_major) : std::string("unknown")) + ")";
+        driver_text("; CAP_PERFMON counts only from driver R565 (this driver: ", facts.driver_major);
+    verdict.reason += ")";
   }
   return verdict;
 }
