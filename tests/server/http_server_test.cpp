@@ -94,7 +94,9 @@ TEST_F(HttpServerTest, token_missing_is_401_wrong_is_403_right_is_200_and_probes
   // Probes and the static page hold no data: they answer without the token.
   EXPECT_EQ(c.Get("/healthz")->status, 200);
   EXPECT_EQ(c.Get("/readyz")->status, 200);
-  if (find_asset("/")) EXPECT_EQ(c.Get("/")->status, 200);
+  if (find_asset("/")) {
+    EXPECT_EQ(c.Get("/")->status, 200);
+  }
   EXPECT_EQ(c.Get("/assets/nope.js")->status, 404);
 }
 
