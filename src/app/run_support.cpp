@@ -5,6 +5,7 @@
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
 #include "app/signals.hpp"
+#include "app/sinks.hpp"
 
 namespace solscope::app {
 
@@ -19,6 +20,7 @@ auto run_engine(sources::CounterSource& source, std::vector<SampleSink*> sinks, 
   if (annotate) engine.set_annotator(std::move(annotate));
   auto summary = engine.run(install_stop_signals(), options);
   source.stop();
+  if (!summary && is_reader_gone(summary.error())) return kExitOk;  // `solscope --json | head`
   if (!summary) {
     print_error(err, summary.error());
     return kExitFailure;

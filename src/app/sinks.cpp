@@ -1,10 +1,40 @@
 #include "app/sinks.hpp"
 
+#include <poll.h>
+#include <unistd.h>
+
+#include <iostream>
+
 #include <nlohmann/json.hpp>
 
 #include "trace/json_format.hpp"
 
 namespace solscope::app {
+namespace {
+
+constexpr const char* kReaderGone = "the reader of standard output went away";
+
+/// True when standard output is a pipe whose reading end is closed: Linux reports POLLERR on such a write end
+/// (fs/pipe.c, pipe_poll). The write that failed already saw EPIPE, but a stream keeps only its failbit.
+auto stdout_reader_gone() -> bool {
+  pollfd p{.fd = STDOUT_FILENO, .events = 0, .revents = 0};
+  return ::poll(&p, 1, 0) == 1 && (p.revents & POLLERR) != 0;
+}
+
+}  // namespace
+
+auto flush_output(std::ostream& out) -> core::Result<void> {
+  out.flush();
+  if (out) return core::ok();
+  if (&out == &std::cout && stdout_reader_gone())
+    return core::fail(core::ErrorCode::Unavailable, kReaderGone);
+  return core::fail(core::ErrorCode::Unavailable, "cannot write to standard output",
+                    "is the disk full, or the terminal gone?");
+}
+
+auto is_reader_gone(const core::Error& error) -> bool {
+  return error.message == kReaderGone;
+}
 
 auto JsonLinesSink::begin(const std::vector<core::DeviceInfo>& devices) -> core::Result<void> {
   for (const auto& d : devices) devices_[d.index] = d;
@@ -19,12 +49,7 @@ auto JsonLinesSink::on_sample(const core::RawSample& /*raw*/, const core::SolSam
 }
 
 auto JsonLinesSink::flush() -> core::Result<void> {
-  out_.flush();
-  if (!out_) {
-    return core::fail(core::ErrorCode::Unavailable, "cannot write to standard output",
-                      "the reader of the pipe went away");
-  }
-  return core::ok();
+  return flush_output(out_);
 }
 
 auto TraceSink::begin(const std::vector<core::DeviceInfo>& devices) -> core::Result<void> {

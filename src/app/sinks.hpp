@@ -10,6 +10,14 @@
 
 namespace solscope::app {
 
+/// Flushes a sink's output stream. Errors: Unavailable "cannot write to standard output"; when `out` is
+/// std::cout and the reader of its pipe went away (e.g. `solscope --json | head`), the error is_reader_gone()
+/// recognises, which the sampling commands treat as a normal stop (exit 0, nothing printed), as a filter's
+/// upstream should.
+[[nodiscard]] auto flush_output(std::ostream& out) -> core::Result<void>;
+/// True for flush_output()'s error when the pipe's reader went away.
+[[nodiscard]] auto is_reader_gone(const core::Error& error) -> bool;
+
 /// Writes one JSON object per sample and line (trace::sol_sample_to_json), flushed after each batch.
 class JsonLinesSink : public SampleSink {
  public:

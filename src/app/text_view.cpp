@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "app/sinks.hpp"
 #include "core/derive.hpp"
 
 namespace solscope::app {
@@ -84,11 +85,7 @@ auto TextViewSink::on_sample(const core::RawSample& /*raw*/, const core::SolSamp
 }
 
 auto TextViewSink::flush() -> core::Result<void> {
-  out_.flush();
-  if (!out_) {
-    return core::fail(core::ErrorCode::Unavailable, "cannot write to standard output", "is the pipe closed?");
-  }
-  return core::ok();
+  return flush_output(out_);
 }
 
 }  // namespace solscope::app

@@ -53,6 +53,17 @@ class CliTest : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
+TEST_F(CliTest, json_into_a_pipe_closed_early_stops_quietly_with_0) {
+  // `solscope replay X --json | head -n 1`: the reader leaves after one line; solscope must not complain.
+  const std::string command = "set -o pipefail; '" + kBinary + "' replay '" + kDemo +
+                              "' --json --speed 1 2>'" + path("err.txt") + "' | head -n 1 >/dev/null";
+  auto r = run_process({"/bin/bash", "-c", command}, 60s);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream err_file(path("err.txt"));
+  const std::string err((std::istreambuf_iterator<char>(err_file)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(err, "");
+}
+
 TEST_F(CliTest, devices_without_a_driver_says_so_and_exits_3) {
   if (has_nvidia_driver()) GTEST_SKIP() << "an NVIDIA driver is installed here";
   auto r = solscope({"devices"});
