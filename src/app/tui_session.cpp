@@ -72,8 +72,8 @@ auto run_terminal_view(OpenedSource& opened, const TerminalViewOptions& options,
   std::unique_ptr<AdjustableReplaySource> adjustable;
   auto* replay = dynamic_cast<replay::TraceReplaySource*>(opened.source.get());
   if (replay != nullptr && !options.replay_path.empty()) {
-    opened.source.release();
-    adjustable = std::make_unique<AdjustableReplaySource>(std::unique_ptr<replay::TraceReplaySource>(replay));
+    adjustable = std::make_unique<AdjustableReplaySource>(std::unique_ptr<replay::TraceReplaySource>(
+        static_cast<replay::TraceReplaySource*>(opened.source.release())));
   }
   sources::CounterSource& source = adjustable ? *adjustable : *opened.source;
   LiveStateSink sink(state, source);

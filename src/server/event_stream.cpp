@@ -70,7 +70,7 @@ auto StreamHub::has_clients() const -> bool {
   return !clients_.empty();
 }
 
-void StreamHub::publish(std::shared_ptr<const StreamEvent> event) {
+void StreamHub::publish(const std::shared_ptr<const StreamEvent>& event) {
   const std::scoped_lock lock(mutex_);
   ++stats_.events;
   for (const auto& client : clients_) client->push(event);

@@ -75,7 +75,7 @@ class StreamHub {
   /// True when some client is connected (lets the publisher skip rendering when nobody listens).
   [[nodiscard]] auto has_clients() const -> bool;
   /// Pushes `event` to every client's queue. O(clients), one short lock per client; never waits for a taker.
-  void publish(std::shared_ptr<const StreamEvent> event);
+  void publish(const std::shared_ptr<const StreamEvent>& event);
   /// Closes every client and refuses new ones (shutdown).
   void close();
   [[nodiscard]] auto stats() const -> StreamStats;

@@ -89,7 +89,7 @@ void configure(httplib::Server& http, const ServerOptions& o) {
 
 /// SO_REUSEADDR only: cpp-httplib's default also sets SO_REUSEPORT, which would let a second daemon bind the
 /// same port and share its connections instead of failing. Remembers the listening socket in `fd`.
-void set_socket_options(httplib::Server& http, std::shared_ptr<std::atomic<int>> fd) {
+void set_socket_options(httplib::Server& http, const std::shared_ptr<std::atomic<int>>& fd) {
   http.set_socket_options([fd](socket_t sock) {
     const int yes = 1;
     ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
@@ -160,7 +160,7 @@ void Server::publish(const core::SolSample& sample) {
   auto event = std::make_shared<StreamEvent>();
   event->device = sample.device_index;
   event->data = sample_event_json(sample, info ? &*info : nullptr);
-  impl_->hub.publish(std::move(event));
+  impl_->hub.publish(event);
 }
 
 void Server::stop() {

@@ -49,7 +49,7 @@ void draw_braille(Frame& frame, const Rect& plot, const std::vector<double>& val
     for (int cell_y = 0; cell_y < plot.height; ++cell_y) {
       unsigned bits = 0;
       for (int sub = 0; sub < 2; ++sub) {
-        const double v = values[static_cast<std::size_t>(cell_x * 2 + sub)];
+        const double v = values[static_cast<std::size_t>(cell_x) * 2 + static_cast<std::size_t>(sub)];
         if (std::isnan(v)) continue;
         const int filled = static_cast<int>(std::lround(v / 100.0 * dots_high));
         for (int dy = 0; dy < 4; ++dy) {

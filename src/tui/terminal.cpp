@@ -39,6 +39,8 @@ extern "C" void restore_on_fatal_signal(int signo) {
 
 void append_capability(const char* name) {
   const char* value = tigetstr(name);
+  // terminfo(3): tigetstr() returns (char *)-1 for a name that is not a string capability.
+  // NOLINTNEXTLINE(performance-no-int-to-ptr)
   if (value == nullptr || value == reinterpret_cast<const char*>(-1)) return;
   const std::size_t n = std::strlen(value);
   if (g_restore.length + n >= sizeof g_restore.sequence) return;
@@ -180,8 +182,8 @@ void Terminal::init_roles() {
     }
     Look look = mode_ == ColorMode::Color256 ? kLook256[i] : kLook16[i];
     if (!defaults) {
-      look.fg = look.fg < 0 ? COLOR_WHITE : look.fg;
-      look.bg = look.bg < 0 ? COLOR_BLACK : look.bg;
+      look.fg = look.fg < 0 ? static_cast<short>(COLOR_WHITE) : look.fg;
+      look.bg = look.bg < 0 ? static_cast<short>(COLOR_BLACK) : look.bg;
     }
     const auto pair = static_cast<short>(i + 1);
     init_pair(pair, look.fg, look.bg);

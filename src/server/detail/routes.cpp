@@ -36,9 +36,9 @@ void set_error(Response& res, int status, const std::string& message, const std:
   res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", kJson);
 }
 
-void set_json(Response& res, std::string body) {
+void set_json(Response& res, const std::string& body) {
   res.set_header("Cache-Control", "no-store");
-  res.set_content(std::move(body), kJson);
+  res.set_content(body, kJson);
 }
 
 auto param(const Request& req, const char* name) -> std::optional<std::string> {
