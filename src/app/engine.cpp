@@ -72,6 +72,8 @@ auto Engine::run(const std::atomic<bool>& stop, const EngineOptions& options) ->
   RunSummary summary;
   const auto started = SteadyClock::now();
   const auto interval = std::chrono::nanoseconds(options.poll_interval_ns);
+  const auto end = options.duration_ns ? started + std::chrono::nanoseconds(*options.duration_ns)
+                                       : SteadyClock::time_point::max();
   auto next_poll = started;
   while (!stop.load(std::memory_order_relaxed)) {
     if (before_poll_) before_poll_();
@@ -80,16 +82,11 @@ auto Engine::run(const std::atomic<bool>& stop, const EngineOptions& options) ->
     ++summary.polls;
     if (auto r = deliver(*batch, summary); !r) return tl::unexpected(r.error());
     report_lost_devices(summary);
-    if (source_.finished()) break;
-    if (options.duration_ns && SteadyClock::now() - started >= std::chrono::nanoseconds(*options.duration_ns))
-      break;
+    if (source_.finished() || SteadyClock::now() >= end) break;
     if (!options.pace) continue;
     next_poll += interval;
     if (next_poll < SteadyClock::now()) next_poll = SteadyClock::now();  // fell behind: do not burst
-    auto deadline = next_poll;
-    if (options.duration_ns)
-      deadline = std::min(deadline, started + std::chrono::nanoseconds(*options.duration_ns));
-    sleep_until(deadline, stop);
+    sleep_until(std::min(next_poll, end), stop);
   }
   // Stopped by a signal or the duration: collect what the source completed meanwhile, so nothing is lost.
   if (!source_.finished()) {

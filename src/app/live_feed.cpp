@@ -82,7 +82,6 @@ auto BackgroundEngine::result() const -> std::optional<core::Result<RunSummary>>
 
 auto BackgroundEngine::warnings() const -> std::string {
   if (!done_.load()) return {};
-  const std::scoped_lock lock(mutex_);
   return warnings_.str();
 }
 

@@ -71,9 +71,11 @@ class BackgroundEngine {
   std::atomic<bool> stop_{false};
   const std::atomic<bool>& external_stop_;
   std::atomic<bool> done_{false};
-  mutable std::mutex mutex_;
+  mutable std::mutex mutex_;  ///< guards commands_ and result_
   std::vector<std::function<void(sources::CounterSource&)>> commands_;
-  std::optional<core::Result<RunSummary>> result_;
+  std::optional<core::Result<RunSummary>> result_;  ///< set once, under mutex_, just before done_
+  /// Written only by the engine thread, without a lock; read only once done_ is true (the thread no longer
+  /// writes it then, and done_'s store/load orders the writes before the read).
   std::ostringstream warnings_;
   std::unique_ptr<Engine> engine_;
   std::thread thread_;

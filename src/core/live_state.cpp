@@ -26,6 +26,12 @@ auto midpoint_of(const SolSample& s) -> std::int64_t {
   return s.t_start_ns + (s.t_end_ns - s.t_start_ns) / 2;
 }
 
+/// `options` with window_ns raised to >= 1 ns.
+auto with_valid_window(LiveStateOptions options) -> LiveStateOptions {
+  options.window_ns = std::max<std::int64_t>(options.window_ns, 1);
+  return options;
+}
+
 }  // namespace
 
 void accumulate(BusyCounters& c, const SolSample& s) {
@@ -59,11 +65,9 @@ auto to_history_point(const SolSample& w) -> HistoryPoint {
 }
 
 LiveState::LiveState(LiveStateOptions options)
-    : options_(options),
-      max_windows_(static_cast<std::size_t>(
-          std::max<std::int64_t>(1, options.history_ns / std::max<std::int64_t>(options.window_ns, 1)))) {
-  options_.window_ns = std::max<std::int64_t>(options_.window_ns, 1);
-}
+    : options_(with_valid_window(options)),
+      max_windows_(
+          static_cast<std::size_t>(std::max<std::int64_t>(1, options_.history_ns / options_.window_ns))) {}
 
 void LiveState::set_devices(std::vector<DeviceState> devices) {
   const std::scoped_lock lock(mutex_);
@@ -90,7 +94,7 @@ void LiveState::clear_samples() {
 void LiveState::set_processes(std::uint32_t device, std::vector<GpuProcess> processes) {
   const std::scoped_lock lock(mutex_);
   auto it = devices_.find(device);
-  if (it == devices_.end()) return;
+  if (it == devices_.end() || it->second.state.processes == processes) return;
   it->second.state.processes = std::move(processes);
   ++version_;
 }
@@ -140,28 +144,30 @@ void LiveState::add(const SolSample& sample) {
   ++version_;
 }
 
+auto LiveState::snapshot_of(const Device& d) -> DeviceSnapshot {
+  DeviceSnapshot snap{
+      .state = d.state, .latest = d.latest, .latest_window = std::nullopt, .counters = d.counters};
+  if (!d.complete.empty()) {
+    snap.latest_window = d.complete.back();
+  } else if (!d.open.empty()) {
+    snap.latest_window = d.open.result();
+  }
+  return snap;
+}
+
 auto LiveState::snapshot() const -> std::vector<DeviceSnapshot> {
   const std::scoped_lock lock(mutex_);
   std::vector<DeviceSnapshot> out;
   out.reserve(devices_.size());
-  for (const auto& [index, d] : devices_) {
-    DeviceSnapshot snap{
-        .state = d.state, .latest = d.latest, .latest_window = std::nullopt, .counters = d.counters};
-    if (!d.complete.empty()) {
-      snap.latest_window = d.complete.back();
-    } else if (!d.open.empty()) {
-      snap.latest_window = d.open.result();
-    }
-    out.push_back(std::move(snap));
-  }
+  for (const auto& [index, d] : devices_) out.push_back(snapshot_of(d));
   return out;
 }
 
 auto LiveState::snapshot(std::uint32_t device) const -> std::optional<DeviceSnapshot> {
-  for (auto& snap : snapshot()) {
-    if (snap.state.info.index == device) return std::move(snap);
-  }
-  return std::nullopt;
+  const std::scoped_lock lock(mutex_);
+  const auto it = devices_.find(device);
+  if (it == devices_.end()) return std::nullopt;
+  return snapshot_of(it->second);
 }
 
 auto LiveState::devices() const -> std::vector<DeviceState> {

@@ -25,6 +25,9 @@ struct GpuProcess {
   std::uint64_t gpu_memory_bytes = 0;  ///< GPU memory it uses; 0 when unknown
   std::string command;                 ///< command line, arguments separated by spaces
   std::string container_id;  ///< from /proc/PID/cgroup (Docker, containerd, CRI-O, Podman); or empty
+
+  /// Field-wise equality (LiveState::set_processes skips an unchanged list).
+  friend auto operator==(const GpuProcess&, const GpuProcess&) -> bool = default;
 };
 
 /// What is known about one GPU besides its samples.
@@ -97,7 +100,7 @@ class LiveState {
 
   /// Replaces the device list (at start, or when attaching to another source). Keeps nothing of before.
   void set_devices(std::vector<DeviceState> devices);
-  /// Updates one device's mutable facts; unknown devices are ignored.
+  /// Updates one device's mutable facts; unknown devices and unchanged values are ignored (no version bump).
   void set_processes(std::uint32_t device, std::vector<GpuProcess> processes);
   void set_workload_note(std::uint32_t device, std::string note);
   void set_lost(std::uint32_t device, bool lost);
@@ -139,6 +142,7 @@ class LiveState {
     BusyCounters counters;
   };
   auto device_for(std::uint32_t index) -> Device&;
+  [[nodiscard]] static auto snapshot_of(const Device& d) -> DeviceSnapshot;  ///< caller holds mutex_
   void close_window(Device& d);
 
   LiveStateOptions options_;

@@ -121,6 +121,38 @@ TEST(LiveStateTest, device_facts_update_and_bump_the_version) {
   EXPECT_TRUE(devices[1].lost);
 }
 
+TEST(LiveStateTest, one_device_snapshot_is_that_device_or_none) {
+  LiveState state;
+  state.set_devices({device(0, "A"), device(1, "B"), device(2, "C")});
+  state.add(sample(1, 0, 100 * kMs, 30, 5));
+  state.add(sample(2, 0, 100 * kMs, 70, 5));
+  const auto snap = state.snapshot(1);
+  ASSERT_TRUE(snap.has_value());
+  EXPECT_EQ(snap->state.info.name, "B");
+  EXPECT_EQ(snap->counters.samples, 1U);
+  ASSERT_TRUE(snap->latest.has_value());
+  EXPECT_DOUBLE_EQ(snap->latest->compute_sol_pct, 30.0);
+  EXPECT_FALSE(state.snapshot(9).has_value());
+}
+
+TEST(LiveStateTest, unchanged_device_facts_keep_the_version) {
+  LiveState state;
+  state.set_devices({device(0, "A")});
+  const std::vector<GpuProcess> processes{
+      GpuProcess{.pid = 7, .user = "bob", .gpu_memory_bytes = 0, .command = "train", .container_id = ""}};
+  state.set_processes(0, processes);
+  state.set_workload_note(0, "note");
+  state.set_lost(0, true);
+  const auto v0 = state.version();
+  state.set_processes(0, processes);
+  state.set_workload_note(0, "note");
+  state.set_lost(0, true);
+  EXPECT_EQ(state.version(), v0);
+  state.set_processes(0, {});
+  EXPECT_GT(state.version(), v0);
+  EXPECT_TRUE(state.devices()[0].processes.empty());
+}
+
 TEST(LiveStateTest, clearing_samples_keeps_the_devices) {
   LiveState state;
   state.set_devices({device(0, "A")});

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
+#include <tuple>
 #include <utility>
 
 #include "sources/nvidia/dynamic_library.hpp"
@@ -104,39 +105,56 @@ void add_pip_wheel_dirs(std::vector<std::string>& out) {
   }
 }
 
+// One required CUPTI symbol: its exported name and the CuptiRequiredFns member that holds it.
 template <class Fn>
-auto resolve_required(const DynamicLibrary& lib, Fn& fn, const char* name, std::string& missing) -> void {
-  if (!lib.resolve(fn, name)) missing += missing.empty() ? name : std::string(", ") + name;
+struct RequiredSymbol {
+  const char* name;
+  Fn CuptiRequiredFns::*member;
+};
+
+// Every required symbol, named once; resolve_all() fills them and validate_cupti() checks them (doc section
+// 6).
+constexpr std::tuple kRequiredSymbols{
+    RequiredSymbol{"cuptiGetVersion", &CuptiRequiredFns::get_version},
+    RequiredSymbol{"cuptiGetResultString", &CuptiRequiredFns::get_result_string},
+    RequiredSymbol{"cuptiProfilerInitialize", &CuptiRequiredFns::profiler_initialize},
+    RequiredSymbol{"cuptiProfilerDeInitialize", &CuptiRequiredFns::profiler_deinitialize},
+    RequiredSymbol{"cuptiProfilerDeviceSupported", &CuptiRequiredFns::profiler_device_supported},
+    RequiredSymbol{"cuptiDeviceGetChipName", &CuptiRequiredFns::device_get_chip_name},
+    RequiredSymbol{"cuptiPmSamplingGetCounterAvailability", &CuptiRequiredFns::pm_get_counter_availability},
+    RequiredSymbol{"cuptiPmSamplingEnable", &CuptiRequiredFns::pm_enable},
+    RequiredSymbol{"cuptiPmSamplingSetConfig", &CuptiRequiredFns::pm_set_config},
+    RequiredSymbol{"cuptiPmSamplingGetCounterDataSize", &CuptiRequiredFns::pm_get_counter_data_size},
+    RequiredSymbol{"cuptiPmSamplingCounterDataImageInitialize",
+                   &CuptiRequiredFns::pm_counter_data_image_initialize},
+    RequiredSymbol{"cuptiPmSamplingStart", &CuptiRequiredFns::pm_start},
+    RequiredSymbol{"cuptiPmSamplingStop", &CuptiRequiredFns::pm_stop},
+    RequiredSymbol{"cuptiPmSamplingDecodeData", &CuptiRequiredFns::pm_decode_data},
+    RequiredSymbol{"cuptiPmSamplingGetCounterDataInfo", &CuptiRequiredFns::pm_get_counter_data_info},
+    RequiredSymbol{"cuptiPmSamplingCounterDataGetSampleInfo",
+                   &CuptiRequiredFns::pm_counter_data_get_sample_info},
+    RequiredSymbol{"cuptiPmSamplingDisable", &CuptiRequiredFns::pm_disable},
+    RequiredSymbol{"cuptiProfilerHostInitialize", &CuptiRequiredFns::host_initialize},
+    RequiredSymbol{"cuptiProfilerHostDeinitialize", &CuptiRequiredFns::host_deinitialize},
+    RequiredSymbol{"cuptiProfilerHostConfigAddMetrics", &CuptiRequiredFns::host_config_add_metrics},
+    RequiredSymbol{"cuptiProfilerHostGetConfigImageSize", &CuptiRequiredFns::host_get_config_image_size},
+    RequiredSymbol{"cuptiProfilerHostGetConfigImage", &CuptiRequiredFns::host_get_config_image},
+    RequiredSymbol{"cuptiProfilerHostGetNumOfPasses", &CuptiRequiredFns::host_get_num_of_passes},
+    RequiredSymbol{"cuptiProfilerHostEvaluateToGpuValues", &CuptiRequiredFns::host_evaluate_to_gpu_values},
+};
+
+// Calls visit(name, member) for each entry of kRequiredSymbols, in table order.
+template <class Visit>
+void for_each_required(Visit&& visit) {
+  std::apply([&visit](const auto&... symbol) { (visit(symbol.name, symbol.member), ...); }, kRequiredSymbols);
 }
 
 auto resolve_all(const DynamicLibrary& lib, CuptiApi& api) -> std::string {
   std::string missing;
-  resolve_required(lib, api.get_version, "cuptiGetVersion", missing);
-  resolve_required(lib, api.get_result_string, "cuptiGetResultString", missing);
-  resolve_required(lib, api.profiler_initialize, "cuptiProfilerInitialize", missing);
-  resolve_required(lib, api.profiler_deinitialize, "cuptiProfilerDeInitialize", missing);
-  resolve_required(lib, api.profiler_device_supported, "cuptiProfilerDeviceSupported", missing);
-  resolve_required(lib, api.device_get_chip_name, "cuptiDeviceGetChipName", missing);
-  resolve_required(lib, api.pm_get_counter_availability, "cuptiPmSamplingGetCounterAvailability", missing);
-  resolve_required(lib, api.pm_enable, "cuptiPmSamplingEnable", missing);
-  resolve_required(lib, api.pm_set_config, "cuptiPmSamplingSetConfig", missing);
-  resolve_required(lib, api.pm_get_counter_data_size, "cuptiPmSamplingGetCounterDataSize", missing);
-  resolve_required(lib, api.pm_counter_data_image_initialize, "cuptiPmSamplingCounterDataImageInitialize",
-                   missing);
-  resolve_required(lib, api.pm_start, "cuptiPmSamplingStart", missing);
-  resolve_required(lib, api.pm_stop, "cuptiPmSamplingStop", missing);
-  resolve_required(lib, api.pm_decode_data, "cuptiPmSamplingDecodeData", missing);
-  resolve_required(lib, api.pm_get_counter_data_info, "cuptiPmSamplingGetCounterDataInfo", missing);
-  resolve_required(lib, api.pm_counter_data_get_sample_info, "cuptiPmSamplingCounterDataGetSampleInfo",
-                   missing);
-  resolve_required(lib, api.pm_disable, "cuptiPmSamplingDisable", missing);
-  resolve_required(lib, api.host_initialize, "cuptiProfilerHostInitialize", missing);
-  resolve_required(lib, api.host_deinitialize, "cuptiProfilerHostDeinitialize", missing);
-  resolve_required(lib, api.host_config_add_metrics, "cuptiProfilerHostConfigAddMetrics", missing);
-  resolve_required(lib, api.host_get_config_image_size, "cuptiProfilerHostGetConfigImageSize", missing);
-  resolve_required(lib, api.host_get_config_image, "cuptiProfilerHostGetConfigImage", missing);
-  resolve_required(lib, api.host_get_num_of_passes, "cuptiProfilerHostGetNumOfPasses", missing);
-  resolve_required(lib, api.host_evaluate_to_gpu_values, "cuptiProfilerHostEvaluateToGpuValues", missing);
+  CuptiRequiredFns& required = api;
+  for_each_required([&](const char* name, auto member) {
+    if (!lib.resolve(required.*member, name)) missing += missing.empty() ? name : std::string(", ") + name;
+  });
   lib.resolve(api.get_error_message, "cuptiGetErrorMessage");
   lib.resolve(api.host_get_metric_properties, "cuptiProfilerHostGetMetricProperties");
   lib.resolve(api.host_get_base_metrics, "cuptiProfilerHostGetBaseMetrics");
@@ -168,15 +186,9 @@ auto version_text(std::uint32_t version) -> std::string {
 }  // namespace
 
 auto validate_cupti(CuptiApi& api) -> core::Result<void> {
-  const CuptiRequiredFns& r = api;
-  const auto all_set = [](const auto&... fns) { return ((fns != nullptr) && ...); };
-  const bool complete = all_set(
-      r.get_version, r.get_result_string, r.profiler_initialize, r.profiler_deinitialize,
-      r.profiler_device_supported, r.device_get_chip_name, r.pm_get_counter_availability, r.pm_enable,
-      r.pm_set_config, r.pm_get_counter_data_size, r.pm_counter_data_image_initialize, r.pm_start, r.pm_stop,
-      r.pm_decode_data, r.pm_get_counter_data_info, r.pm_counter_data_get_sample_info, r.pm_disable,
-      r.host_initialize, r.host_deinitialize, r.host_config_add_metrics, r.host_get_config_image_size,
-      r.host_get_config_image, r.host_get_num_of_passes, r.host_evaluate_to_gpu_values);
+  const CuptiRequiredFns& required = api;
+  bool complete = true;
+  for_each_required([&](const char*, auto member) { complete = complete && required.*member != nullptr; });
   if (!complete) {
     return core::fail(core::ErrorCode::NotFound,
                       "libcupti " + (api.library_path.empty() ? std::string() : api.library_path + " ") +

@@ -84,9 +84,9 @@ struct CuptiApi : CuptiRequiredFns, CuptiOptionalFns {
 };
 
 /// Checks a filled table: every required pointer set, and cuptiGetVersion() answering >= kMinCuptiVersion.
-/// Stores the version in `api.version`. Errors: NotFound (a required symbol missing, named), Unavailable
-/// (cuptiGetVersion failed), Unimplemented (libcupti older than CUDA 12.6, with the version found and what to
-/// install).
+/// Stores the version in `api.version`. Errors: NotFound (a required pointer unset: "lacks PM sampling
+/// functions"; load_cupti names the symbols), Unavailable (cuptiGetVersion failed), Unimplemented (libcupti
+/// older than CUDA 12.6, with the version found and what to install).
 [[nodiscard]] auto validate_cupti(CuptiApi& api) -> core::Result<void>;
 
 /// Directories and sonames load_cupti() tries, in order (doc section 6): $SOLSCOPE_CUPTI_DIR, the sonames
