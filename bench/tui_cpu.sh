@@ -26,12 +26,6 @@ cpu_ticks() {  # utime + stime of a PID (fields 14 and 15 of /proc/PID/stat; com
   awk '{print $14 + $15}' "/proc/$1/stat"
 }
 
-child_of() {  # the single child of a PID
-  local kids
-  kids=$(cat "/proc/$1/task/$1/children")
-  echo "${kids%% *}"
-}
-
 measure() {  # PID -> CPU % of one core over SECONDS_TO_MEASURE
   local pid=$1 t0 t1 c0 c1
   c0=$(cpu_ticks "$pid"); t0=$(date +%s%N)

@@ -1,6 +1,4 @@
 // `solscope` / `solscope top` / `solscope --json`: live figures of every GPU (or of a trace with --replay).
-#include <algorithm>
-#include <chrono>
 #include <filesystem>
 
 #include "app/attainable_wiring.hpp"
@@ -32,18 +30,11 @@ auto open_live_or_demo(const CommonOptions& common, const sources::SourceConfig&
   return open_replay_source(demo, demo_config, 1.0, true);
 }
 
-/// steady_clock now in ns (the terminal view's time-to-first-frame origin).
-auto steady_now_ns() -> std::int64_t {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-/// The terminal view's title: the GPUs, the trace, or the bundled trace shown for want of a GPU.
-auto view_title(const CommonOptions& common, const OpenedSource& opened) -> std::string {
+/// The terminal view's title: the GPUs, the trace, or the bundled trace (`trace`) shown for want of a GPU.
+auto view_title(const CommonOptions& common, const OpenedSource& opened, const std::string& trace)
+    -> std::string {
   if (opened.live) return opened.description;
-  const auto base =
-      std::filesystem::path(common.replay.empty() ? find_demo_trace() : common.replay).filename();
+  const auto base = std::filesystem::path(trace).filename();
   if (common.replay.empty()) return "no NVIDIA GPU here: showing the bundled trace " + base.string();
   return "replay of " + base.string();
 }
@@ -52,7 +43,7 @@ auto view_title(const CommonOptions& common, const OpenedSource& opened) -> std:
 
 auto run_live(const CommonOptions& common, const WorkloadOptions& workloads, std::ostream& out,
               std::ostream& err) -> int {
-  const std::int64_t started_ns = steady_now_ns();
+  const std::int64_t started_ns = tui::steady_now_ns();
   auto config = source_config_from(common);
   if (!config) {
     print_error(err, config.error());
@@ -71,17 +62,14 @@ auto run_live(const CommonOptions& common, const WorkloadOptions& workloads, std
   const auto attainable = attainable_for(std::move(*plan), *opened);
   const EngineOptions options{.poll_interval_ns = poll_interval_for(config->interval_ns)};
   if (want_terminal_view(common.json)) {
-    TerminalViewOptions view{.title = view_title(common, *opened),
-                             .engine = options,
-                             .attainable = attainable.get(),
-                             .replay_path = opened->live
-                                                ? std::string()
-                                                : (common.replay.empty() ? find_demo_trace() : common.replay),
-                             .config = *config,
-                             .speed = 1.0,
-                             .loop = common.replay.empty(),
-                             .started_steady_ns = started_ns};
-    if (common.replay.empty() && !opened->live) view.config.devices.clear();
+    const std::string trace =
+        opened->live ? std::string() : (common.replay.empty() ? find_demo_trace() : common.replay);
+    const TerminalViewOptions view{.title = view_title(common, *opened, trace),
+                                   .engine = options,
+                                   .attainable = attainable.get(),
+                                   .replay_path = trace,
+                                   .speed = 1.0,
+                                   .started_steady_ns = started_ns};
     return run_terminal_view(*opened, view, err);
   }
   JsonLinesSink json(out);

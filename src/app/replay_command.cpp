@@ -1,5 +1,4 @@
 // `solscope replay FILE [--json] [--speed X]`: a trace through the live view, or as JSON Lines.
-#include <chrono>
 #include <filesystem>
 
 #include "app/commands.hpp"
@@ -15,9 +14,7 @@ namespace solscope::app {
 
 auto run_replay(const CommonOptions& common, const ReplayArgs& args, std::ostream& out, std::ostream& err)
     -> int {
-  const std::int64_t started_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                      std::chrono::steady_clock::now().time_since_epoch())
-                                      .count();
+  const std::int64_t started_ns = tui::steady_now_ns();
   auto config = source_config_from(common);
   if (!config) {
     print_error(err, config.error());
@@ -38,9 +35,7 @@ auto run_replay(const CommonOptions& common, const ReplayArgs& args, std::ostrea
         .engine = options,
         .attainable = nullptr,
         .replay_path = args.file,
-        .config = *config,
         .speed = speed,
-        .loop = args.loop,
         .started_steady_ns = started_ns};
     return run_terminal_view(*opened, view, err);
   }

@@ -2,8 +2,6 @@
 // where it attaches to a running daemon instead of sampling.
 #include "app/top_command.hpp"
 
-#include <cstdlib>
-
 #include <CLI/CLI.hpp>
 
 #include "app/exit_codes.hpp"
@@ -32,11 +30,8 @@ auto run_attached(const std::string& address, std::ostream& err) -> int {
     return kExitUsage;
   }
   const RemoteAttachment& remote = **attached;
-  tui::TuiOptions view;
-  view.source.title = remote.description();
+  tui::TuiOptions view = tui_options_from_env(tui::SourceInfo{.title = remote.description()}, 0);
   view.feed_status = [&remote] { return remote.status(); };
-  if (const char* v = std::getenv("NO_COLOR")) view.no_color = v;
-  if (const char* v = std::getenv("SOLSCOPE_COLORS")) view.colors = v;
   auto shown = tui::run_tui(state, view, nullptr, stop);
   if (!shown) {
     print_error(err, shown.error());

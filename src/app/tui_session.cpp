@@ -37,20 +37,6 @@ auto trace_span(const std::string& path) -> std::pair<std::int64_t, std::int64_t
   return **span;
 }
 
-auto view_options(const OpenedSource& opened, const TerminalViewOptions& options) -> tui::TuiOptions {
-  return tui::TuiOptions{
-      .source = tui::SourceInfo{.title = options.title,
-                                .synthetic = opened.synthetic,
-                                .process_note = opened.live ? std::string() : std::string(kTraceProcessNote)},
-      .frames_per_second = 10,
-      .feed_status = {},
-      .no_color = env("NO_COLOR"),
-      .colors = env("SOLSCOPE_COLORS"),
-      .ascii = !env("SOLSCOPE_ASCII").empty(),
-      .stats_path = env("SOLSCOPE_TUI_STATS"),
-      .started_steady_ns = options.started_steady_ns};
-}
-
 /// The header's word on the feed: why it stopped, or nothing while it runs.
 auto feed_status(const BackgroundEngine& engine) -> std::string {
   if (!engine.done()) return {};
@@ -61,6 +47,17 @@ auto feed_status(const BackgroundEngine& engine) -> std::string {
 
 }  // namespace
 
+auto tui_options_from_env(tui::SourceInfo source, std::int64_t started_steady_ns) -> tui::TuiOptions {
+  return tui::TuiOptions{.source = std::move(source),
+                         .frames_per_second = 10,
+                         .feed_status = {},
+                         .no_color = env("NO_COLOR"),
+                         .colors = env("SOLSCOPE_COLORS"),
+                         .ascii = !env("SOLSCOPE_ASCII").empty(),
+                         .stats_path = env("SOLSCOPE_TUI_STATS"),
+                         .started_steady_ns = started_steady_ns};
+}
+
 auto want_terminal_view(bool json) -> bool {
   if (json || isatty(STDOUT_FILENO) == 0 || isatty(STDIN_FILENO) == 0) return false;
   const std::string term = env("TERM");
@@ -70,10 +67,10 @@ auto want_terminal_view(bool json) -> bool {
 auto run_terminal_view(OpenedSource& opened, const TerminalViewOptions& options, std::ostream& err) -> int {
   core::LiveState state;
   std::unique_ptr<AdjustableReplaySource> adjustable;
-  auto* replay = dynamic_cast<replay::TraceReplaySource*>(opened.source.get());
-  if (replay != nullptr && !options.replay_path.empty()) {
-    adjustable = std::make_unique<AdjustableReplaySource>(std::unique_ptr<replay::TraceReplaySource>(
-        static_cast<replay::TraceReplaySource*>(opened.source.release())));
+  if (auto* replay = dynamic_cast<replay::TraceReplaySource*>(opened.source.get());
+      replay != nullptr && !options.replay_path.empty()) {
+    (void)opened.source.release();  // ownership moves to `adjustable`
+    adjustable = std::make_unique<AdjustableReplaySource>(std::unique_ptr<replay::TraceReplaySource>(replay));
   }
   sources::CounterSource& source = adjustable ? *adjustable : *opened.source;
   LiveStateSink sink(state, source);
@@ -94,7 +91,11 @@ auto run_terminal_view(OpenedSource& opened, const TerminalViewOptions& options,
         notes = [attainable](std::uint32_t d) { return attainable->description_of(d); };
       refresher = std::make_unique<ProcessRefresher>(engine, state, std::move(notes));
     }
-    tui::TuiOptions view = view_options(opened, options);
+    tui::TuiOptions view = tui_options_from_env(
+        tui::SourceInfo{.title = options.title,
+                        .synthetic = opened.synthetic,
+                        .process_note = opened.live ? std::string() : std::string(kTraceProcessNote)},
+        options.started_steady_ns);
     view.feed_status = [&engine] { return feed_status(engine); };
     auto shown = tui::run_tui(state, view, controls.get(), stop);
     refresher.reset();

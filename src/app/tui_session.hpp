@@ -10,6 +10,7 @@
 #include "app/attainable_sol.hpp"
 #include "app/engine.hpp"
 #include "app/source_factory.hpp"
+#include "tui/tui.hpp"
 
 namespace solscope::app {
 
@@ -22,13 +23,17 @@ struct TerminalViewOptions {
   std::string title;                    ///< header title, e.g. "NVIDIA GPUs" or "replay of run.sqlite"
   EngineOptions engine;                 ///< poll interval and pacing
   AttainableSol* attainable = nullptr;  ///< live GPUs: the workload notes and attainable SOL; may be null
-  /// Replays: the trace file, so that the view can change the speed (re-opening it), and how it was opened.
+  /// Replays: the trace file (its time span gives the length shown), and the speed it was opened at.
   std::string replay_path;
-  sources::SourceConfig config;
   double speed = 1.0;
-  bool loop = false;
-  std::int64_t started_steady_ns = 0;  ///< when the command started (steady clock), for the first-frame time
+  std::int64_t started_steady_ns =
+      0;  ///< when the command started (tui::steady_now_ns), for the first-frame time
 };
+
+/// The terminal view's options for `source`: $NO_COLOR, $SOLSCOPE_COLORS, $SOLSCOPE_ASCII and
+/// $SOLSCOPE_TUI_STATS read from the environment, 10 frames/s, no feed status.
+[[nodiscard]] auto tui_options_from_env(tui::SourceInfo source, std::int64_t started_steady_ns)
+    -> tui::TuiOptions;
 
 /// Runs the terminal view over `opened` (started) until the user quits or a stop signal. Replays
 /// (`replay_path` set) get pause/speed/seek; live NVIDIA sources get their process table refreshed every 2 s.

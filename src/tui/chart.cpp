@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/derive.hpp"
 #include "tui/format.hpp"
 
 namespace solscope::tui {
@@ -25,7 +26,7 @@ auto bucket(std::span<const ChartPoint> points, const ChartSpec& spec, int colum
     if (std::isnan(p.pct) || p.t_end_ns <= spec.from_ns || p.t_end_ns > spec.to_ns) continue;
     const double x = static_cast<double>(p.t_end_ns - spec.from_ns) / span * columns;
     const auto i = static_cast<std::size_t>(std::clamp(static_cast<int>(std::ceil(x)) - 1, 0, columns - 1));
-    sum[i] += clamp_pct(p.pct);
+    sum[i] += core::clamp_pct(p.pct);
     ++count[i];
   }
   for (std::size_t i = 0; i < sum.size(); ++i) sum[i] = count[i] > 0 ? sum[i] / count[i] : std::nan("");

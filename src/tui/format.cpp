@@ -4,17 +4,13 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/derive.hpp"
+
 namespace solscope::tui {
 namespace {
 
 constexpr std::int64_t kNsPerSecond = 1'000'000'000;
 constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
-
-auto printf_double(const char* format, double v) -> std::string {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
 
 /// Byte offset of the code point number `count` in `text` (text.size() when shorter).
 auto offset_of(const std::string& text, int count) -> std::size_t {
@@ -28,24 +24,6 @@ auto offset_of(const std::string& text, int count) -> std::size_t {
 
 }  // namespace
 
-auto clamp_pct(double pct) -> double {
-  return std::isnan(pct) ? pct : std::clamp(pct, 0.0, 100.0);
-}
-
-auto format_pct(double pct, int decimals) -> std::string {
-  if (std::isnan(pct)) return "n/a";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f%%", decimals, clamp_pct(pct));
-  return buf;
-}
-
-auto format_value(double value, int decimals, const char* unit) -> std::string {
-  if (std::isnan(value)) return "n/a";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f %s", decimals, value, unit);
-  return buf;
-}
-
 auto format_number(double value, int decimals) -> std::string {
   if (std::isnan(value)) return "n/a";
   char buf[64];
@@ -53,9 +31,17 @@ auto format_number(double value, int decimals) -> std::string {
   return buf;
 }
 
+auto format_pct(double pct, int decimals) -> std::string {
+  return std::isnan(pct) ? "n/a" : format_number(core::clamp_pct(pct), decimals) + "%";
+}
+
+auto format_value(double value, int decimals, const char* unit) -> std::string {
+  return std::isnan(value) ? "n/a" : format_number(value, decimals) + " " + unit;
+}
+
 auto format_gib(double bytes) -> std::string {
   if (std::isnan(bytes) || bytes <= 0.0) return "n/a";
-  return printf_double("%.1f", bytes / kBytesPerGib);
+  return format_number(bytes / kBytesPerGib, 1);
 }
 
 auto format_rate(double bytes_per_s) -> std::string {
@@ -67,8 +53,7 @@ auto format_rate(double bytes_per_s) -> std::string {
     v /= 1000.0;
     ++unit;
   }
-  const char* format = v >= 100.0 ? "%.0f " : (v >= 10.0 ? "%.1f " : "%.2f ");
-  return printf_double(format, v) + kUnits[unit];
+  return format_number(v, v >= 100.0 ? 0 : (v >= 10.0 ? 1 : 2)) + " " + kUnits[unit];
 }
 
 auto format_utc_time(std::int64_t t_ns) -> std::string {

@@ -6,10 +6,8 @@
 
 namespace solscope::tui {
 
-/// `pct` clamped to [0, 100] for display (values slightly over 100 from counter skew are kept raw in core);
-/// NaN stays NaN.
-[[nodiscard]] auto clamp_pct(double pct) -> double;
-/// "64.2%" (clamped, `decimals` after the point) or "n/a".
+/// "64.2%" (clamped to [0, 100] for display by core::clamp_pct: values slightly over 100 from counter skew
+/// are kept raw in core; `decimals` after the point) or "n/a".
 [[nodiscard]] auto format_pct(double pct, int decimals = 1) -> std::string;
 /// `value` with `decimals` digits and a space and `unit` ("1755 MHz"), or "n/a".
 [[nodiscard]] auto format_value(double value, int decimals, const char* unit) -> std::string;

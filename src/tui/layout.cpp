@@ -7,7 +7,6 @@ namespace {
 
 constexpr int kDetailHeightWide = 17;    ///< pipes and paths side by side (>= kDetailWideCols columns)
 constexpr int kDetailHeightNarrow = 22;  ///< pipes above paths
-constexpr int kDetailWideCols = 120;
 
 /// The first visible position so that `selected` is among `visible` of `count`.
 auto first_visible(std::size_t count, std::size_t visible, std::size_t selected) -> std::size_t {

@@ -29,6 +29,8 @@ inline constexpr int kMinRows = 8;
 /// A full SOL panel: title, Compute/Memory/classic bars, activity line, device-state line, note line.
 inline constexpr int kFullPanelHeight = 7;
 inline constexpr int kFullPanelMinWidth = 72;
+/// Detail view: at this width and more its pipes and paths sit side by side, else pipes above paths.
+inline constexpr int kDetailWideCols = 120;
 /// Most panel columns side by side.
 inline constexpr int kMaxPanelColumns = 4;
 /// History charts: title row, at least 3 plot rows, the time axis row.

@@ -31,9 +31,15 @@ struct ScreenModel {
   std::string color_mode;  ///< "256", "16" or "mono", for the help overlay
 };
 
-/// Copies the LiveState's devices, and the history of the GPU at position `selected` over the chart window
-/// (merged `merge` windows per point), into `model` (other fields are left as they are). Thread-safe with
-/// respect to the feeding thread (LiveState locks).
+/// Copies the LiveState's devices and newest sample time into `model`, then its history (capture_history);
+/// other fields are left as they are. Thread-safe with respect to the feeding thread (LiveState locks).
 void capture(const core::LiveState& state, std::size_t selected, std::int64_t merge, ScreenModel& model);
+
+/// Replaces `model.history` with the history of the GPU at position `selected` (clamped) of `model.devices`
+/// over `model.chart_window_ns` before `model.now_ns`, merged `merge` windows per point; empty without
+/// devices. Points newer than `now_ns` (figures frozen while the state moved on) are kept: the chart ignores
+/// points outside its window.
+void capture_history(const core::LiveState& state, std::size_t selected, std::int64_t merge,
+                     ScreenModel& model);
 
 }  // namespace solscope::tui

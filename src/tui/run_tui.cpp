@@ -8,13 +8,14 @@
 #include "tui/views.hpp"
 
 namespace solscope::tui {
-namespace {
 
-auto steady_ns() -> std::int64_t {
+auto steady_now_ns() -> std::int64_t {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
+
+namespace {
 
 /// Timing figures of one run (SOLSCOPE_TUI_STATS).
 struct Stats {
@@ -89,35 +90,28 @@ class Session {
     const std::int64_t newest_window = state_.newest_ns() / state_.options().window_ns;
     const std::string playback = controls_ != nullptr ? controls_->status_text() : std::string();
     const std::string status = options_.feed_status ? options_.feed_status() : std::string();
-    const std::int64_t second = steady_ns() / 1'000'000'000;
+    const std::int64_t second = steady_now_ns() / 1'000'000'000;
     const bool figures = version != version_ && (newest_window != newest_window_ || version_ == 0);
     const bool changed = dirty_ || (!ui_.frozen && figures) || playback != model_.playback ||
                          status != model_.status || second != second_;
     if (!changed) return;
-    const std::int64_t t0 = steady_ns();
+    const std::int64_t t0 = steady_now_ns();
     model_.playback = playback;
     model_.status = status;
     model_.paused = controls_ != nullptr ? controls_->paused() : ui_.frozen;
     model_.chart_window_ns = ui_.chart_window_ns();
     const int rows = term_.rows();
     const int cols = term_.cols();
-    if (!ui_.frozen || version_ == 0) {
-      const Layout before = compute_layout(layout_request(model_, ui_, rows, cols));
-      const int chart_width = before.charts.empty() ? cols : before.charts.front().width;
-      capture(state_, ui_.selected,
-              chart_merge_for(model_.chart_window_ns, state_.options().window_ns, chart_width), model_);
-      version_ = version;
-      newest_window_ = newest_window;
-    }
+    refresh_model(version, newest_window, rows, cols);
     ui_.selected = std::min(ui_.selected, model_.devices.empty() ? 0 : model_.devices.size() - 1);
     const Layout layout = compute_layout(layout_request(model_, ui_, rows, cols));
     if (frame_.rows() != rows || frame_.cols() != cols || frame_.ascii() != ui_.ascii) {
       frame_ = Frame(rows, cols, ui_.ascii);
     }
     render(model_, ui_, layout, frame_);
-    const std::int64_t t1 = steady_ns();
+    const std::int64_t t1 = steady_now_ns();
     term_.present(frame_);
-    const std::int64_t t2 = steady_ns();
+    const std::int64_t t2 = steady_now_ns();
     stats.draw_ns += t1 - t0;
     stats.present_ns += t2 - t1;
     ++stats.frames;
@@ -128,6 +122,32 @@ class Session {
   }
 
  private:
+  /// What the model's history was captured for: the selected GPU, the chart window and points merged.
+  struct HistoryKey {
+    std::size_t selected = 0;
+    std::size_t window = 0;
+    std::int64_t merge = 0;
+    auto operator==(const HistoryKey&) const -> bool = default;
+  };
+
+  /// Copies the LiveState into the model when it changed since the last copy (not while the figures are
+  /// frozen), and the history alone when only the selected GPU or the chart window changed, so that a frozen
+  /// view charts the GPU and window it names.
+  void refresh_model(std::uint64_t version, std::int64_t newest_window, int rows, int cols) {
+    const Layout before = compute_layout(layout_request(model_, ui_, rows, cols));
+    const int chart_width = before.charts.empty() ? cols : before.charts.front().width;
+    const HistoryKey key{ui_.selected, ui_.window,
+                         chart_merge_for(model_.chart_window_ns, state_.options().window_ns, chart_width)};
+    if (version_ == 0 || (!ui_.frozen && version != version_)) {
+      capture(state_, key.selected, key.merge, model_);
+      version_ = version;
+      newest_window_ = newest_window;
+    } else if (key != captured_) {
+      capture_history(state_, key.selected, key.merge, model_);
+    }
+    captured_ = key;
+  }
+
   const core::LiveState& state_;
   const TuiOptions& options_;
   PlaybackControls* controls_;
@@ -135,6 +155,7 @@ class Session {
   UiState ui_;
   ScreenModel model_;
   Frame frame_{0, 0};
+  HistoryKey captured_;
   std::uint64_t version_ = 0;
   std::int64_t newest_window_ = -1;  ///< window index of the newest sample at the last capture
   std::int64_t second_ = -1;
@@ -146,21 +167,21 @@ class Session {
 auto run_tui(const core::LiveState& state, const TuiOptions& options, PlaybackControls* controls,
              const std::atomic<bool>& stop) -> core::Result<void> {
   Stats stats;
-  stats.started_ns = options.started_steady_ns != 0 ? options.started_steady_ns : steady_ns();
+  stats.started_ns = options.started_steady_ns != 0 ? options.started_steady_ns : steady_now_ns();
   auto term = Terminal::open(TerminalOptions{.no_color = options.no_color, .colors = options.colors});
   if (!term) return tl::unexpected(std::move(term.error()));
   Session session(state, options, controls, **term);
   const std::int64_t period_ns = 1'000'000'000 / std::clamp(options.frames_per_second, 1, 60);
-  std::int64_t next_frame_ns = steady_ns();
+  std::int64_t next_frame_ns = steady_now_ns();
   bool running = true;
   while (running && !stop.load(std::memory_order_relaxed)) {
-    const std::int64_t now = steady_ns();
+    const std::int64_t now = steady_now_ns();
     if (now >= next_frame_ns) {
       session.frame_if_needed(stats);
       next_frame_ns = std::max(next_frame_ns + period_ns, now);
     }
     // Rounded up: a wait of 0 would poll the terminal in a busy loop until the frame is due.
-    const std::int64_t left_ns = std::max<std::int64_t>(next_frame_ns - steady_ns(), 0);
+    const std::int64_t left_ns = std::max<std::int64_t>(next_frame_ns - steady_now_ns(), 0);
     const auto wait_ms = static_cast<int>((left_ns + 999'999) / 1'000'000);
     if (auto key = (*term)->read_key(wait_ms)) running = session.on_key(*key);
   }

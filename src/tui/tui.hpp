@@ -14,6 +14,9 @@
 
 namespace solscope::tui {
 
+/// steady_clock's time in ns: the clock of TuiOptions::started_steady_ns.
+[[nodiscard]] auto steady_now_ns() -> std::int64_t;
+
 /// How run_tui() runs.
 struct TuiOptions {
   SourceInfo source;           ///< title, SYNTHETIC, process note

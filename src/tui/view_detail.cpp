@@ -11,7 +11,6 @@
 namespace solscope::tui::detail {
 namespace {
 
-constexpr int kWideCols = 120;
 constexpr int kLabelWidth = 16;
 constexpr int kValueWidth = 24;
 
@@ -97,7 +96,7 @@ void draw_detail(const core::DeviceSnapshot& d, const Rect& area, Frame& frame) 
   frame.put(row++, area.col, source, role == Role::Normal ? Role::Dim : role, area.width);
   const std::string workload = d.state.workload_note.empty() ? "n/a" : d.state.workload_note;
   frame.put(row++, area.col, " workload: " + workload, Role::Dim, area.width);
-  if (area.width >= kWideCols) {
+  if (area.width >= kDetailWideCols) {
     const int half = area.width / 2;
     draw_pipes(w, row, area.col, half - 1, frame);
     const int next = draw_paths(w, row, area.col + half, area.width - half, frame);

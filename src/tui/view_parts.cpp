@@ -40,11 +40,9 @@ auto source_role(core::SourceKind source) -> Role {
 auto bound_label(core::Bound bound) -> std::string {
   switch (bound) {
     case core::Bound::Compute:
-      return "compute-bound";
     case core::Bound::Memory:
-      return "memory-bound";
     case core::Bound::Latency:
-      return "latency-bound";
+      return std::string(core::to_string(bound)) + "-bound";
     case core::Bound::Idle:
       return "idle";
     case core::Bound::Unknown:

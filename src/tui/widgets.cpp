@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/derive.hpp"
 #include "tui/format.hpp"
 
 namespace solscope::tui {
@@ -21,7 +22,7 @@ void draw_bar(Frame& frame, int row, int col, int width, double pct, Role role, 
   const char32_t track = ascii ? U'.' : U'\u00B7';
   for (int i = 0; i < width; ++i) frame.set(row, col + i, track, Role::Dim);
   if (!std::isnan(pct)) {
-    const int eighths = static_cast<int>(std::lround(clamp_pct(pct) / 100.0 * width * 8));
+    const int eighths = static_cast<int>(std::lround(core::clamp_pct(pct) / 100.0 * width * 8));
     const int full = eighths / 8;
     for (int i = 0; i < full && i < width; ++i) frame.set(row, col + i, ascii ? U'#' : kFull, role);
     if (full < width && eighths % 8 != 0) {
@@ -29,7 +30,7 @@ void draw_bar(Frame& frame, int row, int col, int width, double pct, Role role, 
     }
   }
   if (!std::isnan(marker_pct)) {
-    const int at = std::min(width - 1, static_cast<int>(clamp_pct(marker_pct) / 100.0 * width));
+    const int at = std::min(width - 1, static_cast<int>(core::clamp_pct(marker_pct) / 100.0 * width));
     frame.set(row, col + at, ascii ? U'|' : U'\u2502', Role::Marker);
   }
 }
@@ -45,13 +46,6 @@ void draw_bar_line(Frame& frame, int row, int col, int width, const BarLine& lin
     x += bar_width + 1;
   }
   frame.put(row, x, pad_right(line.value, col + width - x, ascii), line.value_role, col + width - x);
-}
-
-void draw_rule(Frame& frame, int row, int col, int width, const std::string& title, Role title_role) {
-  const char32_t dash = frame.ascii() ? U'-' : U'\u2500';
-  for (int i = 0; i < width; ++i) frame.set(row, col + i, dash, Role::Dim);
-  if (title.empty() || width < 6) return;
-  frame.put(row, col + 2, " " + fit(title, width - 6, frame.ascii()) + " ", title_role, width - 3);
 }
 
 }  // namespace solscope::tui

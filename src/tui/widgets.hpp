@@ -1,4 +1,4 @@
-// Small drawing pieces shared by the views: percentage bars with an optional marker, and titled rules.
+// Small drawing pieces shared by the views: percentage bars with an optional marker.
 #pragma once
 
 #include <string>
@@ -27,9 +27,5 @@ struct BarLine {
   Role value_role = Role::Normal;
 };
 void draw_bar_line(Frame& frame, int row, int col, int width, const BarLine& line);
-
-/// Draws a horizontal rule across `width` cells with `title` near its left end: "─ title ─────" ("-" in
-/// ascii). The title uses `title_role`, the rule Role::Dim.
-void draw_rule(Frame& frame, int row, int col, int width, const std::string& title, Role title_role);
 
 }  // namespace solscope::tui

@@ -148,6 +148,30 @@ TEST(ModelTest, capture_copies_devices_and_the_selected_gpus_history) {
   EXPECT_DOUBLE_EQ(m.history.back().compute_sol_pct, 20.0);
 }
 
+TEST(ModelTest, capture_history_follows_the_selection_without_moving_the_devices) {
+  core::LiveState state;
+  state.set_devices({core::DeviceState{.info = {.index = 0}}, core::DeviceState{.info = {.index = 1}}});
+  const auto add_second = [&state](int s) {
+    for (std::uint32_t d = 0; d < 2; ++d) {
+      core::SolSample x = window(d, 10.0 * (d + 1), 5.0, 50.0);
+      x.t_start_ns = s * kSecond;
+      x.t_end_ns = (s + 1) * kSecond;
+      state.add(x);
+    }
+  };
+  for (int s = 0; s < 5; ++s) add_second(s);
+  ScreenModel m;
+  capture(state, 0, 1, m);
+  ASSERT_FALSE(m.history.empty());
+  EXPECT_DOUBLE_EQ(m.history.back().compute_sol_pct, 10.0);
+  add_second(5);  // the state moves on; the frozen model keeps its devices and time
+  capture_history(state, 1, 1, m);
+  EXPECT_EQ(m.now_ns, 5 * kSecond);
+  ASSERT_EQ(m.history.size(), 5u);
+  EXPECT_DOUBLE_EQ(m.history.front().compute_sol_pct, 20.0);
+  EXPECT_DOUBLE_EQ(m.history.back().compute_sol_pct, 20.0);
+}
+
 }  // namespace
 }  // namespace solscope::tui
 
