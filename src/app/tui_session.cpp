@@ -28,7 +28,8 @@ auto env(const char* name) -> std::string {
   return value == nullptr ? std::string() : std::string(value);
 }
 
-/// First sample start and last sample end of a trace (0, 0 when unknown).
+/// First sample start and last sample end of a trace (0, 0 when unknown). Opens its own reader: the replay's
+/// reader belongs to the engine thread (sources are not thread-safe).
 auto trace_span(const std::string& path) -> std::pair<std::int64_t, std::int64_t> {
   auto reader = trace::Reader::open(path);
   if (!reader) return {0, 0};
