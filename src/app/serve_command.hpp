@@ -8,16 +8,13 @@
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "core/result.hpp"
+#include "server/server.hpp"
 
 namespace CLI {
 class App;
 }
 
 namespace solscope::app {
-
-/// The daemon's default port: collides with none of dcgm-exporter (9400), Utilyze (8079), node_exporter
-/// (9100), Prometheus (9090) or Grafana (3000) (architecture.md "Server").
-inline constexpr std::uint16_t kDefaultServePort = 9741;
 
 /// Options of `solscope serve`.
 struct ServeArgs {
@@ -34,7 +31,7 @@ struct ServeArgs {
 /// A --listen value split: host without brackets, and port.
 struct ListenAddress {
   std::string host;
-  std::uint16_t port = kDefaultServePort;
+  std::uint16_t port = server::kDefaultDaemonPort;
 };
 
 /// Parses "HOST:PORT", "[IPV6]:PORT", or a bare "HOST" (default port). Errors: InvalidArgument naming the

@@ -53,19 +53,27 @@ auto parse_duration_ns(std::string_view text) -> std::optional<std::int64_t> {
   return *count * unit_ns;
 }
 
+auto parse_device_param(const std::optional<std::string>& text, const core::LiveState& state,
+                        std::string_view endpoint) -> core::Result<std::uint32_t> {
+  const auto device = text ? parse_digits(*text) : std::nullopt;
+  if (!device || *device > std::numeric_limits<std::uint32_t>::max()) {
+    return core::fail(core::ErrorCode::InvalidArgument, "query parameter device must be a GPU index",
+                      "e.g. " + std::string(endpoint) + "?device=0");
+  }
+  const auto index = static_cast<std::uint32_t>(*device);
+  if (!state.snapshot(index)) {
+    return core::fail(core::ErrorCode::NotFound, "no GPU " + std::to_string(index) + " here",
+                      "GET /api/v1/devices lists the GPUs");
+  }
+  return index;
+}
+
 auto parse_samples_query(const SamplesParams& params, const core::LiveState& state)
     -> core::Result<SamplesQuery> {
   SamplesQuery q;
-  const auto device = params.device ? parse_digits(*params.device) : std::nullopt;
-  if (!device || *device > std::numeric_limits<std::uint32_t>::max()) {
-    return core::fail(core::ErrorCode::InvalidArgument, "query parameter device must be a GPU index",
-                      "e.g. /api/v1/samples?device=0");
-  }
-  q.device = static_cast<std::uint32_t>(*device);
-  if (!state.snapshot(q.device)) {
-    return core::fail(core::ErrorCode::NotFound, "no GPU " + std::to_string(q.device) + " here",
-                      "GET /api/v1/devices lists the GPUs");
-  }
+  auto device = parse_device_param(params.device, state, "/api/v1/samples");
+  if (!device) return tl::unexpected(std::move(device.error()));
+  q.device = *device;
   const std::int64_t base_ns = state.options().window_ns;
   q.window_ns = base_ns;
   if (params.window) {

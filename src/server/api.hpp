@@ -28,6 +28,12 @@ struct ApiContext {
 /// anything else (signs, spaces, fractions, overflow past 1e6 hours).
 [[nodiscard]] auto parse_duration_ns(std::string_view text) -> std::optional<std::int64_t>;
 
+/// The `device` query parameter of `endpoint` (e.g. "/api/v1/stream", named in the hint): a GPU index that
+/// `state` has. Errors: InvalidArgument (HTTP 400) "query parameter device must be a GPU index" when absent
+/// or not decimal digits within 32 bits; NotFound (HTTP 404) "no GPU N here".
+[[nodiscard]] auto parse_device_param(const std::optional<std::string>& text, const core::LiveState& state,
+                                      std::string_view endpoint) -> core::Result<std::uint32_t>;
+
 /// The raw query parameters of /api/v1/samples (nullopt = absent).
 struct SamplesParams {
   std::optional<std::string> device;

@@ -59,7 +59,6 @@ auto StreamHub::connect(std::optional<std::uint32_t> device) -> std::shared_ptr<
   }
   auto client = std::make_shared<StreamClient>(queue_events_, device);
   clients_.push_back(client);
-  ++stats_.connects;
   // The caller's handle: releasing it removes the client from the hub. The hub must outlive every handle
   // (the server stops its HTTP threads before destroying the hub).
   return {client.get(), [this, client](StreamClient*) { disconnect(client.get()); }};
@@ -72,7 +71,6 @@ auto StreamHub::has_clients() const -> bool {
 
 void StreamHub::publish(const std::shared_ptr<const StreamEvent>& event) {
   const std::scoped_lock lock(mutex_);
-  ++stats_.events;
   for (const auto& client : clients_) client->push(event);
 }
 

@@ -57,9 +57,7 @@ class StreamClient {
 /// Counters of the hub for /metrics.
 struct StreamStats {
   std::size_t clients = 0;           ///< connected now
-  std::uint64_t connects = 0;        ///< accepted over the hub's life
   std::uint64_t rejected = 0;        ///< refused because max_clients were connected (HTTP 429)
-  std::uint64_t events = 0;          ///< events published
   std::uint64_t dropped_events = 0;  ///< events lost by slow clients (all clients, ever)
 };
 

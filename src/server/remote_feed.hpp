@@ -10,6 +10,7 @@
 
 #include "core/live_state.hpp"
 #include "core/result.hpp"
+#include "server/server.hpp"
 
 namespace solscope::server {
 
@@ -59,9 +60,6 @@ class RemoteFeed {
   explicit RemoteFeed(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
-
-/// The daemon's default local address.
-inline constexpr std::uint16_t kDefaultDaemonPort = 9741;
 
 /// True when something answers GET http://127.0.0.1:PORT/healthz with 200 within `timeout` (connect plus
 /// answer): a local daemon holds the GPU counters.

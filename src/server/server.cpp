@@ -36,14 +36,17 @@ struct Server::Impl {
                .options = options,
                .metrics = {.hostname = options.api.hostname, .version = options.api.version}} {}
 
-  auto device_info(std::uint32_t index) -> std::optional<core::DeviceInfo> {
+  /// The stream event's JSON of `sample`, with its device's uuid. The device list is copied from the state
+  /// only when a sample names a device not seen yet (one copy per device, not per sample).
+  auto event_json(const core::SolSample& sample) -> std::string {
     const std::scoped_lock lock(devices_mutex);
-    if (!devices.contains(index)) {
+    auto it = devices.find(sample.device_index);
+    if (it == devices.end()) {
       devices.clear();
       for (const auto& d : state.devices()) devices.emplace(d.info.index, d.info);
+      it = devices.find(sample.device_index);
     }
-    const auto it = devices.find(index);
-    return it == devices.end() ? std::nullopt : std::optional(it->second);
+    return sample_event_json(sample, it == devices.end() ? nullptr : &it->second);
   }
 
   ServerOptions options;
@@ -156,11 +159,8 @@ auto Server::url() const -> std::string {
 
 void Server::publish(const core::SolSample& sample) {
   if (!impl_->hub.has_clients()) return;
-  const auto info = impl_->device_info(sample.device_index);
-  auto event = std::make_shared<StreamEvent>();
-  event->device = sample.device_index;
-  event->data = sample_event_json(sample, info ? &*info : nullptr);
-  impl_->hub.publish(event);
+  impl_->hub.publish(std::make_shared<const StreamEvent>(
+      StreamEvent{.device = sample.device_index, .data = impl_->event_json(sample)}));
 }
 
 void Server::stop() {

@@ -22,13 +22,17 @@
 
 namespace solscope::server {
 
+/// The daemon's default port: collides with none of dcgm-exporter (9400), Utilyze (8079), node_exporter
+/// (9100), Prometheus (9090) or Grafana (3000) (architecture.md "Server").
+inline constexpr std::uint16_t kDefaultDaemonPort = 9741;
+
 /// Where and how to serve.
 struct ServerOptions {
   std::string host = "127.0.0.1";  ///< address to bind (no brackets for IPv6); non-loopback requires `token`
-  std::uint16_t port = 9741;       ///< TCP port; 0 = any free port (see Server::port())
-  std::string token;               ///< bearer token every request but /healthz must send; empty = none
-  std::string tls_cert_path;       ///< PEM certificate (chain); with tls_key_path: HTTPS, else HTTP
-  std::string tls_key_path;        ///< PEM private key
+  std::uint16_t port = kDefaultDaemonPort;  ///< TCP port; 0 = any free port (see Server::port())
+  std::string token;                      ///< bearer token every request but /healthz must send; empty = none
+  std::string tls_cert_path;              ///< PEM certificate (chain); with tls_key_path: HTTPS, else HTTP
+  std::string tls_key_path;               ///< PEM private key
   std::size_t max_stream_clients = 64;    ///< concurrent /api/v1/stream clients (>= 1); 429 beyond
   std::size_t stream_queue_events = 512;  ///< events queued per stream client (>= 1); oldest dropped beyond
   std::size_t request_workers = 16;       ///< threads for the other requests, on top of max_stream_clients

@@ -12,10 +12,13 @@ void SseParser::feed(std::string_view chunk, const std::function<void(const SseE
     }
     last_was_cr_ = c == '\r';
     if (c == '\n' || c == '\r') {
-      line(line_, on_event);
+      // While an oversized event is discarded its lines are not buffered: only a blank line ends it.
+      if (!discarding_ || !line_started_) line(line_, on_event);
       line_.clear();
+      line_started_ = false;
       continue;
     }
+    line_started_ = true;
     if (discarding_) continue;
     line_ += c;
     if (line_.size() + event_.data.size() > max_bytes_) {
@@ -34,7 +37,7 @@ void SseParser::line(std::string_view text, const std::function<void(const SseEv
     discarding_ = false;
     return;
   }
-  if (discarding_ || text.front() == ':') return;
+  if (text.front() == ':') return;
   const std::size_t colon = text.find(':');
   const std::string_view field = text.substr(0, colon);
   std::string_view value = colon == std::string_view::npos ? std::string_view() : text.substr(colon + 1);

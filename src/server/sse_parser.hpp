@@ -36,7 +36,8 @@ class SseParser {
   std::string line_;
   SseEvent event_;
   bool has_data_ = false;
-  bool discarding_ = false;
+  bool discarding_ = false;    ///< dropping the current event's lines until a blank line
+  bool line_started_ = false;  ///< the current line has a byte (buffered or discarded)
   bool last_was_cr_ = false;
   std::size_t overflows_ = 0;
 };

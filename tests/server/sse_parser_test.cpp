@@ -42,5 +42,15 @@ TEST(SseParserTest, oversized_events_are_discarded_whole) {
   EXPECT_EQ(parser.overflows(), 1U);
 }
 
+TEST(SseParserTest, lines_after_the_overflow_stay_part_of_the_discarded_event) {
+  SseParser parser(16);
+  const auto events =
+      parse(parser, {"data: " + std::string(100, 'x') + "\ndata: tail\nid: 9\n\ndata: ok\n\n"});
+  ASSERT_EQ(events.size(), 1U);
+  EXPECT_EQ(events[0].data, "ok");
+  EXPECT_EQ(events[0].id, "");
+  EXPECT_EQ(parser.overflows(), 1U);
+}
+
 }  // namespace
 }  // namespace solscope::server

@@ -39,16 +39,17 @@ auto escape_help(std::string_view help) -> std::string {
 /// Families in first-use order; a family is created by its first series, so empty ones never appear.
 class Families {
  public:
-  void add(std::string_view name, std::string_view help, MetricType type, Labels labels, double value) {
+  /// Adds one series; `labels` (Labels or const Labels&) is copied or moved only for a known value.
+  template <class L>
+  void add(std::string_view name, std::string_view help, MetricType type, L&& labels, double value) {
     if (std::isnan(value)) return;  // unknown: left out, never 0
-    const std::string key(name);
-    auto it = index_.find(key);
+    auto it = index_.find(name);
     if (it == index_.end()) {
-      it = index_.emplace(key, families_.size()).first;
-      families_.push_back(MetricFamily{key, escape_help(help), type, {}});
+      it = index_.emplace(std::string(name), families_.size()).first;
+      families_.push_back(MetricFamily{std::string(name), escape_help(help), type, {}});
     }
     ClientMetric metric;
-    metric.label = std::move(labels);
+    metric.label = std::forward<L>(labels);
     if (type == MetricType::Counter) {
       metric.counter.value = value;
     } else {
@@ -56,16 +57,18 @@ class Families {
     }
     families_[it->second].metric.push_back(std::move(metric));
   }
-  void gauge(std::string_view name, std::string_view help, Labels labels, double value) {
-    add(name, help, MetricType::Gauge, std::move(labels), value);
+  template <class L>
+  void gauge(std::string_view name, std::string_view help, L&& labels, double value) {
+    add(name, help, MetricType::Gauge, std::forward<L>(labels), value);
   }
-  void counter(std::string_view name, std::string_view help, Labels labels, double value) {
-    add(name, help, MetricType::Counter, std::move(labels), value);
+  template <class L>
+  void counter(std::string_view name, std::string_view help, L&& labels, double value) {
+    add(name, help, MetricType::Counter, std::forward<L>(labels), value);
   }
   auto take() -> std::vector<MetricFamily> { return std::move(families_); }
 
  private:
-  std::map<std::string, std::size_t> index_;
+  std::map<std::string, std::size_t, std::less<>> index_;  ///< family name -> families_ index
   std::vector<MetricFamily> families_;
 };
 
@@ -203,16 +206,16 @@ void add_device(Families& f, const core::DeviceSnapshot& d, const MetricsContext
 auto collect_families(std::span<const core::DeviceSnapshot> devices, const MetricsContext& context,
                       const StreamStats* stream) -> std::vector<MetricFamily> {
   Families f;
-  f.gauge("solscope_build_info", "solscope's version in a label; always 1.", {{"version", context.version}},
-          1.0);
+  f.gauge("solscope_build_info", "solscope's version in a label; always 1.",
+          Labels{{"version", context.version}}, 1.0);
   for (const core::DeviceSnapshot& d : devices) add_device(f, d, context);
   if (stream != nullptr) {
-    f.gauge("solscope_stream_clients", "Clients connected to /api/v1/stream now.", {},
+    f.gauge("solscope_stream_clients", "Clients connected to /api/v1/stream now.", Labels{},
             static_cast<double>(stream->clients));
     f.counter("solscope_stream_rejected_total", "Stream clients refused (429) because the limit was reached.",
-              {}, static_cast<double>(stream->rejected));
+              Labels{}, static_cast<double>(stream->rejected));
     f.counter("solscope_stream_dropped_events_total", "Stream events lost by clients too slow to take them.",
-              {}, static_cast<double>(stream->dropped_events));
+              Labels{}, static_cast<double>(stream->dropped_events));
   }
   return f.take();
 }

@@ -1,7 +1,6 @@
 #include "server/detail/routes.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <string>
 
@@ -34,6 +33,11 @@ void set_error(Response& res, int status, const std::string& message, const std:
   nlohmann::json body{{"error", message}};
   if (!hint.empty()) body["hint"] = hint;
   res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", kJson);
+}
+
+/// An API error as its HTTP answer: NotFound is 404, anything else 400.
+void set_error(Response& res, const core::Error& error) {
+  set_error(res, error.code == core::ErrorCode::NotFound ? 404 : 400, error.message, error.hint);
 }
 
 void set_json(Response& res, const std::string& body) {
@@ -86,8 +90,7 @@ void get_samples(const Request& req, Response& res, const RouteContext& ctx) {
   const SamplesParams params{param(req, "device"), param(req, "since"), param(req, "window")};
   auto query = parse_samples_query(params, ctx.state);
   if (!query) {
-    set_error(res, query.error().code == core::ErrorCode::NotFound ? 404 : 400, query.error().message,
-              query.error().hint);
+    set_error(res, query.error());
     return;
   }
   set_json(res, samples_json(ctx.state, *query));
@@ -143,10 +146,15 @@ auto pump(StreamConnection& c, httplib::DataSink& sink, std::chrono::millisecond
     return true;
   }
   std::string out;
-  if (batch.dropped > 0)
-    out += "event: dropped\ndata: {\"dropped\":" + std::to_string(batch.dropped) + "}\n\n";
+  if (batch.dropped > 0) {
+    out += "event: dropped\ndata: {\"dropped\":";
+    out += std::to_string(batch.dropped);
+    out += "}\n\n";
+  }
   for (const auto& e : batch.events) {
-    out += "id: " + std::to_string(++c.next_id) + "\nevent: sample\ndata: ";
+    out += "id: ";
+    out += std::to_string(++c.next_id);
+    out += "\nevent: sample\ndata: ";
     out += e->data;
     out += "\n\n";
   }
@@ -160,18 +168,12 @@ auto pump(StreamConnection& c, httplib::DataSink& sink, std::chrono::millisecond
 void get_stream(const Request& req, Response& res, const RouteContext& ctx) {
   std::optional<std::uint32_t> device;
   if (req.has_param("device")) {
-    const std::string text = req.get_param_value("device");
-    std::uint32_t index = 0;
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), index);
-    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) {
-      set_error(res, 400, "query parameter device must be a GPU index", "e.g. /api/v1/stream?device=0");
+    const auto index = parse_device_param(param(req, "device"), ctx.state, "/api/v1/stream");
+    if (!index) {
+      set_error(res, index.error());
       return;
     }
-    if (!ctx.state.snapshot(index)) {
-      set_error(res, 404, "no GPU " + text + " here", "GET /api/v1/devices lists the GPUs");
-      return;
-    }
-    device = index;
+    device = *index;
   }
   auto client = ctx.hub.connect(device);
   if (!client) {
