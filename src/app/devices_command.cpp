@@ -3,7 +3,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cmath>
 #include <memory>
 
 #include "app/attainable_wiring.hpp"
@@ -11,6 +10,7 @@
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
 #include "core/sol_terms.hpp"
+#include "trace/json_format.hpp"
 #ifdef SOLSCOPE_HAVE_NVIDIA
 #include "sources/nvidia/nvidia_source.hpp"
 #include "sources/nvidia/pm_sampler.hpp"
@@ -52,18 +52,14 @@ void print_text(const nvidia::NvidiaProbe& probe, std::ostream& out) {
   }
 }
 
-auto number_or_null(double v) -> nlohmann::json {
-  return std::isnan(v) ? nlohmann::json() : nlohmann::json(v);
-}
-
 auto workload_json(const workload::Workload& w, const AttainableFigures& f) -> nlohmann::json {
   return {{"status", w.status},
           {"engine", w.engine == workload::EngineKind::None ? "" : workload::to_string(w.engine)},
           {"model", w.model},
           {"config_path", w.config_path},
           {"tensor_parallel", w.tensor_parallel},
-          {"attainable_compute_sol_pct", number_or_null(f.compute_sol_pct)},
-          {"attainable_memory_sol_pct", number_or_null(f.memory_sol_pct)},
+          {"attainable_compute_sol_pct", trace::number_or_null(f.compute_sol_pct)},
+          {"attainable_memory_sol_pct", trace::number_or_null(f.memory_sol_pct)},
           {"ceiling", f.ceiling_note}};
 }
 

@@ -1,11 +1,11 @@
 #include "server/sample_json.hpp"
 
-#include <cmath>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "core/metric_catalog.hpp"
+#include "trace/json_format.hpp"
 
 namespace solscope::server {
 namespace {
@@ -27,10 +27,6 @@ template <class T>
 auto integer_at(const Json& object, const char* key, T fallback) -> T {
   const auto it = object.find(key);
   return it != object.end() && it->is_number_integer() ? it->get<T>() : fallback;
-}
-
-auto number_or_null(double v) -> OrderedJson {
-  return std::isnan(v) ? OrderedJson(nullptr) : OrderedJson(v);
 }
 
 void read_pipes_and_paths(const Json& json, core::SolSample& s) {
@@ -87,9 +83,9 @@ auto device_state_to_json(const core::DeviceState& device) -> OrderedJson {
   out["pci_bus_id"] = info.pci_bus_id;
   out["sm_count"] = info.sm_count;
   out["memory_total_bytes"] = info.memory_total_bytes;
-  out["max_sm_clock_mhz"] = number_or_null(info.max_sm_clock_mhz);
-  out["max_mem_clock_mhz"] = number_or_null(info.max_mem_clock_mhz);
-  out["dram_peak_bytes_per_s"] = number_or_null(info.dram_peak_bytes_per_s);
+  out["max_sm_clock_mhz"] = trace::number_or_null(info.max_sm_clock_mhz);
+  out["max_mem_clock_mhz"] = trace::number_or_null(info.max_mem_clock_mhz);
+  out["dram_peak_bytes_per_s"] = trace::number_or_null(info.dram_peak_bytes_per_s);
   out["source"] = std::string(core::to_string(device.source));
   out["source_note"] = device.source_note;
   out["workload_note"] = device.workload_note;

@@ -12,16 +12,16 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-auto number_or_null(double v) -> Json {
-  return std::isnan(v) ? Json(nullptr) : Json(v);
-}
-
 template <class Enum>
 auto name_or_null(Enum value, Enum none) -> Json {
   return value == none ? Json(nullptr) : Json(std::string(core::to_string(value)));
 }
 
 }  // namespace
+
+auto number_or_null(double v) -> nlohmann::ordered_json {
+  return std::isnan(v) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(v);
+}
 
 auto sol_sample_to_json(const core::SolSample& sample, const core::DeviceInfo* device) -> Json {
   Json out = Json::object();

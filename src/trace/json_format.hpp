@@ -8,6 +8,9 @@
 
 namespace solscope::trace {
 
+/// `v` as a JSON number, or null when NaN (unknown is null, never 0). Shared by every JSON writer.
+[[nodiscard]] auto number_or_null(double v) -> nlohmann::ordered_json;
+
 /// One sample as a JSON object, keys in this order:
 ///
 /// device, uuid (only when `device` is given and knows it), t_start_ns, t_end_ns, source (core::to_string),
