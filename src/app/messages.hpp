@@ -1,4 +1,4 @@
-// User-facing message grammar (style.md point 16): "solscope: error: <what failed>: <why>. <what to do>".
+// User-facing message grammar (docs/design/style.md section 2): "solscope: error: <what>: <why>. <fix>".
 #pragma once
 
 #include <ostream>

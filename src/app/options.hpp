@@ -18,7 +18,7 @@ namespace solscope::app {
 [[nodiscard]] auto parse_device_list(std::string_view text) -> core::Result<std::vector<std::uint32_t>>;
 
 /// Smallest and largest accepted sampling interval (1 ms and 60 s): below 1 ms the PM hardware buffer and the
-/// decode thread cannot keep up (cupti-pm-sampling.md section 1.4).
+/// decode thread cannot keep up (docs/design/cupti-pm-sampling.md section 1.4).
 inline constexpr std::int64_t kMinIntervalNs = 1'000'000;
 inline constexpr std::int64_t kMaxIntervalNs = 60'000'000'000;
 

@@ -1,7 +1,7 @@
 // The attainable-SOL ceiling: the best Compute SOL and Memory SOL a workload can reach on its hardware, the
 // time split by operator and by limiting resource, and MFU.
 //
-// Source: ../shared/docs/ceiling-facts.md section 2.6: SOL_attainable = sum_op padded_FLOPs_op /
+// Source: docs/design/ceiling-model.md section 2.6: SOL_attainable = sum_op padded_FLOPs_op /
 // rate_dtype(op) / sum_op t_op, with t_op from the efficiency terms of 2.5 (efficiency.hpp). Compute SOL here
 // is the busy fraction of the pipe that runs the GEMMs and attention (the tensor pipe; the FMA pipe for
 // FP32), at the evaluation clock, which is what the `sm__pipe_tensor_cycles_active` counter measures (section

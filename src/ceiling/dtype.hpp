@@ -1,6 +1,6 @@
 // Numeric formats the ceiling model knows: element sizes and the math-rate column each one uses.
 //
-// Source: the columns of ../shared/docs/ceiling-facts.md section 1.3 (dense FLOP per clock per SM by dtype).
+// Source: the columns of docs/design/ceiling-model.md section 1.3 (dense FLOP per clock per SM by dtype).
 #pragma once
 
 #include <array>
@@ -12,9 +12,9 @@
 namespace solscope::ceiling {
 
 /// A number format used for weights, activations, the KV cache or GEMM math. Each value is also a column of
-/// the GPU spec table (ceiling-facts.md 1.3): `Fp64` uses the FP64 tensor-core rate where the GPU has one,
-/// `Fp32` the FMA pipe (no tensor cores), `Tf32`..`Fp4` the tensor pipe. BF16/FP16 rates are with FP32
-/// accumulate.
+/// the GPU spec table (docs/design/ceiling-model.md 1.3): `Fp64` uses the FP64 tensor-core rate where the
+/// GPU has one, `Fp32` the FMA pipe (no tensor cores), `Tf32`..`Fp4` the tensor pipe. BF16/FP16 rates are
+/// with FP32 accumulate.
 enum class Dtype : std::uint8_t { Fp64, Fp32, Tf32, Bf16, Fp16, Fp8, Int8, Fp4, kCount };
 
 /// Number of Dtype values.
@@ -38,7 +38,7 @@ inline constexpr std::size_t kDtypeCount = static_cast<std::size_t>(Dtype::kCoun
 
 /// True for the formats weights and the KV cache can be given in (Workload::dtype, Workload::kv_dtype, the
 /// CLI's --dtype and --kv-dtype): bf16, fp16, fp32 and fp8. Lower-bit formats come only from a checkpoint's
-/// quantization_config (ceiling-facts.md 2.5 item 1).
+/// quantization_config (docs/design/ceiling-model.md 2.5 item 1).
 [[nodiscard]] constexpr auto is_storage_dtype(Dtype dtype) -> bool {
   return dtype == Dtype::Bf16 || dtype == Dtype::Fp16 || dtype == Dtype::Fp32 || dtype == Dtype::Fp8;
 }

@@ -1,4 +1,4 @@
-// Efficiency terms that turn operator work into time (ceiling-facts.md section 2.5): GEMM wave and tile
+// Efficiency terms that turn operator work into time (docs/design/ceiling-model.md 2.5): GEMM wave and tile
 // quantization with padded FLOPs, fixed per-kernel overhead plus effective bandwidth for memory-bound
 // kernels, and the ring all-reduce of tensor parallelism.
 #pragma once
@@ -13,7 +13,7 @@ namespace solscope::ceiling {
 /// (what the tensor-pipe counter sees). Tm is the smallest of the architecture's token tiles that holds m
 /// (the largest when none does); Tn is its feature tile. A GEMM with fewer tiles than SMs splits k into up to
 /// SMs / tiles slices of at least kMinSplitK (split-K, as cuBLAS does for skinny shapes; the rule is [G],
-/// ceiling-facts.md 5 item 3).
+/// docs/design/ceiling-model.md 5 item 3).
 struct GemmTiling {
   int token_tile = 0;
   int feature_tile = 0;

@@ -1,4 +1,4 @@
-// GPU name lookup with "did you mean" suggestions (style.md Part 2 item 16).
+// GPU name lookup with "did you mean" suggestions (docs/design/style.md section 2).
 #include <algorithm>
 #include <cctype>
 #include <string>

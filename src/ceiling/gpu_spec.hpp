@@ -2,7 +2,7 @@
 // parsed from a JSON data file (data/gpu_specs.json, embedded into the binary by default) where every row
 // names its source.
 //
-// Sources: ../shared/docs/ceiling-facts.md section 1 (tables 1.1-1.3) for the hardware figures, section 2.5
+// Sources: docs/design/ceiling-model.md section 1 (tables 1.1-1.3) for the hardware figures, section 2.5
 // for the efficiency terms, section 2.2 for the collective model. All compute rates are dense (section 0):
 // datasheets for Hopper, Ada and Blackwell print 2:4-sparse tensor figures, twice the dense rate; this
 // database never holds those.
@@ -20,8 +20,8 @@
 
 namespace solscope::ceiling {
 
-/// Efficiency terms shared by every GPU of one architecture (ceiling-facts.md 2.5); each one is calibratable
-/// in the data file.
+/// Efficiency terms shared by every GPU of one architecture (docs/design/ceiling-model.md 2.5); each one is
+/// calibratable in the data file.
 struct ArchEfficiency {
   std::string id;  ///< "hopper", "ampere-ga100", ...
   /// eta_max per math dtype, 0-1: best measured matmul FLOP/s over the datasheet peak (MAMF; 2.5 item 2).
@@ -36,7 +36,7 @@ struct ArchEfficiency {
 };
 
 /// Ring all-reduce model t = latency + 2 (t-1)/t x bytes / (link_bidir / 2 x bus_efficiency)
-/// (ceiling-facts.md 2.2: latency floor 8 us from llm-analysis, efficiency 0.65 from Calculon).
+/// (docs/design/ceiling-model.md 2.2: latency floor 8 us from llm-analysis, efficiency 0.65 from Calculon).
 struct CollectiveModel {
   double latency_us = 8.0;
   double bus_efficiency = 0.65;
@@ -90,8 +90,8 @@ struct GpuDatabase {
     -> core::Result<GpuDatabase>;
 
 /// Dense peak FLOP/s of `dtype` on `gpu` at `sm_clock_mhz`: SMs x FLOP/clock/SM x clock
-/// (ceiling-facts.md 1.3). 0 when the GPU lacks the dtype. Example: H100 SXM BF16 at 1830 MHz = 132 x 4096
-/// x 1.83e9 = 989.4e12 (the datasheet's 1979 TFLOP/s is the 2:4-sparse figure).
+/// (docs/design/ceiling-model.md 1.3). 0 when the GPU lacks the dtype. Example: H100 SXM BF16 at 1830 MHz =
+/// 132 x 4096 x 1.83e9 = 989.4e12 (the datasheet's 1979 TFLOP/s is the 2:4-sparse figure).
 [[nodiscard]] auto peak_flops_per_s(const GpuSpec& gpu, Dtype dtype, double sm_clock_mhz) -> double;
 
 /// Finds a GPU by id or alias, ignoring case, spaces, punctuation and a leading "NVIDIA"/"AMD". Errors:

@@ -2,7 +2,7 @@
 // GQA, sliding-window, MoE (routed and shared experts), MLA, `quantization_config` and a nested
 // `text_config`.
 //
-// Source: ../shared/docs/ceiling-facts.md section 3.1 (field mapping, aliases and pitfalls) and 3.2 (values
+// Source: docs/design/ceiling-model.md section 3.1 (field mapping, aliases and pitfalls) and 3.2 (values
 // of the configs the tests use); parameter shapes from section 2.2.
 #pragma once
 
@@ -20,7 +20,8 @@
 
 namespace solscope::ceiling {
 
-/// Groups of weights that share a storage dtype (quantization applies per module, ceiling-facts.md 3.1).
+/// Groups of weights that share a storage dtype (quantization applies per module,
+/// docs/design/ceiling-model.md 3.1).
 enum class Module : std::uint8_t {
   Embedding,      ///< token embedding table
   Attention,      ///< Q, K, V and output projections (and the MLA down/up projections)
@@ -44,8 +45,8 @@ inline constexpr std::size_t kModuleCount = static_cast<std::size_t>(Module::kCo
 /// Gated MLP (SwiGLU/GeGLU: gate, up, down; 3 matrices) or plain MLP (GELU: up, down; 2 matrices) (2.2).
 enum class MlpKind : std::uint8_t { Gated, Plain };
 
-/// How the checkpoint's weights are stored and which GEMM math runs on them (ceiling-facts.md 2.5 item
-/// 1, 3.1).
+/// How the checkpoint's weights are stored and which GEMM math runs on them (docs/design/ceiling-model.md
+/// 2.5 item 1, 3.1).
 struct Quantization {
   std::string method;  ///< `quant_method` as written ("fp8", "mxfp4", "awq", ...); empty: not quantized
   double bits_per_weight = 0;  ///< storage of one converted weight including its scales; 0 when not quantized
@@ -54,7 +55,7 @@ struct Quantization {
 };
 
 /// The modules a quantization method converts unless told otherwise: every linear layer but the embedding,
-/// router and LM head (ceiling-facts.md 3.1).
+/// router and LM head (docs/design/ceiling-model.md 3.1).
 [[nodiscard]] constexpr auto linear_layer_modules() -> std::array<bool, kModuleCount> {
   std::array<bool, kModuleCount> converted{};
   for (Module m : {Module::Attention, Module::DenseMlp, Module::Experts, Module::SharedExperts}) {
@@ -63,7 +64,7 @@ struct Quantization {
   return converted;
 }
 
-/// Multi-head latent attention shapes (DeepSeek-V2/V3; ceiling-facts.md 2.2 "MLA").
+/// Multi-head latent attention shapes (DeepSeek-V2/V3; docs/design/ceiling-model.md 2.2 "MLA").
 struct MlaShape {
   std::int64_t q_lora_rank = 0;  ///< 0 = queries projected directly from the hidden state
   std::int64_t kv_lora_rank = 0;
@@ -121,7 +122,7 @@ struct ModelArch {
 [[nodiscard]] auto parse_model_config(std::string_view json_text, std::string_view origin)
     -> core::Result<ModelArch>;
 
-/// Parameter counts in elements (ceiling-facts.md 3.3 conventions).
+/// Parameter counts in elements (docs/design/ceiling-model.md 3.3 conventions).
 struct ParamCounts {
   double total = 0;   ///< every weight, embeddings included (tied embeddings counted once)
   double active = 0;  ///< weights used by one token: k routed experts of each MoE layer, plus shared experts
@@ -132,8 +133,9 @@ struct ParamCounts {
   std::array<double, kModuleCount> by_module{};  ///< total per module (norms are counted under Attention)
 };
 
-/// Counts the parameters of `arch` from the shapes of ceiling-facts.md 2.2 (biases of QKV included, other
-/// biases and attention sinks ignored). Llama-3.1-8B gives 8.03e9 total, 6.98e9 non-embedding (3.3).
+/// Counts the parameters of `arch` from the shapes of docs/design/ceiling-model.md 2.2 (biases of QKV
+/// included, other biases and attention sinks ignored). Llama-3.1-8B gives 8.03e9 total, 6.98e9 non-embedding
+/// (3.3).
 [[nodiscard]] auto count_params(const ModelArch& arch) -> ParamCounts;
 
 /// KV-cache bytes per token summed over the full-attention layers (2.2 "GQA": 2 L n_kv d b_kv; MLA:

@@ -1,4 +1,4 @@
-// parse_model_config: Hugging Face config.json -> ModelArch (ceiling-facts.md 3.1).
+// parse_model_config: Hugging Face config.json -> ModelArch (docs/design/ceiling-model.md 3.1).
 #include <algorithm>
 #include <utility>
 

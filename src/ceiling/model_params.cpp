@@ -1,4 +1,4 @@
-// Parameter and KV-cache sizes of a ModelArch (ceiling-facts.md 2.2 shapes, 3.3 conventions).
+// Parameter and KV-cache sizes of a ModelArch (docs/design/ceiling-model.md 2.2 shapes, 3.3 conventions).
 #include <algorithm>
 
 #include "ceiling/model_arch.hpp"

@@ -1,4 +1,4 @@
-// quantization_config -> Quantization (ceiling-facts.md 2.5 item 1 and 3.1).
+// quantization_config -> Quantization (docs/design/ceiling-model.md 2.5 item 1 and 3.1).
 #include <algorithm>
 #include <cctype>
 #include <utility>
@@ -11,7 +11,7 @@ namespace {
 
 using core::Result;
 
-constexpr double kMxfp4Bits = 4.25;  // 4-bit values + one 8-bit scale per 32 weights (ceiling-facts.md 3.3)
+constexpr double kMxfp4Bits = 4.25;  // 4-bit values + 8-bit scale per 32 (docs/design/ceiling-model.md 3.3)
 constexpr double kScaleBits = 16.0;  // one FP16 scale per group for AWQ/GPTQ [G]
 
 auto contains(const std::string& text, std::string_view part) -> bool {

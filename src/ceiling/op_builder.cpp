@@ -1,4 +1,4 @@
-// The operators of each layer (ceiling-facts.md 2.2 table "Per-layer operators").
+// The operators of each layer (docs/design/ceiling-model.md 2.2, operators of one layer).
 #include "ceiling/detail/op_builder.hpp"
 
 #include <cmath>

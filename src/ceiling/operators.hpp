@@ -1,7 +1,7 @@
 // The operators of one step on one GPU: GEMMs, attention, memory-bound kernels and TP all-reduces, with their
 // FLOPs and DRAM bytes.
 //
-// Source: ../shared/docs/ceiling-facts.md section 2.2 (per-layer operators, GQA, sliding windows, MLA, MoE
+// Source: docs/design/ceiling-model.md section 2.2 (per-layer operators, GQA, sliding windows, MLA, MoE
 // active experts, tensor parallelism), 2.1 (attention pair counts), 2.5 item 1 (which dtype the kernels run).
 #pragma once
 
@@ -62,11 +62,11 @@ struct Precision {
   std::vector<std::string> notes;
 };
 
-/// Resolves dtypes (ceiling-facts.md 2.5 item 1): W8A8 FP8 runs FP8 math; weight-only INT4/MXFP4 dequantises
-/// and runs BF16; FP8 on a GPU without FP8 tensor cores runs BF16 math (W8A16) with a note. `--dtype`
-/// (Workload::dtype) replaces the checkpoint's format (fp8 keeps embeddings, router and LM head in 16 bits).
-/// Errors: InvalidArgument for a weight dtype other than bf16/fp16/fp32/fp8 or a KV dtype other than
-/// bf16/fp16/fp32/fp8.
+/// Resolves dtypes (docs/design/ceiling-model.md 2.5 item 1): W8A8 FP8 runs FP8 math; weight-only INT4/MXFP4
+/// dequantises and runs BF16; FP8 on a GPU without FP8 tensor cores runs BF16 math (W8A16) with a note.
+/// `--dtype` (Workload::dtype) replaces the checkpoint's format (fp8 keeps embeddings, router and LM head in
+/// 16 bits). Errors: InvalidArgument for a weight dtype other than bf16/fp16/fp32/fp8 or a KV dtype other
+/// than bf16/fp16/fp32/fp8.
 [[nodiscard]] auto resolve_precision(const ModelArch& arch, const Workload& workload, const GpuSpec& gpu)
     -> core::Result<Precision>;
 

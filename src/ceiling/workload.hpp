@@ -1,7 +1,7 @@
 // The shape of one engine step (which requests, how many new and cached tokens) and how it is run (tensor
 // parallelism, dtypes, SM clock): the inputs of the ceiling model besides the GPU and the model.
 //
-// Notation from ../shared/docs/ceiling-facts.md section 2.1: request r computes q_r new tokens and holds c_r
+// Notation from docs/design/ceiling-model.md section 2.1: request r computes q_r new tokens and holds c_r
 // tokens in its KV cache after the step; T = sum q_r; R = requests that emit a token this step.
 #pragma once
 
@@ -42,7 +42,7 @@ struct Workload {
   std::optional<Dtype> dtype;  ///< overrides the checkpoint's weight and GEMM dtype (bf16, fp16, fp32 or fp8)
   std::optional<Dtype> kv_dtype;  ///< KV-cache dtype; default: the activation dtype (bf16/fp16)
   /// SM clock for the peaks in MHz; NaN = the GPU's tensor_spec_clock_mhz. A live monitor passes the clock
-  /// measured over its window (ceiling-facts.md 1.3).
+  /// measured over its window (docs/design/ceiling-model.md 1.3).
   double sm_clock_mhz = std::numeric_limits<double>::quiet_NaN();
 };
 

@@ -1,6 +1,6 @@
 // GPU chip families that share one single-pass PM-sampling counter set.
 //
-// Source: ../shared/docs/cupti-pm-sampling.md section 3, whose names were each compiled into one-pass config
+// Source: docs/design/cupti-pm-sampling.md section 3, whose names were each compiled into one-pass config
 // images with the CUDA 13.0 profiler host API (tests/sources/nvidia/cupti_config_test.cpp checks them again).
 #pragma once
 

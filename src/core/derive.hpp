@@ -35,7 +35,7 @@ inline constexpr double kIdleThresholdPct = 5.0;
 /// issue, LSU) of the pipe's percentage of peak; Memory SOL = max over DRAM, L2 and L1 (L1 = max of LSU
 /// wavefronts and L1TEX throughput). This is the Utilyze definition (sampler.go) widened to L2 and to the
 /// split pipes; see
-/// ../shared/docs/cupti-pm-sampling.md section 3 note 2. NaN inputs are skipped; a SOL with no known input is
+/// docs/design/sol-metrics.md section 2. NaN inputs are skipped; a SOL with no known input is
 /// NaN and names no pipe or path. Values over 100 are kept. `dram_bytes_per_s` = DRAM % / 100 x
 /// `device.dram_peak_bytes_per_s`. The bound uses GR active, or the classic utilization when GR active is
 /// unknown. Attainable SOL is copied from the raw sample (the app's ceiling model fills it there).

@@ -42,9 +42,10 @@ struct DeviceState {
 
 /// Seconds of busy time accumulated over every sample seen, so that a monitoring system can take the rate of
 /// any of them over any interval and get the exact duration-weighted mean utilization of that interval
-/// (architecture.md "Server"). Each entry is sum(pct / 100 x sample seconds) over samples where the figure is
-/// known; `*_known_seconds` is the sum of sample seconds where it is known (the denominator when the figure
-/// is missing for part of the time). All values in seconds, >= 0, monotonically non-decreasing.
+/// (docs/design/architecture.md section 6). Each entry is sum(pct / 100 x sample seconds) over samples where
+/// the figure is known; `*_known_seconds` is the sum of sample seconds where it is known (the denominator
+/// when the figure is missing for part of the time). All values in seconds, >= 0, monotonically
+/// non-decreasing.
 struct BusyCounters {
   double sampled_seconds = 0.0;  ///< total duration of every sample
   double compute_sol_seconds = 0.0;

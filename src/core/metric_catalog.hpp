@@ -6,7 +6,7 @@
 // GPM metric id, and the NVML call. The TUI columns, trace `metrics` table, JSON and /metrics are generated
 // from it.
 //
-// Sources: CUPTI names from ../shared/docs/cupti-pm-sampling.md section 3 (each family's set compiles to one
+// Sources: CUPTI names from docs/design/cupti-pm-sampling.md section 3 (each family's set compiles to one
 // pass with the CUDA 13.0 profiler host API; tests/sources/nvidia/cupti_config_test.cpp re-checks it); GPM
 // ids from nvml.h `nvmlGpmMetricId_t` (NVML API 13, go-nvml gen/nvml/nvml.h), GPM rates there are MiB/s; NVML
 // calls from the NVML API reference.

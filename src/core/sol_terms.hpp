@@ -38,7 +38,7 @@ enum class Bound : std::uint8_t {
   Latency,  ///< the engine is busy but no pipe or path is near its peak: latency, launch or sync bound
 };
 
-/// Where a device's figures come from, best first (architecture.md "Counter sources").
+/// Where a device's figures come from, best first (docs/design/architecture.md section 3).
 enum class SourceKind : std::uint8_t {
   None,        ///< nothing could be read
   PmSampling,  ///< CUPTI PM sampling: every pipe and path, GPU-timestamped

@@ -16,7 +16,7 @@ namespace solscope::core {
 /// skipped, so a figure missing from part of the window is averaged over the part that has it; with no known
 /// sample it is NaN). Compute and Memory SOL are the means of each sample's SOL (each sample's busiest pipe),
 /// as
-/// ../shared/docs/cupti-pm-sampling.md section 1.5 prescribes; the named pipe and path are those with the
+/// docs/design/cupti-pm-sampling.md section 1.5 prescribes; the named pipe and path are those with the
 /// highest mean. The bound is classified again from the window's means. Weights are sample durations in ns (a
 /// sample of zero or negative duration weighs 1 ns). The window spans the earliest start to the latest end;
 /// flags are OR-ed.

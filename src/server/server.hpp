@@ -23,7 +23,7 @@
 namespace solscope::server {
 
 /// The daemon's default port: collides with none of dcgm-exporter (9400), Utilyze (8079), node_exporter
-/// (9100), Prometheus (9090) or Grafana (3000) (architecture.md "Server").
+/// (9100), Prometheus (9090) or Grafana (3000) (docs/design/architecture.md section 6).
 inline constexpr std::uint16_t kDefaultDaemonPort = 9741;
 
 /// Where and how to serve.

@@ -1,6 +1,6 @@
 // The screen layout of the terminal view as a pure function of the terminal size, the GPU count and the view
-// (style.md point 12): where the header, each GPU's panel or row, the history charts, the process table and
-// the key footer go. Tested by invariants over many sizes (tests/tui/layout_test.cpp).
+// (docs/design/style.md section 4): where the header, each GPU's panel or row, the history charts, the
+// process table and the key footer go. Tested by invariants over many sizes (tests/tui/layout_test.cpp).
 #pragma once
 
 #include <cstddef>

@@ -7,7 +7,7 @@
 
 namespace solscope::tui {
 
-/// What a cell shows; the backend picks its colour and attributes (style.md point 14: themes are roles).
+/// What a cell shows; the backend picks its colour and attributes (themes are roles: docs/design/style.md 4).
 enum class Role : std::uint8_t {
   Normal,
   Dim,         ///< secondary text, axis labels, empty bar track

@@ -1,6 +1,6 @@
 // What a serving engine's HTTP endpoint says about the model it serves.
 //
-// Sources (response shapes; ../shared/docs/ceiling-facts.md section 4):
+// Sources (response shapes; docs/design/ceiling-model.md section 4):
 //  - vLLM `GET /v1/models`: {"object": "list", "data": [{"id" (served name), "root" (model path or HF id),
 //    "parent" (base model of a LoRA adapter, else null), "max_model_len"}]} (vLLM serving_models.py). `root`,
 //    not `id`, names the model: `id` is the alias of `--served-model-name`.

@@ -1,10 +1,10 @@
-// The live shape of a serving engine from its Prometheus /metrics, per ../shared/docs/ceiling-facts.md
+// The live shape of a serving engine from its Prometheus /metrics, per docs/design/ceiling-model.md
 // section 4.4: token rates from counter deltas over the refresh window, running and waiting requests,
 // KV-cache usage, mean context, and mean request lengths; and the step shape (phase, batch, context, prompt)
 // it suggests for the ceiling model.
 //
-// Series read (ceiling-facts.md 4.1-4.3; vLLM `v1/metrics/loggers.py`, docs.sglang.io production metrics, TGI
-// metrics reference):
+// Series read (docs/design/ceiling-model.md 4.1-4.3; vLLM `v1/metrics/loggers.py`, docs.sglang.io production
+// metrics, TGI metrics reference):
 //  - vLLM: vllm:num_requests_running, vllm:num_requests_waiting, vllm:kv_cache_usage_perc (old name
 //    vllm:gpu_cache_usage_perc; a 0-1 fraction despite its name), vllm:prompt_tokens_total,
 //    vllm:generation_tokens_total, vllm:prefix_cache_hits_total (old vllm:gpu_prefix_cache_hits_total),

@@ -30,7 +30,7 @@ TEST(CeilingTest, llama_decode_batch_1_is_memory_bound_by_hand) {
   // Every kernel is memory-bound: its bytes at B_eff = 3.35 TB/s x 0.913.
   EXPECT_DOUBLE_EQ(c.time_by_limiter_s[slot(Limiter::Compute)], 0.0);
   EXPECT_NEAR(c.time_by_limiter_s[slot(Limiter::Memory)], c.dram_bytes / (3.35e12 * 0.913), 1e-12);
-  // ceiling-facts.md 3.3: bytes per decoded token ~ (non-embedding params + LM head) x b_w + KV reads
+  // docs/design/ceiling-model.md 3.3: bytes per decoded token ~ (non-embedding params + LM head) x b_w + KV
   // = (6.98 + 0.525) B x 2 bytes = 15.01 GB of weights; the KV cache adds 128 KiB x 1025.
   EXPECT_NEAR(c.weight_bytes / 1e9, 15.01, 0.01);
   EXPECT_GT(c.dram_bytes, c.weight_bytes + 1025.0 * 128 * 1024);

@@ -48,7 +48,7 @@ TEST(EfficiencyTest, small_token_counts_pad_to_the_smallest_tile) {
 
 TEST(EfficiencyTest, memory_time_uses_effective_bandwidth) {
   const GpuSpec& h100 = builtin_gpu("H100");
-  // B_eff = 3350 GB/s x 0.913 = 3.06 TB/s (ceiling-facts.md 2.5 item 3).
+  // B_eff = 3350 GB/s x 0.913 = 3.06 TB/s (docs/design/ceiling-model.md 2.5 item 3).
   EXPECT_NEAR(memory_time_s(3.05855e12, h100), 1.0, 1e-9);
   EXPECT_NEAR(memory_time_s(1.73e9, builtin_gpu("A100-SXM4-80GB")), 1e-3, 1e-6);
 }

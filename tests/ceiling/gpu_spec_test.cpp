@@ -27,9 +27,9 @@ TEST(GpuSpecTest, builtin_file_parses_with_a_source_on_every_row) {
   EXPECT_DOUBLE_EQ(db.collective.bus_efficiency, 0.65);
 }
 
-// ceiling-facts.md 1.3: SMs x FLOP/clock/SM x clock reproduces every datasheet dense figure of table 1.1
-// within rounding. Tensor figures are quoted at the tensor-spec clock, FP32/FP64 vector figures at the
-// maximum clock.
+// docs/design/ceiling-model.md 1.3: SMs x FLOP/clock/SM x clock reproduces every dense datasheet figure of
+// table 1.1 within rounding. Tensor figures are quoted at the tensor-spec clock, FP32/FP64 vector figures at
+// the maximum clock.
 TEST(GpuSpecTest, every_row_reproduces_its_datasheet_dense_peak) {
   int checked = 0;
   for (const GpuSpec& gpu : builtin_db().gpus) {
@@ -46,7 +46,7 @@ TEST(GpuSpecTest, every_row_reproduces_its_datasheet_dense_peak) {
   EXPECT_GE(checked, 45);
 }
 
-// The datasheet's 1979 TFLOP/s BF16 for H100 SXM is the 2:4-sparse figure (ceiling-facts.md section 0).
+// The datasheet's 1979 TFLOP/s BF16 for H100 SXM is the 2:4-sparse figure (docs/design/ceiling-model.md 0).
 TEST(GpuSpecTest, h100_bf16_peak_is_dense_not_sparse) {
   const GpuSpec& h100 = builtin_gpu("H100-SXM5-80GB");
   const double bf16 = peak_flops_per_s(h100, Dtype::Bf16, h100.tensor_spec_clock_mhz) / kTera;

@@ -16,12 +16,12 @@ constexpr double kKiB = 1024.0;
 
 struct PublishedTotal {
   const char* fixture;
-  double total_b;   ///< vendor's published total (ceiling-facts.md 3.3 / 3.2)
+  double total_b;   ///< vendor's published total (docs/design/ceiling-model.md 3.3 / 3.2)
   double active_b;  ///< active per token (3.3)
 };
 
-// ceiling-facts.md 3.3: "These reproduce the vendors' published totals (8.03/70.6/7.61/46.7/30.5/20.9 B),
-// which is the first unit test for the config parser." DeepSeek-V3: 671 B total, 37 B active.
+// docs/design/ceiling-model.md 3.3: the counts match the vendors' published totals (8.03, 70.6, 7.61, 46.7,
+// 30.5 and 20.9 B), the first check of the config parser. DeepSeek-V3: 671 B total, 37 B active.
 TEST(ModelConfigTest, parameter_counts_match_published_totals_within_one_percent) {
   const PublishedTotal cases[] = {
       {"llama-3.1-8b", 8.03, 8.03},      {"llama-3.1-70b", 70.6, 70.55}, {"qwen2.5-7b", 7.61, 7.62},

@@ -43,8 +43,8 @@ TEST(OperatorsTest, sliding_window_caps_pairs_and_reads) {
 }
 
 TEST(OperatorsTest, active_experts_follow_uniform_routing) {
-  // ceiling-facts.md 2.2: Qwen3-30B-A3B (128, 8): 8, 29, 82, 126 at T = 1, 4, 16, 64; Mixtral (8, 2):
-  // 2, 5.5, 7.9.
+  // docs/design/ceiling-model.md 2.2: Qwen3-30B-A3B (128, 8): 8, 29, 82, 126 at T = 1, 4, 16, 64; Mixtral
+  // (8, 2): 2, 5.5, 7.9.
   EXPECT_NEAR(expected_active_experts(128, 8, 1), 8.0, 1e-9);
   EXPECT_NEAR(expected_active_experts(128, 8, 4), 29.1, 0.1);
   EXPECT_NEAR(expected_active_experts(128, 8, 16), 82.4, 0.1);
@@ -57,7 +57,7 @@ TEST(OperatorsTest, active_experts_follow_uniform_routing) {
 
 struct DecodeFlops {
   const char* fixture;
-  double gflop_per_token;  ///< ceiling-facts.md 3.3, "Decode FLOPs/token (short ctx)"
+  double gflop_per_token;  ///< docs/design/ceiling-model.md 3.3, "decode GFLOP per token"
 };
 
 TEST(OperatorsTest, decode_flops_per_token_match_published_derivations) {

@@ -1,5 +1,5 @@
 // Helpers shared by the ceiling tests: the built-in GPU database and the fixture configs of
-// tests/data/hf_configs (written from ceiling-facts.md section 3.2; see the README there).
+// tests/data/hf_configs (written from docs/design/ceiling-model.md section 3.2; see the README there).
 #pragma once
 
 #include <gtest/gtest.h>

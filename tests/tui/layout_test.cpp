@@ -1,4 +1,4 @@
-// Layout invariants over many terminal sizes, GPU counts, views and selections (style.md point 12).
+// Layout invariants over terminal sizes, GPU counts, views and selections (docs/design/style.md section 4).
 #include <gtest/gtest.h>
 
 #include <string>

@@ -8,7 +8,7 @@
 
 namespace solscope::ceiling::detail {
 
-/// Per-GPU sizes of one step: tokens, heads and widths after the TP split (ceiling-facts.md 2.2).
+/// Per-GPU sizes of one step: tokens, heads and widths after the TP split (docs/design/ceiling-model.md 2.2).
 struct StepDims {
   double tokens = 0;        ///< T
   double emitted = 0;       ///< R: rows of the LM head

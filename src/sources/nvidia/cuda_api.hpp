@@ -2,7 +2,7 @@
 // function pointers that tests fill with fakes, plus the NVML-to-CUDA device matching by PCI bus id.
 //
 // Like cupti_api.hpp this is a vendor-seam header (it includes the toolkit's cuda.h) for the sampler's .cpp
-// files and tests only. Source: ../shared/docs/cupti-pm-sampling.md sections 1.2 and 7 (device numbering).
+// files and tests only. Source: docs/design/cupti-pm-sampling.md sections 1.2 and 7 (device numbering).
 #pragma once
 
 #include <cuda.h>

@@ -4,7 +4,7 @@
 // This header is the vendor seam of the PM sampler: it includes the CUPTI headers of the CUDA toolkit (their
 // parameter structs are the ABI) and is included only by the sampler's .cpp files and its tests, never by a
 // header that other layers see (pm_sampler.hpp forward-declares CuptiApi). Symbol list and loading rules:
-// ../shared/docs/cupti-pm-sampling.md section 6.
+// docs/design/cupti-pm-sampling.md section 6.
 #pragma once
 
 #include <cupti_pmsampling.h>

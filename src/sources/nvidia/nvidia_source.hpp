@@ -1,6 +1,6 @@
 // NvidiaSource: the CounterSource for NVIDIA GPUs. Per device it picks the best source that works (CUPTI PM
-// sampling, else NVML GPM on Hopper and newer, else classic NVML; architecture.md "Counter sources, best
-// first") and merges the NVML figures (clocks, power, temperature, memory, classic utilization) into every
+// sampling, else NVML GPM on Hopper and newer, else classic NVML; docs/design/architecture.md
+// section 3) and merges the NVML figures (clocks, power, temperature, memory, classic utilization) into every
 // sample.
 #pragma once
 

@@ -1,6 +1,6 @@
 // The NVIDIA source's choice of counter source per GPU, as plain functions: which devices to sample, whether
-// to try PM sampling, and the reason and hint shown when a better source was not used (architecture.md
-// "Counter sources, best first"; ../shared/docs/cupti-pm-sampling.md sections 4-5).
+// to try PM sampling, and the reason and hint shown when a better source was not used
+// (docs/design/architecture.md section 3; docs/design/cupti-pm-sampling.md sections 4-5).
 #pragma once
 
 #include <cstdint>

@@ -7,7 +7,7 @@
 // declaration, and the static_asserts below pin the sizes that follow from those layouts on LP64 Linux. Names
 // are solscope's own (PascalCase in namespace `nvml`); the C name is given in each comment. Symbol list and
 // loading rules:
-// ../shared/docs/cupti-pm-sampling.md section 6.
+// docs/design/cupti-pm-sampling.md section 6.
 #pragma once
 
 #include <array>

@@ -15,7 +15,7 @@
 
 namespace solscope::nvidia {
 
-/// The NVML queries behind the dynamic figures, probed once per device (style.md point 6).
+/// The NVML queries behind the dynamic figures, probed once per device (docs/design/style.md section 3).
 enum class NvmlQuery : std::uint8_t {
   Utilization,  ///< nvmlDeviceGetUtilizationRates -> GpuUtil, MemCopyUtil
   SmClock,      ///< nvmlDeviceGetClockInfo(NVML_CLOCK_SM) -> SmClockMhz

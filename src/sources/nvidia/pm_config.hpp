@@ -3,7 +3,7 @@
 //
 // Works without a GPU or driver: cuptiProfilerHostInitialize takes a chip name (doc section 1.3 and 8), which
 // is what tests/sources/nvidia/cupti_config_test.cpp uses to check every chip's counter set. Only host-side
-// CUPTI is called here. Source: ../shared/docs/cupti-pm-sampling.md sections 1.3, 2 and 3.
+// CUPTI is called here. Source: docs/design/cupti-pm-sampling.md sections 1.3, 2 and 3.
 #pragma once
 
 #include <cstddef>

@@ -1,7 +1,7 @@
 // From CUPTI result codes to solscope errors with a message and a fix (internal to the PM sampler; includes
 // CUPTI headers through cupti_api.hpp).
 //
-// Sources: cupti_result.h codes 26, 33, 35, 40-45; ../shared/docs/cupti-pm-sampling.md section 4 (privileges
+// Sources: cupti_result.h codes 26, 33, 35, 40-45; docs/design/cupti-pm-sampling.md section 4 (privileges
 // and concurrency) and section 7.
 #pragma once
 

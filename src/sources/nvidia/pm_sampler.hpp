@@ -2,7 +2,7 @@
 //
 // It drives CUPTI and the CUDA driver only through the CuptiApi and CudaApi tables (cupti_api.hpp,
 // cuda_api.hpp), which it loads on the first open() unless a test hands it fakes. This header includes no
-// NVIDIA header. Source: ../shared/docs/cupti-pm-sampling.md (call sequence section 1, errors section 4,
+// NVIDIA header. Source: docs/design/cupti-pm-sampling.md (call sequence section 1, errors section 4,
 // pitfalls section 7).
 #pragma once
 

@@ -2,7 +2,7 @@
 // time mapping, with the start/stop sequence (pm_session.cpp) and the decode loop (pm_decode.cpp). Internal
 // to PmSampler; includes CUPTI headers through cupti_api.hpp.
 //
-// Source: ../shared/docs/cupti-pm-sampling.md sections 1.4-1.6 and 7.
+// Source: docs/design/cupti-pm-sampling.md sections 1.4-1.6 and 7.
 #pragma once
 
 #include <cstdint>

@@ -2,7 +2,7 @@
 // touching the GPU: `solscope devices` prints it and the NVIDIA source skips PM sampling when it says
 // "denied".
 //
-// Rule (NVIDIA's ERR_NVGPUCTRPERM page; ../shared/docs/cupti-pm-sampling.md section 4): since Linux driver
+// Rule (NVIDIA's ERR_NVGPUCTRPERM page; docs/design/cupti-pm-sampling.md section 4): since Linux driver
 // 418.43 the counters are admin-only unless the nvidia module was loaded with
 // NVreg_RestrictProfilingToAdminUsers=0, which /proc/driver/nvidia/params shows as `RmProfilingAdminOnly: 0`.
 // Admin means root (euid 0), CAP_SYS_ADMIN, or, from driver R565, CAP_PERFMON. Capability bits from

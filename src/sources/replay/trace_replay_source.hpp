@@ -32,7 +32,7 @@ struct ReplayOptions {
   std::function<std::int64_t()> steady_clock_ns{};
 };
 
-/// A CounterSource over a trace file (architecture.md "Counter sources", item 4).
+/// A CounterSource over a trace file (docs/design/architecture.md section 3, item 4).
 ///
 /// A sample is due once the wall time since start() (or the last seek/resume), times `speed`, reaches its
 /// t_end_ns minus the first played t_start_ns: a live source likewise reports a sample when its interval has

@@ -15,7 +15,7 @@ namespace solscope::synthetic {
 
 /// Start of every synthetic trace: 2023-11-14T22:13:20Z in ns since the Unix epoch.
 inline constexpr std::int64_t kStartNs = 1'700'000'000'000'000'000;
-/// Interval of every synthetic sample (10 ms, the interval architecture.md says must work).
+/// Interval of every synthetic sample (10 ms, the interval docs/design/architecture.md section 4 targets).
 inline constexpr std::int64_t kIntervalNs = 10'000'000;
 
 /// `count` synthetic devices with indices 0..count-1. Names say "synthetic"; the numbers follow H100 SXM data

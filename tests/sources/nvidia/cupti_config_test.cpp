@@ -2,7 +2,7 @@
 // libcupti.
 //
 // Uses only the CUPTI profiler host API, which takes a chip name and works without a GPU or driver
-// (../shared/docs/cupti-pm-sampling.md section 8). Target-side CUPTI (cuptiDeviceGetChipName, ...) would
+// (docs/design/cupti-pm-sampling.md section 8). Target-side CUPTI (cuptiDeviceGetChipName, ...) would
 // crash here and is never called. Skips when no libcupti >= 12.6 is installed.
 #include <gtest/gtest.h>
 
