@@ -160,6 +160,7 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   exporter->add_option("--format", export_args.format, "csv or jsonl")
       ->check(CLI::IsMember({"csv", "jsonl"}));
   exporter->add_option("-o,--output", export_args.output, "output file (default: stdout)");
+  exporter->add_flag("--force", export_args.force, "overwrite an existing output file");
   CeilingArgs ceiling_args;
   auto* ceiling =
       configure(app.add_subcommand("ceiling", "attainable SOL of a described workload (roofline)"));

@@ -4,12 +4,22 @@
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
+#include "app/output_path.hpp"
+#include "app/sinks.hpp"
 #include "trace/export.hpp"
 #include "trace/reader.hpp"
 
 namespace solscope::app {
 
 auto run_export(const ExportArgs& args, std::ostream& out, std::ostream& err) -> int {
+  const bool to_stdout = args.output.empty() || args.output == "-";
+  if (!to_stdout) {
+    const std::string inputs[] = {args.file};
+    if (auto checked = check_output_path(args.output, inputs, args.force); !checked) {
+      print_error(err, checked.error());
+      return kExitUsage;
+    }
+  }
   auto reader = trace::Reader::open(args.file);
   if (!reader) {
     print_error(err, reader.error());
@@ -18,7 +28,7 @@ auto run_export(const ExportArgs& args, std::ostream& out, std::ostream& err) ->
   if (reader->recovered()) print_warning(err, args.file + ": " + reader->recovery_note());
   std::ofstream file;
   std::ostream* target = &out;
-  if (!args.output.empty() && args.output != "-") {
+  if (!to_stdout) {
     file.open(args.output, std::ios::out | std::ios::trunc);
     if (!file) {
       print_error(err, core::Error{core::ErrorCode::PermissionDenied, "cannot write " + args.output,
@@ -29,6 +39,10 @@ auto run_export(const ExportArgs& args, std::ostream& out, std::ostream& err) ->
   }
   auto written =
       args.format == "jsonl" ? trace::export_jsonl(*reader, *target) : trace::export_csv(*reader, *target);
+  // `solscope export X | head -1`: a reader that goes away is a normal end (exit 0, quiet), as for replay.
+  if (!written && to_stdout && !out) {
+    if (auto flushed = flush_output(out); !flushed && is_reader_gone(flushed.error())) return kExitOk;
+  }
   if (!written) {
     print_error(err, written.error());
     return written.error().code == core::ErrorCode::DataLoss ? kExitBadTrace : kExitFailure;

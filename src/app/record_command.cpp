@@ -9,6 +9,7 @@
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
 #include "app/options.hpp"
+#include "app/output_path.hpp"
 #include "app/run_support.hpp"
 #include "app/sinks.hpp"
 #include "app/source_factory.hpp"
@@ -52,6 +53,12 @@ auto run_record(const CommonOptions& common, const WorkloadOptions& workloads, c
     print_error(err, plan.error());
     return kExitUsage;
   }
+  if (!common.replay.empty() && is_same_or_sidecar(args.output, common.replay)) {
+    print_error(err, core::Error{core::ErrorCode::InvalidArgument,
+                                 "output " + args.output + " is the replayed trace " + common.replay,
+                                 "give another output path with -o"});
+    return kExitUsage;
+  }
   auto opened = common.replay.empty() ? open_nvidia_source(*config)
                                       : open_replay_source(common.replay, *config, args.replay_speed, false);
   if (!opened) {
@@ -78,6 +85,8 @@ auto run_record(const CommonOptions& common, const WorkloadOptions& workloads, c
     print_error(err, closed.error());
     return kExitFailure;
   }
+  // A stopped writer's one error (printed by the engine) already says how many samples the file keeps.
+  if (writer->stopped()) return kExitFailure;
   print_note(err, fmt::format("recorded {} samples of {} GPU(s) to {}", writer->committed_samples(),
                               opened->source->devices().size(), args.output));
   return code;

@@ -2,6 +2,7 @@
 # Public headers forward-declare SQLite; sqlite3.h is included only under src/trace/detail/ and the .cpp files.
 add_library(solscope_trace STATIC
   ${CMAKE_CURRENT_LIST_DIR}/detail/columns.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/detail/file_lock.cpp
   ${CMAKE_CURRENT_LIST_DIR}/detail/file_probe.cpp
   ${CMAKE_CURRENT_LIST_DIR}/detail/reader_cursor.cpp
   ${CMAKE_CURRENT_LIST_DIR}/detail/reader_open.cpp

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -55,6 +56,8 @@ auto make_row(const core::RawSample& raw, const core::SolSample& sol) -> Row {
 struct Writer::Impl {
   std::filesystem::path path;
   WriterOptions options;
+  detail::FileLock lock;  ///< declared before `db`: released after the connection closes (file_lock.hpp)
+  bool created = false;   ///< this Writer created the file (detail::PreparedFile::created)
   detail::Connection db;
   detail::Statement insert_sample;
   detail::Statement insert_counters;
@@ -72,6 +75,7 @@ struct Writer::Impl {
   std::int64_t last_committed_t_start_ns = std::numeric_limits<std::int64_t>::min();
   bool time_ordered = true;
   bool closed = false;
+  bool stopped = false;             ///< a write failed: nothing more is written (stop())
   bool attainable_flagged = false;  ///< meta has_attainable is written
 
   void note_clock(const core::RawSample& raw);
@@ -82,11 +86,52 @@ struct Writer::Impl {
   [[nodiscard]] auto commit(bool force) -> core::Result<void>;
   [[nodiscard]] auto insert_rows(std::span<const std::uint32_t> rows) -> core::Result<void>;
   [[nodiscard]] auto insert_row(const Row& row) -> core::Result<void>;
-  [[nodiscard]] auto closed_error() const -> core::Error {
+  /// Ends the recording after a failed write: drops the buffered samples and returns the one error to
+  /// report, which says what failed, how many samples the file keeps and how many were not saved.
+  [[nodiscard]] auto stop(const core::Error& cause) -> core::Error;
+  /// The error of a write call after close() or stop(); empty when writing may go on.
+  [[nodiscard]] auto unusable() const -> std::optional<core::Error>;
+};
+
+auto Writer::Impl::stop(const core::Error& cause) -> core::Error {
+  stopped = true;
+  const std::size_t lost = pending.size();
+  pending.clear();
+  std::string message = "recording to trace " + path.string() + " stopped: " + cause.message + "; ";
+  if (committed == 0) {
+    message += created ? "no sample was saved, the empty trace is removed" : "no sample was saved";
+  } else {
+    message += "the trace keeps the " + std::to_string(committed) + " samples committed before";
+    if (lost > 0) message += ", " + std::to_string(lost) + " buffered samples were not saved";
+  }
+  std::string hint = cause.code == core::ErrorCode::ResourceExhausted
+                         ? "free space on that filesystem and record again"
+                         : "check the disk and its permissions, and record again";
+  return core::Error{cause.code, std::move(message), std::move(hint)};
+}
+
+auto Writer::Impl::unusable() const -> std::optional<core::Error> {
+  if (closed) {
     return core::Error{
         core::ErrorCode::FailedPrecondition, "trace " + path.string() + " is already closed", {}};
   }
-};
+  if (stopped) {
+    return core::Error{core::ErrorCode::FailedPrecondition,
+                       "recording to trace " + path.string() + " stopped after an earlier error",
+                       {}};
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+/// The error of every call on a moved-from Writer.
+auto moved_from_error() -> core::Error {
+  return core::Error{core::ErrorCode::FailedPrecondition, "this trace writer was moved from",
+                     "use the Writer it was moved to"};
+}
+
+}  // namespace
 
 void Writer::Impl::note_clock(const core::RawSample& raw) {
   max_t_start_ns = std::max(max_t_start_ns, raw.t_start_ns);
@@ -185,7 +230,7 @@ auto Writer::Impl::commit(bool force) -> core::Result<void> {
       order.begin());
   if (ready == 0) return core::ok();
 
-  const std::string what = "cannot commit " + std::to_string(ready) + " samples to trace " + path.string();
+  const std::string what = "cannot commit " + std::to_string(ready) + " samples";
   const bool was_ordered = time_ordered;
   const std::int64_t was_last = last_committed_t_start_ns;
   auto done = detail::exec(db.get(), "BEGIN", what);
@@ -195,8 +240,7 @@ auto Writer::Impl::commit(bool force) -> core::Result<void> {
     (void)detail::exec(db.get(), "ROLLBACK", what);  // the first error is the one to report
     time_ordered = was_ordered;
     last_committed_t_start_ns = was_last;
-    return tl::unexpected(core::Error{done.error().code, what + ": " + done.error().message,
-                                      "check free space and permissions; samples stay buffered"});
+    return tl::unexpected(stop(done.error()));
   }
   committed += ready;
   // Keep the held-back rows (any order: the next commit sorts) without giving up the buffer's capacity.
@@ -226,6 +270,26 @@ Writer::~Writer() {
   if (impl_) (void)close();  // documented: errors of an implicit close are dropped
 }
 
+namespace {
+
+/// Prepares the statements a Writer reuses for every sample.
+auto prepare_statements(Writer::Impl& impl) -> core::Result<void> {
+  sqlite3* db = impl.db.get();
+  auto sample = detail::prepare(db, detail::kInsertSampleSql, "cannot prepare sample insert", true);
+  if (!sample) return tl::unexpected(sample.error());
+  auto counters = detail::prepare(db, detail::kInsertCountersSql, "cannot prepare counter insert", true);
+  if (!counters) return tl::unexpected(counters.error());
+  auto unordered = detail::prepare(db, "UPDATE meta SET value = '0' WHERE key = 'time_ordered'",
+                                   "cannot prepare meta update", true);
+  if (!unordered) return tl::unexpected(unordered.error());
+  impl.insert_sample = std::move(*sample);
+  impl.insert_counters = std::move(*counters);
+  impl.mark_unordered = std::move(*unordered);
+  return core::ok();
+}
+
+}  // namespace
+
 auto Writer::open(const std::filesystem::path& path, const WriterOptions& options) -> core::Result<Writer> {
   if (options.batch_samples == 0 || options.batch_span_ns <= 0 || options.reorder_window_ns < 0) {
     return core::fail(core::ErrorCode::InvalidArgument,
@@ -234,86 +298,61 @@ auto Writer::open(const std::filesystem::path& path, const WriterOptions& option
                           std::to_string(options.batch_span_ns) + " ns, " +
                           std::to_string(options.reorder_window_ns) + " ns)");
   }
-  if (auto prepared = detail::prepare_trace_file(path, options.overwrite); !prepared) {
-    return tl::unexpected(prepared.error());
-  }
-  auto db = detail::create_trace_database(path, options);
-  if (!db) return tl::unexpected(db.error());
+  auto prepared = detail::prepare_trace_file(path, options.overwrite);
+  if (!prepared) return tl::unexpected(prepared.error());
   auto impl = std::make_unique<Impl>();
   impl->path = path;
   impl->options = options;
-  impl->db = std::move(*db);
-  sqlite3* raw_db = impl->db.get();
-  auto sample = detail::prepare(raw_db, detail::kInsertSampleSql, "cannot prepare sample insert", true);
-  auto counters = detail::prepare(raw_db, detail::kInsertCountersSql, "cannot prepare counter insert", true);
-  auto unordered = detail::prepare(raw_db, "UPDATE meta SET value = '0' WHERE key = 'time_ordered'",
-                                   "cannot prepare meta update", true);
-  if (!sample) return tl::unexpected(sample.error());
-  if (!counters) return tl::unexpected(counters.error());
-  if (!unordered) return tl::unexpected(unordered.error());
-  impl->insert_sample = std::move(*sample);
-  impl->insert_counters = std::move(*counters);
-  impl->mark_unordered = std::move(*unordered);
+  impl->created = prepared->created;
+  impl->lock = std::move(prepared->lock);
+  auto db = detail::create_trace_database(path, options);
+  auto ready = db ? core::Result<void>{} : core::Result<void>{tl::unexpected(db.error())};
+  if (ready) {
+    impl->db = std::move(*db);
+    ready = prepare_statements(*impl);
+  }
+  if (!ready) {
+    // A file this call created and could not set up (e.g. a full disk) is removed, not left empty.
+    impl->insert_sample.reset();
+    impl->insert_counters.reset();
+    impl->mark_unordered.reset();
+    impl->db.reset();
+    core::Error error = ready.error();
+    if (impl->created) {
+      detail::remove_trace_files(path);
+      error.message += " (the new file was removed)";
+    }
+    if (error.hint.empty() && error.code == core::ErrorCode::ResourceExhausted)
+      error.hint = "free space on that filesystem and record again";
+    return tl::unexpected(std::move(error));
+  }
   impl->pending.reserve(options.batch_samples);
   return Writer(std::move(impl));
 }
 
 auto Writer::write_devices(std::span<const core::DeviceInfo> devices) -> core::Result<void> {
-  if (impl_->closed) return tl::unexpected(impl_->closed_error());
-  sqlite3* db = impl_->db.get();
-  const std::string what = "cannot write the devices of trace " + impl_->path.string();
-  auto statement =
-      detail::prepare(db,
-                      "INSERT OR REPLACE INTO devices(device, uuid, name, chip, pci_bus_id, sm_count, "
-                      "max_sm_clock_mhz, max_mem_clock_mhz, memory_total_bytes, dram_peak_bytes_per_s) "
-                      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                      what);
-  if (!statement) return tl::unexpected(statement.error());
-  auto done = detail::exec(db, "BEGIN", what);
-  for (const core::DeviceInfo& device : devices) {
-    if (!done) break;
-    sqlite3_stmt* s = statement->get();
-    sqlite3_bind_int64(s, 1, device.index);
-    detail::bind_text_or_null(s, 2, device.uuid);
-    detail::bind_text_or_null(s, 3, device.name);
-    detail::bind_text_or_null(s, 4, device.chip);
-    detail::bind_text_or_null(s, 5, device.pci_bus_id);
-    if (device.sm_count == 0)
-      sqlite3_bind_null(s, 6);
-    else
-      sqlite3_bind_int64(s, 6, device.sm_count);
-    detail::bind_real_or_null(s, 7, device.max_sm_clock_mhz);
-    detail::bind_real_or_null(s, 8, device.max_mem_clock_mhz);
-    if (device.memory_total_bytes == 0) {
-      sqlite3_bind_null(s, 9);
-    } else {
-      sqlite3_bind_int64(s, 9, static_cast<sqlite3_int64>(device.memory_total_bytes));
-    }
-    detail::bind_real_or_null(s, 10, device.dram_peak_bytes_per_s);
-    const int rc = sqlite3_step(s);
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE) done = tl::unexpected(detail::sqlite_error(db, rc, what));
-  }
-  if (done) done = detail::exec(db, "COMMIT", what);
-  if (!done) {
-    (void)detail::exec(db, "ROLLBACK", what);  // the first error is the one to report
-    return done;
+  if (!impl_) return tl::unexpected(moved_from_error());
+  if (auto error = impl_->unusable()) return tl::unexpected(*error);
+  if (auto done = detail::write_device_rows(impl_->db.get(), devices, "cannot write the devices"); !done) {
+    return tl::unexpected(impl_->stop(done.error()));
   }
   for (const core::DeviceInfo& device : devices) {
     const bool known = std::any_of(impl_->clocks.begin(), impl_->clocks.end(),
                                    [&](const auto& clock) { return clock.device == device.index; });
     if (!known) impl_->clocks.push_back({device.index, kNoSampleYet});
   }
-  return done;
+  return core::ok();
 }
 
 auto Writer::Impl::write_meta(std::string_view key, std::string_view value) -> core::Result<void> {
-  return detail::write_meta_row(db.get(), key, value,
-                                "cannot write meta key " + std::string(key) + " to trace " + path.string());
+  auto done = detail::write_meta_row(db.get(), key, value, "cannot write meta key " + std::string(key));
+  if (!done) return tl::unexpected(stop(done.error()));
+  return done;
 }
 
 auto Writer::set_metadata(std::string_view key, std::string_view value) -> core::Result<void> {
-  if (impl_->closed) return tl::unexpected(impl_->closed_error());
+  if (!impl_) return tl::unexpected(moved_from_error());
+  if (auto error = impl_->unusable()) return tl::unexpected(*error);
   constexpr std::string_view kReserved[] = {kMetaSchemaVersion, kMetaOldestReadableVersion, kMetaToolVersion,
                                             kMetaHost,          kMetaStartTimeNs,           kMetaSynthetic,
                                             kMetaTimeOrdered,   kMetaHasAttainable};
@@ -326,8 +365,9 @@ auto Writer::set_metadata(std::string_view key, std::string_view value) -> core:
 }
 
 auto Writer::append(const core::RawSample& raw, const core::SolSample& sol) -> core::Result<void> {
+  if (!impl_) return tl::unexpected(moved_from_error());
   Impl& w = *impl_;
-  if (w.closed) return tl::unexpected(w.closed_error());
+  if (auto error = w.unusable()) return tl::unexpected(*error);
   if (sol.device_index != raw.device_index || sol.t_start_ns != raw.t_start_ns ||
       sol.t_end_ns != raw.t_end_ns) {
     return core::fail(core::ErrorCode::InvalidArgument,
@@ -353,25 +393,38 @@ auto Writer::append(const core::RawSample& raw, const core::SolSample& sol) -> c
 }
 
 auto Writer::flush() -> core::Result<void> {
-  if (impl_->closed) return tl::unexpected(impl_->closed_error());
+  if (!impl_) return tl::unexpected(moved_from_error());
+  if (auto error = impl_->unusable()) return tl::unexpected(*error);
   return impl_->commit(true);
 }
 
 auto Writer::close() -> core::Result<void> {
+  if (!impl_) return core::ok();  // moved from: nothing is open
   Impl& w = *impl_;
   if (w.closed) return core::ok();
-  auto flushed = w.commit(true);
+  // After stop() the error was reported once already; the buffered samples are gone.
+  auto flushed = w.stopped ? core::Result<void>{} : w.commit(true);
   w.closed = true;
   w.insert_sample.reset();
   w.insert_counters.reset();
   w.mark_unordered.reset();
   // Checkpoint and leave WAL mode so that the finished trace is one file. A reader holding the file open
   // makes this fail with SQLITE_BUSY; the trace then simply stays in WAL mode, which every reader handles.
+  // After stop() the file stays in WAL mode, not even checkpointed on close: no more writes to a disk that
+  // just failed.
   sqlite3_busy_timeout(w.db.get(), 0);
-  (void)detail::exec(w.db.get(), "PRAGMA journal_mode=DELETE", "cannot leave WAL mode");
+  if (w.stopped) {
+    (void)sqlite3_db_config(w.db.get(), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+  } else {
+    (void)detail::exec(w.db.get(), "PRAGMA journal_mode=DELETE", "cannot leave WAL mode");
+  }
   const int rc = sqlite3_close(w.db.get());
   if (rc == SQLITE_OK) {
     (void)w.db.release();
+    // A recording stopped before its first sample leaves nothing worth keeping. Removed while still locked,
+    // so that no other Writer can have taken the path meanwhile.
+    if (w.stopped && w.committed == 0 && w.created) detail::remove_trace_files(w.path);
+    w.lock.reset();
   }
   if (!flushed) return flushed;
   if (rc != SQLITE_OK) {
@@ -380,14 +433,18 @@ auto Writer::close() -> core::Result<void> {
   return core::ok();
 }
 
+auto Writer::stopped() const -> bool {
+  return impl_ && impl_->stopped;
+}
 auto Writer::committed_samples() const -> std::uint64_t {
-  return impl_->committed;
+  return impl_ ? impl_->committed : 0;
 }
 auto Writer::buffered_samples() const -> std::size_t {
-  return impl_->pending.size();
+  return impl_ ? impl_->pending.size() : 0;
 }
 auto Writer::path() const -> const std::filesystem::path& {
-  return impl_->path;
+  static const std::filesystem::path kNone;
+  return impl_ ? impl_->path : kNone;
 }
 
 }  // namespace solscope::trace

@@ -19,6 +19,7 @@ namespace solscope::trace {
 /// How a Writer creates and commits a trace.
 struct WriterOptions {
   /// Replace an existing non-empty file (and its -wal, -shm and -journal files). Off: such a file is refused.
+  /// A file that another Writer is recording is refused either way.
   bool overwrite = false;
   /// Commit after this many samples were appended since the last commit (>= 1).
   std::size_t batch_samples = 4096;
@@ -50,6 +51,19 @@ struct WriterOptions {
 /// then break: the file says so and readers sort, see schema.hpp "Order"). A process killed at any moment
 /// (SIGKILL included) leaves a file that Reader opens with every sample committed_samples() had counted.
 ///
+/// One Writer per file: open() takes an exclusive flock on the file, held until close(), so that a second
+/// recorder of the same path is refused instead of replacing the file under the first. Readers are not
+/// affected (they use SQLite's own locks).
+///
+/// A failed write (disk full: ResourceExhausted; an I/O error: Unavailable) stops the recording at once: the
+/// call that met it returns one error that says how many samples the file keeps and how many buffered ones
+/// were lost, the buffered samples are dropped, stopped() turns true and later writes are refused with
+/// FailedPrecondition. The committed samples stay readable; a file that this Writer created and that holds no
+/// sample is removed by close().
+///
+/// A moved-from Writer holds nothing: its writes return FailedPrecondition, close() returns success, the
+/// counts are 0 and path() is empty.
+///
 /// Example:
 /// ```
 /// auto writer = trace::Writer::open("run.sqlite", {.source_description = "recorded on ..."});
@@ -63,8 +77,11 @@ class Writer {
   /// Creates the trace at `path` in WAL mode (synchronous=NORMAL) and writes its schema and meta table.
   ///
   /// Errors: InvalidArgument when `path` exists, is not empty and `options.overwrite` is off, or is a
-  /// directory, or an option is out of range; PermissionDenied / NotFound / Unavailable when the file cannot
-  /// be created, with the path and the errno text ("cannot create trace /x/run.sqlite: Permission denied").
+  /// directory or anything else that is not a regular file (/dev/null, a FIFO), or an option is out of range;
+  /// Unavailable "trace PATH is being recorded by another process (pid N)" when another Writer holds it;
+  /// PermissionDenied / NotFound / Unavailable / ResourceExhausted when the file cannot be created or set up,
+  /// with the path and the errno text ("cannot create trace /x/run.sqlite: Permission denied"). A file that
+  /// this call created is removed again when setting it up fails.
   [[nodiscard]] static auto open(const std::filesystem::path& path, const WriterOptions& options = {})
       -> core::Result<Writer>;
 
@@ -76,7 +93,7 @@ class Writer {
   ~Writer();
 
   /// Records the devices (INSERT OR REPLACE by device index) and commits at once.
-  /// Errors: FailedPrecondition after close(); the SQLite error otherwise.
+  /// Errors: FailedPrecondition after close() or stopped(); a failed write stops the Writer (see above).
   [[nodiscard]] auto write_devices(std::span<const core::DeviceInfo> devices) -> core::Result<void>;
 
   /// Sets a meta key (e.g. "command" for `solscope record -- CMD`) and commits at once. The schema keys
@@ -86,8 +103,8 @@ class Writer {
   /// Buffers one sample: identity and counters from `raw` (device, times, source, flags, values), figures
   /// from `sol` (SOL, pipe, path, bound, dram_bytes_per_s, attainable SOL, mirrored metrics). Commits a batch
   /// when one is due. Errors: InvalidArgument when `sol` belongs to another device or interval than `raw`;
-  /// FailedPrecondition after close(); a failed commit (disk full: ResourceExhausted) keeps the samples
-  /// buffered and the next append or flush() retries.
+  /// FailedPrecondition after close() or stopped(); a failed commit (disk full: ResourceExhausted) stops
+  /// the Writer (see above).
   [[nodiscard]] auto append(const core::RawSample& raw, const core::SolSample& sol) -> core::Result<void>;
 
   /// Commits every buffered sample now, held-back ones included (a later sample older than these makes the
@@ -95,9 +112,12 @@ class Writer {
   [[nodiscard]] auto flush() -> core::Result<void>;
 
   /// Flushes, checkpoints, switches the file to journal_mode=DELETE (one self-contained file; kept in WAL
-  /// mode when a reader holds it open) and closes. Idempotent.
+  /// mode when a reader holds it open), closes and releases the lock. Idempotent. After stopped() it commits
+  /// nothing more and returns success (the error was returned once already).
   [[nodiscard]] auto close() -> core::Result<void>;
 
+  /// True once a write failed and the Writer stopped (see above); the sink should end the recording.
+  [[nodiscard]] auto stopped() const -> bool;
   /// Samples committed to the file so far (durable against a killed process).
   [[nodiscard]] auto committed_samples() const -> std::uint64_t;
   /// Samples appended but not yet committed.

@@ -35,6 +35,8 @@ class BackgroundProcess {
   void signal(int signo) const;
   /// Waits for the exit (at most `timeout`, then SIGKILL); returns the exit code or 128 + signal.
   auto wait(std::chrono::milliseconds timeout) -> int;
+  /// The child's process id.
+  [[nodiscard]] auto pid() const -> pid_t { return pid_; }
 
  private:
   pid_t pid_ = -1;

@@ -1,6 +1,7 @@
 #include "trace/detail/writer_setup.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -45,6 +46,59 @@ auto remove_file(const fs::path& path) -> core::Result<void> {
   fs::remove(path, ec);
   if (ec) return tl::unexpected(errno_error(ec.value(), "cannot remove", path));
   return core::ok();
+}
+
+/// How often prepare_trace_file() starts over when another process replaces the file under it.
+constexpr int kOpenAttempts = 4;
+
+auto kind_of(mode_t mode) -> std::string_view {
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+/// Refuses a directory and anything else that is not a regular file: SQLite would create its -journal and
+/// -wal files beside it (`record -o /dev/null` as root created /dev/null-journal).
+auto check_regular(const fs::path& path, const struct stat& st) -> core::Result<void> {
+  if (S_ISDIR(st.st_mode)) {
+    return core::fail(core::ErrorCode::InvalidArgument, "trace path " + path.string() + " is a directory",
+                      "give a file name, e.g. " + (path / "run.sqlite").string());
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return core::fail(
+        core::ErrorCode::InvalidArgument,
+        "trace path " + path.string() + " is " + std::string(kind_of(st.st_mode)) + ", not a regular file",
+        "give the path of a new or existing trace file");
+  }
+  return core::ok();
+}
+
+/// Opens `path` for locking: creates it (O_EXCL, created = true) or opens the existing one read-only without
+/// blocking (a FIFO would block an open for writing) and without becoming its controlling terminal.
+auto open_for_lock(const fs::path& path) -> core::Result<PreparedFile> {
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0644);
+  if (fd >= 0) return PreparedFile{FileLock(fd), true};
+  if (errno == EEXIST) {
+    fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd >= 0) return PreparedFile{FileLock(fd), false};
+    // ENOENT: a dangling symbolic link (O_EXCL does not follow it), or the file was just removed.
+    if (errno == ENOENT) fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+    if (fd >= 0) return PreparedFile{FileLock(fd), true};
+  }
+  const int err = errno;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (auto kind = check_regular(path, st); !kind) return tl::unexpected(kind.error());  // e.g. a socket
+  }
+  return tl::unexpected(errno_error(err, "cannot create trace", path));
+}
+
+/// True when `path` names the file described by `st` (same device and inode).
+auto names_file(const fs::path& path, const struct stat& st) -> bool {
+  struct stat now {};
+  return ::stat(path.c_str(), &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino;
 }
 
 auto host_name() -> std::string {
@@ -139,30 +193,81 @@ auto write_meta_row(sqlite3* db, std::string_view key, std::string_view value, s
   return core::ok();
 }
 
-auto prepare_trace_file(const fs::path& path, bool overwrite) -> core::Result<void> {
+auto write_device_rows(sqlite3* db, std::span<const core::DeviceInfo> devices, std::string_view what)
+    -> core::Result<void> {
+  auto statement = prepare(db,
+                           "INSERT OR REPLACE INTO devices(device, uuid, name, chip, pci_bus_id, sm_count, "
+                           "max_sm_clock_mhz, max_mem_clock_mhz, memory_total_bytes, dram_peak_bytes_per_s) "
+                           "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                           what);
+  if (!statement) return tl::unexpected(statement.error());
+  auto done = exec(db, "BEGIN", what);
+  for (const core::DeviceInfo& device : devices) {
+    if (!done) break;
+    sqlite3_stmt* s = statement->get();
+    sqlite3_bind_int64(s, 1, device.index);
+    bind_text_or_null(s, 2, device.uuid);
+    bind_text_or_null(s, 3, device.name);
+    bind_text_or_null(s, 4, device.chip);
+    bind_text_or_null(s, 5, device.pci_bus_id);
+    if (device.sm_count == 0)
+      sqlite3_bind_null(s, 6);
+    else
+      sqlite3_bind_int64(s, 6, device.sm_count);
+    bind_real_or_null(s, 7, device.max_sm_clock_mhz);
+    bind_real_or_null(s, 8, device.max_mem_clock_mhz);
+    if (device.memory_total_bytes == 0) {
+      sqlite3_bind_null(s, 9);
+    } else {
+      sqlite3_bind_int64(s, 9, static_cast<sqlite3_int64>(device.memory_total_bytes));
+    }
+    bind_real_or_null(s, 10, device.dram_peak_bytes_per_s);
+    const int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) done = tl::unexpected(sqlite_error(db, rc, what));
+  }
+  if (done) done = exec(db, "COMMIT", what);
+  if (!done) (void)exec(db, "ROLLBACK", what);  // the first error is the one to report
+  return done;
+}
+
+auto prepare_trace_file(const fs::path& path, bool overwrite) -> core::Result<PreparedFile> {
+  // Open (or create), lock, then check that `path` still names the locked file: another Writer may have
+  // replaced it in between. Replacing an old trace unlinks it and starts over with a new file.
+  for (int attempt = 0; attempt < kOpenAttempts; ++attempt) {
+    auto opened = open_for_lock(path);
+    if (!opened) return tl::unexpected(opened.error());
+    auto& [lock, created] = *opened;
+    struct stat st {};
+    if (::fstat(lock.fd(), &st) != 0) return tl::unexpected(errno_error(errno, "cannot inspect trace", path));
+    if (auto kind = check_regular(path, st); !kind) return tl::unexpected(kind.error());
+    if (auto locked = lock_exclusive(lock.fd(), path); !locked) return tl::unexpected(locked.error());
+    if (!names_file(path, st)) continue;
+    const bool holds_data = st.st_size > 0 || file_size_or_zero(sidecar(path, kSidecarSuffixes[0])) > 0;
+    if (holds_data && !overwrite) {
+      return core::fail(core::ErrorCode::InvalidArgument, "trace " + path.string() + " already exists",
+                        "choose another path, or ask for it to be overwritten");
+    }
+    if (holds_data && ::unlink(path.c_str()) != 0) {
+      return tl::unexpected(errno_error(errno, "cannot remove", path));
+    }
+    // Any -wal/-shm/-journal beside an empty or replaced file is stale and would be applied to the new
+    // database.
+    for (const auto suffix : kSidecarSuffixes) {
+      if (auto removed = remove_file(sidecar(path, suffix)); !removed) return tl::unexpected(removed.error());
+    }
+    if (holds_data) continue;  // the old trace is gone: create, lock and check the new file
+    return PreparedFile{std::move(lock), created};
+  }
+  return core::fail(core::ErrorCode::Unavailable,
+                    "trace " + path.string() + " keeps being replaced by another process",
+                    "stop the other recorder, or choose another path");
+}
+
+void remove_trace_files(const fs::path& path) {
   std::error_code ec;
-  const auto status = fs::status(path, ec);
-  if (fs::is_directory(status)) {
-    return core::fail(core::ErrorCode::InvalidArgument, "trace path " + path.string() + " is a directory",
-                      "give a file name, e.g. " + (path / "run.sqlite").string());
-  }
-  const bool holds_data =
-      file_size_or_zero(path) > 0 || file_size_or_zero(sidecar(path, kSidecarSuffixes[0])) > 0;
-  if (holds_data && !overwrite) {
-    return core::fail(core::ErrorCode::InvalidArgument, "trace " + path.string() + " already exists",
-                      "choose another path, or ask for it to be overwritten");
-  }
-  if (holds_data) {
-    if (auto removed = remove_file(path); !removed) return removed;
-  }
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return tl::unexpected(errno_error(errno, "cannot create trace", path));
-  ::close(fd);
-  // Any -wal/-shm/-journal beside an empty or missing file is stale and would be applied to the new database.
-  for (const auto suffix : kSidecarSuffixes) {
-    if (auto removed = remove_file(sidecar(path, suffix)); !removed) return removed;
-  }
-  return core::ok();
+  fs::remove(path, ec);
+  for (const auto suffix : kSidecarSuffixes) fs::remove(sidecar(path, suffix), ec);
 }
 
 auto create_trace_database(const fs::path& path, const WriterOptions& options) -> core::Result<Connection> {
