@@ -44,7 +44,12 @@ BackgroundEngine::BackgroundEngine(sources::CounterSource& source, std::vector<S
   if (annotate) engine_->set_annotator(std::move(annotate));
   engine_->set_before_poll([this] { run_commands(); });
   thread_ = std::thread([this, options] {
-    auto summary = engine_->run(stop_, options);
+    std::optional<core::Result<RunSummary>> summary;
+    if (!core::guarded_run(
+            "the sampling thread", [&] { summary = engine_->run(stop_, options); }, &fault_)) {
+      summary = core::fail(core::ErrorCode::Internal, fault_.text(),
+                           "this is a bug in solscope: please report it with the command line");
+    }
     const std::scoped_lock lock(mutex_);
     result_ = std::move(summary);
     done_.store(true);
