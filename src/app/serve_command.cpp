@@ -182,6 +182,7 @@ auto run_serve(const CommonOptions& common, const WorkloadOptions& workloads, co
     ProcessRefresher refresher(engine, state, std::move(notes));
     code = serve_until_stopped(engine, err);
     engine.stop();
+    err << engine.warnings();  // a lost GPU, a view that fell behind
   }
   http.stop();
   opened->source->stop();
