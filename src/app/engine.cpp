@@ -59,6 +59,15 @@ class Engine::Workers {
     return core::ok();
   }
 
+  /// Waits until every worker caught up, at most `bound` in all.
+  void catch_up(std::chrono::milliseconds bound) {
+    const auto until = SteadyClock::now() + bound;
+    for (const auto& w : workers_) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - SteadyClock::now());
+      if (left.count() <= 0 || !w->wait_caught_up(left)) return;
+    }
+  }
+
   /// The first error of a sink so far (ok while none failed).
   auto first_error() const -> core::Result<void> {
     for (const auto& w : workers_) {
@@ -111,6 +120,10 @@ auto Engine::deliver(std::vector<core::RawSample>& batch, Workers& workers, RunS
   return workers.first_error();
 }
 
+void Engine::catch_up_sinks(std::int64_t bound_ms) {
+  if (workers_ != nullptr) workers_->catch_up(std::chrono::milliseconds(bound_ms));
+}
+
 void Engine::report_lost_devices(RunSummary& summary) {
   for (const auto& [index, device] : devices_) {
     if (std::find(summary.lost.begin(), summary.lost.end(), index) != summary.lost.end()) continue;
@@ -136,6 +149,10 @@ auto Engine::run(const std::atomic<bool>& stop, const EngineOptions& options) ->
   }
   RunSummary summary;
   Workers workers(sinks_, options.pace);
+  struct Running {  // workers_ points at `workers` exactly while poll_until_done runs, even if it throws
+    Workers*& slot;
+    ~Running() { slot = nullptr; }
+  } running{workers_ = &workers};
   auto polled = poll_until_done(stop, options, workers, summary);
   auto finished = workers.finish(summary, warnings_);
   if (!polled) return tl::unexpected(std::move(polled.error()));

@@ -88,6 +88,11 @@ class Engine {
   /// where another thread's requests may touch the source (BackgroundEngine::post).
   void set_before_poll(std::function<void()> step) { before_poll_ = std::move(step); }
 
+  /// Waits at most `bound_ms` milliseconds until every sink has taken every sample offered so far (a live
+  /// view that stays behind gives up waiting after the bound). Only from the engine's thread during run(), in
+  /// a before-poll step: then a step such as a replay seek follows every earlier sample in every sink.
+  void catch_up_sinks(std::int64_t bound_ms);
+
  private:
   class Workers;
   auto deliver(std::vector<core::RawSample>& batch, Workers& workers, RunSummary& summary)
@@ -102,6 +107,7 @@ class Engine {
   std::map<std::uint32_t, core::DeviceInfo> devices_;
   std::function<void(core::RawSample&)> annotate_;
   std::function<void()> before_poll_;
+  Workers* workers_ = nullptr;  ///< the running workers, during run()
 };
 
 }  // namespace solscope::app

@@ -72,6 +72,11 @@ void BackgroundEngine::run_commands() {
     const std::scoped_lock lock(mutex_);
     pending.swap(commands_);
   }
+  if (pending.empty()) return;
+  // A command acts after every sample offered so far reached the sinks (a seek clears the live state, which
+  // must not then receive samples of the old position); bounded, so a stalled view cannot stall sampling.
+  constexpr std::int64_t kCatchUpBoundMs = 200;
+  engine_->catch_up_sinks(kCatchUpBoundMs);
   for (auto& command : pending) command(source_);
 }
 

@@ -28,7 +28,20 @@ void SinkWorker::run() {
       if (auto r = sink_.on_sample(item.raw, item.sol); !r) return fail(std::move(r.error()));
     }
     if (auto r = sink_.flush(); !r) return fail(std::move(r.error()));
+    {
+      const std::scoped_lock lock(mutex_);
+      handled_ += batch.size();
+    }
+    caught_up_.notify_all();
   }
+}
+
+auto SinkWorker::wait_caught_up(std::chrono::milliseconds bound) -> bool {
+  std::unique_lock lock(mutex_);
+  return caught_up_.wait_for(lock, bound, [this] {
+    const core::QueueCounters c = queue_.counters();
+    return error_.has_value() || handled_ + c.dropped >= c.pushed;
+  });
 }
 
 void SinkWorker::fail(core::Error error) {
@@ -36,6 +49,7 @@ void SinkWorker::fail(core::Error error) {
     const std::scoped_lock lock(mutex_);
     if (!error_) error_ = std::move(error);
   }
+  caught_up_.notify_all();
   (void)queue_.abandon();  // the engine's next offer (or a waiting one) returns Closed at once
 }
 

@@ -2,6 +2,9 @@
 // (core::BoundedQueue), so that a slow sink never stalls sampling beyond what its SinkDelivery allows.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -32,6 +35,11 @@ class SinkWorker {
   /// Returns the sink's first error (Internal "<name> stopped: <what>" when it threw). Idempotent.
   auto finish() -> core::Result<void>;
 
+  /// Waits at most `bound` until the sink has taken (or the queue dropped) every sample offered so far, or
+  /// failed; true when it caught up. For a step that must follow every earlier sample (a replay seek clears
+  /// the live state after them).
+  auto wait_caught_up(std::chrono::milliseconds bound) -> bool;
+
   /// The sink's first error so far; nullopt while it has none. Thread-safe.
   [[nodiscard]] auto error() const -> std::optional<core::Error>;
   /// Samples queued, dropped (DropOldest) and waits (Wait) so far.
@@ -50,8 +58,10 @@ class SinkWorker {
   SinkDelivery delivery_;
   core::BoundedQueue<Item> queue_;
   core::ThreadFault fault_;
-  mutable std::mutex mutex_;  ///< guards error_
+  mutable std::mutex mutex_;  ///< guards error_ and handled_
+  std::condition_variable caught_up_;
   std::optional<core::Error> error_;
+  std::uint64_t handled_ = 0;  ///< samples the sink has taken and flushed
   std::thread thread_;
 };
 
