@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "ceiling/default_gpu_specs.hpp"
+#include "core/guarded_run.hpp"
 
 namespace solscope::app {
 namespace {
@@ -100,25 +101,29 @@ void AttainableSol::stop() {
 void AttainableSol::run_thread() {
   // The thread's entry point: a programmer error (an exception) ends the refreshes, says why, and leaves the
   // figures unknown; the sampling goes on.
-  try {
-    const auto interval = std::chrono::duration<double>(deps_.refresh_interval_s);
-    std::unique_lock lock(mutex_);
-    while (!stop_requested_) {
-      lock.unlock();
-      refresh_now();
-      lock.lock();
-      wake_.wait_for(lock, interval, [this] { return stop_requested_; });
-    }
-  } catch (const std::exception& e) {
+  core::ThreadFault fault;
+  const bool returned = core::guarded_run(
+      "attainable SOL",
+      [this] {
+        const auto interval = std::chrono::duration<double>(deps_.refresh_interval_s);
+        std::unique_lock lock(mutex_);
+        while (!stop_requested_) {
+          lock.unlock();
+          refresh_now();
+          lock.lock();
+          wake_.wait_for(lock, interval, [this] { return stop_requested_; });
+        }
+      },
+      &fault);
+  if (returned) return;
+  (void)core::guarded_run("attainable SOL", [&] {
     auto failed = std::make_shared<AttainableSnapshot>();
     for (const auto& d : devices_) {
-      failed->devices.push_back(AttainableFigures{
-          .device_index = d.index,
-          .description = std::string("attainable SOL stopped: internal error: ") + e.what()});
+      failed->devices.push_back(AttainableFigures{.device_index = d.index, .description = fault.text()});
     }
     const std::lock_guard lock(mutex_);
     snapshot_ = std::move(failed);
-  }
+  });
 }
 
 auto AttainableSol::slot_of(std::uint32_t device_index) const -> std::optional<std::size_t> {

@@ -44,7 +44,12 @@ BackgroundEngine::BackgroundEngine(sources::CounterSource& source, std::vector<S
   if (annotate) engine_->set_annotator(std::move(annotate));
   engine_->set_before_poll([this] { run_commands(); });
   thread_ = std::thread([this, options] {
-    auto summary = engine_->run(stop_, options);
+    std::optional<core::Result<RunSummary>> summary;
+    if (!core::guarded_run(
+            "the sampling thread", [&] { summary = engine_->run(stop_, options); }, &fault_)) {
+      summary = core::fail(core::ErrorCode::Internal, fault_.text(),
+                           "this is a bug in solscope: please report it with the command line");
+    }
     const std::scoped_lock lock(mutex_);
     result_ = std::move(summary);
     done_.store(true);
@@ -67,6 +72,11 @@ void BackgroundEngine::run_commands() {
     const std::scoped_lock lock(mutex_);
     pending.swap(commands_);
   }
+  if (pending.empty()) return;
+  // A command acts after every sample offered so far reached the sinks (a seek clears the live state, which
+  // must not then receive samples of the old position); bounded, so a stalled view cannot stall sampling.
+  constexpr std::int64_t kCatchUpBoundMs = 200;
+  engine_->catch_up_sinks(kCatchUpBoundMs);
   for (auto& command : pending) command(source_);
 }
 

@@ -15,13 +15,15 @@
 
 #include "app/engine.hpp"
 #include "app/source_factory.hpp"
+#include "core/guarded_run.hpp"
 #include "core/live_state.hpp"
 
 namespace solscope::app {
 
 /// Feeds a LiveState from the engine: begin() sets the device list (with each device's source and the
 /// reason/fix from CounterSource::status), on_sample() adds each sample. Also forwards every sample to
-/// `listener` when set (e.g. the server's stream), on the engine thread: it must not block.
+/// `listener` when set (e.g. the server's stream), on the sink's thread (SinkWorker): a slow listener makes
+/// the view skip its oldest unread samples (counted), never sampling wait.
 class LiveStateSink : public SampleSink {
  public:
   using Listener = std::function<void(const core::SolSample& sample)>;
@@ -40,8 +42,10 @@ class LiveStateSink : public SampleSink {
 [[nodiscard]] auto device_states_of(const sources::CounterSource& source) -> std::vector<core::DeviceState>;
 
 /// Runs Engine::run on its own thread until stop(), a signal-set `external_stop`, the source's end, or an
-/// error. Commands posted with post() run on the engine thread between two polls (the only safe place to
-/// touch the source: sources are not thread-safe), e.g. pausing or seeking a replay.
+/// error. The thread runs under core::guarded_run: an exception ends the run with Internal "the sampling
+/// thread stopped: <what>" as its result instead of terminating the process. Commands posted with post() run
+/// on the engine thread between two polls (the only safe place to touch the source: sources are not
+/// thread-safe), e.g. pausing or seeking a replay.
 class BackgroundEngine {
  public:
   /// Starts at once. `sinks` and `source` must outlive this object. Warnings (a lost GPU) are collected and
@@ -78,6 +82,7 @@ class BackgroundEngine {
   /// writes it then, and done_'s store/load orders the writes before the read).
   std::ostringstream warnings_;
   std::unique_ptr<Engine> engine_;
+  core::ThreadFault fault_;
   std::thread thread_;
 };
 

@@ -50,7 +50,10 @@ ProcessRefresher::ProcessRefresher(BackgroundEngine& engine, core::LiveState& st
                                    std::function<std::string(std::uint32_t)> notes,
                                    std::chrono::milliseconds period)
     : engine_(engine), state_(state), notes_(std::move(notes)), period_(period) {
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    (void)core::guarded_run(
+        "process refresh", [this] { run(); }, fault_.get());
+  });
 }
 
 ProcessRefresher::~ProcessRefresher() {
@@ -64,9 +67,13 @@ ProcessRefresher::~ProcessRefresher() {
 
 void ProcessRefresher::run() {
   std::unique_lock lock(mutex_);
-  while (!stop_) {
+  while (!stop_ && !fault_->failed()) {
     if (!engine_.done()) {
-      engine_.post([state = &state_](sources::CounterSource& source) { refresh_processes(source, *state); });
+      engine_.post([state = &state_, fault = fault_](sources::CounterSource& source) {
+        if (fault->failed()) return;
+        (void)core::guarded_run(
+            "process refresh", [&] { refresh_processes(source, *state); }, fault.get());
+      });
     }
     if (notes_) {
       for (const auto& device : state_.devices())

@@ -8,12 +8,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "app/live_feed.hpp"
+#include "core/guarded_run.hpp"
 #include "core/live_state.hpp"
 #include "workload/process_info.hpp"
 
@@ -35,7 +37,8 @@ struct PidMemory {
 
 /// Posts a refresh to `engine` every `period` until destroyed: processes of every device in `state` (only
 /// when the engine's source is the NVIDIA source of a build with it; otherwise nothing), and workload notes
-/// from `notes` (may be empty: none).
+/// from `notes` (may be empty: none). Its thread and the posted refresh run under core::guarded_run: an
+/// exception stops the refreshes (sampling goes on) and status() says why.
 class ProcessRefresher {
  public:
   ProcessRefresher(BackgroundEngine& engine, core::LiveState& state,
@@ -44,6 +47,9 @@ class ProcessRefresher {
   ~ProcessRefresher();  ///< stops and joins its thread
   ProcessRefresher(const ProcessRefresher&) = delete;
   auto operator=(const ProcessRefresher&) -> ProcessRefresher& = delete;
+
+  /// "" while refreshing; "process refresh stopped: <what>" once an exception stopped it. Thread-safe.
+  [[nodiscard]] auto status() const -> std::string { return fault_->text(); }
 
  private:
   void run();
@@ -55,6 +61,8 @@ class ProcessRefresher {
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_ = false;
+  /// Shared with the refreshes posted to the engine, which may run after this object is gone.
+  std::shared_ptr<core::ThreadFault> fault_ = std::make_shared<core::ThreadFault>();
   std::thread thread_;
 };
 

@@ -14,6 +14,7 @@
 #include "app/run_support.hpp"
 #include "app/signals.hpp"
 #include "app/source_factory.hpp"
+#include "core/guarded_run.hpp"
 #include "server/auth.hpp"
 #include "server/server.hpp"
 
@@ -56,12 +57,15 @@ auto server_options_from(const ServeArgs& args) -> Outcome<server::ServerOptions
   return o;
 }
 
-/// Serves until a signal, reporting the engine's end once. Returns the exit code.
+/// Serves until a signal, reporting the engine's end once and each fault a guarded thread caught (the
+/// process refresh, the HTTP server; core::thread_faults) as it happens. Returns the exit code.
 auto serve_until_stopped(const BackgroundEngine& engine, std::ostream& err) -> int {
   const auto& stop = install_stop_signals();
   bool reported_end = false;
+  std::size_t faults_seen = 0;
   while (!stop.load()) {
     std::this_thread::sleep_for(kTick);
+    for (const auto& fault : core::thread_faults().since(faults_seen)) print_warning(err, fault);
     if (!engine.done() || reported_end) continue;
     reported_end = true;
     const auto result = engine.result();
@@ -178,6 +182,7 @@ auto run_serve(const CommonOptions& common, const WorkloadOptions& workloads, co
     ProcessRefresher refresher(engine, state, std::move(notes));
     code = serve_until_stopped(engine, err);
     engine.stop();
+    err << engine.warnings();  // a lost GPU, a view that fell behind
   }
   http.stop();
   opened->source->stop();

@@ -18,25 +18,38 @@ namespace solscope::app {
 /// True for flush_output()'s error when the pipe's reader went away.
 [[nodiscard]] auto is_reader_gone(const core::Error& error) -> bool;
 
-/// Writes one JSON object per sample and line (trace::sol_sample_to_json), flushed after each batch.
+/// Writes one JSON object per sample and line (trace::sol_sample_to_json), flushed whenever it has caught up.
+/// A live view: when its reader stalls (`--json | less`), it skips its oldest unread samples and the engine
+/// counts them (SinkDelivery); sampling goes on.
 class JsonLinesSink : public SampleSink {
  public:
   explicit JsonLinesSink(std::ostream& out) : out_(out) {}
   auto begin(const std::vector<core::DeviceInfo>& devices) -> core::Result<void> override;
   auto on_sample(const core::RawSample& raw, const core::SolSample& sol) -> core::Result<void> override;
   auto flush() -> core::Result<void> override;
+  [[nodiscard]] auto delivery() const -> SinkDelivery override {
+    return {.overflow = core::Overflow::DropOldest, .capacity = 1024, .name = "the JSON Lines output"};
+  }
 
  private:
   std::ostream& out_;
   std::map<std::uint32_t, core::DeviceInfo> devices_;
 };
 
-/// Appends every sample to a trace file (batched transactions; see trace::Writer).
+/// Appends every sample to a trace file (batched transactions; see trace::Writer). A recording never drops a
+/// sample: when the disk is slower than sampling, up to kTraceQueueSamples wait in memory, then sampling
+/// waits for the disk (back-pressure) and the engine says so.
 class TraceSink : public SampleSink {
  public:
+  /// Samples that may wait in memory for the disk (about 1 KiB each: 8 MiB).
+  static constexpr std::size_t kTraceQueueSamples = 8192;
+
   explicit TraceSink(trace::Writer& writer) : writer_(writer) {}
   auto begin(const std::vector<core::DeviceInfo>& devices) -> core::Result<void> override;
   auto on_sample(const core::RawSample& raw, const core::SolSample& sol) -> core::Result<void> override;
+  [[nodiscard]] auto delivery() const -> SinkDelivery override {
+    return {.overflow = core::Overflow::Wait, .capacity = kTraceQueueSamples, .name = "the trace file"};
+  }
 
  private:
   trace::Writer& writer_;

@@ -25,6 +25,10 @@ class TextViewSink : public SampleSink {
   auto begin(const std::vector<core::DeviceInfo>& devices) -> core::Result<void> override;
   auto on_sample(const core::RawSample& raw, const core::SolSample& sol) -> core::Result<void> override;
   auto flush() -> core::Result<void> override;
+  /// A live view: when its reader stalls it skips its oldest unread samples (counted by the engine).
+  [[nodiscard]] auto delivery() const -> SinkDelivery override {
+    return {.overflow = core::Overflow::DropOldest, .capacity = 1024, .name = "the text view"};
+  }
 
   /// Sets where a device's note comes from (the workload on it and its ceiling,
   /// AttainableSol::description_of). A note is printed as a "# gpu N: <note>" line before the device's next

@@ -38,12 +38,14 @@ auto trace_span(const std::string& path) -> std::pair<std::int64_t, std::int64_t
   return **span;
 }
 
-/// The header's word on the feed: why it stopped, or nothing while it runs.
-auto feed_status(const BackgroundEngine& engine) -> std::string {
-  if (!engine.done()) return {};
+/// The header's word on the feed: why it stopped, or nothing while it runs; and why the process refresh
+/// stopped, when it did.
+auto feed_status(const BackgroundEngine& engine, const ProcessRefresher* refresher) -> std::string {
+  std::string refresh = refresher != nullptr ? refresher->status() : std::string();
+  if (!engine.done()) return refresh;
   const auto result = engine.result();
-  if (result && !*result) return "stopped: " + result->error().message;
-  return "source finished";
+  std::string feed = result && !*result ? "stopped: " + result->error().message : "source finished";
+  return refresh.empty() ? feed : feed + "; " + refresh;
 }
 
 }  // namespace
@@ -97,11 +99,13 @@ auto run_terminal_view(OpenedSource& opened, const TerminalViewOptions& options,
                         .synthetic = opened.synthetic,
                         .process_note = opened.live ? std::string() : std::string(kTraceProcessNote)},
         options.started_steady_ns);
-    view.feed_status = [&engine] { return feed_status(engine); };
+    view.feed_status = [&engine, &refresher] { return feed_status(engine, refresher.get()); };
     auto shown = tui::run_tui(state, view, controls.get(), stop);
+    const std::string refresh_status = refresher ? refresher->status() : std::string();
     refresher.reset();
     engine.stop();
     err << engine.warnings();
+    if (!refresh_status.empty()) print_warning(err, refresh_status);
     if (!shown) return shown;
     if (auto ran = engine.result(); ran && !*ran) return tl::unexpected(ran->error());
     return core::ok();

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/guarded_run.hpp"
 #include "server/sample_json.hpp"
 #include "server/sse_parser.hpp"
 
@@ -116,6 +117,7 @@ struct RemoteFeed::Impl {
   std::map<std::uint32_t, std::int64_t> last_end_ns;  ///< per device: newest sample end added (feed thread)
   std::vector<std::string> uuids;                     ///< device list identity, to keep history on reconnect
   std::chrono::steady_clock::time_point last_devices = std::chrono::steady_clock::now();
+  core::ThreadFault fault;  ///< what stopped the feed thread, if an exception did
   std::thread thread;
 };
 
@@ -261,7 +263,11 @@ auto RemoteFeed::connect(RemoteOptions options, core::LiveState& state)
   if (loaded) loaded = impl->backfill(*client);
   if (!loaded) return tl::unexpected(std::move(loaded.error()));
   Impl* raw = impl.get();
-  impl->thread = std::thread([raw] { raw->run(); });
+  impl->thread = std::thread([raw] {
+    if (!core::guarded_run(
+            "the feed from the daemon", [raw] { raw->run(); }, &raw->fault))
+      raw->set_status(raw->fault.text());
+  });
   return std::unique_ptr<RemoteFeed>(new RemoteFeed(std::move(impl)));
 }
 

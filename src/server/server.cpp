@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/guarded_run.hpp"
 #include "server/auth.hpp"
 #include "server/detail/routes.hpp"
 
@@ -138,7 +139,8 @@ auto Server::start(ServerOptions options, const core::LiveState& state)
   // storm) would wait for SYN retransmits of 1, 3, 7 s. listen() again on the bound socket raises it.
   if (const int fd = listen_fd->load(); fd >= 0) ::listen(fd, SOMAXCONN);
   httplib::Server* raw = impl->http.get();
-  impl->thread = std::thread([raw] { raw->listen_after_bind(); });
+  impl->thread =
+      std::thread([raw] { (void)core::guarded_run("the HTTP server", [raw] { raw->listen_after_bind(); }); });
   // stop() is a no-op on a server not yet listening: wait until it is, so that a stop right after start
   // works.
   for (int i = 0; i < 400 && !raw->is_running(); ++i)

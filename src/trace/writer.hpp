@@ -125,9 +125,8 @@ class Writer {
   /// The file being written.
   [[nodiscard]] auto path() const -> const std::filesystem::path&;
 
-  struct Impl;
-
  private:
+  struct Impl;
   explicit Writer(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -54,7 +54,8 @@ TEST(EngineTest, derives_every_sample_until_the_source_finishes) {
   EXPECT_EQ(sink.samples[1].compute_sol_pct, 20.0);
   EXPECT_EQ(sink.samples[1].compute_pipe, core::Pipe::Tensor);
   EXPECT_EQ(sink.devices_seen, 2u);
-  EXPECT_GE(sink.flushes, 2);
+  EXPECT_GE(sink.flushes, 1)
+      << "flushed whenever the sink's thread caught up, at least after the last sample";
 }
 
 TEST(EngineTest, source_error_stops_the_run) {

@@ -114,7 +114,7 @@ auto NvmlReader::open(NvmlApi api) -> core::Result<NvmlReader> {
     return core::fail(core::ErrorCode::Unavailable, "nvmlInit failed: " + nvml_error_text(fns, rc),
                       std::string(kDriverCheckHint));
   }
-  reader.initialized_ = true;
+  reader.session_ = NvmlSession(fns);
   std::array<char, nvml::kDriverVersionBufferSize> version{};
   if (fns.system_get_driver_version(version.data(), nvml::kDriverVersionBufferSize) == nvml::kSuccess) {
     reader.driver_version_ = to_text(version);
@@ -143,25 +143,24 @@ auto NvmlReader::open(NvmlApi api) -> core::Result<NvmlReader> {
 
 NvmlReader::NvmlReader(NvmlReader&& other) noexcept
     : api_(std::move(other.api_)),
-      initialized_(std::exchange(other.initialized_, false)),
       driver_version_(std::move(other.driver_version_)),
-      driver_major_(other.driver_major_),
-      devices_(std::move(other.devices_)) {}
+      driver_major_(std::exchange(other.driver_major_, 0)),
+      devices_(std::move(other.devices_)),
+      session_(std::move(other.session_)) {
+  other.devices_.clear();
+}
 
 auto NvmlReader::operator=(NvmlReader&& other) noexcept -> NvmlReader& {
   if (this != &other) {
-    if (initialized_) api_.shutdown();
+    session_.reset();  // shut the replaced NVML session down before its table and devices go
     api_ = std::move(other.api_);
-    initialized_ = std::exchange(other.initialized_, false);
     driver_version_ = std::move(other.driver_version_);
-    driver_major_ = other.driver_major_;
+    driver_major_ = std::exchange(other.driver_major_, 0);
     devices_ = std::move(other.devices_);
+    other.devices_.clear();
+    session_ = std::move(other.session_);
   }
   return *this;
-}
-
-NvmlReader::~NvmlReader() {
-  if (initialized_ && api_.shutdown != nullptr) api_.shutdown();
 }
 
 void NvmlReader::read_static(std::uint32_t index, DeviceState& dev) {

@@ -4,8 +4,10 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/device_info.hpp"
@@ -70,7 +72,41 @@ struct GpuProcess {
 /// GpuProcess::used_memory_bytes when unknown.
 inline constexpr std::uint64_t kUnknownMemory = nvml::kValueNotAvailable;
 
-/// NVML, initialized, with every device enumerated. Move-only; nvmlShutdown on destruction. Not thread-safe.
+/// One successful nvmlInit: calls nvmlShutdown (when the table has it) exactly once, when destroyed or
+/// assigned over, and keeps the NVML library loaded until then. Move-only; an empty or moved-from handle
+/// calls nothing.
+class NvmlSession {
+ public:
+  NvmlSession() = default;
+  /// Takes over the nvmlInit that just succeeded through `api`.
+  explicit NvmlSession(const NvmlApi& api) : shutdown_(api.shutdown), library_(api.library) {}
+  NvmlSession(NvmlSession&& other) noexcept
+      : shutdown_(std::exchange(other.shutdown_, nullptr)), library_(std::move(other.library_)) {}
+  auto operator=(NvmlSession&& other) noexcept -> NvmlSession& {
+    if (this != &other) {
+      reset();
+      shutdown_ = std::exchange(other.shutdown_, nullptr);
+      library_ = std::move(other.library_);
+    }
+    return *this;
+  }
+  NvmlSession(const NvmlSession&) = delete;
+  auto operator=(const NvmlSession&) -> NvmlSession& = delete;
+  ~NvmlSession() { reset(); }
+
+  /// nvmlShutdown now (once), then empty.
+  void reset() noexcept {
+    if (auto* shutdown = std::exchange(shutdown_, nullptr)) (void)shutdown();
+    library_.reset();
+  }
+
+ private:
+  nvml::Return (*shutdown_)() = nullptr;
+  std::shared_ptr<const DynamicLibrary> library_;  ///< keeps nvmlShutdown's code loaded
+};
+
+/// NVML, initialized, with every device enumerated. Move-only (a moved-from reader is empty: no devices);
+/// nvmlShutdown once, on destruction or when assigned over (NvmlSession). Not thread-safe.
 ///
 /// open() calls nvmlInit, reads the driver version and each device's static facts (DeviceInfo) once. read()
 /// probes each figure's query on its first call per device and skips the unsupported ones afterwards, with no
@@ -86,7 +122,7 @@ class NvmlReader {
   auto operator=(NvmlReader&& other) noexcept -> NvmlReader&;
   NvmlReader(const NvmlReader&) = delete;
   auto operator=(const NvmlReader&) -> NvmlReader& = delete;
-  ~NvmlReader();
+  ~NvmlReader() = default;
 
   /// nvmlSystemGetDriverVersion, e.g. "565.57.01"; "" when NVML did not say.
   [[nodiscard]] auto driver_version() const -> const std::string& { return driver_version_; }
@@ -158,10 +194,10 @@ class NvmlReader {
   auto list_processes(DeviceState& dev, std::vector<GpuProcess>& out) -> nvml::Return;
 
   NvmlApi api_;
-  bool initialized_ = false;
   std::string driver_version_;
   int driver_major_ = 0;
   std::vector<DeviceState> devices_;
+  NvmlSession session_;  ///< last member: NVML is shut down before anything else of the reader goes
 };
 
 /// The major number of a driver version string: 565 for "565.57.01"; 0 when it does not start with digits.

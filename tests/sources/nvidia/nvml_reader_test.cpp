@@ -214,6 +214,36 @@ TEST_F(NvmlReaderTest, shuts_nvml_down_once) {
   EXPECT_EQ(fake_.calls("nvmlShutdown"), 1);
 }
 
+TEST_F(NvmlReaderTest, move_assignment_into_and_from_an_empty_reader_shuts_down_exactly_once_each) {
+  fake_.gpus.resize(1);
+  {
+    NvmlReader first = open();
+    NvmlReader holder = std::move(first);  // `first` is empty now
+    first = std::move(holder);             // into an empty reader: nothing to shut down
+    EXPECT_EQ(fake_.calls("nvmlShutdown"), 0);
+    EXPECT_EQ(first.device_count(), 1u);
+    EXPECT_EQ(holder.device_count(), 0u) << "a moved-from reader is empty";
+    NvmlReader second = open();
+    second = std::move(first);  // replaces a live session: that one is shut down, now
+    EXPECT_EQ(fake_.calls("nvmlShutdown"), 1);
+    first = std::move(holder);  // from an empty reader into an empty reader: nothing
+    EXPECT_EQ(fake_.calls("nvmlShutdown"), 1);
+  }
+  EXPECT_EQ(fake_.calls("nvmlShutdown"), 2) << "one per nvmlInit";
+}
+
+TEST_F(NvmlReaderTest, move_assignment_over_a_reader_without_nvmlShutdown_calls_nothing) {
+  fake_.gpus.resize(1);
+  NvmlApi api = fake_.api();
+  api.shutdown = nullptr;  // a table without nvmlShutdown: the destructor always checked, assignment did not
+  auto opened = NvmlReader::open(api);
+  ASSERT_TRUE(opened.has_value());
+  NvmlReader reader = std::move(*opened);
+  reader = open();  // before NvmlSession: a call through a null pointer (SIGSEGV)
+  EXPECT_EQ(fake_.calls("nvmlShutdown"), 0);
+  EXPECT_EQ(reader.device_count(), 1u);
+}
+
 TEST(NvmlFormulaTest, driver_major_version_parses_the_leading_number) {
   EXPECT_EQ(driver_major_version("565.57.01"), 565);
   EXPECT_EQ(driver_major_version("580.65"), 580);
