@@ -201,7 +201,9 @@ void get_stream(const Request& req, Response& res, const RouteContext& ctx) {
 
 void install_routes(httplib::Server& http, const RouteContext& context) {
   const RouteContext* ctx = &context;
-  http.set_default_headers({{"X-Content-Type-Options", "nosniff"}, {"Referrer-Policy", "no-referrer"}});
+  // Byte ranges are ignored (detail::drop_ranges): say so.
+  http.set_default_headers(
+      {{"X-Content-Type-Options", "nosniff"}, {"Referrer-Policy", "no-referrer"}, {"Accept-Ranges", "none"}});
   http.set_pre_routing_handler(
       [ctx](const Request& req, Response& res) { return pre_route(req, res, *ctx); });
   http.set_error_handler([](const Request& req, Response& res) {
