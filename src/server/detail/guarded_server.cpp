@@ -23,7 +23,11 @@ void send_refusal(int fd, const std::string& address) {
                                "Content-Type: application/json\r\nRetry-After: " + kRefusedRetryAfterS +
                                "\r\nConnection: close\r\nContent-Length: " + std::to_string(text.size()) +
                                "\r\n\r\n" + text;
-  // Best effort: the socket is non-blocking and the answer fits any send buffer.
+  // Best effort: the socket is non-blocking and the answer fits any send buffer. What the client sent so far
+  // is read first: closing a socket with unread bytes resets the connection, and the answer with it.
+  char discard[4096];
+  while (::recv(fd, discard, sizeof(discard), MSG_DONTWAIT) > 0) {
+  }
   (void)::send(fd, response.data(), response.size(), MSG_NOSIGNAL);
 }
 
