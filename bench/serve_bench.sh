@@ -4,7 +4,9 @@
 #   2. /metrics latency (p50/p99) at 200 requests/s, solscope and node-exporter, and the ratio; and at a rate
 #      both sustain (LOW_RPS, default 20/s: node-exporter gathers its figures afresh on every request);
 #   3. the sustained maximum /metrics request rate (closed loop, 4 keep-alive connections), both, and the ratio;
-#   4. stream latency: from the moment a replayed sample is due to its `sample` event read by a client.
+#   4. stream latency: from the moment a replayed sample is due to its `sample` event read by a client;
+#   5. memory under long queries: daemon RSS before, at its peak and after 64 concurrent clients each read one
+#      hour of 1 s windows from /api/v1/samples (a second daemon replaying 1 GPU x 1 h at full speed).
 #
 #   bench/serve_bench.sh [SOLSCOPE_BINARY]      (default build/release/solscope, else build/dev/solscope)
 # Environment: SECONDS_RATE (20), SECONDS_MAX (10), SECONDS_PROC (30), CONNECTIONS (4), NODE_EXPORTER
@@ -89,6 +91,27 @@ echo "== 4. stream latency (sample due -> event read), 10 s"
 python3 bench/serve_probe.py stream "http://127.0.0.1:$port/api/v1/stream" --t0-ns "$t0_ns" \
   --play-start-ns "$play_start_ns" --seconds 10 | tee "$work/stream.out"
 
+echo "== 5. RSS under 64 concurrent one-hour /api/v1/samples queries (1 GPU x 1 h replayed at full speed)"
+python3 tests/integration/make_trace.py "$work/hour.sqlite" --gpus 1 --hz 10 --seconds 3700 --profile constant
+"$solscope" serve --replay "$work/hour.sqlite" --speed 0 --listen 127.0.0.1:0 --max-connections-per-address 64 \
+  2>"$work/serve_hour.log" &
+hour_pid=$!
+pids+=("$hour_pid")
+hour_port=""
+for _ in $(seq 1 300); do
+  hour_port=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$work/serve_hour.log" | grep -o '[0-9]*$' || true)
+  [[ -n "$hour_port" ]] && break
+  sleep 0.1
+done
+[[ -n "$hour_port" ]] || { cat "$work/serve_hour.log" >&2; echo "serve_bench: the one-hour daemon did not start" >&2; exit 1; }
+for _ in $(seq 1 600); do  # until the replay has ended (the log says so)
+  grep -q "the replay ended" "$work/serve_hour.log" && break
+  sleep 0.1
+done
+python3 bench/serve_probe.py queries "$hour_pid" "http://127.0.0.1:$hour_port/api/v1/samples?device=0" \
+  --clients 64 | tee "$work/queries.out"
+kill -TERM "$hour_pid"
+
 echo "== solscope serve still alive and answering:"
 python3 -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:$port/readyz').read().decode())"
 kill -TERM "$solscope_pid"
@@ -100,8 +123,8 @@ w = sys.argv[1]
 def load(name):
     with open(f"{w}/{name}.out") as f:
         return json.loads(f.read().strip().splitlines()[-1])
-p, rs, rn, ls, ln, ms, mn, st = (load(n) for n in ("proc", "rate_solscope", "rate_node", "low_solscope", "low_node",
-                                                    "max_solscope", "max_node", "stream"))
+p, rs, rn, ls, ln, ms, mn, st, q = (load(n) for n in ("proc", "rate_solscope", "rate_node", "low_solscope",
+                                                       "low_node", "max_solscope", "max_node", "stream", "queries"))
 print("\n== summary (loopback; the Python client's own cost is in every latency)")
 print(f"daemon at 8 GPUs x 100 Hz: CPU {p['cpu_pct']:.1f} % of a core, RSS {p['rss_mib_mean']:.1f} MiB "
       f"(max {p['rss_mib_max']:.1f})")
@@ -116,7 +139,10 @@ print(f"/metrics maximum    solscope {ms['rps']:.0f}/s (p99 {ms['p99_ms']:.2f} m
 print(f"stream              {st['events_per_s']:.0f} events/s, {st['dropped']} dropped; due -> received above the "
       f"fastest sample p50 {st['p50_above_min_ms']:.1f} ms, p99 {st['p99_above_min_ms']:.1f} ms "
       f"(against the 'listening' time: p50 {st['p50_ms']:.1f} ms, p99 {st['p99_ms']:.1f} ms)")
-errors = sum(x["errors"] for x in (rs, rn, ls, ln, ms, mn))
+print(f"64 one-hour queries  RSS {q['rss_mib_before']:.1f} -> peak {q['rss_mib_peak']:.1f} -> after "
+      f"{q['rss_mib_after']:.1f} MiB ({q['windows_per_client']} windows per client, {q['seconds']:.1f} s, "
+      f"{q['errors']} failed)")
+errors = sum(x["errors"] for x in (rs, rn, ls, ln, ms, mn, q))
 if errors:
     print(f"{errors} requests failed"); sys.exit(1)
 EOF

@@ -13,10 +13,16 @@
       figures are also given relative to the fastest sample ("above min"): the sample that became due just
       before the daemon polled its source travels with almost no delay, so the delays above it are the
       latency, polling interval included, to within that sample's own (small) delay.
+  serve_probe.py queries PID URL [--clients 64]
+      RSS of PID before, at its peak (sampled every 20 ms) and 1 s after CLIENTS concurrent clients each read
+      one hour of windows from URL (/api/v1/samples?device=0&since=-1h), following next_since_ns to the end.
 """
 
 import argparse
 import http.client
+import threading
+import urllib.error
+import urllib.request
 import json
 import os
 import sys
@@ -97,6 +103,63 @@ def probe_stream(url, t0_ns, play_start_ns, seconds):
     print(json.dumps(r))
 
 
+def probe_queries(pid, url, clients):
+    done = threading.Event()
+    peak = [read_proc(pid)[1]]
+    windows = []
+    errors = []
+    retries = [0]
+
+    def watch():
+        while not done.is_set():
+            peak[0] = max(peak[0], read_proc(pid)[1])
+            time.sleep(0.02)
+
+    def client():
+        since, got, pages = "-1h", 0, 0
+        try:
+            while since is not None and pages < 100:
+                try:
+                    with urllib.request.urlopen(f"{url}&since={since}", timeout=120) as r:
+                        doc = json.loads(r.read())
+                except urllib.error.HTTPError as e:
+                    if e.code != 503 or retries[0] >= 1000:
+                        raise
+                    retries[0] += 1  # busy: the daemon renders a few answers at once; Retry-After: 1
+                    time.sleep(float(e.headers.get("Retry-After", "1")))
+                    continue
+                got += len(doc["samples"])
+                pages += 1
+                nxt = doc.get("next_since_ns")
+                since = None if nxt is None else str(nxt)
+            windows.append(got)
+        except Exception as e:  # noqa: BLE001 - reported, counted
+            errors.append(str(e))
+
+    before = read_proc(pid)[1]
+    w = threading.Thread(target=watch)
+    w.start()
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    t0 = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.monotonic() - t0
+    time.sleep(1.0)
+    done.set()
+    w.join()
+    after = read_proc(pid)[1]
+    r = {"clients": clients, "seconds": elapsed, "windows_per_client": max(windows, default=0),
+         "errors": len(errors), "busy_retries": retries[0], "rss_mib_before": before / 1024, "rss_mib_peak": peak[0] / 1024,
+         "rss_mib_after": after / 1024}
+    print(f"{clients} clients x 1 h of windows ({r['windows_per_client']} each, {len(errors)} errors, "
+          f"{retries[0]} retries after 503) in "
+          f"{elapsed:.1f} s: RSS {r['rss_mib_before']:.1f} -> peak {r['rss_mib_peak']:.1f} -> after "
+          f"{r['rss_mib_after']:.1f} MiB")
+    print(json.dumps(r))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="mode", required=True)
@@ -108,9 +171,15 @@ def main():
     s.add_argument("--t0-ns", type=int, required=True)
     s.add_argument("--play-start-ns", type=int, required=True)
     s.add_argument("--seconds", type=float, default=10)
+    q = sub.add_parser("queries")
+    q.add_argument("pid", type=int)
+    q.add_argument("url")
+    q.add_argument("--clients", type=int, default=64)
     args = ap.parse_args()
     if args.mode == "proc":
         probe_proc(args.pid, args.seconds)
+    elif args.mode == "queries":
+        probe_queries(args.pid, args.url, args.clients)
     else:
         probe_stream(args.url, args.t0_ns, args.play_start_ns, args.seconds)
 

@@ -54,6 +54,8 @@ auto server_options_from(const ServeArgs& args) -> Outcome<server::ServerOptions
   o.tls_key_path = args.tls_key;
   o.max_stream_clients = args.max_clients;
   o.stream_queue_events = args.client_queue;
+  o.max_connections = args.max_connections;
+  o.max_connections_per_address = args.max_connections_per_address;
   return o;
 }
 
@@ -131,6 +133,14 @@ void add_serve_options(CLI::App& serve, ServeArgs& args) {
       ->check(CLI::Range(1, 4096));
   serve.add_option("--client-queue", args.client_queue, "events queued per stream client (default 512)")
       ->check(CLI::Range(1, 65536));
+  serve
+      .add_option("--max-connections", args.max_connections,
+                  "connections served at once, streams included (default 256)")
+      ->check(CLI::Range(1, 65536));
+  serve
+      .add_option("--max-connections-per-address", args.max_connections_per_address,
+                  "open connections per client address; 429 beyond (default 32)")
+      ->check(CLI::Range(1, 65536));
   serve.add_option("--speed", args.replay_speed, "with --replay: 1 = real time, 0 = as fast as possible")
       ->check(CLI::Range(0.0, 1000.0));
   serve.add_flag("--loop", args.loop, "with --replay: start again at the end");
@@ -162,7 +172,9 @@ auto run_serve(const CommonOptions& common, const WorkloadOptions& workloads, co
   if (!server) {
     print_error(err, server.error());
     opened->source->stop();
-    return server.error().code == core::ErrorCode::InvalidArgument ? kExitUsage : kExitFailure;
+    // The command line was checked above (server_options_from): what fails here (a port, a TLS file) is a
+    // run-time failure.
+    return kExitFailure;
   }
   print_note(err, "serving " + opened->description);
   print_note(err, "listening on " + (*server)->url());

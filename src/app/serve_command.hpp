@@ -24,8 +24,11 @@ struct ServeArgs {
   std::string tls_key;                    ///< --tls-key PEM file
   std::size_t max_clients = 64;           ///< --max-clients: concurrent /api/v1/stream clients, 1-4096
   std::size_t client_queue = 512;         ///< --client-queue: events queued per stream client, 1-65536
-  double replay_speed = 1.0;              ///< --speed: with --replay, trace seconds per second (0 = fastest)
-  bool loop = false;                      ///< --loop: with --replay, start again at the end
+  std::size_t max_connections = 256;      ///< --max-connections: connections served at once, 1-65536
+  std::size_t max_connections_per_address =
+      32;                     ///< --max-connections-per-address: per client address, 1-65536
+  double replay_speed = 1.0;  ///< --speed: with --replay, trace seconds per second (0 = fastest)
+  bool loop = false;          ///< --loop: with --replay, start again at the end
 };
 
 /// A --listen value split: host without brackets, and port.

@@ -1,7 +1,9 @@
 #include "server/api.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -110,19 +112,24 @@ auto parse_samples_query(const SamplesParams& params, const core::LiveState& sta
   return q;
 }
 
-auto samples_json(const core::LiveState& state, const SamplesQuery& query) -> std::string {
+auto samples_json(const core::LiveState& state, const SamplesQuery& query, std::size_t max_samples)
+    -> std::string {
   const auto snapshot = state.snapshot(query.device);
   const core::DeviceInfo* info = snapshot ? &snapshot->state.info : nullptr;
   const std::int64_t merge = query.window_ns / state.options().window_ns;
-  Json samples = Json::array();
-  for (const core::SolSample& w : state.windows(query.device, query.since_ns, merge, true)) {
-    samples.push_back(trace::sol_sample_to_json(w, info));
+  std::vector<core::SolSample> windows = state.windows(query.device, query.since_ns, merge, true);
+  const bool more = windows.size() > std::max<std::size_t>(max_samples, 1);
+  if (more) windows.resize(std::max<std::size_t>(max_samples, 1));
+  std::string out = "{\"device\":" + std::to_string(query.device) +
+                    ",\"window_ns\":" + std::to_string(query.window_ns) + ",\"samples\":[";
+  for (std::size_t i = 0; i < windows.size(); ++i) {
+    if (i > 0) out += ',';
+    out += dump(trace::sol_sample_to_json(windows[i], info));
   }
-  Json out = Json::object();
-  out["device"] = query.device;
-  out["window_ns"] = query.window_ns;
-  out["samples"] = std::move(samples);
-  return dump(out);
+  out += "],\"next_since_ns\":";
+  out += more ? std::to_string(windows.back().t_end_ns) : "null";
+  out += '}';
+  return out;
 }
 
 auto devices_json(const core::LiveState& state, const ApiContext& context) -> std::string {

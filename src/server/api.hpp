@@ -60,9 +60,17 @@ inline constexpr std::int64_t kDefaultSinceNs = 300'000'000'000;
 [[nodiscard]] auto parse_samples_query(const SamplesParams& params, const core::LiveState& state)
     -> core::Result<SamplesQuery>;
 
-/// The body of GET /api/v1/samples: {"device": N, "window_ns": W, "samples": [SolSample JSON, oldest first]}.
-/// Includes the open (incomplete) window last, so that a chart reaches the newest sample.
-[[nodiscard]] auto samples_json(const core::LiveState& state, const SamplesQuery& query) -> std::string;
+/// Most windows in one /api/v1/samples answer; the rest follow with `since=<next_since_ns>`
+/// (docs/http-api.md). 1,000 x about 1.3 KB of JSON: an answer stays near 1.3 MB whatever `since` asks for.
+inline constexpr std::size_t kMaxSamplesPerAnswer = 1000;
+
+/// The body of GET /api/v1/samples: {"device": N, "window_ns": W, "samples": [SolSample JSON, oldest first],
+/// "next_since_ns": T or null}. At most `max_samples` windows (>= 1); when more remain, next_since_ns is the
+/// end of the last one sent (ask again with since=T), else null. The open (incomplete) window comes last of
+/// all, so that a chart reaches the newest sample. Rendered window by window: no JSON tree of the whole
+/// answer.
+[[nodiscard]] auto samples_json(const core::LiveState& state, const SamplesQuery& query,
+                                std::size_t max_samples = kMaxSamplesPerAnswer) -> std::string;
 
 /// The `data:` line of a stream event: one SolSample as compact JSON (trace::sol_sample_to_json), with the
 /// uuid when `device` knows it (may be nullptr).

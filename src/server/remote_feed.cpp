@@ -156,18 +156,29 @@ auto RemoteFeed::Impl::load_devices(httplib::Client& client, bool first) -> core
   return core::ok();
 }
 
+/// Most /api/v1/samples pages one back-fill of a device follows.
+constexpr int kMaxBackfillPages = 64;
+
 auto RemoteFeed::Impl::backfill(httplib::Client& client) -> core::Result<void> {
   for (const auto& d : state.devices()) {
     const std::uint32_t index = d.info.index;
     const auto known = last_end_ns.find(index);
-    const std::string since = known != last_end_ns.end()
-                                  ? std::to_string(known->second)
-                                  : "-" + std::to_string(options.backfill_ns / 1'000'000'000) + "s";
-    auto json = fetch_json(client, "/api/v1/samples?device=" + std::to_string(index) + "&since=" + since);
-    if (!json) return tl::unexpected(std::move(json.error()));
-    const auto list = json->find("samples");
-    if (!json->is_object() || list == json->end() || !list->is_array()) continue;
-    for (const Json& s : *list) on_sample(s);
+    std::string since = known != last_end_ns.end()
+                            ? std::to_string(known->second)
+                            : "-" + std::to_string(options.backfill_ns / 1'000'000'000) + "s";
+    // An answer holds at most kMaxSamplesPerAnswer windows; next_since_ns continues it (bounded: a daemon
+    // keeps 1 h of history).
+    for (int page = 0; page < kMaxBackfillPages && !since.empty(); ++page) {
+      auto json = fetch_json(client, "/api/v1/samples?device=" + std::to_string(index) + "&since=" + since);
+      if (!json) return tl::unexpected(std::move(json.error()));
+      since.clear();
+      if (!json->is_object()) break;
+      const auto list = json->find("samples");
+      if (list == json->end() || !list->is_array()) break;
+      for (const Json& s : *list) on_sample(s);
+      const auto next = json->find("next_since_ns");
+      if (next != json->end() && next->is_number_integer()) since = std::to_string(next->get<std::int64_t>());
+    }
   }
   return core::ok();
 }

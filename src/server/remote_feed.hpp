@@ -54,9 +54,8 @@ class RemoteFeed {
   /// Samples received from the stream since connect().
   [[nodiscard]] auto samples_received() const -> std::uint64_t;
 
-  struct Impl;
-
  private:
+  struct Impl;  ///< defined in remote_feed.cpp
   explicit RemoteFeed(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -5,37 +5,41 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
+#include <functional>
+#include <future>
 #include <map>
 #include <mutex>
 #include <thread>
 
 #include "core/guarded_run.hpp"
 #include "server/auth.hpp"
+#include "server/detail/connection_pool.hpp"
+#include "server/detail/connection_registry.hpp"
+#include "server/detail/guarded_server.hpp"
 #include "server/detail/routes.hpp"
+#include "server/detail/tls_files.hpp"
 
 namespace solscope::server {
 
-/// Seconds a request may take to arrive or to be written (cpp-httplib's read/write timeouts): bounds what a
-/// slow or stalled client holds.
-constexpr time_t kIoTimeoutS = 5;
-/// One request per connection: cpp-httplib holds a worker thread for as long as a connection stays open, so
-/// an idle keep-alive connection (or a refused stream client) would block a worker for the whole keep-alive
-/// time. Scrapes come every 15 s or so, far apart for keep-alive to matter. A new connection may wait this
-/// long before sending its request.
-constexpr std::size_t kKeepAliveMaxRequests = 1;
-constexpr time_t kKeepAliveTimeoutS = 2;
+/// Longest wait for a client to take any byte of an answer: bounds what a client that stops reading holds.
+constexpr std::chrono::milliseconds kWriteTimeout{5'000};
 
 struct Server::Impl {
   Impl(ServerOptions o, const core::LiveState& s)
       : options(std::move(o)),
         state(s),
         hub(options.max_stream_clients, options.stream_queue_events),
+        registry(options.max_connections_per_address),
         routes{.state = state,
                .hub = hub,
                .options = options,
                .metrics = {.hostname = options.api.hostname, .version = options.api.version}} {}
+  Impl(const Impl&) = delete;
+  auto operator=(const Impl&) -> Impl& = delete;
+  ~Impl() { shut_down(); }
 
   /// The stream event's JSON of `sample`, with its device's uuid. The device list is copied from the state
   /// only when a sample names a device not seen yet (one copy per device, not per sample).
@@ -50,9 +54,21 @@ struct Server::Impl {
     return sample_event_json(sample, it == devices.end() ? nullptr : &it->second);
   }
 
+  /// Ends the streams, cuts every connection, closes the listener and joins its thread. Idempotent.
+  void shut_down() {
+    const std::scoped_lock lock(stop_mutex);
+    if (stopped) return;
+    stopped = true;
+    hub.close();
+    registry.shut_down_all();
+    if (http) http->stop();
+    if (thread.joinable()) thread.join();
+  }
+
   ServerOptions options;
   const core::LiveState& state;
   StreamHub hub;
+  detail::ConnectionRegistry registry;
   detail::RouteContext routes;
   std::unique_ptr<httplib::Server> http;
   int port = 0;
@@ -65,29 +81,53 @@ struct Server::Impl {
 
 namespace {
 
-auto make_http(const ServerOptions& o) -> core::Result<std::unique_ptr<httplib::Server>> {
+auto make_http(const ServerOptions& o, detail::ConnectionRegistry& registry)
+    -> core::Result<std::unique_ptr<httplib::Server>> {
   if (o.tls_cert_path.empty() != o.tls_key_path.empty()) {
     return core::fail(core::ErrorCode::InvalidArgument, "TLS needs both a certificate and a key",
                       "give --tls-cert CERT.pem and --tls-key KEY.pem together");
   }
-  if (o.tls_cert_path.empty()) return std::make_unique<httplib::Server>();
-  auto https = std::make_unique<httplib::SSLServer>(o.tls_cert_path.c_str(), o.tls_key_path.c_str());
+  const detail::ConnectionLimits limits{.request_deadline = o.request_deadline,
+                                        .write_timeout = kWriteTimeout};
+  if (o.tls_cert_path.empty()) {
+    return std::make_unique<detail::GuardedServer<httplib::Server>>(registry, limits);
+  }
+  core::Result<void> loaded = core::ok();
+  const std::function<bool(SSL_CTX&)> setup = [&](SSL_CTX& ctx) {
+    loaded = detail::load_tls_files(ctx, o.tls_cert_path, o.tls_key_path);
+    return loaded.has_value();
+  };
+  auto https = std::make_unique<detail::GuardedServer<httplib::SSLServer>>(registry, limits, setup);
+  if (!loaded) return tl::unexpected(std::move(loaded.error()));
   if (!https->is_valid()) {
-    return core::fail(core::ErrorCode::NotFound,
-                      "cannot load the TLS certificate " + o.tls_cert_path + " or key " + o.tls_key_path,
-                      "both must be readable PEM files, the key matching the certificate");
+    return core::fail(core::ErrorCode::Internal, "cannot make a TLS context", "OpenSSL failed to start");
   }
   return std::unique_ptr<httplib::Server>(std::move(https));
 }
 
-void configure(httplib::Server& http, const ServerOptions& o) {
-  const std::size_t threads =
-      std::max<std::size_t>(o.max_stream_clients, 1) + std::max<std::size_t>(o.request_workers, 1);
-  http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  http.set_read_timeout(kIoTimeoutS);
-  http.set_write_timeout(kIoTimeoutS);
-  http.set_keep_alive_max_count(kKeepAliveMaxRequests);
-  http.set_keep_alive_timeout(kKeepAliveTimeoutS);
+/// Reports once whether the listener started: true when it runs, false when it ended first.
+class StartSignal {
+ public:
+  void set(bool running) {
+    if (!done_.exchange(true)) promise_.set_value(running);
+  }
+  [[nodiscard]] auto wait() -> bool { return promise_.get_future().get(); }
+
+ private:
+  std::atomic<bool> done_{false};
+  std::promise<bool> promise_;
+};
+
+void configure(httplib::Server& http, const ServerOptions& o, const std::shared_ptr<StartSignal>& started) {
+  const std::size_t threads = std::max<std::size_t>(o.max_connections, 1);
+  // cpp-httplib makes the task queue once it runs (is_running() is true from then on): the start signal.
+  http.new_task_queue = [threads, started] {
+    started->set(true);
+    return new detail::ConnectionPool(threads);
+  };
+  http.set_read_timeout(std::chrono::duration_cast<std::chrono::seconds>(o.request_deadline).count() + 1);
+  http.set_write_timeout(std::chrono::duration_cast<std::chrono::seconds>(kWriteTimeout).count());
+  http.set_keep_alive_max_count(1);
   http.set_payload_max_length(0);
 }
 
@@ -118,20 +158,21 @@ auto Server::start(ServerOptions options, const core::LiveState& state)
   }
   if (options.api.hostname.empty()) options.api.hostname = local_hostname();
   if (options.api.version.empty()) options.api.version = SOLSCOPE_VERSION;
-  auto http = make_http(options);
-  if (!http) return tl::unexpected(std::move(http.error()));
   auto impl = std::make_unique<Impl>(std::move(options), state);
+  auto http = make_http(impl->options, impl->registry);
+  if (!http) return tl::unexpected(std::move(http.error()));
   impl->http = std::move(*http);
-  configure(*impl->http, impl->options);
+  auto started = std::make_shared<StartSignal>();
+  configure(*impl->http, impl->options, started);
   auto listen_fd = std::make_shared<std::atomic<int>>(-1);
   set_socket_options(*impl->http, listen_fd);
   detail::install_routes(*impl->http, impl->routes);
   const ServerOptions& o = impl->options;
   impl->port = o.port == 0 ? impl->http->bind_to_any_port(o.host)
                            : (impl->http->bind_to_port(o.host, o.port) ? o.port : -1);
+  const std::string where = o.host + ":" + std::to_string(o.port);
   if (impl->port <= 0) {
-    return core::fail(core::ErrorCode::Unavailable,
-                      "cannot listen on " + o.host + ":" + std::to_string(o.port),
+    return core::fail(core::ErrorCode::Unavailable, "cannot listen on " + where,
                       "another process may hold the port, or the address is not on this machine: choose "
                       "another with --listen");
   }
@@ -139,12 +180,16 @@ auto Server::start(ServerOptions options, const core::LiveState& state)
   // storm) would wait for SYN retransmits of 1, 3, 7 s. listen() again on the bound socket raises it.
   if (const int fd = listen_fd->load(); fd >= 0) ::listen(fd, SOMAXCONN);
   httplib::Server* raw = impl->http.get();
-  impl->thread =
-      std::thread([raw] { (void)core::guarded_run("the HTTP server", [raw] { raw->listen_after_bind(); }); });
-  // stop() is a no-op on a server not yet listening: wait until it is, so that a stop right after start
-  // works.
-  for (int i = 0; i < 400 && !raw->is_running(); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  impl->thread = std::thread([raw, started] {
+    (void)core::guarded_run("the HTTP server", [raw] { raw->listen_after_bind(); });
+    started->set(false);
+  });
+  // Returns once the listener runs (stop() is a no-op on a server not yet listening), or fails when it ended
+  // before running.
+  if (!started->wait()) {
+    return core::fail(core::ErrorCode::Unavailable, "the listener on " + where + " stopped at once",
+                      "see the system log; try another --listen address");
+  }
   return std::unique_ptr<Server>(new Server(std::move(impl)));
 }
 
@@ -166,12 +211,7 @@ void Server::publish(const core::SolSample& sample) {
 }
 
 void Server::stop() {
-  const std::scoped_lock lock(impl_->stop_mutex);
-  if (impl_->stopped) return;
-  impl_->stopped = true;
-  impl_->hub.close();
-  impl_->http->stop();
-  if (impl_->thread.joinable()) impl_->thread.join();
+  impl_->shut_down();
 }
 
 auto Server::stream_stats() const -> StreamStats {

@@ -35,7 +35,10 @@ struct ServerOptions {
   std::string tls_key_path;               ///< PEM private key
   std::size_t max_stream_clients = 64;    ///< concurrent /api/v1/stream clients (>= 1); 429 beyond
   std::size_t stream_queue_events = 512;  ///< events queued per stream client (>= 1); oldest dropped beyond
-  std::size_t request_workers = 16;       ///< threads for the other requests, on top of max_stream_clients
+  std::size_t max_connections = 256;  ///< connections served at once (>= 1), streams included; a thread each
+  std::size_t max_connections_per_address = 32;  ///< open connections per client address (>= 1); 429 beyond
+  std::chrono::milliseconds request_deadline{
+      5'000};  ///< from connect to the request's last header, TLS included
   std::chrono::milliseconds keep_alive_interval{15'000};  ///< ": keep-alive" comment after this long idle
   ApiContext api;  ///< host name (empty = this machine's), version, source description, synthetic
 };
@@ -43,10 +46,12 @@ struct ServerOptions {
 /// A running server. Thread-safe: publish() from the engine thread, stop() from any thread.
 class Server {
  public:
-  /// Binds and starts serving on a thread of its own. `state` must outlive the server. Errors:
-  /// InvalidArgument "listening on HOST requires a bearer token" (non-loopback host, empty token) and "TLS
-  /// needs both a certificate and a key"; NotFound "cannot load the TLS certificate CERT or key KEY";
-  /// Unavailable "cannot listen on HOST:PORT" (port taken, address not on this machine, no permission).
+  /// Binds and starts serving on a thread of its own; returns once the server accepts connections. `state`
+  /// must outlive the server. Errors: InvalidArgument "listening on HOST requires a bearer token"
+  /// (non-loopback host, empty token) and "TLS needs both a certificate and a key"; the TLS files' errors,
+  /// naming the file and the reason (NotFound: missing or unreadable; InvalidArgument: not PEM, key does not
+  /// match the certificate; Unimplemented: encrypted key); Unavailable "cannot listen on HOST:PORT" (port
+  /// taken, address not on this machine, no permission) or "the listener on HOST:PORT stopped at once".
   [[nodiscard]] static auto start(ServerOptions options, const core::LiveState& state)
       -> core::Result<std::unique_ptr<Server>>;
   ~Server();  ///< stop()s
@@ -60,15 +65,15 @@ class Server {
   /// Queues `sample` for every stream client (renders its JSON once; nothing when no client listens). Never
   /// waits for a client; call after adding it to the state.
   void publish(const core::SolSample& sample);
-  /// Ends the streams, stops accepting, finishes the requests in flight (each bounded by the 5 s write
-  /// timeout) and joins the server's threads. Idempotent.
+  /// Ends the streams, stops accepting, cuts every open connection (whatever its client does: a request
+  /// still arriving, an answer not read) and joins the server's threads; returns within about a second.
+  /// Idempotent.
   void stop();
   /// The stream's counters (also exported on /metrics).
   [[nodiscard]] auto stream_stats() const -> StreamStats;
 
-  struct Impl;
-
  private:
+  struct Impl;  ///< defined in server.cpp
   explicit Server(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

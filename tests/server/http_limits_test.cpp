@@ -76,7 +76,7 @@ TEST_F(HttpLimitsTest, oversized_request_line_and_headers_are_4xx) {
 TEST_F(HttpLimitsTest, two_hundred_stream_clients_get_max_clients_streams_and_429_for_the_rest) {
   constexpr std::size_t kMax = 16;
   constexpr std::size_t kClients = 200;
-  start({.max_stream_clients = kMax, .keep_alive_interval = 50ms});
+  start({.max_stream_clients = kMax, .max_connections_per_address = kClients, .keep_alive_interval = 50ms});
   std::vector<std::unique_ptr<RawConnection>> clients;
   for (std::size_t i = 0; i < kClients; ++i) {
     clients.push_back(std::make_unique<RawConnection>(server_->port()));

@@ -13,11 +13,18 @@
 
 namespace solscope::server::testing {
 
-/// One TCP connection to 127.0.0.1:port; closed on destruction.
+/// One TCP connection to 127.0.0.1:port, from `source` (another loopback address, e.g. "127.0.0.2", plays
+/// another client; nullptr = any); closed on destruction.
 class RawConnection {
  public:
-  explicit RawConnection(std::uint16_t port) {
+  explicit RawConnection(std::uint16_t port, const char* source = nullptr) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (source != nullptr && fd_ >= 0) {
+      sockaddr_in from{};
+      from.sin_family = AF_INET;
+      ::inet_pton(AF_INET, source, &from.sin_addr);
+      if (::bind(fd_, reinterpret_cast<sockaddr*>(&from), sizeof(from)) != 0) return;
+    }
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(port);
@@ -49,6 +56,19 @@ class RawConnection {
       received_.append(buf, static_cast<std::size_t>(n));
     }
     return received_;
+  }
+  /// Everything until the peer closes (or `timeout` passes).
+  auto read_all(std::chrono::milliseconds timeout) -> std::string {
+    return read_until(std::string(1, '\0') + "\x01end", timeout);
+  }
+  /// True once the peer closed its end (a read returns 0 or fails) within `timeout`.
+  auto closed_by_peer(std::chrono::milliseconds timeout) -> bool {
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(timeout.count())) <= 0) return false;
+    char buf[4096];
+    const ssize_t n = ::recv(fd_, buf, sizeof(buf), MSG_DONTWAIT);
+    if (n > 0) received_.append(buf, static_cast<std::size_t>(n));
+    return n <= 0;
   }
   /// The status code of the response read so far ("HTTP/1.1 NNN ..."), or 0.
   auto status(std::chrono::milliseconds timeout) -> int {

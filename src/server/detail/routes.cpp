@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
+#include <semaphore>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -86,14 +88,34 @@ auto pre_route(const Request& req, Response& res, const RouteContext& ctx) -> Ha
   return Handled::Unhandled;
 }
 
-void get_samples(const Request& req, Response& res, const RouteContext& ctx) {
+/// /api/v1/samples answers rendered at once: with kMaxSamplesPerAnswer, their memory stays under about
+/// 4 x 6 MB (the windows copied from the state and their JSON) however many clients ask.
+constexpr std::ptrdiff_t kMaxConcurrentSamplesAnswers = 4;
+using SamplesGate = std::counting_semaphore<kMaxConcurrentSamplesAnswers>;
+/// How long a samples request waits for its turn before a 503.
+constexpr std::chrono::seconds kSamplesWait{20};
+
+void get_samples(const Request& req, Response& res, const RouteContext& ctx, SamplesGate& gate) {
   const SamplesParams params{param(req, "device"), param(req, "since"), param(req, "window")};
   auto query = parse_samples_query(params, ctx.state);
   if (!query) {
     set_error(res, query.error());
     return;
   }
-  set_json(res, samples_json(ctx.state, *query));
+  if (!gate.try_acquire_for(kSamplesWait)) {
+    res.set_header("Retry-After", "1");
+    set_error(res, 503, "too many /api/v1/samples requests at once", "retry in a second");
+    return;
+  }
+  std::string body;
+  try {
+    body = samples_json(ctx.state, *query);
+  } catch (...) {
+    gate.release();
+    throw;
+  }
+  gate.release();
+  set_json(res, body);
 }
 
 void get_readyz(Response& res, const core::LiveState& state) {
@@ -201,7 +223,9 @@ void get_stream(const Request& req, Response& res, const RouteContext& ctx) {
 
 void install_routes(httplib::Server& http, const RouteContext& context) {
   const RouteContext* ctx = &context;
-  http.set_default_headers({{"X-Content-Type-Options", "nosniff"}, {"Referrer-Policy", "no-referrer"}});
+  // Byte ranges are ignored (detail::drop_ranges): say so.
+  http.set_default_headers(
+      {{"X-Content-Type-Options", "nosniff"}, {"Referrer-Policy", "no-referrer"}, {"Accept-Ranges", "none"}});
   http.set_pre_routing_handler(
       [ctx](const Request& req, Response& res) { return pre_route(req, res, *ctx); });
   http.set_error_handler([](const Request& req, Response& res) {
@@ -220,7 +244,9 @@ void install_routes(httplib::Server& http, const RouteContext& context) {
   http.Get("/api/v1/devices", [ctx](const Request&, Response& res) {
     set_json(res, devices_json(ctx->state, ctx->options.api));
   });
-  http.Get("/api/v1/samples", [ctx](const Request& req, Response& res) { get_samples(req, res, *ctx); });
+  auto gate = std::make_shared<SamplesGate>(kMaxConcurrentSamplesAnswers);
+  http.Get("/api/v1/samples",
+           [ctx, gate](const Request& req, Response& res) { get_samples(req, res, *ctx, *gate); });
   http.Get("/api/v1/stream", [ctx](const Request& req, Response& res) { get_stream(req, res, *ctx); });
   http.Get("/healthz", [](const Request&, Response& res) {
     res.set_header("Cache-Control", "no-store");
