@@ -91,6 +91,8 @@ struct Writer::Impl {
   [[nodiscard]] auto stop(const core::Error& cause) -> core::Error;
   /// The error of a write call after close() or stop(); empty when writing may go on.
   [[nodiscard]] auto unusable() const -> std::optional<core::Error>;
+  /// Prepares the statements reused for every sample.
+  [[nodiscard]] auto prepare_statements() -> core::Result<void>;
 };
 
 auto Writer::Impl::stop(const core::Error& cause) -> core::Error {
@@ -270,25 +272,20 @@ Writer::~Writer() {
   if (impl_) (void)close();  // documented: errors of an implicit close are dropped
 }
 
-namespace {
-
-/// Prepares the statements a Writer reuses for every sample.
-auto prepare_statements(Writer::Impl& impl) -> core::Result<void> {
-  sqlite3* db = impl.db.get();
-  auto sample = detail::prepare(db, detail::kInsertSampleSql, "cannot prepare sample insert", true);
+auto Writer::Impl::prepare_statements() -> core::Result<void> {
+  sqlite3* conn = db.get();
+  auto sample = detail::prepare(conn, detail::kInsertSampleSql, "cannot prepare sample insert", true);
   if (!sample) return tl::unexpected(sample.error());
-  auto counters = detail::prepare(db, detail::kInsertCountersSql, "cannot prepare counter insert", true);
+  auto counters = detail::prepare(conn, detail::kInsertCountersSql, "cannot prepare counter insert", true);
   if (!counters) return tl::unexpected(counters.error());
-  auto unordered = detail::prepare(db, "UPDATE meta SET value = '0' WHERE key = 'time_ordered'",
+  auto unordered = detail::prepare(conn, "UPDATE meta SET value = '0' WHERE key = 'time_ordered'",
                                    "cannot prepare meta update", true);
   if (!unordered) return tl::unexpected(unordered.error());
-  impl.insert_sample = std::move(*sample);
-  impl.insert_counters = std::move(*counters);
-  impl.mark_unordered = std::move(*unordered);
+  insert_sample = std::move(*sample);
+  insert_counters = std::move(*counters);
+  mark_unordered = std::move(*unordered);
   return core::ok();
 }
-
-}  // namespace
 
 auto Writer::open(const std::filesystem::path& path, const WriterOptions& options) -> core::Result<Writer> {
   if (options.batch_samples == 0 || options.batch_span_ns <= 0 || options.reorder_window_ns < 0) {
@@ -309,7 +306,7 @@ auto Writer::open(const std::filesystem::path& path, const WriterOptions& option
   auto ready = db ? core::Result<void>{} : core::Result<void>{tl::unexpected(db.error())};
   if (ready) {
     impl->db = std::move(*db);
-    ready = prepare_statements(*impl);
+    ready = impl->prepare_statements();
   }
   if (!ready) {
     // A file this call created and could not set up (e.g. a full disk) is removed, not left empty.
