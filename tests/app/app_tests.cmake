@@ -7,6 +7,7 @@ if(TARGET solscope_app)
             ${CMAKE_CURRENT_LIST_DIR}/workloads_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/ceiling_command_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/serve_e2e_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/live_feed_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/source_capabilities_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../support/process.cpp
     LIBS solscope_app solscope_httplib Threads::Threads)
   target_compile_definitions(solscope_app_test PRIVATE SOLSCOPE_BINARY="$<TARGET_FILE:solscope>")
