@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <memory>
+#include <sstream>
 
 #include "app/attainable_wiring.hpp"
 #include "app/commands.hpp"
@@ -11,6 +12,7 @@
 #include "app/gpu_backend.hpp"
 #include "app/messages.hpp"
 #include "core/sol_terms.hpp"
+#include "core/text.hpp"
 #include "trace/json_format.hpp"
 
 namespace solscope::app {
@@ -114,8 +116,10 @@ auto run_devices(const CommonOptions& /*common*/, const WorkloadOptions& workloa
     if (found) add_workloads_json(*found, j);
     out << j.dump(2) << '\n';
   } else {
-    print_text(*probe, out);
-    if (found) out << format_devices_workloads(*found);
+    std::ostringstream text;  // names from the driver, models and paths from endpoints and configs
+    print_text(*probe, text);
+    if (found) text << format_devices_workloads(*found);
+    out << core::terminal_safe(text.str(), core::LineBreaks::Keep);
   }
   return probe->devices.empty() ? kExitNoGpu : kExitOk;
 }

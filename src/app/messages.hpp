@@ -10,7 +10,8 @@
 
 namespace solscope::app {
 
-/// Writes "solscope: error: <error.describe()>" and a newline.
+/// Writes "solscope: error: <error.describe()>" and a newline. Every message function writes its text through
+/// core::terminal_safe (line breaks and tabs kept): control and escape sequences show as visible escapes.
 void print_error(std::ostream& err, const core::Error& error);
 
 /// Writes "solscope: warning: <text>" and a newline.

@@ -212,5 +212,25 @@ TEST_F(CliTest, export_writes_csv_and_jsonl) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
+TEST_F(CliTest, escape_sequences_in_a_trace_do_not_reach_the_terminal) {
+  // Issue 10, item 12: a device name and source description holding OSC "set title" and "clear screen".
+  const std::string file = path("hostile.sqlite");
+  std::filesystem::copy_file(kDemo, file);
+  const std::string sql =
+      "UPDATE devices SET name = name || char(27) || ']0;pwned' || char(7) || char(27) || "
+      "'[2J'; UPDATE meta SET value = value || char(27) || '[2J' WHERE key = "
+      "'source_description';";
+  auto edited = run_process({"/usr/bin/sqlite3", file, sql}, 30s);
+  if (edited.exit_code == 127) GTEST_SKIP() << "no sqlite3 command";
+  ASSERT_EQ(edited.exit_code, 0) << edited.err;
+  auto r = solscope({"replay", file, "--speed", "0"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << "stdout carries a raw ESC";
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << "stderr carries a raw ESC";
+  EXPECT_EQ(r.out.find('\x07'), std::string::npos);
+  EXPECT_NE(r.out.find("\\x1b]0;pwned\\x07\\x1b[2J"), std::string::npos) << r.out.substr(0, 600);
+  EXPECT_NE(r.err.find("\\x1b[2J"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace solscope::app
