@@ -17,6 +17,7 @@
 #include "app/text_file.hpp"
 #include "ceiling/ceiling.hpp"
 #include "ceiling/default_gpu_specs.hpp"
+#include "core/text.hpp"
 
 namespace solscope::app {
 namespace {
@@ -166,7 +167,9 @@ auto run(const CeilingArgs& args, std::ostream& out) -> Outcome<void> {
   if (!result) return usage(result.error());
   const CeilingReportInput report{*result,    **gpu,        *arch,       path->string(),   *phase,
                                   args.batch, args.context, args.prompt, args.tokens_per_s};
-  out << (args.json ? render_ceiling_json(report) : render_ceiling_text(report));
+  // The text names models and paths from config files: terminal_safe() keeps escapes off the terminal.
+  out << (args.json ? render_ceiling_json(report)
+                    : core::terminal_safe(render_ceiling_text(report), core::LineBreaks::Keep));
   return {};
 }
 

@@ -4,50 +4,34 @@
 #include <nlohmann/json.hpp>
 
 #include <memory>
+#include <sstream>
 
 #include "app/attainable_wiring.hpp"
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
+#include "app/gpu_backend.hpp"
 #include "app/messages.hpp"
 #include "core/sol_terms.hpp"
+#include "core/text.hpp"
 #include "trace/json_format.hpp"
-#ifdef SOLSCOPE_HAVE_NVIDIA
-#include "sources/nvidia/nvidia_source.hpp"
-#include "sources/nvidia/pm_sampler.hpp"
-#endif
 
 namespace solscope::app {
-
-#ifdef SOLSCOPE_HAVE_NVIDIA
 namespace {
 
 auto gib(std::uint64_t bytes) -> double {
   return static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0);
 }
 
-auto source_line(const nvidia::NvidiaDeviceProbe& d) -> std::string {
-  if (d.pm_sampling_would_try) return "PM sampling (CUPTI): every pipe and path";
-  switch (d.status.source) {
-    case core::SourceKind::Gpm:
-      return "NVML GPM: tensor/FP pipes, DRAM, SM activity (coarser than PM sampling)";
-    case core::SourceKind::NvmlOnly:
-      return "NVML only: classic utilization, clocks, power; SOL n/a";
-    default:
-      return std::string(core::to_string(d.status.source));
-  }
-}
-
-void print_text(const nvidia::NvidiaProbe& probe, std::ostream& out) {
-  out << fmt::format("NVIDIA driver {}, {} GPU(s)\n", probe.driver_version, probe.devices.size());
-  out << fmt::format("GPU counters (PM sampling): {}: {}\n", to_string(probe.permission.allowed),
-                     probe.permission.reason);
-  if (!probe.permission.fix.empty()) out << "  how to allow: " << probe.permission.fix << '\n';
+void print_text(const GpuProbe& probe, std::ostream& out) {
+  out << fmt::format("{} driver {}, {} GPU(s)\n", probe.vendor, probe.driver_version, probe.devices.size());
+  out << fmt::format("GPU counters (PM sampling): {}: {}\n", probe.profiling_allowed, probe.profiling_reason);
+  if (!probe.profiling_fix.empty()) out << "  how to allow: " << probe.profiling_fix << '\n';
   for (const auto& d : probe.devices) {
     out << fmt::format("\nGPU {}  {}  {}  pci {}  {:.0f} GiB{}\n", d.info.index, d.info.name, d.info.uuid,
                        d.info.pci_bus_id, gib(d.info.memory_total_bytes), d.mig_enabled ? "  MIG on" : "");
-    out << "  source: " << source_line(d) << (d.status.lost ? "  [LOST]" : "") << '\n';
+    out << "  source: " << d.source_text << (d.status.lost ? "  [LOST]" : "") << '\n';
     if (!d.status.reason.empty()) out << "  why: " << d.status.reason << '\n';
-    if (!d.gpm.supported && !d.gpm.reason.empty()) out << "  GPM: " << d.gpm.reason << '\n';
+    if (!d.gpm_supported && !d.gpm_reason.empty()) out << "  GPM: " << d.gpm_reason << '\n';
     if (!d.status.hint.empty()) out << "  fix: " << d.status.hint << '\n';
   }
 }
@@ -63,31 +47,30 @@ auto workload_json(const workload::Workload& w, const AttainableFigures& f) -> n
           {"ceiling", f.ceiling_note}};
 }
 
-auto to_json(const nvidia::NvidiaProbe& probe) -> nlohmann::json {
+auto to_json(const GpuProbe& probe) -> nlohmann::json {
   nlohmann::json j{{"driver_version", probe.driver_version},
-                   {"profiling_allowed", to_string(probe.permission.allowed)},
-                   {"profiling_reason", probe.permission.reason},
-                   {"profiling_fix", probe.permission.fix},
+                   {"profiling_allowed", probe.profiling_allowed},
+                   {"profiling_reason", probe.profiling_reason},
+                   {"profiling_fix", probe.profiling_fix},
                    {"devices", nlohmann::json::array()}};
   for (const auto& d : probe.devices) {
-    j["devices"].push_back(
-        {{"index", d.info.index},
-         {"name", d.info.name},
-         {"uuid", d.info.uuid},
-         {"pci_bus_id", d.info.pci_bus_id},
-         {"memory_total_bytes", d.info.memory_total_bytes},
-         {"source", d.pm_sampling_would_try ? "pm_sampling" : core::to_string(d.status.source)},
-         {"reason", d.status.reason},
-         {"hint", d.status.hint},
-         {"gpm_supported", d.gpm.supported},
-         {"mig_enabled", d.mig_enabled},
-         {"lost", d.status.lost}});
+    j["devices"].push_back({{"index", d.info.index},
+                            {"name", d.info.name},
+                            {"uuid", d.info.uuid},
+                            {"pci_bus_id", d.info.pci_bus_id},
+                            {"memory_total_bytes", d.info.memory_total_bytes},
+                            {"source", d.source_id},
+                            {"reason", d.status.reason},
+                            {"hint", d.status.hint},
+                            {"gpm_supported", d.gpm_supported},
+                            {"mig_enabled", d.mig_enabled},
+                            {"lost", d.status.lost}});
   }
   return j;
 }
 
 /// One discovery pass over the probed GPUs (with their attainable SOL at the spec clock).
-auto discover_workloads(const nvidia::NvidiaProbe& probe, std::vector<workload::WorkloadDeclaration> declared)
+auto discover_workloads(const GpuProbe& probe, std::vector<workload::WorkloadDeclaration> declared)
     -> std::shared_ptr<const AttainableSnapshot> {
   std::vector<core::DeviceInfo> devices;
   for (const auto& d : probe.devices) {
@@ -112,10 +95,7 @@ void add_workloads_json(const AttainableSnapshot& snapshot, nlohmann::json& j) {
 
 auto run_devices(const CommonOptions& /*common*/, const WorkloadOptions& workloads, const DevicesArgs& args,
                  std::ostream& out, std::ostream& err) -> int {
-  nvidia::NvidiaSourceDeps deps;
-  deps.make_pm_sampling = [] { return nvidia::make_pm_sampler(); };
-  const nvidia::NvidiaSource source(std::move(deps));
-  auto probe = source.probe();
+  auto probe = probe_gpus();
   if (!probe) {
     print_error(err, probe.error());
     return exit_code_for_source_error(probe.error());
@@ -136,22 +116,12 @@ auto run_devices(const CommonOptions& /*common*/, const WorkloadOptions& workloa
     if (found) add_workloads_json(*found, j);
     out << j.dump(2) << '\n';
   } else {
-    print_text(*probe, out);
-    if (found) out << format_devices_workloads(*found);
+    std::ostringstream text;  // names from the driver, models and paths from endpoints and configs
+    print_text(*probe, text);
+    if (found) text << format_devices_workloads(*found);
+    out << core::terminal_safe(text.str(), core::LineBreaks::Keep);
   }
   return probe->devices.empty() ? kExitNoGpu : kExitOk;
 }
-
-#else
-
-auto run_devices(const CommonOptions&, const WorkloadOptions&, const DevicesArgs&, std::ostream&,
-                 std::ostream& err) -> int {
-  print_error(err,
-              core::Error{core::ErrorCode::Unimplemented, "this solscope was built without the NVIDIA source",
-                          "rebuild with the CUDA toolkit headers (CUDA >= 12.6) installed"});
-  return kExitNoGpu;
-}
-
-#endif
 
 }  // namespace solscope::app

@@ -6,18 +6,18 @@
 #include <vector>
 
 namespace solscope::app {
-namespace {}  // namespace
-
+// Messages carry names and paths from traces, configs and the network: terminal_safe() keeps their escape
+// sequences and line breaks from reaching the terminal.
 void print_error(std::ostream& err, const core::Error& error) {
-  err << "solscope: error: " << error.describe() << '\n';
+  err << "solscope: error: " << core::terminal_safe(error.describe()) << '\n';
 }
 
 void print_warning(std::ostream& err, std::string_view text) {
-  err << "solscope: warning: " << text << '\n';
+  err << "solscope: warning: " << core::terminal_safe(text) << '\n';
 }
 
 void print_note(std::ostream& err, std::string_view text) {
-  err << "solscope: " << text << '\n';
+  err << "solscope: " << core::terminal_safe(text) << '\n';
 }
 
 auto closest_match(std::string_view word, std::span<const std::string> candidates) -> std::string {

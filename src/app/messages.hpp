@@ -10,7 +10,9 @@
 
 namespace solscope::app {
 
-/// Writes "solscope: error: <error.describe()>" and a newline.
+/// Writes "solscope: error: <error.describe()>" and a newline. Every message is one line, its text written
+/// through core::terminal_safe: control characters (line breaks included) and escape sequences from traces,
+/// configs or the network show as visible escapes, so they can neither steer the terminal nor forge a line.
 void print_error(std::ostream& err, const core::Error& error);
 
 /// Writes "solscope: warning: <text>" and a newline.

@@ -2,30 +2,20 @@
 
 #include <utility>
 
-#ifdef SOLSCOPE_HAVE_NVIDIA
-#include "sources/nvidia/nvidia_source.hpp"
-#endif
-
 namespace solscope::app {
 namespace {
 
-/// NVML's processes of every device of `state`, when `source` is the NVIDIA source; stores them.
-void refresh_processes([[maybe_unused]] sources::CounterSource& source,
-                       [[maybe_unused]] core::LiveState& state) {
-#ifdef SOLSCOPE_HAVE_NVIDIA
-  auto* nvidia = dynamic_cast<nvidia::NvidiaSource*>(&source);
-  if (nvidia == nullptr) return;
+/// The processes of every device of `state`, when `source` can list them; stores them.
+void refresh_processes(sources::CounterSource& source, core::LiveState& state) {
+  auto* lister = source.process_lister();
+  if (lister == nullptr) return;
   for (const auto& device : state.devices()) {
-    auto listed = nvidia->processes(device.info.index);
-    if (!listed) continue;  // a lost device or a query NVML refuses: keep the last list
+    auto listed = lister->processes_on(device.info.index);
+    if (!listed) continue;  // a lost device or a query the source refuses: keep the last list
     std::vector<PidMemory> entries;
-    for (const auto& p : *listed) {
-      const bool known = p.used_memory_bytes != nvidia::kUnknownMemory;
-      entries.push_back(PidMemory{static_cast<std::int32_t>(p.pid), known ? p.used_memory_bytes : 0});
-    }
+    for (const auto& p : *listed) entries.push_back(PidMemory{p.pid, p.gpu_memory_bytes.value_or(0)});
     state.set_processes(device.info.index, attribute_processes(entries, "/proc", workload::system_user_name));
   }
-#endif
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// Processes on the GPUs for the terminal view: every 2 s, on the engine thread (the NVIDIA source is not
-// thread-safe), NVML's compute processes of each GPU, attributed from /proc (user, command, container), put
-// in the LiveState. Also refreshes each GPU's workload note from the attainable-SOL model when there is one.
+// Processes on the GPUs for the terminal view: every 2 s, on the engine thread (sources are not thread-safe),
+// the processes of each GPU from the source's ProcessLister capability (NVML's compute processes), attributed
+// from /proc (user, command, container), put in the LiveState. Also refreshes each GPU's workload note from
+// the attainable-SOL model when there is one.
 #pragma once
 
 #include <chrono>
@@ -36,7 +37,7 @@ struct PidMemory {
     -> std::vector<core::GpuProcess>;
 
 /// Posts a refresh to `engine` every `period` until destroyed: processes of every device in `state` (only
-/// when the engine's source is the NVIDIA source of a build with it; otherwise nothing), and workload notes
+/// when the engine's source offers CounterSource::process_lister(); otherwise nothing), and workload notes
 /// from `notes` (may be empty: none). Its thread and the posted refresh run under core::guarded_run: an
 /// exception stops the refreshes (sampling goes on) and status() says why.
 class ProcessRefresher {

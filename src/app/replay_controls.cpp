@@ -15,8 +15,8 @@ constexpr double kMaxSpeed = 64.0;
 
 }  // namespace
 
-AdjustableReplaySource::AdjustableReplaySource(std::unique_ptr<replay::TraceReplaySource> started)
-    : inner_(std::move(started)) {}
+AdjustableReplaySource::AdjustableReplaySource(std::unique_ptr<sources::CounterSource> started)
+    : inner_(std::move(started)), playback_(inner_->playback()) {}
 
 auto AdjustableReplaySource::start(const sources::SourceConfig& /*config*/) -> core::Result<void> {
   return core::ok();
@@ -26,10 +26,6 @@ auto AdjustableReplaySource::poll() -> core::Result<std::vector<core::RawSample>
   auto batch = inner_->poll();
   at_end_.store(inner_->finished());
   return batch;
-}
-
-auto AdjustableReplaySource::set_speed(double speed) -> core::Result<void> {
-  return inner_->set_speed(speed);
 }
 
 ReplayControls::ReplayControls(BackgroundEngine& engine, AdjustableReplaySource& source,
@@ -46,9 +42,9 @@ void ReplayControls::set_paused(bool paused) {
   paused_.store(paused);
   engine_.post([source = &source_, paused](sources::CounterSource&) {
     if (paused) {
-      source->replay().pause();
+      source->playback()->pause();
     } else {
-      source->replay().resume();
+      source->playback()->resume();
     }
   });
 }
@@ -59,7 +55,8 @@ void ReplayControls::change_speed(int steps) {
   const double next = std::clamp(now * std::pow(2.0, steps), kMinSpeed, kMaxSpeed);
   if (next == now) return;
   speed_.store(next);
-  engine_.post([source = &source_, next](sources::CounterSource&) { (void)source->set_speed(next); });
+  engine_.post(
+      [source = &source_, next](sources::CounterSource&) { (void)source->playback()->set_speed(next); });
 }
 
 void ReplayControls::seek_by(std::int64_t delta_ns) {
@@ -67,8 +64,8 @@ void ReplayControls::seek_by(std::int64_t delta_ns) {
   const std::int64_t target = std::clamp(position + delta_ns, first_ns_, std::max(first_ns_, last_ns_ - 1));
   paused_.store(false);
   engine_.post([source = &source_, state = &state_, target](sources::CounterSource&) {
-    if (!source->replay().seek(target)) return;
-    source->replay().resume();
+    if (!source->playback()->seek(target)) return;
+    source->playback()->resume();
     state->clear_samples();  // the figures of the old position must not mix with the new
   });
 }

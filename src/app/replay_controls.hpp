@@ -1,5 +1,6 @@
-// Replay controls of the terminal view: pause, speed and seek of a trace replay, applied on the engine thread
-// (BackgroundEngine::post), the only thread that may touch the source.
+// Replay controls of the terminal view: pause, speed and seek of a source with a playback clock (a trace
+// replay: CounterSource::playback()), applied on the engine thread (BackgroundEngine::post), the only thread
+// that may touch the source.
 #pragma once
 
 #include <atomic>
@@ -10,18 +11,17 @@
 #include "app/live_feed.hpp"
 #include "core/live_state.hpp"
 #include "sources/counter_source.hpp"
-#include "sources/replay/trace_replay_source.hpp"
 #include "tui/controls.hpp"
 
 namespace solscope::app {
 
-/// A trace replay for the terminal view: forwards to a TraceReplaySource, but is never finished(): at the end
-/// of the trace it waits, so that the user can seek back; at_end() tells. Not thread-safe (the engine thread
-/// drives it), except at_end().
+/// A played-back source for the terminal view: forwards to a source with a playback clock, but is never
+/// finished(): at the end of the recording it waits, so that the user can seek back; at_end() tells. Not
+/// thread-safe (the engine thread drives it), except at_end().
 class AdjustableReplaySource final : public sources::CounterSource {
  public:
-  /// `started` is an opened and started replay (app::open_replay_source).
-  explicit AdjustableReplaySource(std::unique_ptr<replay::TraceReplaySource> started);
+  /// `started` is an opened and started source whose playback() is not null (app::open_replay_source).
+  explicit AdjustableReplaySource(std::unique_ptr<sources::CounterSource> started);
 
   [[nodiscard]] auto devices() const -> std::vector<core::DeviceInfo> override { return inner_->devices(); }
   /// Already started: a no-op.
@@ -33,14 +33,14 @@ class AdjustableReplaySource final : public sources::CounterSource {
     return inner_->status(device);
   }
 
-  [[nodiscard]] auto replay() -> replay::TraceReplaySource& { return *inner_; }
-  /// Plays on at `speed` (TraceReplaySource::set_speed).
-  [[nodiscard]] auto set_speed(double speed) -> core::Result<void>;
+  /// The inner source's playback clock (never null).
+  [[nodiscard]] auto playback() -> sources::PlaybackControl* override { return playback_; }
   /// True once every sample of the trace was returned. Thread-safe.
   [[nodiscard]] auto at_end() const -> bool { return at_end_.load(); }
 
  private:
-  std::unique_ptr<replay::TraceReplaySource> inner_;
+  std::unique_ptr<sources::CounterSource> inner_;
+  sources::PlaybackControl* playback_;
   std::atomic<bool> at_end_{false};
 };
 

@@ -22,6 +22,10 @@ auto install_stop_signals() -> const std::atomic<bool>& {
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
+  // SA_RESTART: a write to a full pipe (`--json | less`) that the signal interrupts carries on instead of
+  // failing with EINTR, which stdio would report as a write error (exit 1, half a line). The stop is seen by
+  // the loops that poll the flag; waits with timeouts (poll, sleeps) return early either way.
+  action.sa_flags = SA_RESTART;
   for (int signo : {SIGINT, SIGTERM, SIGHUP}) sigaction(signo, &action, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
   return g_stop;

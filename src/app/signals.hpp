@@ -6,8 +6,10 @@
 namespace solscope::app {
 
 /// Installs handlers for SIGINT, SIGTERM and SIGHUP that set the returned flag (async-signal-safe) and
-/// ignores SIGPIPE (a closed stdout then shows up as a write error). A second SIGINT/SIGTERM while stopping
-/// restores the default action, so a stuck process can still be killed with a second Ctrl-C.
+/// ignores SIGPIPE (a closed stdout then shows up as a write error). The handlers restart interrupted system
+/// calls (SA_RESTART): a write blocked on a full stdout pipe completes its line once the reader drains it. A
+/// second SIGINT/SIGTERM while stopping restores the default action, so a stuck process can still be killed
+/// with a second Ctrl-C.
 auto install_stop_signals() -> const std::atomic<bool>&;
 
 /// The signal that requested the stop (0 when none).

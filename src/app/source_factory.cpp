@@ -5,18 +5,12 @@
 #include <array>
 #include <cstdlib>
 #include <filesystem>
-#include <optional>
 #include <system_error>
 
 #include "app/exit_codes.hpp"
+#include "app/gpu_backend.hpp"
 #include "app/options.hpp"
 #include "sources/replay/trace_replay_source.hpp"
-#ifdef SOLSCOPE_HAVE_NVIDIA
-#include "sources/nvidia/nvidia_source.hpp"
-#include "sources/nvidia/nvml_api.hpp"
-#include "sources/nvidia/nvml_reader.hpp"
-#include "sources/nvidia/pm_sampler.hpp"
-#endif
 
 namespace solscope::app {
 namespace {
@@ -47,21 +41,9 @@ auto source_config_from(const CommonOptions& common) -> core::Result<sources::So
 }
 
 auto open_nvidia_source(const sources::SourceConfig& config) -> Outcome<OpenedSource> {
-#ifdef SOLSCOPE_HAVE_NVIDIA
-  nvidia::NvidiaSourceDeps deps;
-  deps.make_pm_sampling = [] { return nvidia::make_pm_sampler(); };
-  auto source = std::make_unique<nvidia::NvidiaSource>(std::move(deps));
-  if (auto started = source->start(config); !started) {
-    return tl::unexpected(Failure{started.error(), exit_code_for_source_error(started.error())});
-  }
-  return OpenedSource{std::move(source), "NVIDIA GPUs", false, true};
-#else
-  (void)config;
-  return tl::unexpected(Failure{
-      core::Error{core::ErrorCode::Unimplemented, "this solscope was built without the NVIDIA source",
-                  "rebuild with the CUDA toolkit headers (CUDA >= 12.6) installed, or use --replay FILE"},
-      kExitNoGpu});
-#endif
+  auto source = start_gpu_source(config);
+  if (!source) return tl::unexpected(Failure{source.error(), exit_code_for_source_error(source.error())});
+  return OpenedSource{std::move(*source), "NVIDIA GPUs", false, true};
 }
 
 auto open_replay_source(const std::string& path, const sources::SourceConfig& config, double speed, bool loop)
@@ -82,61 +64,6 @@ auto open_replay_source(const std::string& path, const sources::SourceConfig& co
   OpenedSource opened{std::move(*source), std::move(description), meta.synthetic};
   return opened;
 }
-
-#ifdef SOLSCOPE_HAVE_NVIDIA
-
-auto make_nvml_pid_lister() -> std::function<core::Result<std::vector<std::int32_t>>(std::uint32_t device)> {
-  auto reader = std::make_shared<std::optional<nvidia::NvmlReader>>();
-  return [reader](std::uint32_t device) -> core::Result<std::vector<std::int32_t>> {
-    if (!reader->has_value()) {
-      auto api = nvidia::load_nvml();
-      if (!api) return tl::unexpected(std::move(api.error()));
-      auto opened = nvidia::NvmlReader::open(std::move(*api));
-      if (!opened) return tl::unexpected(std::move(opened.error()));
-      reader->emplace(std::move(*opened));
-    }
-    nvidia::NvmlReader& nvml = **reader;
-    if (device >= nvml.device_count()) {
-      return core::fail(core::ErrorCode::InvalidArgument, "GPU " + std::to_string(device) + " does not exist",
-                        "NVML lists " + std::to_string(nvml.device_count()) + " GPU(s)");
-    }
-    auto processes = nvml.processes(device);
-    if (!processes) return tl::unexpected(std::move(processes.error()));
-    std::vector<std::int32_t> pids;
-    pids.reserve(processes->size());
-    for (const auto& p : *processes) pids.push_back(static_cast<std::int32_t>(p.pid));
-    return pids;
-  };
-}
-
-auto detect_gpu_name(const std::vector<std::uint32_t>& devices) -> core::Result<std::string> {
-  const nvidia::NvidiaSource source;
-  auto probe = source.probe();
-  if (!probe) return tl::unexpected(std::move(probe.error()));
-  const std::uint32_t wanted = devices.empty() ? 0 : devices.front();
-  for (const auto& d : probe->devices) {
-    if (d.info.index == wanted && !d.info.name.empty()) return d.info.name;
-  }
-  return core::fail(core::ErrorCode::NotFound,
-                    "GPU " + std::to_string(wanted) + " not found (" + std::to_string(probe->devices.size()) +
-                        " GPU(s) here)",
-                    "pick one with --devices, or pass --gpu NAME");
-}
-
-#else
-
-auto make_nvml_pid_lister() -> std::function<core::Result<std::vector<std::int32_t>>(std::uint32_t device)> {
-  return [](std::uint32_t) -> core::Result<std::vector<std::int32_t>> {
-    return core::fail(core::ErrorCode::Unimplemented, "this solscope was built without the NVIDIA source");
-  };
-}
-
-auto detect_gpu_name(const std::vector<std::uint32_t>& /*devices*/) -> core::Result<std::string> {
-  return core::fail(core::ErrorCode::Unavailable, "this solscope was built without the NVIDIA source",
-                    "pass --gpu NAME, or rebuild with the CUDA toolkit headers (CUDA >= 12.6) installed");
-}
-
-#endif
 
 auto find_demo_trace() -> std::string {
   if (const char* env = std::getenv("SOLSCOPE_DEMO_TRACE"); env != nullptr && *env != '\0') return env;

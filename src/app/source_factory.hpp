@@ -10,6 +10,7 @@
 
 #include "app/cli.hpp"
 #include "app/exit_codes.hpp"
+#include "app/gpu_backend.hpp"
 #include "core/result.hpp"
 #include "sources/counter_source.hpp"
 
@@ -34,20 +35,6 @@ struct OpenedSource {
 /// reader's (exit code kExitBadTrace), or a --devices index the trace lacks (kExitUsage).
 [[nodiscard]] auto open_replay_source(const std::string& path, const sources::SourceConfig& config,
                                       double speed, bool loop) -> Outcome<OpenedSource>;
-
-/// A function listing the PIDs with a compute context on one GPU (NVML index), over its own NVML session
-/// (opened on the first call, so from the thread that calls it: NvidiaSource is not thread-safe, and NVML
-/// itself is). Not thread-safe: one thread calls it. Errors: the NVML loader's and NvmlReader's (Unavailable
-/// without a driver, InvalidArgument for an index NVML does not have); Unimplemented in a build without the
-/// NVIDIA source.
-[[nodiscard]] auto make_nvml_pid_lister()
-    -> std::function<core::Result<std::vector<std::int32_t>>(std::uint32_t device)>;
-
-/// The NVML name of the GPU to model for `solscope ceiling --gpu auto` (e.g. "NVIDIA H100 80GB HBM3"): the
-/// first of `devices` (a --devices list), or GPU 0 when empty. Probes NVML without sampling. Errors:
-/// Unavailable "no NVIDIA driver found" (and NvidiaSource::probe()'s other errors), NotFound for an index
-/// this machine lacks, Unimplemented in a build without the NVIDIA source.
-[[nodiscard]] auto detect_gpu_name(const std::vector<std::uint32_t>& devices) -> core::Result<std::string>;
 
 /// The bundled demo trace: $SOLSCOPE_DEMO_TRACE, <exe dir>/../share/solscope/demo-trace.sqlite,
 /// <exe dir>/demo-trace.sqlite, or the source tree's tests/data/demo-trace.sqlite. Empty when none exists.

@@ -7,6 +7,7 @@
 
 #include "app/sinks.hpp"
 #include "core/derive.hpp"
+#include "core/text.hpp"
 
 namespace solscope::app {
 namespace {
@@ -52,9 +53,11 @@ auto TextViewSink::format_line(const core::SolSample& w) -> std::string {
 }
 
 auto TextViewSink::begin(const std::vector<core::DeviceInfo>& devices) -> core::Result<void> {
-  if (!banner_.empty()) out_ << banner_ << '\n';
+  // Names, descriptions and notes come from traces, daemons and endpoints: printed through terminal_safe().
+  if (!banner_.empty()) out_ << core::terminal_safe(banner_) << '\n';
   for (const auto& d : devices) {
-    out_ << fmt::format("# gpu {}: {} {} {}\n", d.index, d.name, d.uuid, d.chip);
+    out_ << fmt::format("# gpu {}: {} {} {}\n", d.index, core::terminal_safe(d.name),
+                        core::terminal_safe(d.uuid), core::terminal_safe(d.chip));
   }
   out_ << header() << '\n';
   return core::ok();
@@ -66,7 +69,7 @@ void TextViewSink::emit(DeviceWindow& w) {
   if (notes_) {
     std::string note = notes_(window.device_index);
     if (!note.empty() && note != w.note) {
-      out_ << fmt::format("# gpu {}: {}\n", window.device_index, note);
+      out_ << fmt::format("# gpu {}: {}\n", window.device_index, core::terminal_safe(note));
       w.note = std::move(note);
     }
   }

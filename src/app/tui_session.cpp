@@ -70,10 +70,8 @@ auto want_terminal_view(bool json) -> bool {
 auto run_terminal_view(OpenedSource& opened, const TerminalViewOptions& options, std::ostream& err) -> int {
   core::LiveState state;
   std::unique_ptr<AdjustableReplaySource> adjustable;
-  if (auto* replay = dynamic_cast<replay::TraceReplaySource*>(opened.source.get());
-      replay != nullptr && !options.replay_path.empty()) {
-    (void)opened.source.release();  // ownership moves to `adjustable`
-    adjustable = std::make_unique<AdjustableReplaySource>(std::unique_ptr<replay::TraceReplaySource>(replay));
+  if (opened.source->playback() != nullptr && !options.replay_path.empty()) {
+    adjustable = std::make_unique<AdjustableReplaySource>(std::move(opened.source));
   }
   sources::CounterSource& source = adjustable ? *adjustable : *opened.source;
   LiveStateSink sink(state, source);
@@ -88,7 +86,7 @@ auto run_terminal_view(OpenedSource& opened, const TerminalViewOptions& options,
     if (adjustable) {
       const auto [first, last] = trace_span(options.replay_path);
       controls = std::make_unique<ReplayControls>(engine, *adjustable, state, first, last, options.speed);
-    } else if (opened.live) {
+    } else if (source.process_lister() != nullptr) {
       std::function<std::string(std::uint32_t)> notes;
       if (attainable != nullptr)
         notes = [attainable](std::uint32_t d) { return attainable->description_of(d); };

@@ -1,10 +1,64 @@
 #include "core/text.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <numeric>
 #include <vector>
 
 namespace solscope::core {
+namespace {
+
+constexpr std::array<char, 16> kHex{'0', '1', '2', '3', '4', '5', '6', '7',
+                                    '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'};
+
+void append_byte_escape(std::string& out, unsigned char byte) {
+  out += "\\x";
+  out += kHex[byte >> 4];
+  out += kHex[byte & 0x0F];
+}
+
+void append_code_point_escape(std::string& out, char32_t c) {
+  out += "\\u";
+  for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(c >> shift) & 0x0F];
+}
+
+/// Length of the valid UTF-8 sequence (2 to 4 bytes) at `text[i]` (a byte >= 0x80), its code point in `c`;
+/// 0 when the bytes there are not valid UTF-8 (RFC 3629: no overlong forms, no surrogates, <= U+10FFFF).
+auto utf8_sequence(std::string_view text, std::size_t i, char32_t& c) -> std::size_t {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
+  const unsigned char lead = byte(0);
+  std::size_t length = 0;
+  unsigned char low = 0x80;  // allowed range of the second byte
+  unsigned char high = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;   // overlong
+    if (lead == 0xED) high = 0x9F;  // surrogates
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;   // overlong
+    if (lead == 0xF4) high = 0x8F;  // above U+10FFFF
+  } else {
+    return 0;
+  }
+  if (i + length > text.size() || byte(1) < low || byte(1) > high) return 0;
+  c = lead & (0xFF >> (length + 1));
+  for (std::size_t k = 1; k < length; ++k) {
+    if ((byte(k) & 0xC0) != 0x80) return 0;
+    c = (c << 6) | (byte(k) & 0x3F);
+  }
+  return length;
+}
+
+/// Code points that steer a terminal or reorder what it shows: C1 controls and bidirectional overrides.
+auto is_steering(char32_t c) -> bool {
+  return (c >= 0x80 && c <= 0x9F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+}
+
+}  // namespace
 
 auto to_lower_ascii(std::string_view text) -> std::string {
   std::string out(text);
@@ -27,6 +81,48 @@ auto edit_distance(std::string_view a, std::string_view b) -> std::size_t {
     }
   }
   return row[b.size()];
+}
+
+auto terminal_safe(std::string_view text, LineBreaks breaks) -> std::string {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte >= 0x20 && byte < 0x7F) {
+      out += static_cast<char>(byte);
+      ++i;
+      continue;
+    }
+    if (byte < 0x80) {  // C0 control or DEL
+      if ((byte == '\n' || byte == '\t') && breaks == LineBreaks::Keep) {
+        out += static_cast<char>(byte);
+      } else if (byte == '\n') {
+        out += "\\n";
+      } else if (byte == '\t') {
+        out += "\\t";
+      } else if (byte == '\r') {
+        out += "\\r";
+      } else {
+        append_byte_escape(out, byte);
+      }
+      ++i;
+      continue;
+    }
+    char32_t c = 0;
+    const std::size_t length = utf8_sequence(text, i, c);
+    if (length == 0) {
+      append_byte_escape(out, byte);
+      ++i;
+    } else if (is_steering(c)) {
+      append_code_point_escape(out, c);
+      i += length;
+    } else {
+      out.append(text.substr(i, length));
+      i += length;
+    }
+  }
+  return out;
 }
 
 }  // namespace solscope::core

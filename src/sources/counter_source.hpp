@@ -1,9 +1,11 @@
 // CounterSource: the one interface every source of GPU figures implements (CUPTI PM sampling + NVML, NVML
 // GPM, NVML basic, trace replay), so that everything above the sources runs the same on a GPU and on a
-// recorded trace.
+// recorded trace. What only some sources can do (list the processes on a device, control a playback clock)
+// is an optional capability that a source offers through the interface: the app asks, and never casts.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,55 @@ struct DeviceStatus {
   std::string reason;  ///< why this source (and not a better one): "PM sampling denied: ...", "" when best
   std::string hint;    ///< what would give a better source (the exact fix), "" when none
   bool lost = false;   ///< the device stopped answering; its samples have ended
+};
+
+/// One process with a context on a device.
+struct DeviceProcess {
+  std::int32_t pid = 0;
+  /// Device memory the process uses, in bytes; nullopt when the source cannot tell.
+  std::optional<std::uint64_t> gpu_memory_bytes;
+};
+
+/// Optional capability of a source: the processes on each device (the NVIDIA source, through NVML).
+/// Called only from the thread that drives the source.
+class ProcessLister {
+ public:
+  virtual ~ProcessLister() = default;
+  /// The processes with a context on `device` (an index from devices()), in the order the source lists them.
+  /// Errors: FailedPrecondition when the source is not started, InvalidArgument for a device it does not
+  /// sample, and the source's own query errors (the caller keeps its last list).
+  [[nodiscard]] virtual auto processes_on(std::uint32_t device)
+      -> core::Result<std::vector<DeviceProcess>> = 0;
+
+ protected:
+  ProcessLister() = default;
+  ProcessLister(const ProcessLister&) = default;
+  auto operator=(const ProcessLister&) -> ProcessLister& = default;
+};
+
+/// Optional capability of a source: a clock that can be paused, sped up and moved (a trace replay, an
+/// imported recording). Called only from the thread that drives the source.
+class PlaybackControl {
+ public:
+  virtual ~PlaybackControl() = default;
+  /// Stops the clock (poll() returns nothing) until resume(). Idempotent.
+  virtual void pause() = 0;
+  /// Restarts the clock from where pause() left it. Idempotent.
+  virtual void resume() = 0;
+  [[nodiscard]] virtual auto paused() const -> bool = 0;
+  /// Plays on at `speed` (recorded seconds per wall-clock second; 0 = as fast as possible). Errors:
+  /// InvalidArgument for a negative or non-finite speed.
+  [[nodiscard]] virtual auto set_speed(double speed) -> core::Result<void> = 0;
+  /// Jumps to recorded time `t_ns` (ns on the recording's clock): the next sample is the first starting at
+  /// or after it. Errors: FailedPrecondition before start(), and the recording's read errors.
+  [[nodiscard]] virtual auto seek(std::int64_t t_ns) -> core::Result<void> = 0;
+  /// The recorded time now playing, in ns.
+  [[nodiscard]] virtual auto position_ns() const -> std::int64_t = 0;
+
+ protected:
+  PlaybackControl() = default;
+  PlaybackControl(const PlaybackControl&) = default;
+  auto operator=(const PlaybackControl&) -> PlaybackControl& = default;
 };
 
 /// A source of RawSamples for a set of GPUs.
@@ -62,6 +113,14 @@ class CounterSource {
   /// How a device is sampled. `device` is an NVML index from devices(); unknown indices give
   /// SourceKind::None.
   [[nodiscard]] virtual auto status(std::uint32_t device) const -> DeviceStatus = 0;
+
+  /// The processes on each device, or nullptr when this source cannot list them (a replay). The pointer
+  /// lives as long as the source. This query (not the lister) may be made from any thread.
+  [[nodiscard]] virtual auto process_lister() -> ProcessLister* { return nullptr; }
+
+  /// Control of the playback clock, or nullptr for a live source. The pointer lives as long as the source.
+  /// This query (not the control) may be made from any thread.
+  [[nodiscard]] virtual auto playback() -> PlaybackControl* { return nullptr; }
 };
 
 }  // namespace solscope::sources

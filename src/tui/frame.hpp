@@ -35,8 +35,9 @@ class Frame {
   void set(int row, int col, char32_t glyph, Role role);
   /// Fills `rect` (clipped) with `glyph`.
   void fill(const Rect& rect, char32_t glyph = U' ', Role role = Role::Normal);
-  /// Writes UTF-8 `text` from (row, col), at most `max_width` cells (< 0: up to the right edge); control
-  /// characters become '?', invalid UTF-8 bytes U+FFFD ('?' in ascii mode). Returns the cells written.
+  /// Writes UTF-8 `text` from (row, col), at most `max_width` cells (< 0: up to the right edge). Control
+  /// characters, escape sequences and invalid UTF-8 bytes show as the visible escapes of core::terminal_safe
+  /// ("\x1b", "\u009b", "\xff"); characters wider than one cell become '?'. Returns the cells written.
   auto put(int row, int col, std::string_view text, Role role, int max_width = -1) -> int;
   /// Blanks every cell.
   void clear();

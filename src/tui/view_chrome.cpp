@@ -131,8 +131,8 @@ void draw_processes(const ScreenModel& model, const UiState& ui, const Rect& are
   }
   if (cut) {
     frame.put(area.row + room, area.col,
-              "+" + std::to_string(rows.size() - static_cast<std::size_t>(shown)) + " more", Role::Dim,
-              area.width);
+              concat({"+", std::to_string(rows.size() - static_cast<std::size_t>(shown)), " more"}),
+              Role::Dim, area.width);
   }
 }
 

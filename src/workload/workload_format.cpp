@@ -45,7 +45,13 @@ auto tensor_parallel_of(const detail::EngineState& state, std::size_t gpu_count)
 auto process_line(const ProcessInfo& p) -> std::string {
   std::string line =
       fmt::format("  process {} ({})", p.pid, p.user.empty() ? std::string("user unknown") : p.user);
-  line += p.command.empty() ? std::string(" command unreadable") : " " + shorten(p.command);
+  // Appends, not " " + std::string: g++ 12 -O3 flags that with a false -Wrestrict (GCC bug 105329).
+  if (p.command.empty()) {
+    line += " command unreadable";
+  } else {
+    line += ' ';
+    line += shorten(p.command);
+  }
   if (!p.container_id.empty()) line += " container " + p.container_id.substr(0, 12);
   if (!p.pod_uid.empty()) line += " pod " + p.pod_uid;
   if (!p.problems.empty()) {
@@ -78,7 +84,7 @@ namespace detail {
 
 auto gpu_list(std::span<const std::uint32_t> gpus) -> std::string {
   std::string out;
-  for (const std::uint32_t gpu : gpus) out += (out.empty() ? "" : ",") + std::to_string(gpu);
+  for (const std::uint32_t gpu : gpus) out.append(out.empty() ? "" : ",").append(std::to_string(gpu));
   return out;
 }
 

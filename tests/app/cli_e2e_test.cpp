@@ -212,5 +212,54 @@ TEST_F(CliTest, export_writes_csv_and_jsonl) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
+TEST_F(CliTest, a_stop_signal_while_stdout_is_blocked_finishes_the_line_and_exits_0) {
+  // Issue 10, item 14: `solscope replay X --json | less` with less not reading; a signal used to break the
+  // blocked write: exit 1, "cannot write to standard output", half a line.
+  const std::vector<std::pair<std::vector<std::string>, int>> cases{{{"--json", "--speed", "100"}, SIGTERM},
+                                                                    {{"--json", "--speed", "100"}, SIGINT},
+                                                                    {{"--json", "--speed", "100"}, SIGHUP},
+                                                                    {{"--speed", "0"}, SIGTERM}};
+  for (const auto& [mode, signo] : cases) {
+    std::vector<std::string> argv{kBinary, "replay", kDemo, "--loop"};
+    argv.insert(argv.end(), mode.begin(), mode.end());
+    testing::StalledPipeProcess p(argv);
+    ASSERT_TRUE(p.wait_for_pending(60'000, 30s)) << "the pipe never filled: " << p.pending_stdout_bytes();
+    std::this_thread::sleep_for(100ms);  // let the writer block in write(2)
+    p.signal(signo);
+    std::this_thread::sleep_for(200ms);  // the signal lands while the write waits (a reader at once hides it)
+    const auto r = p.drain(60s);
+    ASSERT_FALSE(r.timed_out) << "signal " << signo;
+    EXPECT_EQ(r.exit_code, 0) << "signal " << signo << ": " << r.err;
+    EXPECT_EQ(r.err.find("cannot write"), std::string::npos) << r.err;
+    ASSERT_FALSE(r.out.empty());
+    EXPECT_EQ(r.out.back(), '\n') << "the last line is complete";
+    if (mode.front() == "--json") {
+      for (const auto& line : lines_of(r.out)) {
+        ASSERT_TRUE(line.size() > 2 && line.front() == '{' && line.back() == '}') << line;
+      }
+    }
+  }
+}
+
+TEST_F(CliTest, escape_sequences_in_a_trace_do_not_reach_the_terminal) {
+  // Issue 10, item 12: a device name and source description holding OSC "set title" and "clear screen".
+  const std::string file = path("hostile.sqlite");
+  std::filesystem::copy_file(kDemo, file);
+  const std::string sql =
+      "UPDATE devices SET name = name || char(27) || ']0;pwned' || char(7) || char(27) || "
+      "'[2J'; UPDATE meta SET value = value || char(27) || '[2J' WHERE key = "
+      "'source_description';";
+  auto edited = run_process({"/usr/bin/sqlite3", file, sql}, 30s);
+  if (edited.exit_code == 127) GTEST_SKIP() << "no sqlite3 command";
+  ASSERT_EQ(edited.exit_code, 0) << edited.err;
+  auto r = solscope({"replay", file, "--speed", "0"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << "stdout carries a raw ESC";
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << "stderr carries a raw ESC";
+  EXPECT_EQ(r.out.find('\x07'), std::string::npos);
+  EXPECT_NE(r.out.find("\\x1b]0;pwned\\x07\\x1b[2J"), std::string::npos) << r.out.substr(0, 600);
+  EXPECT_NE(r.err.find("\\x1b[2J"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace solscope::app

@@ -19,5 +19,49 @@ TEST(TextTest, edit_distance_counts_single_edits) {
   EXPECT_EQ(edit_distance("record", ""), 6u);
 }
 
+TEST(TextTest, terminal_safe_escapes_an_injected_title_and_clear_screen) {
+  // Issue 10, item 12: a device name from a hostile trace.
+  const std::string name = "H100\x1b]0;pwned\x07\x1b[2J";
+  EXPECT_EQ(terminal_safe(name), "H100\\x1b]0;pwned\\x07\\x1b[2J");
+  EXPECT_EQ(terminal_safe(name).find('\x1b'), std::string::npos);
+}
+
+TEST(TextTest, terminal_safe_keeps_printable_and_utf8_text) {
+  const std::string plain = "NVIDIA H100 80GB HBM3 \\ 100% ~";
+  EXPECT_EQ(terminal_safe(plain), plain);
+  const std::string utf8 =
+      "\xC3\x89t\xC3\xA9 \xE2\x96\xB6 \xE6\x97\xA5\xE6\x9C\xAC \xF0\x9F\x9A\x80";  // Été ▶ 日本 🚀
+  EXPECT_EQ(terminal_safe(utf8), utf8);
+  EXPECT_EQ(terminal_safe(""), "");
+}
+
+TEST(TextTest, terminal_safe_line_breaks_and_tabs) {
+  EXPECT_EQ(terminal_safe("a\nb\tc\rd"), "a\\nb\\tc\\rd");
+  EXPECT_EQ(terminal_safe("a\nb\tc\rd", LineBreaks::Keep), "a\nb\tc\\rd");
+  EXPECT_EQ(terminal_safe(std::string_view("x\0y\x7f", 4)), "x\\x00y\\x7f");
+}
+
+TEST(TextTest, terminal_safe_escapes_c1_controls_and_bidi_overrides) {
+  EXPECT_EQ(terminal_safe("a\xC2\x9B"
+                          "2Jb"),
+            "a\\u009b2Jb");                                         // UTF-8 encoded 8-bit CSI
+  EXPECT_EQ(terminal_safe("\xC2\x85\xC2\xA0"), "\\u0085\xC2\xA0");  // NEL escaped, NBSP kept
+  EXPECT_EQ(terminal_safe("x\xE2\x80\xAEy\xE2\x81\xA6z"), "x\\u202ey\\u2066z");
+}
+
+TEST(TextTest, terminal_safe_escapes_every_byte_of_invalid_utf8) {
+  EXPECT_EQ(terminal_safe("a\x9B"
+                          "2J"),
+            "a\\x9b2J");                                                 // a raw 8-bit CSI byte
+  EXPECT_EQ(terminal_safe("\xC0\x9B"), "\\xc0\\x9b");                    // overlong ESC
+  EXPECT_EQ(terminal_safe("\xE0\x80\x9B"), "\\xe0\\x80\\x9b");           // overlong ESC, 3 bytes
+  EXPECT_EQ(terminal_safe("\xED\xA0\x80"), "\\xed\\xa0\\x80");           // a surrogate
+  EXPECT_EQ(terminal_safe("\xF4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // above U+10FFFF
+  EXPECT_EQ(terminal_safe("\xE2\x96"), "\\xe2\\x96");                    // cut short
+  EXPECT_EQ(terminal_safe("\xFF"
+                          "ok"),
+            "\\xffok");
+}
+
 }  // namespace
 }  // namespace solscope::core

@@ -11,8 +11,12 @@
 namespace solscope::testing {
 
 /// Returns the scripted batches one poll at a time, then finishes (or keeps returning empty batches when
-/// `never_finish`). A scripted error is returned by the poll at its position.
-class FakeCounterSource : public sources::CounterSource {
+/// `never_finish`). A scripted error is returned by the poll at its position. Offers the optional
+/// capabilities when asked: ProcessLister when `lists_processes` (the lists in `processes`), PlaybackControl
+/// when `plays_back` (records the calls; seek errors when `seek_fails`).
+class FakeCounterSource : public sources::CounterSource,
+                          public sources::ProcessLister,
+                          public sources::PlaybackControl {
  public:
   std::vector<core::DeviceInfo> devices_list;
   std::deque<core::Result<std::vector<core::RawSample>>> batches;
@@ -20,6 +24,13 @@ class FakeCounterSource : public sources::CounterSource {
   bool never_finish = false;
   int polls = 0;
   bool stopped = false;
+  bool lists_processes = false;
+  std::map<std::uint32_t, std::vector<sources::DeviceProcess>> processes;
+  bool plays_back = false;
+  bool is_paused = false;
+  double speed = 1.0;
+  std::vector<std::int64_t> seeks;
+  bool seek_fails = false;
 
   auto devices() const -> std::vector<core::DeviceInfo> override { return devices_list; }
   auto start(const sources::SourceConfig& /*config*/) -> core::Result<void> override { return core::ok(); }
@@ -36,6 +47,28 @@ class FakeCounterSource : public sources::CounterSource {
     auto it = statuses.find(device);
     return it != statuses.end() ? it->second : sources::DeviceStatus{};
   }
+
+  auto process_lister() -> sources::ProcessLister* override { return lists_processes ? this : nullptr; }
+  auto processes_on(std::uint32_t device) -> core::Result<std::vector<sources::DeviceProcess>> override {
+    auto it = processes.find(device);
+    if (it == processes.end()) return core::fail(core::ErrorCode::InvalidArgument, "no such device");
+    return it->second;
+  }
+
+  auto playback() -> sources::PlaybackControl* override { return plays_back ? this : nullptr; }
+  void pause() override { is_paused = true; }
+  void resume() override { is_paused = false; }
+  auto paused() const -> bool override { return is_paused; }
+  auto set_speed(double s) -> core::Result<void> override {
+    speed = s;
+    return core::ok();
+  }
+  auto seek(std::int64_t t_ns) -> core::Result<void> override {
+    if (seek_fails) return core::fail(core::ErrorCode::DataLoss, "scripted seek failure");
+    seeks.push_back(t_ns);
+    return core::ok();
+  }
+  auto position_ns() const -> std::int64_t override { return seeks.empty() ? 0 : seeks.back(); }
 };
 
 }  // namespace solscope::testing

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -122,6 +123,76 @@ auto BackgroundProcess::wait(std::chrono::milliseconds timeout) -> int {
   }
   pid_ = -1;
   return decode_status(status);
+}
+
+StalledPipeProcess::StalledPipeProcess(const std::vector<std::string>& argv) {
+  int out_pipe[2];
+  int err_pipe[2];
+  if (::pipe(out_pipe) != 0) return;
+  if (::pipe(err_pipe) != 0) {
+    ::close(out_pipe[0]);
+    ::close(out_pipe[1]);
+    return;
+  }
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    ::dup2(out_pipe[1], 1);
+    ::dup2(err_pipe[1], 2);
+    ::close(out_pipe[0]);
+    ::close(err_pipe[0]);
+    const int null_fd = ::open("/dev/null", O_RDONLY);
+    ::dup2(null_fd, 0);
+    auto args = exec_argv(argv);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  out_fd_ = out_pipe[0];
+  err_fd_ = err_pipe[0];
+}
+
+StalledPipeProcess::~StalledPipeProcess() {
+  if (pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  if (out_fd_ >= 0) ::close(out_fd_);
+  if (err_fd_ >= 0) ::close(err_fd_);
+}
+
+auto StalledPipeProcess::pending_stdout_bytes() const -> int {
+  int bytes = 0;
+  if (out_fd_ < 0 || ::ioctl(out_fd_, FIONREAD, &bytes) != 0) return -1;
+  return bytes;
+}
+
+auto StalledPipeProcess::wait_for_pending(int bytes, std::chrono::milliseconds timeout) const -> bool {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (pending_stdout_bytes() < bytes) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+void StalledPipeProcess::signal(int signo) const {
+  if (pid_ > 0) ::kill(pid_, signo);
+}
+
+auto StalledPipeProcess::drain(std::chrono::milliseconds timeout) -> ProcessResult {
+  ProcessResult result;
+  if (pid_ <= 0) return result;
+  testing::drain(out_fd_, err_fd_, result, std::chrono::steady_clock::now() + timeout);
+  ::close(out_fd_);
+  ::close(err_fd_);
+  out_fd_ = err_fd_ = -1;
+  if (result.timed_out) ::kill(pid_, SIGKILL);
+  int status = 0;
+  ::waitpid(pid_, &status, 0);
+  pid_ = -1;
+  result.exit_code = decode_status(status);
+  return result;
 }
 
 }  // namespace solscope::testing

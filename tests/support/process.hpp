@@ -42,4 +42,27 @@ class BackgroundProcess {
   pid_t pid_ = -1;
 };
 
+/// A child whose stdout is a pipe that nobody reads until drain(): its writes block once the pipe is full, as
+/// behind a stalled `| less`. stderr is collected by drain() too.
+class StalledPipeProcess {
+ public:
+  explicit StalledPipeProcess(const std::vector<std::string>& argv);
+  ~StalledPipeProcess();  ///< kills a child still running
+  StalledPipeProcess(const StalledPipeProcess&) = delete;
+  auto operator=(const StalledPipeProcess&) -> StalledPipeProcess& = delete;
+  /// Bytes written to the stdout pipe and not yet read (FIONREAD).
+  [[nodiscard]] auto pending_stdout_bytes() const -> int;
+  /// Waits (at most `timeout`) until the stdout pipe holds at least `bytes`; false on timeout.
+  auto wait_for_pending(int bytes, std::chrono::milliseconds timeout) const -> bool;
+  /// Sends `signo`.
+  void signal(int signo) const;
+  /// Reads stdout and stderr to their ends, then waits for the exit (at most `timeout` in all, then SIGKILL).
+  auto drain(std::chrono::milliseconds timeout) -> ProcessResult;
+
+ private:
+  pid_t pid_ = -1;
+  int out_fd_ = -1;
+  int err_fd_ = -1;
+};
+
 }  // namespace solscope::testing

@@ -24,13 +24,19 @@ TEST(FrameTest, put_clips_at_the_edge_and_width) {
   EXPECT_EQ(f.row_text(0), "   ab");
 }
 
-TEST(FrameTest, decodes_utf8_and_replaces_controls_and_wide_characters) {
-  Frame f(1, 6);
+TEST(FrameTest, decodes_utf8_and_escapes_controls_and_replaces_wide_characters) {
+  Frame f(1, 8);
   f.put(0, 0, "\xC2\xB0\x01\xE6\x97\xA5\xE2\x96\x88", Role::Normal);
   EXPECT_EQ(f.at(0, 0).glyph, U'\u00B0');
-  EXPECT_EQ(f.at(0, 1).glyph, U'?');
-  EXPECT_EQ(f.at(0, 2).glyph, U'?');
-  EXPECT_EQ(f.at(0, 3).glyph, U'\u2588');
+  EXPECT_EQ(f.row_text(0), "\u00B0\\x01?\u2588 ");
+}
+
+TEST(FrameTest, an_injected_escape_sequence_shows_as_text) {
+  // Issue 10, item 12: a device name from a hostile trace: OSC "set title", then "clear screen".
+  Frame f(1, 40);
+  f.put(0, 0, "H100\x1b]0;pwned\x07\x1b[2J", Role::Normal);
+  EXPECT_EQ(f.row_text(0), "H100\\x1b]0;pwned\\x07\\x1b[2J             ");
+  for (int c = 0; c < f.cols(); ++c) EXPECT_GE(f.at(0, c).glyph, U' ') << "column " << c;
 }
 
 TEST(FrameTest, ascii_frames_hold_only_ascii) {

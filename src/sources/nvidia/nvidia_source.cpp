@@ -278,6 +278,20 @@ auto NvidiaSource::processes(std::uint32_t device) -> core::Result<std::vector<G
   return reader_->processes(device);
 }
 
+auto NvidiaSource::processes_on(std::uint32_t device) -> core::Result<std::vector<sources::DeviceProcess>> {
+  auto listed = processes(device);
+  if (!listed) return tl::unexpected(std::move(listed.error()));
+  std::vector<sources::DeviceProcess> out;
+  out.reserve(listed->size());
+  for (const auto& p : *listed) {
+    out.push_back(sources::DeviceProcess{.pid = static_cast<std::int32_t>(p.pid),
+                                         .gpu_memory_bytes = p.used_memory_bytes == kUnknownMemory
+                                                                 ? std::nullopt
+                                                                 : std::optional(p.used_memory_bytes)});
+  }
+  return out;
+}
+
 auto NvidiaSource::find(std::uint32_t index) -> Active* {
   const auto it = std::find_if(active_.begin(), active_.end(),
                                [index](const Active& d) { return d.info.index == index; });

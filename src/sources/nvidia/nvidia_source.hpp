@@ -67,7 +67,7 @@ struct NvidiaProbe {
 /// for timer jitter). NVML-only devices give one sample per interval spanning [previous sample end, now); GPM
 /// devices at most one per interval and at least kGpmMinIntervalNs (100 ms) apart. A device reported lost (PM
 /// sampler fault or NVML_ERROR_GPU_IS_LOST) gets status().lost and no more samples; the others continue.
-class NvidiaSource final : public sources::CounterSource {
+class NvidiaSource final : public sources::CounterSource, public sources::ProcessLister {
  public:
   explicit NvidiaSource(NvidiaSourceDeps deps = {});
   ~NvidiaSource() override;
@@ -101,6 +101,11 @@ class NvidiaSource final : public sources::CounterSource {
   /// Compute processes on a device being sampled (NvmlReader::processes). Errors: FailedPrecondition when not
   /// started, InvalidArgument for a device not sampled, NvmlReader::processes' errors.
   [[nodiscard]] auto processes(std::uint32_t device) -> core::Result<std::vector<GpuProcess>>;
+
+  /// processes() as the ProcessLister capability (unknown memory becomes nullopt).
+  [[nodiscard]] auto processes_on(std::uint32_t device)
+      -> core::Result<std::vector<sources::DeviceProcess>> override;
+  [[nodiscard]] auto process_lister() -> sources::ProcessLister* override { return this; }
 
  private:
   struct Active {

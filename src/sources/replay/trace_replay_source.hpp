@@ -39,7 +39,7 @@ struct ReplayOptions {
 /// ended. Samples keep their device, times (shifted when looping), flags and values; their source becomes
 /// SourceKind::Replay, and kSampleRecovered is set on every sample of a trace that was cut short or damaged.
 /// SourceConfig::interval_ns is ignored (the trace's own intervals play). Not thread-safe.
-class TraceReplaySource final : public sources::CounterSource {
+class TraceReplaySource final : public sources::CounterSource, public sources::PlaybackControl {
  public:
   /// Opens `path` (errors of trace::Reader::open) and checks `options` (InvalidArgument).
   [[nodiscard]] static auto open(const std::filesystem::path& path, ReplayOptions options = {})
@@ -63,17 +63,19 @@ class TraceReplaySource final : public sources::CounterSource {
   /// Jumps to trace time `t_ns` (the file's clock, without loop shifts): the next sample is the first with
   /// t_start_ns >= t_ns, due after its interval at `speed`. Errors: those of Reader::cursor;
   /// FailedPrecondition before start().
-  [[nodiscard]] auto seek(std::int64_t t_ns) -> core::Result<void>;
+  [[nodiscard]] auto seek(std::int64_t t_ns) -> core::Result<void> override;
   /// Stops the replay clock (poll() returns nothing) until resume(). Idempotent.
-  void pause();
+  void pause() override;
   /// Restarts the clock from where pause() left it. Idempotent.
-  void resume();
-  [[nodiscard]] auto paused() const -> bool { return paused_; }
+  void resume() override;
+  [[nodiscard]] auto paused() const -> bool override { return paused_; }
   /// Plays on at `speed` (as ReplayOptions::speed) from the position playing now; a paused replay keeps its
   /// position and resumes at the new speed. Errors: InvalidArgument for a negative or non-finite speed.
-  [[nodiscard]] auto set_speed(double speed) -> core::Result<void>;
+  [[nodiscard]] auto set_speed(double speed) -> core::Result<void> override;
   /// The trace time now playing (loop shift included); the last returned t_end_ns at speed 0.
-  [[nodiscard]] auto position_ns() const -> std::int64_t;
+  [[nodiscard]] auto position_ns() const -> std::int64_t override;
+  /// This replay's clock (pause, speed, seek above).
+  [[nodiscard]] auto playback() -> sources::PlaybackControl* override { return this; }
   /// The trace's meta table (synthetic or recorded, host, tool version...).
   [[nodiscard]] auto metadata() const -> const trace::TraceMetadata& { return reader_.metadata(); }
   /// True when the trace is cut short or damaged (its samples carry kSampleRecovered).

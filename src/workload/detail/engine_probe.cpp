@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 
@@ -90,9 +92,12 @@ auto check_same_model(const EngineLaunch& launch, const EndpointInfo& info, std:
   if (launch.model.empty() || info.model.empty() || normalized(launch.model) == normalized(info.model)) {
     return core::ok();
   }
-  return core::fail(core::ErrorCode::FailedPrecondition,
-                    ":" + std::to_string(port) + " serves " + info.model + ", not " + launch.model +
-                        " named on the command line: another engine holds that port");
+  // fmt::format, not ":" + std::to_string(...): g++ 12 -O3 flags that with a false -Wrestrict (GCC bug
+  // 105329).
+  return core::fail(
+      core::ErrorCode::FailedPrecondition,
+      fmt::format(":{} serves {}, not {} named on the command line: another engine holds that port", port,
+                  info.model, launch.model));
 }
 
 auto same_network_namespace(const fs::path& procfs_root, std::int32_t pid) -> bool {

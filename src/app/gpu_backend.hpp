@@ -1,0 +1,64 @@
+// The app's GPU vendor glue: everything the commands need from the vendor's source beyond the CounterSource
+// interface (opening it, probing the GPUs for `solscope devices`, the PIDs on a GPU, the GPU's name). CMake
+// compiles exactly one implementation: gpu_backend_nvidia.cpp when the NVIDIA source is built (CUDA headers
+// found), gpu_backend_none.cpp otherwise. No other file of the app names a vendor source.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/device_info.hpp"
+#include "core/result.hpp"
+#include "sources/counter_source.hpp"
+
+namespace solscope::app {
+
+/// One GPU as `solscope devices` shows it, found without sampling.
+struct GpuProbeDevice {
+  core::DeviceInfo info;
+  sources::DeviceStatus status;  ///< the source start would try first; reason/hint for what it would skip
+  std::string source_id;         ///< for JSON: "pm_sampling", "gpm", "nvml_only", ...
+  std::string source_text;       ///< for people: "PM sampling (CUPTI): every pipe and path"
+  bool gpm_supported = false;
+  std::string gpm_reason;  ///< why GPM is not supported ("" when it is or when unknown)
+  bool mig_enabled = false;
+};
+
+/// The driver, the counter permission and every GPU, as the vendor's probe found them.
+struct GpuProbe {
+  std::string vendor;             ///< "NVIDIA"
+  std::string driver_version;     ///< "565.57.01"
+  std::string profiling_allowed;  ///< the permission verdict: "yes", "no", "unknown"
+  std::string profiling_reason;   ///< why
+  std::string profiling_fix;      ///< how to allow ("" when allowed)
+  std::vector<GpuProbeDevice> devices;
+};
+
+/// Opens and starts the vendor's source (NVIDIA: PM sampling, GPM or NVML per GPU). Errors: the source's
+/// start() errors; Unimplemented when this build has no GPU source (no CUDA headers at build time).
+[[nodiscard]] auto start_gpu_source(const sources::SourceConfig& config)
+    -> core::Result<std::unique_ptr<sources::CounterSource>>;
+
+/// Driver, permission pre-flight and every GPU with the source that would be used, without sampling.
+/// Errors: Unavailable "no NVIDIA driver found" and the other NVML errors; Unimplemented without a GPU
+/// source in this build.
+[[nodiscard]] auto probe_gpus() -> core::Result<GpuProbe>;
+
+/// A function listing the PIDs with a compute context on one GPU (NVML index), over its own NVML session
+/// (opened on the first call, so from the thread that calls it: NvidiaSource is not thread-safe, and NVML
+/// itself is). Not thread-safe: one thread calls it. Errors: the NVML loader's and NvmlReader's (Unavailable
+/// without a driver, InvalidArgument for an index NVML does not have); Unimplemented in a build without the
+/// NVIDIA source.
+[[nodiscard]] auto make_nvml_pid_lister()
+    -> std::function<core::Result<std::vector<std::int32_t>>(std::uint32_t device)>;
+
+/// The NVML name of the GPU to model for `solscope ceiling --gpu auto` (e.g. "NVIDIA H100 80GB HBM3"): the
+/// first of `devices` (a --devices list), or GPU 0 when empty. Probes NVML without sampling. Errors:
+/// Unavailable "no NVIDIA driver found" (and NvidiaSource::probe()'s other errors), NotFound for an index
+/// this machine lacks, Unavailable in a build without the NVIDIA source.
+[[nodiscard]] auto detect_gpu_name(const std::vector<std::uint32_t>& devices) -> core::Result<std::string>;
+
+}  // namespace solscope::app
