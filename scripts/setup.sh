@@ -12,6 +12,7 @@ packages=(
   libsqlite3-dev sqlite3 libncurses-dev libexpected-dev prometheus-cpp-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   tmux python3 clang-format locales curl
+  clang libclang-rt-dev  # libFuzzer for scripts/fuzz.sh (clang 14 and its runtime on Debian 12)
   chromium prometheus prometheus-node-exporter
 )
 # Node.js and npm (the dashboard's uPlot, the browser tests' playwright-core): Debian's packages only where no

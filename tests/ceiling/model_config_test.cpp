@@ -147,6 +147,17 @@ TEST(ModelConfigTest, malformed_json_names_file_line_and_column) {
       << arch.error().message;
 }
 
+// Found by fuzz/model_config_fuzz.cpp: nlohmann throws out_of_range (not parse_error) for a number past a
+// double's range, and the exception ended the process (std::terminate) instead of being a clear error.
+TEST(ModelConfigTest, number_too_large_for_a_double_is_an_error_not_a_crash) {
+  auto arch = parse_model_config("{\n  \"hidden_size\": 4096,\n  \"max_position_embeddings\": 16e840\n}",
+                                 "/m/config.json");
+  ASSERT_FALSE(arch.has_value());
+  EXPECT_EQ(arch.error().code, core::ErrorCode::InvalidArgument);
+  EXPECT_EQ(arch.error().message,
+            "model config /m/config.json: invalid JSON: number overflow parsing '16e840'");
+}
+
 TEST(ModelConfigTest, missing_and_mistyped_fields_are_named) {
   auto missing =
       parse_model_config(R"({"num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 10})", "c");

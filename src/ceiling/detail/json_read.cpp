@@ -68,6 +68,14 @@ auto parse_json(std::string_view text, std::string_view context) -> core::Result
                       std::string(context) + ": invalid JSON at line " + std::to_string(pos.line) +
                           ", column " + std::to_string(pos.column) + ": " + std::string(reason_of(e.what())),
                       "fix the file or point at another one");
+  } catch (const Json::exception& e) {
+    // Not a syntax error, e.g. out_of_range 406 for a number past a double's range (1e400): found by fuzzing,
+    // it escaped as an exception and ended the process.
+    std::string_view what = e.what();
+    if (const auto id_end = what.find("] "); id_end != std::string_view::npos) what.remove_prefix(id_end + 2);
+    return core::fail(core::ErrorCode::InvalidArgument,
+                      std::string(context) + ": invalid JSON: " + std::string(what),
+                      "fix the file or point at another one");
   }
 }
 

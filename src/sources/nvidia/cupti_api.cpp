@@ -111,6 +111,9 @@ struct RequiredSymbol {
   const char* name;
   Fn CuptiRequiredFns::*member;
 };
+// Deduction guide: clang before 17 has no class template argument deduction for aggregates (C++20 P1816).
+template <class Fn>
+RequiredSymbol(const char*, Fn CuptiRequiredFns::*) -> RequiredSymbol<Fn>;
 
 // Every required symbol, named once; resolve_all() fills them and validate_cupti() checks them (doc section
 // 6).

@@ -26,7 +26,10 @@ auto first_id_at_or_after(const ReaderState& reader, std::int64_t from_ns) -> st
   std::int64_t lo = reader.min_id;
   std::int64_t hi = reader.max_id + 1;
   while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
+    // Halfway without overflow: rowids may be negative, so hi - lo can exceed INT64_MAX (found by fuzzing).
+    const auto mid =
+        static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) +
+                                  (static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo)) / 2);
     sqlite3_stmt* s = probe->get();
     sqlite3_reset(s);
     sqlite3_bind_int64(s, 1, mid);
@@ -34,7 +37,8 @@ auto first_id_at_or_after(const ReaderState& reader, std::int64_t from_ns) -> st
     if (rc != SQLITE_DONE && rc != SQLITE_ROW) return reader.min_id;
     // No row at or after `mid`, or the first one starts at or after from_ns: the answer is at or below mid.
     if (rc == SQLITE_ROW && sqlite3_column_int64(s, 1) < from_ns) {
-      lo = sqlite3_column_int64(s, 0) + 1;
+      const std::int64_t id = sqlite3_column_int64(s, 0);
+      lo = id < hi ? id + 1 : hi;  // a damaged index may answer an id past max(id)
     } else {
       hi = mid;
     }
