@@ -4,6 +4,7 @@
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
+#include "app/source_factory.hpp"
 #include "trace/export.hpp"
 #include "trace/reader.hpp"
 
@@ -15,7 +16,6 @@ auto run_export(const ExportArgs& args, std::ostream& out, std::ostream& err) ->
     print_error(err, reader.error());
     return kExitBadTrace;
   }
-  if (reader->recovered()) print_warning(err, args.file + ": " + reader->recovery_note());
   std::ofstream file;
   std::ostream* target = &out;
   if (!args.output.empty() && args.output != "-") {
@@ -33,7 +33,8 @@ auto run_export(const ExportArgs& args, std::ostream& out, std::ostream& err) ->
     print_error(err, written.error());
     return written.error().code == core::ErrorCode::DataLoss ? kExitBadTrace : kExitFailure;
   }
-  return kExitOk;
+  // Samples read and skipped, and where the damage begins: a warning, or exit 5 when nothing was read.
+  return report_trace_read(err, reader->problem(written->report), written->samples);
 }
 
 }  // namespace solscope::app
