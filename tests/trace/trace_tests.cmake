@@ -7,5 +7,6 @@ solscope_add_test(trace
     ${CMAKE_CURRENT_LIST_DIR}/fixture_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/kill_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/reader_errors_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/wal_damage_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/writer_reader_test.cpp
   LIBS solscope::trace solscope_synthetic_trace SQLite::SQLite3 nlohmann_json::nlohmann_json)
