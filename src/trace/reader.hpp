@@ -150,12 +150,13 @@ class Reader {
   [[nodiscard]] auto devices() const -> const std::vector<core::DeviceInfo>&;
   /// The recorded device with NVML index `index`, or nullptr.
   [[nodiscard]] auto device(std::uint32_t index) const -> const core::DeviceInfo*;
-  /// Samples in the file (for a recovered file: those readable before the damage). Counted at open.
+  /// Samples in the file (for a recovered file: those that can still be read). Counted at open; a damaged
+  /// row that count(*) does not notice is found by the read (SampleCursor::report()).
   [[nodiscard]] auto sample_count() const -> std::uint64_t;
   /// True when open() found the file cut short or damaged.
   [[nodiscard]] auto recovered() const -> bool;
-  /// What open() found damaged, e.g. "trace run.sqlite is cut short (1 MiB of 4 MiB): read 9319 samples that
-  /// precede the damage"; empty when not recovered.
+  /// What open() found damaged, e.g. "trace run.sqlite is cut short (1.0 MiB of the 4.0 MiB its header
+  /// declares): 9319 samples can be read"; empty when not recovered.
   [[nodiscard]] auto recovery_note() const -> const std::string&;
   /// What to tell the user about this file and a read of it (`report`, e.g. a cursor's or
   /// ReadSummary::report): nullopt when open() found no damage and the read is clean; otherwise a DataLoss

@@ -76,7 +76,12 @@ auto step_over_damage(CursorState& cursor, int rc) -> bool {
   const ReaderState& reader = *cursor.reader;
   sqlite3* db = reader.db.get();
   ReadReport& report = cursor.report;
-  if (report.cause.empty()) report.cause = sqlite3_errmsg(db);
+  if (report.cause.empty()) {
+    report.cause = sqlite3_errmsg(db);
+    // Rows out of time order are sorted by SQLite, which must read every row before the first is returned.
+    if (!cursor.rowid_order)
+      report.cause += "; this trace is not in time order, so it is read all or nothing";
+  }
   if (!cursor.damage) {
     cursor.damage = sqlite_error(
         db, rc,
