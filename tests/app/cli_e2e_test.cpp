@@ -230,6 +230,28 @@ TEST_F(CliTest, one_flipped_byte_mid_trace_is_read_past_and_reported_on_stderr) 
   EXPECT_EQ(r.err.rfind("solscope: warning: trace " + path("flip.sqlite") + where, 0), 0u) << r.err;
 }
 
+TEST_F(CliTest, serve_replay_of_a_damaged_trace_says_what_it_read_when_the_replay_ends) {
+  damaged_demo_copy(path("flip.sqlite"), {{991589, '\xa9'}});
+  testing::BackgroundProcess p(
+      {kBinary, "serve", "--replay", path("flip.sqlite"), "--speed", "0", "--listen", "127.0.0.1:0"},
+      path("out"), path("err"));
+  std::string err;
+  for (int i = 0; i < 300 && err.find("the replay ended") == std::string::npos; ++i) {  // at most 30 s
+    std::this_thread::sleep_for(100ms);
+    std::stringstream text;
+    text << std::ifstream(path("err")).rdbuf();
+    err = text.str();
+  }
+  p.signal(SIGTERM);
+  EXPECT_EQ(p.wait(10s), 0);
+  EXPECT_NE(
+      err.find("solscope: warning: trace " + path("flip.sqlite") +
+               " is damaged: read 4799 samples; skipped 1 unreadable row: the damage begins at sample id "
+               "2171"),
+      std::string::npos)
+      << err;
+}
+
 TEST_F(CliTest, a_trace_with_nothing_readable_exits_5_from_every_reader) {
   // Cut to 64 KiB: replay and export used to read 0 samples with exit 0, and serve --replay served nothing.
   damaged_demo_copy(path("cut.sqlite"), {}, 64 * 1024);
