@@ -88,7 +88,10 @@ auto step_over_damage(CursorState& cursor, int rc) -> bool {
         "trace " + reader.path.string() + " cannot be read past sample " + std::to_string(report.samples));
   }
   // The writer numbers rows from 1: with an unknown min(id), the search starts there.
-  const std::int64_t bad = cursor.last_id == CursorState::kNoId ? 1 : cursor.last_id + 1;
+  std::int64_t bad = cursor.last_id == CursorState::kNoId ? 1 : cursor.last_id + 1;
+  // Never back: a damaged page can hand out a bogus id, and each resume must lie past the one before (so
+  // the read ends).
+  if (cursor.resumed_at != CursorState::kNoId) bad = std::max(bad, cursor.resumed_at);
   const std::int64_t max_id = reader.max_id;
   const bool searchable = cursor.rowid_order && is_damage(rc);
   if (searchable && !cursor.probe) {
