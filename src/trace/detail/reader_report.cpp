@@ -58,7 +58,7 @@ auto describe_read(const ReaderState& reader, const ReadReport& report) -> std::
   if (!report.damaged() && !reader.recovered) return std::nullopt;
   const std::string file = reader.path.string();
   std::string hint = report.samples == 0 ? "nothing in it can be read; record again"
-                                         : "the samples read are intact; to save more, try `sqlite3 " + file +
+                                         : "to save more of it, try `sqlite3 " + file +
                                                " .recover | sqlite3 COPY.sqlite` and read the copy";
   if (!report.damaged()) return core::Error{core::ErrorCode::DataLoss, reader.recovery_note, std::move(hint)};
   const std::string what =
