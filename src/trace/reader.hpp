@@ -129,6 +129,9 @@ class Reader {
   /// - Unimplemented: "trace <path> was written by a newer solscope (schema N, this build reads up to M)"
   /// (hint:
   ///   upgrade solscope), "... by an older solscope (schema N, this build reads schema M and newer)";
+  /// - DataLoss: a schema_version or oldest_readable_version that no solscope writes
+  /// (not 1..kMaxSchemaVersion,
+  ///   or oldest above schema): "trace <path> has a damaged meta table: ...";
   /// - DataLoss: the file is damaged where nothing can be read (header, schema or metrics table), or it is
   ///   damaged and no sample at all can be read from it ("... no sample can be read").
   /// A file that is cut short or has damaged pages elsewhere opens: recovered() is true, recovery_note() says
