@@ -103,6 +103,10 @@ TEST_F(WalDamageTest, a_damaged_frame_in_the_middle_is_reported_with_the_commits
   EXPECT_EQ(summary->samples, reader->sample_count());
   EXPECT_TRUE(summary->recovered);
   EXPECT_THAT(summary->note, HasSubstr("has a damaged write-ahead log"));
+  const auto problem = reader->problem(summary->report);
+  ASSERT_TRUE(problem.has_value());
+  EXPECT_EQ(problem->hint, "the lost commits are still in " + path.string() +
+                               "-wal, past a frame SQLite rejects; keep both files");
   EXPECT_TRUE(std::filesystem::exists(path.string() + "-wal")) << "the reader leaves the -wal alone";
 }
 

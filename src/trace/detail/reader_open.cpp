@@ -111,6 +111,7 @@ void check_wal(ReaderState& state) {
           " and its -wal before opening the trace with any other tool (a read-write open checkpoints the "
           "log and discards them)";
   mark_recovered(state, what);
+  state.wal_commits_lost = true;
 }
 
 auto parse_int(const std::string& text, std::int64_t& out) -> bool {

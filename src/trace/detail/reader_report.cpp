@@ -60,6 +60,9 @@ auto describe_read(const ReaderState& reader, const ReadReport& report) -> std::
   std::string hint = report.samples == 0 ? "nothing in it can be read; record again"
                                          : "to save more of it, try `sqlite3 " + file +
                                                " .recover | sqlite3 COPY.sqlite` and read the copy";
+  if (reader.wal_commits_lost) {
+    hint = "the lost commits are still in " + file + "-wal, past a frame SQLite rejects; keep both files";
+  }
   if (!report.damaged()) return core::Error{core::ErrorCode::DataLoss, reader.recovery_note, std::move(hint)};
   const std::string what =
       reader.recovered && !reader.recovery_what.empty() ? reader.recovery_what : "is damaged";

@@ -37,6 +37,7 @@ struct ReaderState {
   std::string recovery_note;
   /// What open() found, without the count: "is cut short (64.0 KiB of the 2.0 MiB its header declares)".
   std::string recovery_what;
+  bool wal_commits_lost = false;  ///< the -wal holds commits past a damaged frame (wal_probe.hpp)
 };
 
 /// Reads `path` into a ReaderState (probe, connection with fallbacks, schema and version checks, devices,
