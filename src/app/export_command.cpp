@@ -6,6 +6,7 @@
 #include "app/messages.hpp"
 #include "app/output_path.hpp"
 #include "app/sinks.hpp"
+#include "app/source_factory.hpp"
 #include "trace/export.hpp"
 #include "trace/reader.hpp"
 
@@ -25,7 +26,6 @@ auto run_export(const ExportArgs& args, std::ostream& out, std::ostream& err) ->
     print_error(err, reader.error());
     return kExitBadTrace;
   }
-  if (reader->recovered()) print_warning(err, args.file + ": " + reader->recovery_note());
   std::ofstream file;
   std::ostream* target = &out;
   if (!to_stdout) {
@@ -47,7 +47,8 @@ auto run_export(const ExportArgs& args, std::ostream& out, std::ostream& err) ->
     print_error(err, written.error());
     return written.error().code == core::ErrorCode::DataLoss ? kExitBadTrace : kExitFailure;
   }
-  return kExitOk;
+  // Samples read and skipped, and where the damage begins: a warning, or exit 5 when nothing was read.
+  return report_trace_read(err, reader->problem(written->report), written->samples);
 }
 
 }  // namespace solscope::app

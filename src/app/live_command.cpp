@@ -70,7 +70,9 @@ auto run_live(const CommonOptions& common, const WorkloadOptions& workloads, std
                                    .replay_path = trace,
                                    .speed = 1.0,
                                    .started_steady_ns = started_ns};
-    return run_terminal_view(*opened, view, err);
+    const int code = run_terminal_view(*opened, view, err);
+    const int read = report_replay_end(*opened, err);  // --replay of a damaged trace: what was read
+    return code != kExitOk ? code : read;
   }
   JsonLinesSink json(out);
   TextViewSink text(out, 1'000'000'000, "# solscope " SOLSCOPE_VERSION ": " + opened->description);
@@ -78,7 +80,9 @@ auto run_live(const CommonOptions& common, const WorkloadOptions& workloads, std
     text.set_device_notes([&attainable](std::uint32_t device) { return attainable->description_of(device); });
   }
   SampleSink* sink = common.json ? static_cast<SampleSink*>(&json) : &text;
-  return run_engine_with_attainable(*opened->source, {sink}, options, attainable.get(), err);
+  const int code = run_engine_with_attainable(*opened->source, {sink}, options, attainable.get(), err);
+  const int read = report_replay_end(*opened, err);
+  return code != kExitOk ? code : read;
 }
 
 }  // namespace solscope::app

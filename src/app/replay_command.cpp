@@ -37,13 +37,17 @@ auto run_replay(const CommonOptions& common, const ReplayArgs& args, std::ostrea
         .replay_path = args.file,
         .speed = speed,
         .started_steady_ns = started_ns};
-    return run_terminal_view(*opened, view, err);
+    const int code = run_terminal_view(*opened, view, err);
+    const int read = report_replay_end(*opened, err);
+    return code != kExitOk ? code : read;
   }
   if (!common.json) print_note(err, "playing " + opened->description);
   JsonLinesSink json(out);
   TextViewSink text(out, 1'000'000'000, "# solscope " SOLSCOPE_VERSION ": " + opened->description);
   SampleSink* sink = common.json ? static_cast<SampleSink*>(&json) : &text;
-  return run_engine(*opened->source, {sink}, options, err);
+  const int code = run_engine(*opened->source, {sink}, options, err);
+  const int read = report_replay_end(*opened, err);  // samples read and skipped, where the damage begins
+  return code != kExitOk ? code : read;
 }
 
 }  // namespace solscope::app

@@ -17,6 +17,7 @@
 #include "core/guarded_run.hpp"
 #include "server/auth.hpp"
 #include "server/server.hpp"
+#include "sources/replay/trace_replay_source.hpp"
 
 namespace solscope::app {
 namespace {
@@ -59,9 +60,11 @@ auto server_options_from(const ServeArgs& args) -> Outcome<server::ServerOptions
   return o;
 }
 
-/// Serves until a signal, reporting the engine's end once and each fault a guarded thread caught (the
-/// process refresh, the HTTP server; core::thread_faults) as it happens. Returns the exit code.
-auto serve_until_stopped(const BackgroundEngine& engine, std::ostream& err) -> int {
+/// Serves until a signal, reporting the engine's end once (and what a replay read) and each fault a guarded
+/// thread caught (the process refresh, the HTTP server; core::thread_faults) as it happens. Returns the exit
+/// code.
+auto serve_until_stopped(const BackgroundEngine& engine, const OpenedSource& opened, bool& read_reported,
+                         std::ostream& err) -> int {
   const auto& stop = install_stop_signals();
   bool reported_end = false;
   std::size_t faults_seen = 0;
@@ -75,6 +78,8 @@ auto serve_until_stopped(const BackgroundEngine& engine, std::ostream& err) -> i
       print_error(err, result->error());
       return kExitFailure;
     }
+    read_reported = true;
+    if (report_replay_end(opened, err) != kExitOk) return kExitBadTrace;  // nothing could be read
     if (!stop.load()) print_note(err, "the replay ended: serving its last figures until stopped");
   }
   return kExitOk;
@@ -177,6 +182,9 @@ auto run_serve(const CommonOptions& common, const WorkloadOptions& workloads, co
     return kExitFailure;
   }
   print_note(err, "serving " + opened->description);
+  if (opened->replay_report && opened->replay_report->problem) {
+    print_warning(err, opened->replay_report->problem->describe());  // what the open found damaged
+  }
   print_note(err, "listening on " + (*server)->url());
   err.flush();
   server::Server& http = **server;
@@ -184,6 +192,7 @@ auto run_serve(const CommonOptions& common, const WorkloadOptions& workloads, co
   const EngineOptions engine_options{.poll_interval_ns = poll_interval_for(config->interval_ns)};
   if (attainable) attainable->start();
   int code = kExitOk;
+  bool read_reported = false;  // a replay's account is told at its end, or at shutdown
   {
     BackgroundEngine engine(*opened->source, {&sink}, engine_options, install_stop_signals(),
                             attainable ? attainable->annotator() : std::function<void(core::RawSample&)>{});
@@ -192,13 +201,14 @@ auto run_serve(const CommonOptions& common, const WorkloadOptions& workloads, co
     if (attainable)
       notes = [a = attainable.get()](std::uint32_t device) { return a->description_of(device); };
     ProcessRefresher refresher(engine, state, std::move(notes));
-    code = serve_until_stopped(engine, err);
+    code = serve_until_stopped(engine, *opened, read_reported, err);
     engine.stop();
     err << engine.warnings();  // a lost GPU, a view that fell behind
   }
   http.stop();
   opened->source->stop();
   if (attainable) attainable->stop();
+  if (!read_reported) (void)report_replay_end(*opened, err);
   return code;
 }
 

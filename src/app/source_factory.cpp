@@ -9,6 +9,7 @@
 
 #include "app/exit_codes.hpp"
 #include "app/gpu_backend.hpp"
+#include "app/messages.hpp"
 #include "app/options.hpp"
 #include "sources/replay/trace_replay_source.hpp"
 
@@ -54,15 +55,35 @@ auto open_replay_source(const std::string& path, const sources::SourceConfig& co
   auto source = replay::TraceReplaySource::open(path, options);
   if (!source) return tl::unexpected(Failure{source.error(), kExitBadTrace});
   if (auto started = (*source)->start(config); !started) {
-    return tl::unexpected(Failure{started.error(), kExitUsage});
+    // Only a --devices index the trace lacks is the command line's fault; a read error is the trace's.
+    const bool usage = started.error().code == core::ErrorCode::InvalidArgument;
+    return tl::unexpected(Failure{started.error(), usage ? kExitUsage : kExitBadTrace});
   }
   const auto& meta = (*source)->metadata();
   std::string description = "replay of " + path;
   if (meta.synthetic) description += " (SYNTHETIC: not a real GPU recording)";
   if (!meta.source_description.empty()) description += "; " + meta.source_description;
   if ((*source)->recovered()) description += "; recovered from a damaged or cut-short file";
+  auto report = (*source)->report();
   OpenedSource opened{std::move(*source), std::move(description), meta.synthetic};
+  opened.replay_report = std::move(report);
   return opened;
+}
+
+auto report_trace_read(std::ostream& err, const std::optional<core::Error>& problem,
+                       std::uint64_t samples_read) -> int {
+  if (!problem) return kExitOk;
+  if (samples_read == 0) {
+    print_error(err, *problem);
+    return kExitBadTrace;
+  }
+  print_warning(err, problem->describe());
+  return kExitOk;
+}
+
+auto report_replay_end(const OpenedSource& opened, std::ostream& err) -> int {
+  if (!opened.replay_report) return kExitOk;
+  return report_trace_read(err, opened.replay_report->problem, opened.replay_report->read.samples);
 }
 
 auto find_demo_trace() -> std::string {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -14,6 +15,10 @@
 #include "core/result.hpp"
 #include "sources/counter_source.hpp"
 
+namespace solscope::replay {
+struct ReplayReport;
+}  // namespace solscope::replay
+
 namespace solscope::app {
 
 /// A started source and what to tell the user about it.
@@ -22,6 +27,9 @@ struct OpenedSource {
   std::string description;  ///< "NVIDIA GPUs" or "replay of FILE (SYNTHETIC ...)"
   bool synthetic = false;   ///< a trace not recorded on a real GPU
   bool live = false;        ///< the NVIDIA source sampling GPUs now (not a replay)
+  /// A replay's read account (samples read and skipped, where the damage begins), for report_replay_end();
+  /// null for a live source. Outlives `source`.
+  std::shared_ptr<const replay::ReplayReport> replay_report{};
 };
 
 /// Parses --interval and --devices into a SourceConfig. Errors: InvalidArgument (bad value or out of range).
@@ -35,6 +43,16 @@ struct OpenedSource {
 /// reader's (exit code kExitBadTrace), or a --devices index the trace lacks (kExitUsage).
 [[nodiscard]] auto open_replay_source(const std::string& path, const sources::SourceConfig& config,
                                       double speed, bool loop) -> Outcome<OpenedSource>;
+
+/// Tells the user what a read of a trace met: `problem` (trace::Reader::problem) as a warning when
+/// `samples_read` > 0, as the error when nothing was read. Returns kExitBadTrace when there is a problem and
+/// nothing was read, else kExitOk.
+[[nodiscard]] auto report_trace_read(std::ostream& err, const std::optional<core::Error>& problem,
+                                     std::uint64_t samples_read) -> int;
+
+/// report_trace_read() over a replay's account, once its source has stopped or finished; kExitOk without a
+/// replay report (live sources).
+[[nodiscard]] auto report_replay_end(const OpenedSource& opened, std::ostream& err) -> int;
 
 /// The bundled demo trace: $SOLSCOPE_DEMO_TRACE, <exe dir>/../share/solscope/demo-trace.sqlite,
 /// <exe dir>/demo-trace.sqlite, or the source tree's tests/data/demo-trace.sqlite. Empty when none exists.

@@ -35,7 +35,9 @@ auto SampleCursor::next(core::SolSample& out) -> bool {
   static const core::DeviceInfo kUnknownDevice{};
   const core::DeviceInfo* device = find_device(state_->reader->devices, raw.device_index);
   out = core::derive(raw, device != nullptr ? *device : kUnknownDevice);
-  if (!detail::read_stored_figures(*state_, out) && !state_->damage) {
+  if (detail::read_stored_figures(*state_, out)) return true;
+  ++state_->report.rederived_figures;
+  if (!state_->damage) {
     state_->damage =
         core::Error{core::ErrorCode::DataLoss,
                     "trace " + state_->reader->path.string() + ": the stored figures of a sample at " +
@@ -49,7 +51,10 @@ auto SampleCursor::damage() const -> const std::optional<core::Error>& {
   return state_->damage;
 }
 auto SampleCursor::samples_read() const -> std::uint64_t {
-  return state_->read;
+  return state_->report.samples;
+}
+auto SampleCursor::report() const -> const ReadReport& {
+  return state_->report;
 }
 
 Reader::Reader(std::shared_ptr<detail::ReaderState> state) : state_(std::move(state)) {}
@@ -82,6 +87,10 @@ auto Reader::recovery_note() const -> const std::string& {
   return state_->recovery_note;
 }
 
+auto Reader::problem(const ReadReport& report) const -> std::optional<core::Error> {
+  return detail::describe_read(*state_, report);
+}
+
 auto Reader::time_span() const -> core::Result<std::optional<std::pair<std::int64_t, std::int64_t>>> {
   const std::string what = "cannot read the time span of trace " + state_->path.string();
   auto statement =
@@ -111,12 +120,9 @@ auto visit_all(const Reader& reader, const ReadOptions& options, const Fn& fn) -
     ++summary.samples;
     if (!fn(sample)) break;
   }
-  summary.recovered = reader.recovered() || cursor->damage().has_value();
-  if (reader.recovered()) summary.note = reader.recovery_note();
-  if (cursor->damage()) {
-    if (!summary.note.empty()) summary.note += "; ";
-    summary.note += cursor->damage()->message;
-  }
+  summary.report = cursor->report();
+  summary.recovered = reader.recovered() || summary.report.damaged() || cursor->damage().has_value();
+  if (auto problem = reader.problem(summary.report)) summary.note = std::move(problem->message);
   return summary;
 }
 

@@ -45,11 +45,42 @@ struct ReadOptions {
   std::int64_t to_ns = std::numeric_limits<std::int64_t>::max();    ///< keep t_start_ns < to_ns
 };
 
+/// The account of one read (one cursor): what it returned, what it passed over and where the damage begins.
+/// Sample ids are samples.id (the writer numbers rows 1, 2, 3, ... across all devices), so "skipped" counts
+/// the rows of every device in a damaged id range.
+struct ReadReport {
+  std::uint64_t samples = 0;  ///< samples returned
+  /// Rows that could not be read: in damaged id ranges the read stepped over, plus those after a damage
+  /// that stopped the read (up to the largest id the file lists).
+  std::uint64_t skipped_rows = 0;
+  std::uint64_t damaged_ranges = 0;   ///< id ranges passed over (each one damaged region)
+  std::int64_t first_skipped_id = 0;  ///< first id of the first damaged range; valid when damaged_ranges > 0
+  std::int64_t last_skipped_id = 0;   ///< last id of that range (inclusive)
+  /// t_end_ns of the last sample returned before the first damage; nullopt when the damage came first.
+  std::optional<std::int64_t> damage_after_ns;
+  std::optional<std::int64_t> first_t_start_ns;  ///< t_start_ns of the first sample returned
+  /// Returned samples whose counters BLOB is missing, not a BLOB or of the wrong size: their raw values read
+  /// as unknown (NaN).
+  std::uint64_t unknown_counters = 0;
+  std::int64_t first_unknown_counters_id = 0;  ///< id of the first of those; valid when unknown_counters > 0
+  /// Returned samples whose stored SOL figures were unreadable (derived again from the raw counters).
+  std::uint64_t rederived_figures = 0;
+  bool stopped = false;  ///< the read ended at damage it could not step over: the rest of the file is lost
+  std::int64_t stopped_at_id = 0;  ///< first id not read when stopped (valid when stopped)
+  std::string cause;  ///< SQLite's words on the first damage ("database disk image is malformed")
+
+  /// True when anything was skipped, lost or read as unknown.
+  [[nodiscard]] auto damaged() const -> bool {
+    return skipped_rows > 0 || damaged_ranges > 0 || unknown_counters > 0 || rederived_figures > 0 || stopped;
+  }
+};
+
 /// What a complete read found.
 struct ReadSummary {
   std::uint64_t samples = 0;  ///< samples handed to the callback
   bool recovered = false;     ///< the file is damaged or cut short: samples after the damage may be missing
-  std::string note;           ///< what was damaged, for the user; empty when not recovered
+  std::string note;           ///< what was damaged, for the user (Reader::problem's message); empty if clean
+  ReadReport report;          ///< the cursor's account
 };
 
 /// A forward-only stream of samples from a Reader. Move-only; keeps the Reader's file open while it lives.
@@ -62,7 +93,9 @@ class SampleCursor {
   ~SampleCursor();
 
   /// Reads the next sample into `out`; false at the end, or where damaged data stops the read (see damage()).
-  /// Values are bit-identical to those written; metrics the file lacks are NaN.
+  /// Values are bit-identical to those written; metrics the file lacks are NaN. In a time-ordered file a
+  /// damaged row range is stepped over (the first readable id after it is found by a binary search of
+  /// b-tree seeks) and counted in report(); the read stops only where no later row can be read.
   [[nodiscard]] auto next(core::RawSample& out) -> bool;
   /// Reads the next sample as SOL figures: core::derive() over the raw values and the device (for pipe and
   /// path breakdowns; the attainable SOL comes with the raw sample), then the figures stored in the file
@@ -74,6 +107,8 @@ class SampleCursor {
   [[nodiscard]] auto damage() const -> const std::optional<core::Error>&;
   /// Samples returned so far.
   [[nodiscard]] auto samples_read() const -> std::uint64_t;
+  /// The account so far: samples returned, rows skipped, where the damage begins.
+  [[nodiscard]] auto report() const -> const ReadReport&;
 
  private:
   friend class Reader;
@@ -94,9 +129,15 @@ class Reader {
   /// - Unimplemented: "trace <path> was written by a newer solscope (schema N, this build reads up to M)"
   /// (hint:
   ///   upgrade solscope), "... by an older solscope (schema N, this build reads schema M and newer)";
-  /// - DataLoss: the file is damaged where nothing can be read (header, schema or metrics table).
+  /// - DataLoss: a schema_version or oldest_readable_version that no solscope writes
+  /// (not 1..kMaxSchemaVersion,
+  ///   or oldest above schema): "trace <path> has a damaged meta table: ...";
+  /// - DataLoss: the file is damaged where nothing can be read (header, schema or metrics table), or it is
+  ///   damaged and no sample at all can be read from it ("... no sample can be read").
   /// A file that is cut short or has damaged pages elsewhere opens: recovered() is true, recovery_note() says
-  /// what happened, and reads stop at the damage with every sample before it.
+  /// what happened, and reads return every sample that can still be read. A -wal holding commits past a
+  /// damaged frame (SQLite ignores every frame after the first bad one) also opens as recovered, with a note
+  /// that counts the commits lost.
   [[nodiscard]] static auto open(const std::filesystem::path& path) -> core::Result<Reader>;
 
   Reader(Reader&& other) noexcept = default;
@@ -112,13 +153,21 @@ class Reader {
   [[nodiscard]] auto devices() const -> const std::vector<core::DeviceInfo>&;
   /// The recorded device with NVML index `index`, or nullptr.
   [[nodiscard]] auto device(std::uint32_t index) const -> const core::DeviceInfo*;
-  /// Samples in the file (for a recovered file: those readable before the damage). Counted at open.
+  /// Samples in the file (for a recovered file: those that can still be read). Counted at open; a damaged
+  /// row that count(*) does not notice is found by the read (SampleCursor::report()).
   [[nodiscard]] auto sample_count() const -> std::uint64_t;
   /// True when open() found the file cut short or damaged.
   [[nodiscard]] auto recovered() const -> bool;
-  /// What open() found damaged, e.g. "trace run.sqlite is cut short (1 MiB of 4 MiB): read 9319 samples that
-  /// precede the damage"; empty when not recovered.
+  /// What open() found damaged, e.g. "trace run.sqlite is cut short (1.0 MiB of the 4.0 MiB its header
+  /// declares): 9319 samples can be read"; empty when not recovered.
   [[nodiscard]] auto recovery_note() const -> const std::string&;
+  /// What to tell the user about this file and a read of it (`report`, e.g. a cursor's or
+  /// ReadSummary::report): nullopt when open() found no damage and the read is clean; otherwise a DataLoss
+  /// error whose message says how many samples were read and skipped and where the damage begins, e.g.
+  /// "trace run.sqlite is damaged: read 4799 samples; skipped 1 unreadable sample (id 2171, after 217.0 s of
+  /// the trace; database disk image is malformed)", with a hint on saving more. Commands print it as a
+  /// warning when samples were read and as the error (exit 5) when none were.
+  [[nodiscard]] auto problem(const ReadReport& report) const -> std::optional<core::Error>;
   /// First t_start_ns and last t_end_ns of the samples; nullopt when there are none. Scans the samples table.
   [[nodiscard]] auto time_span() const -> core::Result<std::optional<std::pair<std::int64_t, std::int64_t>>>;
 

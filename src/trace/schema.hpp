@@ -51,6 +51,9 @@ namespace solscope::trace {
 inline constexpr int kSchemaVersion = 1;
 /// Oldest schema version this build still reads; older files are refused with a message.
 inline constexpr int kOldestReadableSchema = 1;
+/// Largest schema version a reader accepts as real; a meta table claiming more (or less than 1) is damaged.
+/// Far above any version this format will reach: one per incompatible format change.
+inline constexpr int kMaxSchemaVersion = 10000;
 /// Written into meta.oldest_readable_version: the oldest reader schema that can read files of this build.
 /// Raise it only for a change older readers would misread (a purely additive change keeps it).
 inline constexpr int kOldestCompatibleReader = 1;

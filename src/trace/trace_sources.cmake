@@ -5,8 +5,11 @@ add_library(solscope_trace STATIC
   ${CMAKE_CURRENT_LIST_DIR}/detail/file_lock.cpp
   ${CMAKE_CURRENT_LIST_DIR}/detail/file_probe.cpp
   ${CMAKE_CURRENT_LIST_DIR}/detail/reader_cursor.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/detail/reader_damage.cpp
   ${CMAKE_CURRENT_LIST_DIR}/detail/reader_open.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/detail/reader_report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/detail/sqlite.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/detail/wal_probe.cpp
   ${CMAKE_CURRENT_LIST_DIR}/detail/whole_pages_vfs.cpp
   ${CMAKE_CURRENT_LIST_DIR}/detail/writer_setup.cpp
   ${CMAKE_CURRENT_LIST_DIR}/export.cpp

@@ -199,6 +199,91 @@ TEST_F(CliTest, damaged_traces_fail_cleanly_with_exit_5) {
   }
 }
 
+/// Writes a copy of the demo trace to `to`, cut to `size_bytes` (all of it by default) and with `flips`
+/// (offset, value) applied.
+void damaged_demo_copy(const std::string& to, std::vector<std::pair<std::size_t, char>> flips,
+                       std::uintmax_t size_bytes = 0) {
+  std::filesystem::copy_file(kDemo, to, std::filesystem::copy_options::overwrite_existing);
+  if (size_bytes > 0) std::filesystem::resize_file(to, size_bytes);
+  std::fstream file(to, std::ios::in | std::ios::out | std::ios::binary);
+  for (const auto& [offset, value] : flips) {
+    file.seekp(static_cast<std::streamoff>(offset));
+    file.put(value);
+  }
+}
+
+TEST_F(CliTest, one_flipped_byte_mid_trace_is_read_past_and_reported_on_stderr) {
+  // Issue 10 item 1: replay and export used to stop after 2170 of 4800 samples, exit 0, stderr empty.
+  damaged_demo_copy(path("flip.sqlite"), {{991589, '\xa9'}});
+  const std::string where =
+      " is damaged: read 4799 samples; skipped 1 unreadable row: the damage begins at sample id 2171, after "
+      "54.3 s of the trace (t_end_ns 1767225654300000000) (SQLite: database disk image is malformed)";
+  auto r = solscope({"replay", path("flip.sqlite"), "--json", "--speed", "0"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(lines_of(r.out).size(), 4799u);
+  ASSERT_EQ(lines_of(r.err).size(), 1u) << r.err;
+  EXPECT_EQ(r.err.rfind("solscope: warning: trace " + path("flip.sqlite") + where, 0), 0u) << r.err;
+  r = solscope({"export", path("flip.sqlite")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(lines_of(r.out).size(), 4800u) << "header + 4799 samples";
+  ASSERT_EQ(lines_of(r.err).size(), 1u) << r.err;
+  EXPECT_EQ(r.err.rfind("solscope: warning: trace " + path("flip.sqlite") + where, 0), 0u) << r.err;
+}
+
+TEST_F(CliTest, serve_replay_of_a_damaged_trace_says_what_it_read_when_the_replay_ends) {
+  damaged_demo_copy(path("flip.sqlite"), {{991589, '\xa9'}});
+  testing::BackgroundProcess p(
+      {kBinary, "serve", "--replay", path("flip.sqlite"), "--speed", "0", "--listen", "127.0.0.1:0"},
+      path("out"), path("err"));
+  std::string err;
+  for (int i = 0; i < 300 && err.find("the replay ended") == std::string::npos; ++i) {  // at most 30 s
+    std::this_thread::sleep_for(100ms);
+    std::stringstream text;
+    text << std::ifstream(path("err")).rdbuf();
+    err = text.str();
+  }
+  p.signal(SIGTERM);
+  EXPECT_EQ(p.wait(10s), 0);
+  EXPECT_NE(
+      err.find("solscope: warning: trace " + path("flip.sqlite") +
+               " is damaged: read 4799 samples; skipped 1 unreadable row: the damage begins at sample id "
+               "2171"),
+      std::string::npos)
+      << err;
+}
+
+TEST_F(CliTest, a_trace_with_nothing_readable_exits_5_from_every_reader) {
+  // Cut to 64 KiB: replay and export used to read 0 samples with exit 0, and serve --replay served nothing.
+  damaged_demo_copy(path("cut.sqlite"), {}, 64 * 1024);
+  const std::string why = "is cut short (64.0 KiB of the 2.0 MiB its header declares): no sample can be read";
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"replay", path("cut.sqlite"), "--json", "--speed", "0"},
+           {"export", path("cut.sqlite")},
+           {"serve", "--replay", path("cut.sqlite"), "--listen", "127.0.0.1:0"}}) {
+    auto r = solscope(args, 30s);
+    EXPECT_EQ(r.exit_code, 5) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find(why), std::string::npos) << args[0] << ": " << r.err;
+    EXPECT_EQ(r.out, "") << args[0];
+  }
+}
+
+TEST_F(CliTest, a_damaged_schema_exits_5_not_2) {
+  // Issue 10 item 15: "no such table: samples" was exit 2 (replay) and 1 (export); only the command line
+  // is 2.
+  std::ifstream in(kDemo, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto at = bytes.find("CREATE TABLE samples(");
+  ASSERT_NE(at, std::string::npos);
+  damaged_demo_copy(path("schema.sqlite"), {{at + 5, 'X'}});
+  for (const auto& args : std::vector<std::vector<std::string>>{{"replay", path("schema.sqlite"), "--json"},
+                                                                {"export", path("schema.sqlite")}}) {
+    auto r = solscope(args);
+    EXPECT_EQ(r.exit_code, 5) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("its schema is unreadable (no such table: samples"), std::string::npos)
+        << args[0] << ": " << r.err;
+  }
+}
+
 TEST_F(CliTest, export_writes_csv_and_jsonl) {
   auto r = solscope({"export", kDemo, "--format", "csv", "-o", path("out.csv")});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -2,7 +2,10 @@
 // crashes. (Style rule 17; run this binary under -DSOLSCOPE_SANITIZE=ON too.)
 #include <gtest/gtest.h>
 
+#include <gmock/gmock.h>
+
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <set>
 
@@ -205,6 +208,127 @@ TEST_F(DamageTest, truncated_wal_reads_its_committed_prefix) {
   }
   EXPECT_EQ(best, original_.size());
   ASSERT_TRUE(writer->close());
+}
+
+// --- What a read of a damaged trace says: samples read and skipped, and where the damage begins. ---
+
+const std::filesystem::path kDemo = SOLSCOPE_TEST_DATA_DIR "/demo-trace.sqlite";
+constexpr std::uint64_t kDemoSamples = 4800;
+
+/// A copy of the demo trace in `dir` with `edit` applied to its bytes.
+template <class Edit>
+auto damaged_demo(const TempDir& dir, const std::string& name, const Edit& edit) -> std::filesystem::path {
+  auto bytes = testing::read_bytes(kDemo);
+  edit(bytes);
+  const auto path = dir.file(name);
+  testing::write_bytes(path, bytes, bytes.size());
+  return path;
+}
+
+TEST(DamageReportTest, one_flipped_byte_in_the_demo_trace_skips_one_row_and_says_where) {
+  // The reproduction of issue 10 item 1: this byte lies in a cell of sample 2171. The read used to stop there
+  // (2170 of 4800 samples) and say nothing.
+  TempDir dir;
+  const auto path = damaged_demo(dir, "flip.sqlite", [](std::vector<char>& b) { b[991589] = '\xa9'; });
+  auto reader = Reader::open(path);
+  ASSERT_TRUE(reader) << reader.error().describe();
+  auto summary = reader->for_each({}, [](const core::RawSample&) { return true; });
+  ASSERT_TRUE(summary) << summary.error().describe();
+  EXPECT_EQ(summary->samples, kDemoSamples - 1);
+  const ReadReport& r = summary->report;
+  EXPECT_EQ(r.skipped_rows, 1u);
+  EXPECT_EQ(r.damaged_ranges, 1u);
+  EXPECT_EQ(r.first_skipped_id, 2171);
+  EXPECT_EQ(r.last_skipped_id, 2171);
+  EXPECT_EQ(r.damage_after_ns, std::optional<std::int64_t>(1767225654300000000));
+  EXPECT_FALSE(r.stopped);
+  EXPECT_TRUE(summary->recovered);
+  EXPECT_EQ(summary->note,
+            "trace " + path.string() +
+                " is damaged: read 4799 samples; skipped 1 unreadable row: the damage begins at "
+                "sample id 2171, after 54.3 s of the trace (t_end_ns 1767225654300000000) "
+                "(SQLite: database disk image is malformed)");
+  // The SOL path (export) reads the same.
+  auto sol = reader->for_each_sol({}, [](const core::SolSample&) { return true; });
+  ASSERT_TRUE(sol);
+  EXPECT_EQ(sol->samples, kDemoSamples - 1);
+  EXPECT_EQ(sol->report.skipped_rows, 1u);
+}
+
+TEST(DamageReportTest, a_zeroed_page_in_the_middle_is_stepped_over_and_counted) {
+  // Page 61 (1-based) is a leaf of the samples table: every row on it is lost, the rows after it are not.
+  TempDir dir;
+  const auto path = damaged_demo(dir, "zero.sqlite", [](std::vector<char>& b) {
+    std::fill(b.begin() + 60 * kPage, b.begin() + 61 * kPage, '\0');
+  });
+  auto reader = Reader::open(path);
+  ASSERT_TRUE(reader) << reader.error().describe();
+  auto summary = reader->for_each({}, [](const core::RawSample&) { return true; });
+  ASSERT_TRUE(summary);
+  const ReadReport& r = summary->report;
+  EXPECT_EQ(summary->samples + r.skipped_rows, kDemoSamples) << summary->note;
+  EXPECT_EQ(r.damaged_ranges, 1u);
+  EXPECT_GT(r.skipped_rows, 1u);
+  EXPECT_LT(r.skipped_rows, 200u) << "one 16 KiB leaf holds well under 200 rows";
+  // Every row before the damaged range and every row after it was read.
+  EXPECT_EQ(summary->samples, static_cast<std::uint64_t>(r.first_skipped_id - 1) +
+                                  (kDemoSamples - static_cast<std::uint64_t>(r.last_skipped_id)));
+  EXPECT_FALSE(r.stopped);
+}
+
+TEST_F(DamageTest, counters_too_short_or_of_the_wrong_type_are_counted_and_named) {
+  testing::run_sql(fixture_,
+                   "UPDATE sample_counters SET raw = x'0102' WHERE sample_id IN (3, 4);"
+                   "UPDATE sample_counters SET raw = 42 WHERE sample_id = 9;"
+                   "UPDATE sample_counters SET raw = 'abc' WHERE sample_id = 10;"
+                   "DELETE FROM sample_counters WHERE sample_id = 11;");
+  auto reader = Reader::open(fixture_);
+  ASSERT_TRUE(reader) << reader.error().describe();
+  auto summary = reader->for_each({}, [](const core::RawSample&) { return true; });
+  ASSERT_TRUE(summary);
+  EXPECT_EQ(summary->samples, original_.size()) << "the rows themselves read";
+  EXPECT_EQ(summary->report.unknown_counters, 5u);
+  EXPECT_EQ(summary->report.first_unknown_counters_id, 3);
+  EXPECT_EQ(summary->report.skipped_rows, 0u);
+  EXPECT_EQ(summary->note,
+            "trace " + fixture_.string() +
+                " is damaged: read 1200 samples; 5 samples have unreadable counters (the first: "
+                "id 3), read as unknown");
+  const auto back = read_all(*reader);
+  EXPECT_TRUE(std::isnan(back.samples[2].values[0]));
+  EXPECT_TRUE(identical(back.samples[1], original_[1]));
+}
+
+TEST(DamageReportTest, a_trace_cut_to_64_kib_is_refused_as_unreadable) {
+  // Used to open with 0 samples and no error (exit 0 for replay and export).
+  TempDir dir;
+  auto bytes = testing::read_bytes(kDemo);
+  const auto path = dir.file("cut.sqlite");
+  testing::write_bytes(path, bytes, 64 * 1024);
+  auto reader = Reader::open(path);
+  ASSERT_FALSE(reader);
+  EXPECT_EQ(reader.error().code, core::ErrorCode::DataLoss);
+  EXPECT_THAT(reader.error().message,
+              ::testing::HasSubstr("is cut short (64.0 KiB of the 2.0 MiB its header declares)"));
+  EXPECT_THAT(reader.error().message, ::testing::EndsWith(": no sample can be read"));
+}
+
+TEST_F(DamageTest, a_damaged_schema_entry_is_data_loss_at_open) {
+  // "CREATE TABLE samples(" made unparsable: the table is listed but unknown to SQLite ("no such table:
+  // samples"). Used to open and fail at the first read with an Internal error (exit 2 from replay).
+  const std::string needle = "CREATE TABLE samples(";
+  const auto at = std::search(bytes_.begin(), bytes_.end(), needle.begin(), needle.end());
+  ASSERT_NE(at, bytes_.end());
+  std::vector<char> damaged = bytes_;
+  damaged[static_cast<std::size_t>(at - bytes_.begin()) + 5] = 'X';
+  const auto path = dir_.file("schema.sqlite");
+  testing::write_bytes(path, damaged, damaged.size());
+  auto reader = Reader::open(path);
+  ASSERT_FALSE(reader);
+  EXPECT_EQ(reader.error().code, core::ErrorCode::DataLoss);
+  EXPECT_THAT(
+      reader.error().message,
+      ::testing::HasSubstr("is damaged beyond repair: its schema is unreadable (no such table: samples"));
 }
 
 }  // namespace

@@ -39,6 +39,18 @@ auto index_list(const std::vector<core::DeviceInfo>& devices) -> std::string {
 TraceReplaySource::TraceReplaySource(trace::Reader reader, ReplayOptions options)
     : reader_(std::move(reader)), options_(std::move(options)) {
   if (!options_.steady_clock_ns) options_.steady_clock_ns = steady_now_ns;
+  report_ = std::make_shared<ReplayReport>();
+  report_->problem = reader_.problem(report_->read);
+}
+
+void TraceReplaySource::take_account() {
+  if (!cursor_) return;
+  const trace::ReadReport& pass = cursor_->report();
+  const trace::ReadReport& best = report_->read;
+  if (pass.samples + pass.skipped_rows < best.samples + best.skipped_rows) return;
+  if (pass.samples == best.samples && !pass.damaged()) return;
+  report_->read = pass;
+  report_->problem = reader_.problem(pass);
 }
 
 auto TraceReplaySource::open(const std::filesystem::path& path, ReplayOptions options)
@@ -71,6 +83,7 @@ auto TraceReplaySource::devices() const -> std::vector<core::DeviceInfo> {
 }
 
 auto TraceReplaySource::open_cursor(std::int64_t from_ns) -> core::Result<void> {
+  take_account();
   lookahead_.reset();
   auto cursor = reader_.cursor(trace::ReadOptions{.devices = selected_, .from_ns = from_ns});
   if (!cursor) return tl::unexpected(cursor.error());
@@ -81,7 +94,8 @@ auto TraceReplaySource::open_cursor(std::int64_t from_ns) -> core::Result<void> 
 auto TraceReplaySource::fill_lookahead() -> bool {
   core::RawSample sample;
   bool got = cursor_->next(sample);
-  if (!got && cursor_->damage()) damaged_ = true;
+  if (cursor_->damage()) damaged_ = true;
+  if (!got) take_account();
   if (!got && options_.loop && pass_has_samples_) {
     // Next pass: shift by the trace's span so that times keep increasing.
     if (!span_ns_) {
@@ -151,6 +165,7 @@ auto TraceReplaySource::finished() const -> bool {
 }
 
 void TraceReplaySource::stop() {
+  take_account();
   stopped_ = true;
   lookahead_.reset();
   cursor_.reset();

@@ -32,6 +32,16 @@ struct ReplayOptions {
   std::function<std::int64_t()> steady_clock_ns{};
 };
 
+/// What a replay's reads of its trace met, for the command to tell the user when the replay ends.
+struct ReplayReport {
+  /// The account of the most complete pass over the trace (the one that returned and skipped the most; a
+  /// plain replay has one pass, a loop or a seek starts another).
+  trace::ReadReport read;
+  /// trace::Reader::problem(read): samples read and skipped and where the damage begins, or the open's
+  /// recovery note; nullopt for a clean trace.
+  std::optional<core::Error> problem;
+};
+
 /// A CounterSource over a trace file (docs/design/architecture.md section 3, item 4).
 ///
 /// A sample is due once the wall time since start() (or the last seek/resume), times `speed`, reaches its
@@ -80,6 +90,9 @@ class TraceReplaySource final : public sources::CounterSource, public sources::P
   [[nodiscard]] auto metadata() const -> const trace::TraceMetadata& { return reader_.metadata(); }
   /// True when the trace is cut short or damaged (its samples carry kSampleRecovered).
   [[nodiscard]] auto recovered() const -> bool;
+  /// The read account, updated at the end of each pass, on seek() and on stop(); the pointer stays valid
+  /// after the source is gone. Read it from another thread only once the source is stopped or finished.
+  [[nodiscard]] auto report() const -> std::shared_ptr<const ReplayReport> { return report_; }
 
  private:
   TraceReplaySource(trace::Reader reader, ReplayOptions options);
@@ -89,6 +102,8 @@ class TraceReplaySource final : public sources::CounterSource, public sources::P
   [[nodiscard]] auto fill_lookahead() -> bool;
   /// Anchors the trace clock at the lookahead's t_start_ns (or `fallback_ns` when there is none) and now.
   void anchor_at_lookahead(std::int64_t fallback_ns);
+  /// Folds the current cursor's account into report_ (kept when it is the most complete pass so far).
+  void take_account();
 
   trace::Reader reader_;
   ReplayOptions options_;
@@ -108,6 +123,7 @@ class TraceReplaySource final : public sources::CounterSource, public sources::P
   std::optional<std::int64_t> span_ns_;
   bool pass_has_samples_ = false;  ///< the current pass returned a sample (an empty pass ends a loop)
   std::int64_t last_emitted_end_ns_ = 0;
+  std::shared_ptr<ReplayReport> report_;
 };
 
 }  // namespace solscope::replay

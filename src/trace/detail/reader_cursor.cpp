@@ -84,10 +84,14 @@ auto make_cursor_state(const std::shared_ptr<const ReaderState>& reader, const R
       prepare(reader->db.get(), sql, "cannot read the samples of trace " + reader->path.string());
   if (!statement) return tl::unexpected(statement.error());
   cursor->statement = std::move(*statement);
+  cursor->sql = std::move(sql);
   sqlite3_stmt* s = cursor->statement.get();
   if (cursor->rowid_order) {
-    sqlite3_bind_int64(s, 1,
-                       options.from_ns == kMinNs ? kMinNs : first_id_at_or_after(*reader, options.from_ns));
+    const std::int64_t first_id =
+        options.from_ns == kMinNs ? reader->min_id : first_id_at_or_after(*reader, options.from_ns);
+    sqlite3_bind_int64(s, 1, options.from_ns == kMinNs ? kMinNs : first_id);
+    // The row before the first one this read may return; with an unknown min(id), none is assumed.
+    cursor->last_id = first_id == kMinNs ? kMinNs : first_id - 1;
   } else {
     sqlite3_bind_int64(s, 1, options.from_ns);
     sqlite3_bind_int64(s, 2, options.to_ns);
@@ -104,13 +108,11 @@ auto step_to_next(CursorState& cursor) -> bool {
       break;
     }
     if (rc != SQLITE_ROW) {
-      const ReaderState& reader = *cursor.reader;
-      cursor.damage = sqlite_error(
-          reader.db.get(), rc,
-          "trace " + reader.path.string() + " cannot be read past sample " + std::to_string(cursor.read));
+      if (step_over_damage(cursor, rc)) continue;
       cursor.done = true;
       break;
     }
+    cursor.last_id = sqlite3_column_int64(s, kColId);
     const std::int64_t t_start_ns = sqlite3_column_int64(s, kColTStart);
     if (t_start_ns >= cursor.to_ns) {
       if (cursor.rowid_order) cursor.done = true;
@@ -137,19 +139,20 @@ void read_raw(CursorState& cursor, core::RawSample& out) {
   const bool attainable = cursor.reader->has_attainable;
   out.attainable_compute_sol_pct = attainable ? column_real_or_nan(s, kColAttainableCompute) : core::kUnknown;
   out.attainable_memory_sol_pct = attainable ? column_real_or_nan(s, kColAttainableMemory) : core::kUnknown;
-  const void* blob = sqlite3_column_blob(s, kColRaw);
+  // A number or NULL where the BLOB belongs must not decode as the digits' bytes; a TEXT of the right length
+  // (what SQL such as `substr(raw, ...) || ...` yields) holds the same bytes and decodes.
+  const int type = sqlite3_column_type(s, kColRaw);
+  const bool is_blob = type == SQLITE_BLOB || type == SQLITE_TEXT;
+  const void* blob = is_blob ? sqlite3_column_blob(s, kColRaw) : nullptr;
   const auto bytes = static_cast<std::size_t>(sqlite3_column_bytes(s, kColRaw));
   if (!decode_counters(*cursor.reader, blob, bytes, out)) {
     out.values = core::RawSample::unknown_values();
-    if (!cursor.damage) {
-      cursor.damage = core::Error{core::ErrorCode::DataLoss,
-                                  "trace " + cursor.reader->path.string() + ": the counters of sample " +
-                                      std::to_string(sqlite3_column_int64(s, kColId)) +
-                                      " are missing or malformed (" + std::to_string(bytes) + " bytes)",
-                                  "its values read as unknown"};
-    }
+    note_unknown_counters(cursor, sqlite3_column_int64(s, kColId), bytes, is_blob);
   }
-  ++cursor.read;
+  ReadReport& report = cursor.report;
+  if (report.samples == 0) report.first_t_start_ns = out.t_start_ns;
+  ++report.samples;
+  cursor.last_end_ns = out.t_end_ns;
 }
 
 auto read_stored_figures(CursorState& cursor, core::SolSample& out) -> bool {

@@ -7,8 +7,10 @@
 #include <string>
 
 #include "core/metric_catalog.hpp"
+#include "trace/detail/columns.hpp"
 #include "trace/detail/file_probe.hpp"
 #include "trace/detail/reader_state.hpp"
+#include "trace/detail/wal_probe.hpp"
 #include "trace/detail/whole_pages_vfs.hpp"
 #include "trace/schema.hpp"
 
@@ -16,6 +18,14 @@ namespace solscope::trace::detail {
 namespace {
 
 namespace fs = std::filesystem;
+
+/// Marks `state` recovered for the reason `what` ("is damaged (...)", "has a damaged devices table"), added
+/// to any reason found before.
+void mark_recovered(ReaderState& state, const std::string& what) {
+  state.recovered = true;
+  if (!state.recovery_what.empty()) state.recovery_what += "; it ";
+  state.recovery_what += what;
+}
 
 /// Reads the table names; returns the SQLite result code (SQLITE_OK on success).
 auto read_table_names(sqlite3* db, std::set<std::string, std::less<>>& names) -> int {
@@ -52,10 +62,7 @@ auto connect(ReaderState& state, const FileProbe& probe, std::string query,
     (void)exec(db.get(), "PRAGMA writable_schema=ON", what);  // a read-only flag; the next read tells
     tables.clear();
     rc = read_table_names(db.get(), tables);
-    if (rc == SQLITE_OK && !state.recovered) {
-      state.recovered = true;
-      state.recovery_note = "trace " + state.path.string() + " is damaged (" + first + ")";
-    }
+    if (rc == SQLITE_OK && !state.recovered) mark_recovered(state, "is damaged (" + first + ")");
   }
   if ((rc & 0xff) == SQLITE_NOTADB)
     return tl::unexpected(not_a_trace(state.path, "is not an SQLite database"));
@@ -89,9 +96,41 @@ auto connect_with_fallback(ReaderState& state, const FileProbe& probe,
   return connect(state, probe, "mode=ro&immutable=1", tables);
 }
 
+/// Says so when the -wal holds commits that SQLite will not apply (a damaged frame before them).
+void check_wal(ReaderState& state) {
+  const std::string wal = state.path.string() + "-wal";
+  const auto damage = probe_wal(wal);
+  if (!damage) return;
+  std::string what = "has a damaged write-ahead log: ";
+  what += damage->header_damaged
+              ? "the header of " + wal + " is damaged, so SQLite ignores all of it"
+              : "SQLite stops at frame " + std::to_string(damage->first_bad_frame) + " (byte " +
+                    std::to_string(damage->first_bad_offset_bytes) + " of " + wal + ")";
+  what += ", so " + std::to_string(damage->lost_commits) + " later commit(s) (" +
+          std::to_string(damage->lost_frames) + " pages) in it are not read; copy " + state.path.string() +
+          " and its -wal before opening the trace with any other tool (a read-write open checkpoints the "
+          "log and discards them)";
+  mark_recovered(state, what);
+  state.wal_commits_lost = true;
+}
+
 auto parse_int(const std::string& text, std::int64_t& out) -> bool {
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
   return ec == std::errc{} && end == text.data() + text.size();
+}
+
+/// A schema version from the meta table: a decimal integer in 1..kMaxSchemaVersion. Anything else cannot
+/// have been written by any solscope: DataLoss "trace X has a damaged meta table: schema_version '-1' is
+/// not a schema version".
+auto parse_version(const ReaderState& state, std::string_view key, const std::string& text)
+    -> core::Result<int> {
+  std::int64_t number = 0;
+  if (parse_int(text, number) && number >= 1 && number <= kMaxSchemaVersion) return static_cast<int>(number);
+  return core::fail(core::ErrorCode::DataLoss,
+                    "trace " + state.path.string() + " has a damaged meta table: " + std::string(key) + " '" +
+                        text.substr(0, 40) + "' is not a schema version (1 to " +
+                        std::to_string(kMaxSchemaVersion) + ")",
+                    "the file was altered or damaged; record again");
 }
 
 auto load_meta(ReaderState& state) -> core::Result<void> {
@@ -110,13 +149,26 @@ auto load_meta(ReaderState& state) -> core::Result<void> {
     const auto it = entries.find(key);
     return it == entries.end() ? std::string{} : it->second;
   };
-  std::int64_t number = 0;
-  if (!parse_int(text(kMetaSchemaVersion), number)) {
+  if (!entries.contains(kMetaSchemaVersion)) {
     return tl::unexpected(not_a_trace(state.path, "has no schema_version in its meta table"));
   }
-  m.schema_version = static_cast<int>(number);
-  m.oldest_readable_version =
-      parse_int(text(kMetaOldestReadableVersion), number) ? static_cast<int>(number) : m.schema_version;
+  auto version = parse_version(state, kMetaSchemaVersion, text(kMetaSchemaVersion));
+  if (!version) return tl::unexpected(version.error());
+  m.schema_version = *version;
+  m.oldest_readable_version = m.schema_version;
+  if (entries.contains(kMetaOldestReadableVersion)) {
+    auto oldest = parse_version(state, kMetaOldestReadableVersion, text(kMetaOldestReadableVersion));
+    if (!oldest) return tl::unexpected(oldest.error());
+    if (*oldest > m.schema_version) {
+      return core::fail(core::ErrorCode::DataLoss,
+                        "trace " + state.path.string() + " has a damaged meta table: " +
+                            std::string(kMetaOldestReadableVersion) + " " + std::to_string(*oldest) +
+                            " is above its schema_version " + std::to_string(m.schema_version),
+                        "a trace cannot need a reader newer than its own schema; record again");
+    }
+    m.oldest_readable_version = *oldest;
+  }
+  std::int64_t number = 0;
   m.tool_version = text(kMetaToolVersion);
   m.host = text(kMetaHost);
   m.start_time_ns = parse_int(text(kMetaStartTimeNs), number) ? number : 0;
@@ -130,10 +182,13 @@ auto load_meta(ReaderState& state) -> core::Result<void> {
 auto check_version(const ReaderState& state) -> core::Result<void> {
   const TraceMetadata& m = state.metadata;
   if (m.oldest_readable_version > kSchemaVersion) {
+    std::string schema = "schema " + std::to_string(m.schema_version);
+    if (m.oldest_readable_version != m.schema_version) {
+      schema += " that needs a reader of schema " + std::to_string(m.oldest_readable_version) + " or newer";
+    }
     return core::fail(core::ErrorCode::Unimplemented,
-                      "trace " + state.path.string() + " was written by a newer solscope (schema " +
-                          std::to_string(m.schema_version) + ", this build reads up to " +
-                          std::to_string(kSchemaVersion) + ")",
+                      "trace " + state.path.string() + " was written by a newer solscope (" + schema +
+                          ", this build reads up to " + std::to_string(kSchemaVersion) + ")",
                       "upgrade solscope");
   }
   if (m.schema_version < kOldestReadableSchema) {
@@ -169,10 +224,7 @@ auto load_devices(ReaderState& state) -> void {
     d.dram_peak_bytes_per_s = column_real_or_nan(s, 9);
     state.devices.push_back(std::move(d));
   }
-  if (rc != SQLITE_DONE && !state.recovered) {
-    state.recovered = true;
-    state.recovery_note = "trace " + state.path.string() + " has a damaged devices table";
-  }
+  if (rc != SQLITE_DONE) mark_recovered(state, "has a damaged devices table");
 }
 
 auto load_metrics(ReaderState& state) -> core::Result<void> {
@@ -201,6 +253,22 @@ auto load_metrics(ReaderState& state) -> core::Result<void> {
   }
   state.identity_layout = identity;
   return core::ok();
+}
+
+/// Prepares the sample query once: a schema whose table entries are listed but cannot be parsed ("no such
+/// table: samples" under writable_schema) is damage (DataLoss), found at open rather than at the first read.
+auto check_sample_query(const ReaderState& state) -> core::Result<void> {
+  sqlite3_stmt* raw = nullptr;
+  const std::string_view sql = kSelectSamplesSql;
+  const int rc = sqlite3_prepare_v2(state.db.get(), sql.data(), static_cast<int>(sql.size()), &raw, nullptr);
+  Statement statement(raw);
+  if (rc == SQLITE_OK) return core::ok();
+  std::string why = sqlite3_errmsg(state.db.get());
+  if (!state.recovery_what.empty()) why += "; it " + state.recovery_what;
+  return core::fail(
+      core::ErrorCode::DataLoss,
+      "trace " + state.path.string() + " is damaged beyond repair: its schema is unreadable (" + why + ")",
+      "no sample can be recovered from it; record again");
 }
 
 /// Runs a one-value integer query; nullopt on error or NULL.
@@ -233,14 +301,13 @@ auto count_samples(const std::shared_ptr<ReaderState>& state, const FileProbe& p
     while (step_to_next(**cursor)) ++readable;
   }
   state->sample_count = readable;
-  std::string what = state->recovery_note;
   if (short_file) {
-    what = "trace " + state->path.string() + " is cut short (" + human_bytes(probe.size_bytes) + " of the " +
-           human_bytes(std::uintmax_t{probe.header_pages} * probe.page_size_bytes) + " its header declares)";
-  } else if (what.empty()) {
-    what = "trace " + state->path.string() + " is damaged";
+    mark_recovered(*state, "is cut short (" + human_bytes(probe.size_bytes) + " of the " +
+                               human_bytes(std::uintmax_t{probe.header_pages} * probe.page_size_bytes) +
+                               " its header declares)");
+  } else if (state->recovery_what.empty()) {
+    mark_recovered(*state, "is damaged");
   }
-  state->recovery_note = what + ": read " + std::to_string(readable) + " samples that precede the damage";
 }
 
 }  // namespace
@@ -254,6 +321,7 @@ auto open_reader_state(const fs::path& path) -> core::Result<std::shared_ptr<Rea
   auto db = connect_with_fallback(*state, *probe, tables);
   if (!db) return tl::unexpected(db.error());
   state->db = std::move(*db);
+  if (probe->has_wal) check_wal(*state);
   if (!tables.contains("meta")) return tl::unexpected(not_a_trace(path, "has no meta table"));
   if (auto done = load_meta(*state); !done) return tl::unexpected(done.error());
   if (auto done = check_version(*state); !done) return tl::unexpected(done.error());
@@ -262,9 +330,17 @@ auto open_reader_state(const fs::path& path) -> core::Result<std::shared_ptr<Rea
       return tl::unexpected(not_a_trace(path, std::string("lacks the ") + table + " table"));
     }
   }
+  if (auto done = check_sample_query(*state); !done) return tl::unexpected(done.error());
   load_devices(*state);
   if (auto done = load_metrics(*state); !done) return tl::unexpected(done.error());
   count_samples(state, *probe);
+  if (!state->recovered) return state;
+  const std::string what = "trace " + path.string() + " " + state->recovery_what;
+  if (state->sample_count == 0) {
+    return core::fail(core::ErrorCode::DataLoss, what + ": no sample can be read",
+                      "record again; `sqlite3 " + path.string() + " .recover` may save parts of it");
+  }
+  state->recovery_note = what + ": " + std::to_string(state->sample_count) + " samples can be read";
   return state;
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,6 +35,9 @@ struct ReaderState {
   std::int64_t max_id = 0;
   bool recovered = false;
   std::string recovery_note;
+  /// What open() found, without the count: "is cut short (64.0 KiB of the 2.0 MiB its header declares)".
+  std::string recovery_what;
+  bool wal_commits_lost = false;  ///< the -wal holds commits past a damaged frame (wal_probe.hpp)
 };
 
 /// Reads `path` into a ReaderState (probe, connection with fallbacks, schema and version checks, devices,
@@ -41,8 +45,14 @@ struct ReaderState {
 [[nodiscard]] auto open_reader_state(const std::filesystem::path& path)
     -> core::Result<std::shared_ptr<ReaderState>>;
 
+/// Reader::problem: the open's recovery note and `report` in one DataLoss error; nullopt when both are clean
+/// (reader_report.cpp).
+[[nodiscard]] auto describe_read(const ReaderState& reader, const ReadReport& report)
+    -> std::optional<core::Error>;
+
 /// A cursor's state: its statement and filters, and the reader it keeps alive.
 struct CursorState {
+  static constexpr std::int64_t kNoId = std::numeric_limits<std::int64_t>::min();
   std::shared_ptr<const ReaderState> reader;
   Statement statement;
   Statement figures;                   ///< kSelectFiguresSql, prepared on the first next(SolSample&)
@@ -52,8 +62,13 @@ struct CursorState {
   bool rowid_order = true;          ///< stop at the first t_start_ns >= to_ns
   std::int64_t row_t_start_ns = 0;  ///< t_start_ns of the current row (read once by step_to_next)
   bool done = false;
-  std::uint64_t read = 0;
   std::optional<core::Error> damage;
+  ReadReport report;                ///< samples read, rows skipped, where the damage begins
+  std::string sql;                  ///< the statement's SQL, for the probes that step over damage
+  Statement probe;                  ///< the same query, for those probes (prepared at the first damage)
+  std::int64_t last_id = 0;         ///< id of the last row stepped (returned or filtered out)
+  std::int64_t last_end_ns = 0;     ///< t_end_ns of the last sample returned
+  std::int64_t resumed_at = kNoId;  ///< id the read last resumed at after damage (kNoId: never)
 };
 
 /// Prepares a cursor over `reader` for `options` (fast rowid-order path when the file is time ordered).
@@ -61,8 +76,18 @@ struct CursorState {
                                      const ReadOptions& options)
     -> core::Result<std::unique_ptr<CursorState>>;
 
-/// Steps `cursor` to the next selected row; false at the end or at damage (recorded in cursor.damage).
+/// Steps `cursor` to the next selected row; false at the end, or at damage it cannot step over (recorded in
+/// cursor.damage and cursor.report).
 [[nodiscard]] auto step_to_next(CursorState& cursor) -> bool;
+
+/// Called when stepping `cursor` failed with `rc`: records the damage, and in a rowid-order read finds the
+/// first readable id after the failing row and rebinds the statement there (reader_damage.cpp). True when
+/// the read can go on; false when it stops (the rows after it are counted as skipped).
+[[nodiscard]] auto step_over_damage(CursorState& cursor, int rc) -> bool;
+
+/// Counts a returned sample whose counters could not be decoded (report.unknown_counters), recording the
+/// first as cursor.damage.
+void note_unknown_counters(CursorState& cursor, std::int64_t id, std::size_t bytes, bool is_blob);
 
 /// Fills `out` from the current row of `cursor` (identity, raw counters); a malformed counters blob leaves
 /// the values NaN and records the damage.

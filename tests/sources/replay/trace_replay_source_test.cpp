@@ -220,6 +220,26 @@ TEST_F(TraceReplaySourceTest, damaged_trace_flags_every_sample_recovered) {
   EXPECT_NE((*source)->status(0).reason.find("cut short"), std::string::npos) << (*source)->status(0).reason;
 }
 
+TEST_F(TraceReplaySourceTest, report_counts_one_pass_of_a_looping_replay_and_outlives_the_source) {
+  trace::testing::run_sql(path_, "UPDATE sample_counters SET raw = x'00' WHERE sample_id IN (5, 6, 7);");
+  auto source = open(0.0, 100, /*loop=*/true);
+  ASSERT_TRUE(source);
+  const auto report = source->report();
+  EXPECT_FALSE(report->problem.has_value()) << "nothing read yet";
+  ASSERT_TRUE(source->start({}));
+  std::size_t returned = 0;
+  while (returned < 2 * kDevices * kPerDevice + 50) returned += poll(*source).size();  // two passes and more
+  source->stop();
+  source.reset();
+  EXPECT_EQ(report->read.samples, kDevices * kPerDevice);
+  EXPECT_EQ(report->read.unknown_counters, 3u) << "once per pass, not once per loop";
+  ASSERT_TRUE(report->problem.has_value());
+  EXPECT_NE(
+      report->problem->message.find("read 300 samples; 3 samples have unreadable counters (the first: id 5)"),
+      std::string::npos)
+      << report->problem->message;
+}
+
 TEST_F(TraceReplaySourceTest, misuse_and_bad_options_are_errors) {
   auto source = open(1.0);
   ASSERT_TRUE(source);
