@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/attainable_wiring.hpp"
+#include "app/config/bind.hpp"
 #include "app/exit_codes.hpp"
 #include "app/live_feed.hpp"
 #include "app/messages.hpp"
@@ -115,21 +116,15 @@ auto parse_listen_address(const std::string& text) -> core::Result<ListenAddress
 }
 
 void add_serve_options(CLI::App& serve, ServeArgs& args) {
-  serve
-      .add_option("--listen", args.listen, "ADDRESS:PORT to listen on (default 127.0.0.1:9741; port 0 = any)")
-      ->envname("SOLSCOPE_LISTEN");
-  serve.add_option("--token-file", args.token_file, "file holding the bearer token (required off loopback)")
-      ->envname("SOLSCOPE_TOKEN_FILE");
-  serve.add_option("--tls-cert", args.tls_cert, "PEM certificate: serve HTTPS (with --tls-key)")
-      ->envname("SOLSCOPE_TLS_CERT");
-  serve.add_option("--tls-key", args.tls_key, "PEM private key of --tls-cert")->envname("SOLSCOPE_TLS_KEY");
-  serve.add_option("--max-clients", args.max_clients, "concurrent live-stream clients (default 64)")
-      ->check(CLI::Range(1, 4096));
-  serve.add_option("--client-queue", args.client_queue, "events queued per stream client (default 512)")
-      ->check(CLI::Range(1, 65536));
-  serve.add_option("--speed", args.replay_speed, "with --replay: 1 = real time, 0 = as fast as possible")
-      ->check(CLI::Range(0.0, 1000.0));
-  serve.add_flag("--loop", args.loop, "with --replay: start again at the end");
+  using config::Scope;
+  config::add_option(serve, Scope::Serve, "--listen", args.listen);
+  config::add_option(serve, Scope::Serve, "--token-file", args.token_file);
+  config::add_option(serve, Scope::Serve, "--tls-cert", args.tls_cert);
+  config::add_option(serve, Scope::Serve, "--tls-key", args.tls_key);
+  config::add_option(serve, Scope::Serve, "--max-clients", args.max_clients);
+  config::add_option(serve, Scope::Serve, "--client-queue", args.client_queue);
+  config::add_option(serve, Scope::Serve, "--speed", args.replay_speed);
+  config::add_option(serve, Scope::Serve, "--loop", args.loop);
 }
 
 auto run_serve(const CommonOptions& common, const WorkloadOptions& workloads, const ServeArgs& args,

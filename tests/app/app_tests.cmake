@@ -5,10 +5,10 @@ if(TARGET solscope_app)
             ${CMAKE_CURRENT_LIST_DIR}/text_view_test.cpp ${CMAKE_CURRENT_LIST_DIR}/cli_e2e_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/attainable_sol_test.cpp ${CMAKE_CURRENT_LIST_DIR}/workloads_option_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/workloads_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/ceiling_command_test.cpp
-            ${CMAKE_CURRENT_LIST_DIR}/serve_e2e_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/serve_e2e_test.cpp ${CMAKE_CURRENT_LIST_DIR}/config_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/live_feed_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../support/process.cpp
-    LIBS solscope_app solscope_httplib Threads::Threads)
+    LIBS solscope_app solscope_httplib Threads::Threads CLI11::CLI11)
   target_compile_definitions(solscope_app_test PRIVATE SOLSCOPE_BINARY="$<TARGET_FILE:solscope>")
   add_dependencies(solscope_app_test solscope)
 endif()
