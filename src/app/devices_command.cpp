@@ -7,6 +7,7 @@
 
 #include "app/attainable_wiring.hpp"
 #include "app/commands.hpp"
+#include "app/config/environment.hpp"
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
 #include "core/sol_terms.hpp"
@@ -113,7 +114,9 @@ void add_workloads_json(const AttainableSnapshot& snapshot, nlohmann::json& j) {
 auto run_devices(const CommonOptions& /*common*/, const WorkloadOptions& workloads, const DevicesArgs& args,
                  std::ostream& out, std::ostream& err) -> int {
   nvidia::NvidiaSourceDeps deps;
-  deps.make_pm_sampling = [] { return nvidia::make_pm_sampler(); };
+  deps.make_pm_sampling = [] {
+    return nvidia::make_pm_sampler({.cupti_search = config::cupti_search_from_environment()});
+  };
   const nvidia::NvidiaSource source(std::move(deps));
   auto probe = source.probe();
   if (!probe) {
@@ -124,7 +127,7 @@ auto run_devices(const CommonOptions& /*common*/, const WorkloadOptions& workloa
   if (args.workloads && !probe->devices.empty()) {
     WorkloadOptions asked = workloads;
     asked.disabled = false;  // `devices --workloads` asks for discovery explicitly
-    auto declared = load_workload_declarations(asked, workload::process_environment());
+    auto declared = load_workload_declarations(asked, config::process_environment());
     if (!declared) {
       print_error(err, declared.error());
       return kExitUsage;

@@ -1,7 +1,6 @@
 #include "app/remote_attach.hpp"
 
-#include <cstdlib>
-
+#include "app/config/environment.hpp"
 #include "server/auth.hpp"
 #include "server/remote_feed.hpp"
 
@@ -19,8 +18,7 @@ class FeedAttachment final : public RemoteAttachment {
 };
 
 auto env(const char* name) -> std::string {
-  const char* v = std::getenv(name);
-  return v == nullptr ? std::string() : std::string(v);
+  return config::env_or_empty(name);
 }
 
 }  // namespace

@@ -52,6 +52,7 @@ auto server_options_from(const ServeArgs& args) -> Outcome<server::ServerOptions
   }
   o.tls_cert_path = args.tls_cert;
   o.tls_key_path = args.tls_key;
+  o.api.hostname = args.hostname;
   o.max_stream_clients = args.max_clients;
   o.stream_queue_events = args.client_queue;
   return o;
@@ -121,6 +122,7 @@ void add_serve_options(CLI::App& serve, ServeArgs& args) {
   config::add_option(serve, Scope::Serve, "--token-file", args.token_file);
   config::add_option(serve, Scope::Serve, "--tls-cert", args.tls_cert);
   config::add_option(serve, Scope::Serve, "--tls-key", args.tls_key);
+  config::add_option(serve, Scope::Serve, "--hostname", args.hostname);
   config::add_option(serve, Scope::Serve, "--max-clients", args.max_clients);
   config::add_option(serve, Scope::Serve, "--client-queue", args.client_queue);
   config::add_option(serve, Scope::Serve, "--speed", args.replay_speed);

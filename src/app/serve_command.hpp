@@ -24,6 +24,7 @@ struct ServeArgs {
   std::string token_file;  ///< --token-file: bearer token (required off loopback)
   std::string tls_cert;    ///< --tls-cert PEM file (with --tls-key: HTTPS)
   std::string tls_key;     ///< --tls-key PEM file
+  std::string hostname;    ///< --hostname / SOLSCOPE_HOSTNAME: the hostname label; empty = gethostname()
   /// --max-clients: concurrent /api/v1/stream clients (range: the option table).
   std::size_t max_clients = server::kDefaultMaxStreamClients;
   /// --client-queue: events queued per stream client (range: the option table).

@@ -8,6 +8,7 @@
 #include <optional>
 #include <system_error>
 
+#include "app/config/environment.hpp"
 #include "app/exit_codes.hpp"
 #include "app/options.hpp"
 #include "sources/replay/trace_replay_source.hpp"
@@ -49,7 +50,9 @@ auto source_config_from(const CommonOptions& common) -> core::Result<sources::So
 auto open_nvidia_source(const sources::SourceConfig& config) -> Outcome<OpenedSource> {
 #ifdef SOLSCOPE_HAVE_NVIDIA
   nvidia::NvidiaSourceDeps deps;
-  deps.make_pm_sampling = [] { return nvidia::make_pm_sampler(); };
+  deps.make_pm_sampling = [] {
+    return nvidia::make_pm_sampler({.cupti_search = config::cupti_search_from_environment()});
+  };
   auto source = std::make_unique<nvidia::NvidiaSource>(std::move(deps));
   if (auto started = source->start(config); !started) {
     return tl::unexpected(Failure{started.error(), exit_code_for_source_error(started.error())});

@@ -85,8 +85,8 @@ class Server {
   std::unique_ptr<Impl> impl_;
 };
 
-/// The `hostname` label: $SOLSCOPE_HOSTNAME when set (a Kubernetes DaemonSet passes the node's name), else
-/// this machine's host name (gethostname); "localhost" when it has none.
+/// This machine's host name (gethostname); "localhost" when it has none. The default of ApiContext::hostname
+/// (the `hostname` label) when the caller gives none (serve --hostname / SOLSCOPE_HOSTNAME).
 [[nodiscard]] auto local_hostname() -> std::string;
 
 }  // namespace solscope::server

@@ -168,7 +168,8 @@ auto run_tui(const core::LiveState& state, const TuiOptions& options, PlaybackCo
              const std::atomic<bool>& stop) -> core::Result<void> {
   Stats stats;
   stats.started_ns = options.started_steady_ns != 0 ? options.started_steady_ns : steady_now_ns();
-  auto term = Terminal::open(TerminalOptions{.no_color = options.no_color, .colors = options.colors});
+  auto term = Terminal::open(
+      TerminalOptions{.term = options.term, .no_color = options.no_color, .colors = options.colors});
   if (!term) return tl::unexpected(std::move(term.error()));
   Session session(state, options, controls, **term);
   const std::int64_t period_ns = 1'000'000'000 / std::clamp(options.frames_per_second, 1, 60);

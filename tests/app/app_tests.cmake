@@ -12,3 +12,8 @@ if(TARGET solscope_app)
   target_compile_definitions(solscope_app_test PRIVATE SOLSCOPE_BINARY="$<TARGET_FILE:solscope>")
   add_dependencies(solscope_app_test solscope)
 endif()
+
+# The layers below the app read no environment variable (checked on every test run).
+add_test(NAME app.no_env_below_app
+         COMMAND ${CMAKE_COMMAND} -DROOT=${PROJECT_SOURCE_DIR} -P ${CMAKE_CURRENT_LIST_DIR}/check_no_env_below_app.cmake)
+set_tests_properties(app.no_env_below_app PROPERTIES LABELS app)

@@ -20,11 +20,12 @@
 
 #include "app/config/option_table.hpp"
 #include "core/result.hpp"
+#include "workload/model_config_path.hpp"
 
 namespace solscope::app::config {
 
-/// Reads an environment variable; nullopt when unset.
-using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
+/// Reads an environment variable; nullopt when unset (the workload layer's type).
+using EnvLookup = workload::EnvLookup;
 
 /// One value from the config file, checked against its row of the option table.
 struct ConfigValue {

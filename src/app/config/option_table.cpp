@@ -79,6 +79,10 @@ auto build_table() -> std::vector<OptionSpec> {
       {"--tls-cert", Scope::Serve, Text, "PEM certificate: serve HTTPS (with --tls-key)", "", 0, 0, true,
        true},
       {"--tls-key", Scope::Serve, Text, "PEM private key of --tls-cert", "", 0, 0, true, true},
+      {"--hostname", Scope::Serve, Text,
+       "the `hostname` label and API host: in Kubernetes the node's name (gethostname() is the pod's), so "
+       "that it joins dcgm-exporter's label",
+       "this machine's host name", 0, 0, true, true},
       {"--max-clients", Scope::Serve, Integer, "concurrent live-stream clients",
        integer(server::kDefaultMaxStreamClients), 1, static_cast<double>(server::kMaxStreamClientsLimit),
        true, true},
