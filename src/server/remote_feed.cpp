@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/units.hpp"
 #include "server/sample_json.hpp"
 #include "server/sse_parser.hpp"
 
@@ -160,7 +161,7 @@ auto RemoteFeed::Impl::backfill(httplib::Client& client) -> core::Result<void> {
     const auto known = last_end_ns.find(index);
     const std::string since = known != last_end_ns.end()
                                   ? std::to_string(known->second)
-                                  : "-" + std::to_string(options.backfill_ns / 1'000'000'000) + "s";
+                                  : "-" + std::to_string(options.backfill_ns / core::kNsPerS) + "s";
     auto json = fetch_json(client, "/api/v1/samples?device=" + std::to_string(index) + "&since=" + since);
     if (!json) return tl::unexpected(std::move(json.error()));
     const auto list = json->find("samples");
