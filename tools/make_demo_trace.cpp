@@ -4,11 +4,13 @@
 // Replace it with a real recording when one is made on a GPU (see tests/data/README.md).
 //   make_demo_trace OUT.sqlite [gpus=4] [seconds=120]
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/derive.hpp"
@@ -83,6 +85,18 @@ auto device(int gpu) -> solscope::core::DeviceInfo {
   return d;
 }
 
+constexpr int kMaxGpus = 64;
+constexpr double kMaxSeconds = 86'400.0;
+
+/// Parses the whole of `text` as a number into `out`; false when it is not one. NaN, infinity and negatives
+/// parse, and the caller's range check refuses them.
+template <typename T>
+auto parse_whole(const char* text, T& out) -> bool {
+  const std::string_view view(text);
+  const auto [end, ec] = std::from_chars(view.data(), view.data() + view.size(), out);
+  return !view.empty() && ec == std::errc() && end == view.data() + view.size();
+}
+
 /// Prints `error` and returns the exit status of a failed run.
 auto fail(const solscope::core::Error& error) -> int {
   std::fprintf(stderr, "make_demo_trace: %s\n", error.describe().c_str());
@@ -96,8 +110,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: make_demo_trace OUT.sqlite [gpus=4] [seconds=120]\n");
     return 2;
   }
-  const int gpus = argc > 2 ? std::atoi(argv[2]) : 4;
-  const double seconds = argc > 3 ? std::atof(argv[3]) : 120.0;
+  int gpus = 4;
+  double seconds = 120.0;
+  if ((argc > 2 && !parse_whole(argv[2], gpus)) || (argc > 3 && !parse_whole(argv[3], seconds)) || gpus < 1 ||
+      gpus > kMaxGpus || !(seconds >= 1.0 && seconds <= kMaxSeconds)) {
+    std::fprintf(stderr, "make_demo_trace: gpus must be 1-%d and seconds 1-%g (no NaN, infinity or sign)\n",
+                 kMaxGpus, kMaxSeconds);
+    return 2;
+  }
   solscope::trace::WriterOptions options;
   options.overwrite = true;
   options.synthetic = true;

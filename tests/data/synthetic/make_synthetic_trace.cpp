@@ -5,6 +5,7 @@
 // The committed fixture tests/data/synthetic/synthetic-v1.sqlite was made with
 //   solscope_make_synthetic_trace -o tests/data/synthetic/synthetic-v1.sqlite --devices 2 --samples 60 --seed
 //   1
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -22,6 +23,14 @@ struct Args {
   bool force = false;
 };
 
+/// The whole of `text` as an unsigned decimal (no sign, NaN or infinity); false otherwise.
+template <typename T>
+auto parse_count(const char* text, T& out) -> bool {
+  const std::string_view view(text);
+  const auto [end, ec] = std::from_chars(view.data(), view.data() + view.size(), out);
+  return !view.empty() && ec == std::errc() && end == view.data() + view.size();
+}
+
 auto parse(int argc, char** argv, Args& args) -> bool {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
@@ -31,11 +40,11 @@ auto parse(int argc, char** argv, Args& args) -> bool {
     } else if (arg == "-o" && has_value) {
       args.output = argv[++i];
     } else if (arg == "--devices" && has_value) {
-      args.devices = static_cast<std::uint32_t>(std::strtoul(argv[++i], nullptr, 10));
+      if (!parse_count(argv[++i], args.devices)) return false;
     } else if (arg == "--samples" && has_value) {
-      args.samples = std::strtoull(argv[++i], nullptr, 10);
+      if (!parse_count(argv[++i], args.samples)) return false;
     } else if (arg == "--seed" && has_value) {
-      args.seed = std::strtoull(argv[++i], nullptr, 10);
+      if (!parse_count(argv[++i], args.seed)) return false;
     } else {
       return false;
     }
