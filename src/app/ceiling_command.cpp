@@ -9,6 +9,7 @@
 #include <sstream>
 #include <utility>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "app/ceiling_report.hpp"
@@ -128,7 +129,7 @@ auto make_workload(const CeilingArgs& args, ceiling::Phase phase) -> Outcome<cei
   if (!std::isnan(args.sm_clock_mhz) &&
       !(args.sm_clock_mhz >= ceiling::kMinSmClockMhz && args.sm_clock_mhz <= ceiling::kMaxSmClockMhz)) {
     return usage("--sm-clock-mhz " + std::to_string(args.sm_clock_mhz) + " is out of range",
-                 "use 1 to 10000");
+                 fmt::format("use {} to {}", ceiling::kMinSmClockMhz, ceiling::kMaxSmClockMhz));
   }
   if (!std::isnan(args.tokens_per_s) && !(args.tokens_per_s >= 0 && std::isfinite(args.tokens_per_s))) {
     return usage("--tokens-per-s must be a finite number >= 0", "give the measured tokens per second");

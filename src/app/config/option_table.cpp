@@ -38,7 +38,7 @@ auto parse_number(std::string_view text) -> std::optional<double> {
 }
 
 auto number(double v) -> std::string {
-  return fmt::format("{:g}", v);
+  return fmt::format("{}", v);
 }
 auto integer(std::int64_t v) -> std::string {
   return std::to_string(v);
