@@ -1,6 +1,5 @@
 // The `samples` columns are listed once (schema.hpp): the table the DDL creates, the writer's INSERT and its
-// bindings all derive from that list, and the bundled demo trace (which the Python test helper copies its
-// schema from) has the same table.
+// bindings all derive from that list, and the bundled demo trace has the same tables.
 #include <sqlite3.h>
 
 #include <gtest/gtest.h>
