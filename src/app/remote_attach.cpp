@@ -40,7 +40,7 @@ auto connect_remote(const std::string& host_port, core::LiveState& state, const 
 
 auto find_local_daemon() -> std::string {
   if (!server::local_daemon_running(server::kDefaultDaemonPort)) return {};
-  return "127.0.0.1:" + std::to_string(server::kDefaultDaemonPort);
+  return std::string(server::kDefaultListenHost) + ":" + std::to_string(server::kDefaultDaemonPort);
 }
 
 }  // namespace solscope::app

@@ -85,7 +85,7 @@ auto parse_listen_address(const std::string& text) -> core::Result<ListenAddress
     const auto close = text.find(']');
     if (close == std::string::npos) {
       return core::fail(core::ErrorCode::InvalidArgument, "--listen " + text + " has no closing ]",
-                        "write IPv6 addresses as [::1]:9741");
+                        "write IPv6 addresses as [::1]:" + std::to_string(server::kDefaultDaemonPort));
     }
     a.host = text.substr(1, close - 1);
     if (close + 1 < text.size()) {
@@ -101,7 +101,8 @@ auto parse_listen_address(const std::string& text) -> core::Result<ListenAddress
   }
   if (a.host.empty()) {
     return core::fail(core::ErrorCode::InvalidArgument, "--listen " + text + " names no address",
-                      "e.g. --listen 127.0.0.1:9741 or --listen 0.0.0.0:9741");
+                      "e.g. --listen 127.0.0.1:" + std::to_string(server::kDefaultDaemonPort) +
+                          " or --listen 0.0.0.0:" + std::to_string(server::kDefaultDaemonPort));
   }
   if (!port_text.empty() || text.ends_with(":")) {
     unsigned port = 0;

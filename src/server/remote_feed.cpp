@@ -13,6 +13,7 @@
 
 #include "core/units.hpp"
 #include "server/sample_json.hpp"
+#include "server/server.hpp"
 #include "server/sse_parser.hpp"
 
 namespace solscope::server {
@@ -254,7 +255,8 @@ auto RemoteFeed::connect(RemoteOptions options, core::LiveState& state)
   std::string url = base_url_of(options.address);
   if (url.empty()) {
     return core::fail(core::ErrorCode::InvalidArgument, "--connect " + options.address + " is not HOST:PORT",
-                      "e.g. --connect 127.0.0.1:9741 or --connect https://node-17:9741");
+                      "e.g. --connect 127.0.0.1:" + std::to_string(kDefaultDaemonPort) +
+                          " or --connect https://node-17:" + std::to_string(kDefaultDaemonPort));
   }
   auto impl = std::make_unique<Impl>(std::move(options), state, std::move(url));
   auto client = impl->make_client(false);
