@@ -16,13 +16,11 @@ auto env_or_empty(std::string_view name) -> std::string {
   return process_environment()(name).value_or("");
 }
 
-#ifdef SOLSCOPE_HAVE_NVIDIA
-auto cupti_search_from_environment() -> nvidia::CuptiSearch {
-  return nvidia::CuptiSearch{.cupti_dir = env_or_empty("SOLSCOPE_CUPTI_DIR"),
-                             .cuda_home = env_or_empty("CUDA_HOME"),
-                             .home = env_or_empty("HOME"),
-                             .virtual_env = env_or_empty("VIRTUAL_ENV")};
+auto cupti_search_from_environment() -> sources::LibrarySearch {
+  return sources::LibrarySearch{.override_dir = env_or_empty("SOLSCOPE_CUPTI_DIR"),
+                                .toolkit_home = env_or_empty("CUDA_HOME"),
+                                .home = env_or_empty("HOME"),
+                                .virtual_env = env_or_empty("VIRTUAL_ENV")};
 }
-#endif
 
 }  // namespace solscope::app::config

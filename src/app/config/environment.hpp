@@ -7,9 +7,7 @@
 #include <string_view>
 
 #include "app/config/config_file.hpp"
-#ifdef SOLSCOPE_HAVE_NVIDIA
-#include "sources/nvidia/cupti_search.hpp"
-#endif
+#include "sources/library_search.hpp"
 
 namespace solscope::app::config {
 
@@ -19,10 +17,8 @@ namespace solscope::app::config {
 /// The variable's value; empty when it is unset.
 [[nodiscard]] auto env_or_empty(std::string_view name) -> std::string;
 
-#ifdef SOLSCOPE_HAVE_NVIDIA
-/// Where to look for libcupti: $SOLSCOPE_CUPTI_DIR, $CUDA_HOME, $HOME and $VIRTUAL_ENV (README
-/// "Requirements").
-[[nodiscard]] auto cupti_search_from_environment() -> nvidia::CuptiSearch;
-#endif
+/// Where to look for libcupti: $SOLSCOPE_CUPTI_DIR, $CUDA_HOME, $HOME and $VIRTUAL_ENV (README "Counter
+/// sources").
+[[nodiscard]] auto cupti_search_from_environment() -> sources::LibrarySearch;
 
 }  // namespace solscope::app::config

@@ -207,9 +207,9 @@ auto validate_cupti(CuptiApi& api) -> core::Result<void> {
 
 auto cupti_candidates(const CuptiSearch& search) -> std::vector<std::string> {
   std::vector<std::string> out;
-  if (const std::string& dir = search.cupti_dir; !dir.empty()) add_dir(out, dir);
+  if (const std::string& dir = search.override_dir; !dir.empty()) add_dir(out, dir);
   for (std::string_view soname : kSonames) out.emplace_back(soname);
-  if (const std::string& home = search.cuda_home; !home.empty()) {
+  if (const std::string& home = search.toolkit_home; !home.empty()) {
     add_dir(out, fs::path(home) / "lib64");
     add_dir(out, fs::path(home) / "extras/CUPTI/lib64");
   }

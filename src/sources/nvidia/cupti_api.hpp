@@ -22,9 +22,12 @@
 #include <vector>
 
 #include "core/result.hpp"
-#include "sources/nvidia/cupti_search.hpp"
+#include "sources/library_search.hpp"
 
 namespace solscope::nvidia {
+
+/// Where load_cupti() looks beyond the system paths (sources/library_search.hpp).
+using CuptiSearch = sources::LibrarySearch;
 
 /// CUPTI API version of CUDA 12.6, the first CUPTI with PM sampling (`cupti_version.h`: v24 = CUDA
 /// Toolkit 12.6).
@@ -90,8 +93,8 @@ struct CuptiApi : CuptiRequiredFns, CuptiOptionalFns {
 /// older than CUDA 12.6, with the version found and what to install).
 [[nodiscard]] auto validate_cupti(CuptiApi& api) -> core::Result<void>;
 
-/// Directories and sonames load_cupti() tries, in order (doc section 6): search.cupti_dir, the sonames
-/// libcupti.so.13 and libcupti.so.12 (ld cache, LD_LIBRARY_PATH), search.cuda_home/lib64 and
+/// Directories and sonames load_cupti() tries, in order (doc section 6): search.override_dir, the sonames
+/// libcupti.so.13 and libcupti.so.12 (ld cache, LD_LIBRARY_PATH), search.toolkit_home/lib64 and
 /// extras/CUPTI/lib64, /usr/local/cuda/lib64, /usr/local/cuda/extras/CUPTI/lib64,
 /// /usr/local/cuda-*/lib64 (newest version first), and the pip wheel folders nvidia/cuda_cupti/lib and
 /// nvidia/cu13/lib under the Python site directories in /usr/lib/python3*, /usr/local/lib/python3* and

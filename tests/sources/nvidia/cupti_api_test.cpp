@@ -122,7 +122,7 @@ TEST(CuptiApiTest, search_list_starts_with_the_override_then_the_sonames) {
   const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "solscope_cupti_dir";
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "libcupti.so.13").put('\0');  // only its existence matters
-  const std::vector<std::string> candidates = cupti_candidates(CuptiSearch{.cupti_dir = dir.string()});
+  const std::vector<std::string> candidates = cupti_candidates(CuptiSearch{.override_dir = dir.string()});
 
   ASSERT_GE(candidates.size(), 3u);
   EXPECT_EQ(candidates[0], (dir / "libcupti.so.13").string());

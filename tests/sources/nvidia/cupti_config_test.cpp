@@ -30,8 +30,8 @@ auto search_from_environment() -> CuptiSearch {
     const char* v = std::getenv(name);
     return v == nullptr ? std::string() : std::string(v);
   };
-  return CuptiSearch{.cupti_dir = env("SOLSCOPE_CUPTI_DIR"),
-                     .cuda_home = env("CUDA_HOME"),
+  return CuptiSearch{.override_dir = env("SOLSCOPE_CUPTI_DIR"),
+                     .toolkit_home = env("CUDA_HOME"),
                      .home = env("HOME"),
                      .virtual_env = env("VIRTUAL_ENV")};
 }
