@@ -21,6 +21,9 @@ if [[ -z "$solscope" ]]; then
   done
 fi
 [[ -x "${solscope:-}" ]] || { echo "serve_bench: no solscope binary (give its path)" >&2; exit 2; }
+# The one SYNTHETIC trace generator, built with the tests next to the binary.
+make_trace=${SOLSCOPE_MAKE_TRACE:-$(dirname "$solscope")/tests/solscope_make_synthetic_trace}
+[[ -x "$make_trace" ]] || { echo "serve_bench: $make_trace missing (build solscope_make_synthetic_trace)" >&2; exit 2; }
 node_exporter=${NODE_EXPORTER:-/usr/bin/prometheus-node-exporter}
 [[ -x "$node_exporter" ]] || { echo "serve_bench: $node_exporter missing (apt install prometheus-node-exporter)" >&2; exit 2; }
 rate_s=${SECONDS_RATE:-20}
@@ -37,11 +40,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "== trace: 8 GPUs x 100 Hz, SYNTHETIC (tests/integration/make_trace.py)"
+echo "== trace: 8 GPUs x 100 Hz, SYNTHETIC (solscope_make_synthetic_trace)"
 trace_s=$((proc_s + 4 * rate_s + 2 * max_s + 60))
 t0_ns=$(python3 -c 'import time; print(time.time_ns() // 10**9 * 10**9 + 20 * 10**9)')
-python3 tests/integration/make_trace.py "$work/bench.sqlite" --gpus 8 --hz 100 --seconds "$trace_s" \
-  --profile phases --start-ns "$t0_ns" --attainable-gpu 0
+"$make_trace" -o "$work/bench.sqlite" --force --devices 8 --hz 100 --seconds "$trace_s" \
+  --profile phases --start-ns "$t0_ns" --attainable-gpu 0 >/dev/null
 
 echo "== starting solscope serve ($solscope) and node-exporter on loopback"
 "$solscope" serve --replay "$work/bench.sqlite" --listen 127.0.0.1:0 2>"$work/serve.log" &
@@ -92,7 +95,7 @@ python3 bench/serve_probe.py stream "http://127.0.0.1:$port/api/v1/stream" --t0-
   --play-start-ns "$play_start_ns" --seconds 10 | tee "$work/stream.out"
 
 echo "== 5. RSS under 64 concurrent one-hour /api/v1/samples queries (1 GPU x 1 h replayed at full speed)"
-python3 tests/integration/make_trace.py "$work/hour.sqlite" --gpus 1 --hz 10 --seconds 3700 --profile constant
+"$make_trace" -o "$work/hour.sqlite" --force --devices 1 --hz 10 --seconds 3700 --profile constant
 "$solscope" serve --replay "$work/hour.sqlite" --speed 0 --listen 127.0.0.1:0 --max-connections-per-address 64 \
   2>"$work/serve_hour.log" &
 hour_pid=$!

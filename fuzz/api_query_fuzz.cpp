@@ -11,6 +11,7 @@
 
 #include <httplib.h>
 
+#include "core/duration.hpp"
 #include "core/live_state.hpp"
 #include "server/api.hpp"
 
@@ -56,7 +57,7 @@ extern "C" auto LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t siz
   const std::string query(reinterpret_cast<const char*>(data), size);
   httplib::Params params;
   httplib::detail::parse_query_text(query, params);
-  for (const auto& [key, value] : params) (void)solscope::server::parse_duration_ns(value);
+  for (const auto& [key, value] : params) (void)solscope::core::parse_duration_ns(value);
 
   const solscope::server::SamplesParams samples{first(params, "device"), first(params, "since"),
                                                 first(params, "window")};

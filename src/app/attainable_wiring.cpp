@@ -10,6 +10,7 @@
 #include <system_error>
 #include <utility>
 
+#include "app/config/environment.hpp"
 #include "app/messages.hpp"
 #include "app/run_support.hpp"
 #include "app/source_factory.hpp"
@@ -17,27 +18,12 @@
 #include "workload/http_client.hpp"
 
 namespace solscope::app {
-namespace {
-
-auto non_empty(const workload::EnvLookup& env, std::string_view name) -> std::optional<std::string> {
-  auto value = env(name);
-  if (!value || value->empty()) return std::nullopt;
-  return value;
-}
-
-}  // namespace
 
 auto workloads_file_path(const WorkloadOptions& options, const workload::EnvLookup& env) -> std::string {
   if (!options.file.empty()) return options.file;
-  std::filesystem::path dir;
-  if (auto xdg = non_empty(env, "XDG_CONFIG_HOME")) {
-    dir = *xdg;
-  } else if (auto home = non_empty(env, "HOME")) {
-    dir = std::filesystem::path(*home) / ".config";
-  } else {
-    return {};
-  }
-  const std::filesystem::path file = dir / "solscope" / kWorkloadsFileName;
+  const std::filesystem::path dir = config::config_dir(env);
+  if (dir.empty()) return {};
+  const std::filesystem::path file = dir / kWorkloadsFileName;
   std::error_code ec;
   return std::filesystem::is_regular_file(file, ec) ? file.string() : std::string();
 }
@@ -61,7 +47,7 @@ auto make_live_attainable(std::vector<core::DeviceInfo> devices,
   deps.pids = make_nvml_pid_lister();
   deps.http = workload::make_loopback_http_client();
   deps.discovery.procfs_root = "/proc";
-  deps.discovery.hub_dirs = workload::hf_hub_dirs_from_environment();
+  deps.discovery.hub_dirs = workload::hf_hub_dirs(config::process_environment());
   deps.declared = std::move(declared);
   return std::make_unique<AttainableSol>(std::move(devices), std::move(deps));
 }
@@ -83,7 +69,7 @@ auto plan_attainable(const CommonOptions& common, const WorkloadOptions& workloa
   AttainablePlan plan;
   plan.wanted = common.replay.empty() && !workloads.disabled;
   if (!plan.wanted) return plan;
-  auto declared = load_workload_declarations(workloads, workload::process_environment());
+  auto declared = load_workload_declarations(workloads, config::process_environment());
   if (!declared) return tl::unexpected(declared.error());
   plan.declared = std::move(*declared);
   return plan;

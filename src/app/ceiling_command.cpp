@@ -9,9 +9,11 @@
 #include <sstream>
 #include <utility>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "app/ceiling_report.hpp"
+#include "app/config/bind.hpp"
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
 #include "app/text_file.hpp"
@@ -128,7 +130,7 @@ auto make_workload(const CeilingArgs& args, ceiling::Phase phase) -> Outcome<cei
   if (!std::isnan(args.sm_clock_mhz) &&
       !(args.sm_clock_mhz >= ceiling::kMinSmClockMhz && args.sm_clock_mhz <= ceiling::kMaxSmClockMhz)) {
     return usage("--sm-clock-mhz " + std::to_string(args.sm_clock_mhz) + " is out of range",
-                 "use 1 to 10000");
+                 fmt::format("use {} to {}", ceiling::kMinSmClockMhz, ceiling::kMaxSmClockMhz));
   }
   if (!std::isnan(args.tokens_per_s) && !(args.tokens_per_s >= 0 && std::isfinite(args.tokens_per_s))) {
     return usage("--tokens-per-s must be a finite number >= 0", "give the measured tokens per second");
@@ -179,15 +181,16 @@ void add_ceiling_options(CLI::App& sub, CeilingArgs& args) {
   sub.add_option("--gpu", args.gpu, "GPU to model: a name such as H100-SXM5-80GB or A100, or auto")
       ->required();
   sub.add_option("--model", args.model, "the model's config.json, or a directory holding one")->required();
-  sub.add_option("--tp", args.tp, "tensor-parallel degree (default 1)");
+  using config::Scope;
+  config::add_option(sub, Scope::Ceiling, "--tp", args.tp);
   sub.add_option("--phase", args.phase, "prefill, decode or train (default decode)");
-  sub.add_option("--batch", args.batch, "requests per step, or sequences per training step (default 1)");
-  sub.add_option("--context", args.context, "tokens already in each request's KV cache (default 0)");
-  sub.add_option("--prompt", args.prompt, "new tokens per request for prefill, sequence length for train");
+  config::add_option(sub, Scope::Ceiling, "--batch", args.batch);
+  config::add_option(sub, Scope::Ceiling, "--context", args.context);
+  config::add_option(sub, Scope::Ceiling, "--prompt", args.prompt);
   sub.add_option("--dtype", args.dtype, "weights and GEMM math: auto (config.json), bf16, fp16, fp32, fp8");
   sub.add_option("--kv-dtype", args.kv_dtype, "KV-cache dtype: auto, bf16, fp16, fp32, fp8");
-  sub.add_option("--sm-clock-mhz", args.sm_clock_mhz, "SM clock for the peaks (default: the datasheet's)");
-  sub.add_option("--tokens-per-s", args.tokens_per_s, "a measured speed of the whole TP group, for its MFU");
+  config::add_option(sub, Scope::Ceiling, "--sm-clock-mhz", args.sm_clock_mhz);
+  config::add_option(sub, Scope::Ceiling, "--tokens-per-s", args.tokens_per_s);
   sub.add_option("--gpu-specs", args.gpu_specs, "GPU spec file replacing the built-in data/gpu_specs.json");
   sub.add_flag("--json", args.json, "print JSON");
 }

@@ -1,4 +1,5 @@
 #include "app/ceiling_report.hpp"
+#include "core/units.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -14,13 +15,12 @@ namespace {
 using ceiling::Limiter;
 
 constexpr double kPercent = 100.0;
-constexpr double kGiga = 1e9;
 
 /// "1.23 s", "12.3 ms" or "123 us".
 auto seconds_text(double s) -> std::string {
   if (s >= 1.0) return fmt::format("{:.3g} s", s);
   if (s >= 1e-3) return fmt::format("{:.3g} ms", s * 1e3);
-  return fmt::format("{:.3g} us", s * 1e6);
+  return fmt::format("{:.3g} us", s * core::kMega);
 }
 
 /// 1234567 -> "1,234,567" (rounded to an integer).
@@ -62,7 +62,7 @@ void append_headline(const CeilingReportInput& in, std::string& out) {
       c.compute_sol_pct, c.main_math == ceiling::Dtype::Fp32 ? "FMA" : "tensor", c.sm_clock_mhz,
       ceiling::to_string(c.main_math), c.peak_flops_per_s / 1e12);
   fmt::format_to(it, "  attainable Memory SOL   {:5.1f}%  of {:.0f} GB/s DRAM\n", c.memory_sol_pct,
-                 c.peak_memory_bytes_per_s / kGiga);
+                 c.peak_memory_bytes_per_s / core::kGiga);
   const double share = c.time_by_limiter_s[static_cast<std::size_t>(c.limiter)] / c.step_time_s * kPercent;
   fmt::format_to(it, "  limited by              {}: {:.0f}% of the step\n", limiter_text(c.limiter), share);
   const std::string_view unit = in.phase == ceiling::Phase::Decode    ? "generated tokens/s"
@@ -80,10 +80,11 @@ void append_headline(const CeilingReportInput& in, std::string& out) {
     fmt::format_to(
         it,
         "  per GPU                 weights {:.1f} GB of {:.0f} GB (activations, optimizer not modelled)\n",
-        c.resident_weight_bytes / kGiga, in.gpu.memory_bytes / kGiga);
+        c.resident_weight_bytes / core::kGiga, in.gpu.memory_bytes / core::kGiga);
   } else {
     fmt::format_to(it, "  per GPU                 weights {:.1f} GB + KV cache {:.1f} GB, of {:.0f} GB\n",
-                   c.resident_weight_bytes / kGiga, c.resident_kv_bytes / kGiga, in.gpu.memory_bytes / kGiga);
+                   c.resident_weight_bytes / core::kGiga, c.resident_kv_bytes / core::kGiga,
+                   in.gpu.memory_bytes / core::kGiga);
   }
 }
 
@@ -109,8 +110,8 @@ void append_ops(const ceiling::Ceiling& c, std::string& out) {
     const double busy = op->time_s > 0 ? op->busy_s / op->time_s * kPercent : 0.0;
     fmt::format_to(it, "  {:<24} {:>9} {:5.1f}%  {:<15} {:>7} {:>10.1f} {:>9.3f} {:5.1f}%\n", op->name,
                    seconds_text(op->time_s), op->time_s / c.step_time_s * kPercent,
-                   ceiling::to_string(op->limiter), grouped(op->kernels), op->flops / kGiga,
-                   op->dram_bytes / kGiga, busy);
+                   ceiling::to_string(op->limiter), grouped(op->kernels), op->flops / core::kGiga,
+                   op->dram_bytes / core::kGiga, busy);
   }
 }
 

@@ -9,6 +9,8 @@
 
 #include "app/ceiling_command.hpp"
 #include "app/commands.hpp"
+#include "app/config/bind.hpp"
+#include "app/config/environment.hpp"
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
 #include "app/options.hpp"
@@ -30,21 +32,18 @@ constexpr const char* kExitCodes =
     "Exit codes: 0 ok (also stopped by Ctrl-C), 1 failure, 2 bad command line, 3 no NVIDIA GPU or driver,\n"
     "4 GPU counters not permitted, 5 unreadable trace.\n";
 
-void add_common_options(CLI::App& app, CommonOptions& common) {
-  app.add_option("--devices", common.devices, "GPU indices to sample, e.g. 0,2 or 0-3 (default: all)")
-      ->envname("SOLSCOPE_DEVICES");
-  app.add_option("--interval", common.interval, "sampling interval, 1ms to 60s (default 100ms)")
-      ->envname("SOLSCOPE_INTERVAL");
-  app.add_flag("--json", common.json, "print JSON Lines of SOL samples on stdout");
-  app.add_option("--replay", common.replay, "sample from a recorded trace instead of the GPUs")
-      ->envname("SOLSCOPE_REPLAY");
+void add_common_options(CLI::App& app, CommonOptions& common, std::string& config_file) {
+  using config::Scope;
+  config::add_option(app, Scope::Global, "--config", config_file);
+  config::add_option(app, Scope::Global, "--devices", common.devices);
+  config::add_option(app, Scope::Global, "--interval", common.interval);
+  config::add_option(app, Scope::Global, "--json", common.json);
+  config::add_option(app, Scope::Global, "--replay", common.replay);
 }
 
 void add_workload_options(CLI::App& app, WorkloadOptions& workloads) {
-  app.add_option("--workloads", workloads.file,
-                 "TOML file of [[workload]] declarations (default: ~/.config/solscope/workloads.toml)")
-      ->envname("SOLSCOPE_WORKLOADS");
-  app.add_flag("--no-workloads", workloads.disabled, "no workload discovery and no attainable SOL");
+  config::add_option(app, config::Scope::Global, "--workloads", workloads.file);
+  config::add_option(app, config::Scope::Global, "--no-workloads", workloads.disabled);
 }
 
 /// `solscope devices --workloads [FILE]`: the flag, optionally naming the declarations file.
@@ -116,7 +115,8 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   app.allow_extras();
   app.require_subcommand(0, 1);
   CommonOptions common;
-  add_common_options(app, common);
+  std::string config_file;
+  add_common_options(app, common, config_file);
   WorkloadOptions workloads;
   add_workload_options(app, workloads);
 
@@ -142,18 +142,14 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   auto* record =
       configure(app.add_subcommand("record", "record a trace (SQLite) until --duration or Ctrl-C"));
   record->add_option("-o,--output", record_args.output, "trace file to write")->required();
-  record->add_option("--duration", record_args.duration, "stop after this long, e.g. 30s or 5m");
+  config::add_option(*record, config::Scope::Record, "--duration", record_args.duration);
   record->add_flag("--force", record_args.force, "overwrite an existing file");
-  record
-      ->add_option("--speed", record_args.replay_speed,
-                   "with --replay: 1 = real time, 0 = as fast as possible")
-      ->check(CLI::Range(0.0, 1000.0));
+  config::add_option(*record, config::Scope::Record, "--speed", record_args.replay_speed);
   ReplayArgs replay_args;
   auto* replay = configure(app.add_subcommand("replay", "play a recorded trace (live view, or --json)"));
   replay->add_option("file", replay_args.file, "trace file")->required();
-  replay->add_option("--speed", replay_args.speed, "1 = real time, 0 = as fast as possible")
-      ->check(CLI::Range(0.0, 1000.0));
-  replay->add_flag("--loop", replay_args.loop, "start again at the end");
+  config::add_option(*replay, config::Scope::Replay, "--speed", replay_args.speed);
+  config::add_option(*replay, config::Scope::Replay, "--loop", replay_args.loop);
   ExportArgs export_args;
   auto* exporter = configure(app.add_subcommand("export", "write a trace's samples as CSV or JSON Lines"));
   exporter->add_option("file", export_args.file, "trace file")->required();
@@ -181,6 +177,10 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
     return kExitUsage;
   }
   if (report_extras(app, err)) return kExitUsage;
+  if (auto applied = config::apply_config_file(app, config_file, config::process_environment()); !applied) {
+    print_error(err, applied.error());
+    return kExitUsage;
+  }
 
   install_stop_signals();
   if (serve->parsed()) return run_serve(common, workloads, serve_args, out, err);

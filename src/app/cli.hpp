@@ -7,13 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "app/options.hpp"
+
 namespace solscope::app {
 
 /// Options shared by the sampling commands (each also read from an environment variable SOLSCOPE_*).
 struct CommonOptions {
-  std::string devices;             ///< --devices / SOLSCOPE_DEVICES: "0,2" or "0-3"; empty = all
-  std::string interval = "100ms";  ///< --interval / SOLSCOPE_INTERVAL: sampling interval, 1ms to 60s
-  bool json = false;               ///< --json: JSON Lines of SolSamples on stdout
+  std::string devices;                     ///< --devices / SOLSCOPE_DEVICES: "0,2" or "0-3"; empty = all
+  std::string interval{kDefaultInterval};  ///< --interval / SOLSCOPE_INTERVAL: sampling interval, 1ms to 60s
+  bool json = false;                       ///< --json: JSON Lines of SolSamples on stdout
   std::string replay;  ///< --replay FILE / SOLSCOPE_REPLAY: sample from a trace instead of the GPUs
 };
 

@@ -8,6 +8,7 @@
 
 #include "app/attainable_wiring.hpp"
 #include "app/commands.hpp"
+#include "app/config/environment.hpp"
 #include "app/exit_codes.hpp"
 #include "app/gpu_backend.hpp"
 #include "app/messages.hpp"
@@ -104,7 +105,7 @@ auto run_devices(const CommonOptions& /*common*/, const WorkloadOptions& workloa
   if (args.workloads && !probe->devices.empty()) {
     WorkloadOptions asked = workloads;
     asked.disabled = false;  // `devices --workloads` asks for discovery explicitly
-    auto declared = load_workload_declarations(asked, workload::process_environment());
+    auto declared = load_workload_declarations(asked, config::process_environment());
     if (!declared) {
       print_error(err, declared.error());
       return kExitUsage;

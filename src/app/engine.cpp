@@ -9,6 +9,7 @@
 #include "app/messages.hpp"
 #include "app/sink_worker.hpp"
 #include "core/derive.hpp"
+#include "core/units.hpp"
 
 namespace solscope::app {
 namespace {
@@ -137,7 +138,7 @@ void Engine::report_lost_devices(RunSummary& summary) {
 }
 
 auto Engine::run(const std::atomic<bool>& stop, const EngineOptions& options) -> core::Result<RunSummary> {
-  if (options.poll_interval_ns < 1'000'000) {
+  if (options.poll_interval_ns < core::kNsPerMs) {
     return core::fail(core::ErrorCode::InvalidArgument, "poll interval below 1 ms",
                       "use --interval 1ms or more");
   }

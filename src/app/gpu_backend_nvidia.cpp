@@ -3,6 +3,7 @@
 #include <optional>
 #include <utility>
 
+#include "app/config/environment.hpp"
 #include "app/gpu_backend.hpp"
 #include "sources/nvidia/nvidia_source.hpp"
 #include "sources/nvidia/nvml_api.hpp"
@@ -26,7 +27,9 @@ auto source_text(const nvidia::NvidiaDeviceProbe& d) -> std::string {
 
 auto nvidia_deps() -> nvidia::NvidiaSourceDeps {
   nvidia::NvidiaSourceDeps deps;
-  deps.make_pm_sampling = [] { return nvidia::make_pm_sampler(); };
+  deps.make_pm_sampling = [] {
+    return nvidia::make_pm_sampler({.cupti_search = config::cupti_search_from_environment()});
+  };
   return deps;
 }
 

@@ -1,7 +1,6 @@
 #include "app/remote_attach.hpp"
 
-#include <cstdlib>
-
+#include "app/config/environment.hpp"
 #include "server/auth.hpp"
 #include "server/remote_feed.hpp"
 
@@ -19,8 +18,7 @@ class FeedAttachment final : public RemoteAttachment {
 };
 
 auto env(const char* name) -> std::string {
-  const char* v = std::getenv(name);
-  return v == nullptr ? std::string() : std::string(v);
+  return config::env_or_empty(name);
 }
 
 }  // namespace
@@ -42,7 +40,7 @@ auto connect_remote(const std::string& host_port, core::LiveState& state, const 
 
 auto find_local_daemon() -> std::string {
   if (!server::local_daemon_running(server::kDefaultDaemonPort)) return {};
-  return "127.0.0.1:" + std::to_string(server::kDefaultDaemonPort);
+  return std::string(server::kDefaultListenHost) + ":" + std::to_string(server::kDefaultDaemonPort);
 }
 
 }  // namespace solscope::app

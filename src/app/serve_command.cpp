@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/attainable_wiring.hpp"
+#include "app/config/bind.hpp"
 #include "app/exit_codes.hpp"
 #include "app/live_feed.hpp"
 #include "app/messages.hpp"
@@ -53,6 +54,7 @@ auto server_options_from(const ServeArgs& args) -> Outcome<server::ServerOptions
   }
   o.tls_cert_path = args.tls_cert;
   o.tls_key_path = args.tls_key;
+  o.api.hostname = args.hostname;
   o.max_stream_clients = args.max_clients;
   o.stream_queue_events = args.client_queue;
   o.max_connections = args.max_connections;
@@ -94,7 +96,7 @@ auto parse_listen_address(const std::string& text) -> core::Result<ListenAddress
     const auto close = text.find(']');
     if (close == std::string::npos) {
       return core::fail(core::ErrorCode::InvalidArgument, "--listen " + text + " has no closing ]",
-                        "write IPv6 addresses as [::1]:9741");
+                        "write IPv6 addresses as [::1]:" + std::to_string(server::kDefaultDaemonPort));
     }
     a.host = text.substr(1, close - 1);
     if (close + 1 < text.size()) {
@@ -110,7 +112,8 @@ auto parse_listen_address(const std::string& text) -> core::Result<ListenAddress
   }
   if (a.host.empty()) {
     return core::fail(core::ErrorCode::InvalidArgument, "--listen " + text + " names no address",
-                      "e.g. --listen 127.0.0.1:9741 or --listen 0.0.0.0:9741");
+                      "e.g. --listen 127.0.0.1:" + std::to_string(server::kDefaultDaemonPort) +
+                          " or --listen 0.0.0.0:" + std::to_string(server::kDefaultDaemonPort));
   }
   if (!port_text.empty() || text.ends_with(":")) {
     unsigned port = 0;
@@ -126,29 +129,18 @@ auto parse_listen_address(const std::string& text) -> core::Result<ListenAddress
 }
 
 void add_serve_options(CLI::App& serve, ServeArgs& args) {
-  serve
-      .add_option("--listen", args.listen, "ADDRESS:PORT to listen on (default 127.0.0.1:9741; port 0 = any)")
-      ->envname("SOLSCOPE_LISTEN");
-  serve.add_option("--token-file", args.token_file, "file holding the bearer token (required off loopback)")
-      ->envname("SOLSCOPE_TOKEN_FILE");
-  serve.add_option("--tls-cert", args.tls_cert, "PEM certificate: serve HTTPS (with --tls-key)")
-      ->envname("SOLSCOPE_TLS_CERT");
-  serve.add_option("--tls-key", args.tls_key, "PEM private key of --tls-cert")->envname("SOLSCOPE_TLS_KEY");
-  serve.add_option("--max-clients", args.max_clients, "concurrent live-stream clients (default 64)")
-      ->check(CLI::Range(1, 4096));
-  serve.add_option("--client-queue", args.client_queue, "events queued per stream client (default 512)")
-      ->check(CLI::Range(1, 65536));
-  serve
-      .add_option("--max-connections", args.max_connections,
-                  "connections served at once, streams included (default 256)")
-      ->check(CLI::Range(1, 65536));
-  serve
-      .add_option("--max-connections-per-address", args.max_connections_per_address,
-                  "open connections per client address; 429 beyond (default 32)")
-      ->check(CLI::Range(1, 65536));
-  serve.add_option("--speed", args.replay_speed, "with --replay: 1 = real time, 0 = as fast as possible")
-      ->check(CLI::Range(0.0, 1000.0));
-  serve.add_flag("--loop", args.loop, "with --replay: start again at the end");
+  using config::Scope;
+  config::add_option(serve, Scope::Serve, "--listen", args.listen);
+  config::add_option(serve, Scope::Serve, "--token-file", args.token_file);
+  config::add_option(serve, Scope::Serve, "--tls-cert", args.tls_cert);
+  config::add_option(serve, Scope::Serve, "--tls-key", args.tls_key);
+  config::add_option(serve, Scope::Serve, "--hostname", args.hostname);
+  config::add_option(serve, Scope::Serve, "--max-clients", args.max_clients);
+  config::add_option(serve, Scope::Serve, "--client-queue", args.client_queue);
+  config::add_option(serve, Scope::Serve, "--max-connections", args.max_connections);
+  config::add_option(serve, Scope::Serve, "--max-connections-per-address", args.max_connections_per_address);
+  config::add_option(serve, Scope::Serve, "--speed", args.replay_speed);
+  config::add_option(serve, Scope::Serve, "--loop", args.loop);
 }
 
 auto run_serve(const CommonOptions& common, const WorkloadOptions& workloads, const ServeArgs& args,

@@ -18,15 +18,21 @@ namespace solscope::app {
 
 /// Options of `solscope serve`.
 struct ServeArgs {
-  std::string listen = "127.0.0.1:9741";  ///< --listen ADDRESS:PORT (IPv6 in brackets; port 0 = any free)
-  std::string token_file;                 ///< --token-file: bearer token (required off loopback)
-  std::string tls_cert;                   ///< --tls-cert PEM file (with --tls-key: HTTPS)
-  std::string tls_key;                    ///< --tls-key PEM file
-  std::size_t max_clients = 64;           ///< --max-clients: concurrent /api/v1/stream clients, 1-4096
-  std::size_t client_queue = 512;         ///< --client-queue: events queued per stream client, 1-65536
-  std::size_t max_connections = 256;      ///< --max-connections: connections served at once, 1-65536
-  std::size_t max_connections_per_address =
-      32;                     ///< --max-connections-per-address: per client address, 1-65536
+  /// --listen ADDRESS:PORT (IPv6 in brackets; port 0 = any free).
+  std::string listen =
+      std::string(server::kDefaultListenHost) + ":" + std::to_string(server::kDefaultDaemonPort);
+  std::string token_file;  ///< --token-file: bearer token (required off loopback)
+  std::string tls_cert;    ///< --tls-cert PEM file (with --tls-key: HTTPS)
+  std::string tls_key;     ///< --tls-key PEM file
+  std::string hostname;    ///< --hostname / SOLSCOPE_HOSTNAME: the hostname label; empty = gethostname()
+  /// --max-clients: concurrent /api/v1/stream clients (range: the option table).
+  std::size_t max_clients = server::kDefaultMaxStreamClients;
+  /// --client-queue: events queued per stream client (range: the option table).
+  std::size_t client_queue = server::kDefaultStreamQueueEvents;
+  /// --max-connections: connections served at once, streams included (range: the option table).
+  std::size_t max_connections = server::kDefaultMaxConnections;
+  /// --max-connections-per-address: open connections per client address (range: the option table).
+  std::size_t max_connections_per_address = server::kDefaultMaxConnectionsPerAddress;
   double replay_speed = 1.0;  ///< --speed: with --replay, trace seconds per second (0 = fastest)
   bool loop = false;          ///< --loop: with --replay, start again at the end
 };

@@ -8,6 +8,7 @@
 #include "app/sinks.hpp"
 #include "core/derive.hpp"
 #include "core/text.hpp"
+#include "core/units.hpp"
 
 namespace solscope::app {
 namespace {
@@ -20,7 +21,7 @@ auto num(double v) -> std::string {
 }
 
 auto clock_time(std::int64_t t_ns) -> std::string {
-  const std::time_t seconds = static_cast<std::time_t>(t_ns / 1'000'000'000);
+  const std::time_t seconds = static_cast<std::time_t>(t_ns / core::kNsPerS);
   std::tm tm{};
   localtime_r(&seconds, &tm);
   return fmt::format("{:02}:{:02}:{:02}.{:01}", tm.tm_hour, tm.tm_min, tm.tm_sec, (t_ns / 100'000'000) % 10);
@@ -33,7 +34,7 @@ auto name_or_na(std::string_view name, bool known) -> std::string_view {
 }  // namespace
 
 TextViewSink::TextViewSink(std::ostream& out, std::int64_t window_ns, std::string banner)
-    : out_(out), window_ns_(window_ns > 0 ? window_ns : 1'000'000'000), banner_(std::move(banner)) {}
+    : out_(out), window_ns_(window_ns > 0 ? window_ns : core::kNsPerS), banner_(std::move(banner)) {}
 
 auto TextViewSink::header() -> std::string {
   return fmt::format("{:<10} {:>3} {:>8} {:<9} {:>7} {:>8} {:<4} {:>6} {:>6} {:>6} {:<8} {:>6} {:>6} {}",

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/config/bind.hpp"
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
 #include "app/remote_attach.hpp"
@@ -43,8 +44,7 @@ auto run_attached(const std::string& address, std::ostream& err) -> int {
 }  // namespace
 
 void add_top_options(CLI::App& app, TopArgs& args) {
-  app.add_option("--connect", args.connect, "show a running `solscope serve` (HOST:PORT)")
-      ->envname("SOLSCOPE_CONNECT");
+  config::add_option(app, config::Scope::Global, "--connect", args.connect);
 }
 
 auto run_top(const CommonOptions& common, const WorkloadOptions& workloads, const TopArgs& args,

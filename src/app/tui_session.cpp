@@ -3,11 +3,11 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <memory>
 #include <string_view>
 #include <utility>
 
+#include "app/config/environment.hpp"
 #include "app/exit_codes.hpp"
 #include "app/live_feed.hpp"
 #include "app/messages.hpp"
@@ -24,8 +24,7 @@ constexpr const char* kTraceProcessNote =
     "no process information in a trace: processes are shown on live GPUs";
 
 auto env(const char* name) -> std::string {
-  const char* value = std::getenv(name);
-  return value == nullptr ? std::string() : std::string(value);
+  return config::env_or_empty(name);
 }
 
 /// First sample start and last sample end of a trace (0, 0 when unknown). Opens its own reader: the replay's
@@ -54,6 +53,7 @@ auto tui_options_from_env(tui::SourceInfo source, std::int64_t started_steady_ns
   return tui::TuiOptions{.source = std::move(source),
                          .frames_per_second = 10,
                          .feed_status = {},
+                         .term = env("TERM"),
                          .no_color = env("NO_COLOR"),
                          .colors = env("SOLSCOPE_COLORS"),
                          .ascii = !env("SOLSCOPE_ASCII").empty(),

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "ceiling/efficiency.hpp"
+#include "core/units.hpp"
 
 namespace solscope::ceiling {
 namespace {
@@ -145,11 +146,11 @@ void add_residency(const ModelArch& arch, const Workload& w, const Precision& p,
   }
   const double need = c.resident_weight_bytes + c.resident_kv_bytes;
   if (need > gpu.memory_bytes) {
-    constexpr double kGb = 1e9;
-    c.notes.push_back("does not fit: weights " + std::to_string(std::lround(c.resident_weight_bytes / kGb)) +
-                      " GB + KV cache " + std::to_string(std::lround(c.resident_kv_bytes / kGb)) +
-                      " GB per GPU exceed the " + std::to_string(std::lround(gpu.memory_bytes / kGb)) +
-                      " GB of " + gpu.id + " (raise --tp or lower the batch)");
+    c.notes.push_back(
+        "does not fit: weights " + std::to_string(std::lround(c.resident_weight_bytes / core::kGiga)) +
+        " GB + KV cache " + std::to_string(std::lround(c.resident_kv_bytes / core::kGiga)) +
+        " GB per GPU exceed the " + std::to_string(std::lround(gpu.memory_bytes / core::kGiga)) + " GB of " +
+        gpu.id + " (raise --tp or lower the batch)");
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include "ceiling/detail/json_read.hpp"
 #include "ceiling/workload.hpp"
+#include "core/units.hpp"
 
 namespace solscope::ceiling {
 namespace {
@@ -15,7 +16,6 @@ using core::Result;
 using detail::FieldReader;
 using detail::Json;
 
-constexpr double kGiga = 1e9;
 constexpr std::int64_t kMaxUnits = 100'000;
 
 auto invalid(std::string message, std::string hint = "fix the spec file") -> tl::unexpected<core::Error> {
@@ -132,10 +132,10 @@ auto read_gpu_numbers(const FieldReader& f, GpuSpec& gpu) -> Result<void> {
   gpu.sm_count = static_cast<int>(*sms);
   gpu.max_sm_clock_mhz = *max_clock;
   gpu.tensor_spec_clock_mhz = *spec_clock;
-  gpu.memory_bytes = *mem * kGiga;
-  gpu.memory_bandwidth_bytes_per_s = *bw * kGiga;
-  gpu.link_bidir_bytes_per_s = *link * kGiga;
-  gpu.host_link_bidir_bytes_per_s = *host * kGiga;
+  gpu.memory_bytes = *mem * core::kGiga;
+  gpu.memory_bandwidth_bytes_per_s = *bw * core::kGiga;
+  gpu.link_bidir_bytes_per_s = *link * core::kGiga;
+  gpu.host_link_bidir_bytes_per_s = *host * core::kGiga;
   gpu.memory_efficiency = *mem_eff;
   gpu.kernel_overhead_us = *t0;
   gpu.l2_mb = (l2->has_value() && **l2 > 0) ? **l2 : std::numeric_limits<double>::quiet_NaN();
@@ -265,9 +265,8 @@ auto parse_gpu_database(std::string_view json_text, std::string_view origin) -> 
 }
 
 auto peak_flops_per_s(const GpuSpec& gpu, Dtype dtype, double sm_clock_mhz) -> double {
-  constexpr double kHzPerMhz = 1e6;
   return static_cast<double>(gpu.sm_count) * gpu.flop_per_clock_per_sm[index_of(dtype)] * sm_clock_mhz *
-         kHzPerMhz;
+         core::kMega;
 }
 
 }  // namespace solscope::ceiling

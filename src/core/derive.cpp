@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/metric_catalog.hpp"
+#include "core/units.hpp"
 
 namespace solscope::core {
 namespace {
@@ -69,7 +70,7 @@ auto derive(const RawSample& raw, const DeviceInfo& device) -> SolSample {
     out.memory_path = static_cast<MemPath>(m);
     out.memory_sol_pct = out.path_pct[m];
   }
-  out.dram_bytes_per_s = raw.value(MetricId::DramThroughput) / 100.0 * device.dram_peak_bytes_per_s;
+  out.dram_bytes_per_s = raw.value(MetricId::DramThroughput) / kPercent * device.dram_peak_bytes_per_s;
 
   out.bound = classify_bound(out);
   return out;

@@ -14,6 +14,7 @@
 
 #include "core/device_info.hpp"
 #include "core/sol_sample.hpp"
+#include "core/units.hpp"
 #include "core/window.hpp"
 
 namespace solscope::core {
@@ -87,7 +88,7 @@ struct DeviceSnapshot {
 
 /// Sizes of a LiveState.
 struct LiveStateOptions {
-  std::int64_t window_ns = 1'000'000'000;       ///< history resolution and "latest window" length; > 0
+  std::int64_t window_ns = kNsPerS;             ///< history resolution and "latest window" length; > 0
   std::int64_t history_ns = 3'600'000'000'000;  ///< how far back windows are kept (1 h)
 };
 

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/duration.hpp"
 #include "server/sample_json.hpp"
 #include "trace/json_format.hpp"
 
@@ -14,9 +15,6 @@ namespace solscope::server {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-constexpr std::int64_t kNsPerMs = 1'000'000;
-constexpr std::int64_t kMaxDurationNs = 3'600'000'000'000'000;  // 1e6 hours
 
 auto parse_digits(std::string_view text) -> std::optional<std::int64_t> {
   std::int64_t value = 0;
@@ -34,26 +32,6 @@ auto dump(const Json& json) -> std::string {
 }
 
 }  // namespace
-
-auto parse_duration_ns(std::string_view text) -> std::optional<std::int64_t> {
-  std::int64_t unit_ns = 0;
-  std::size_t suffix = 1;
-  if (text.ends_with("ms")) {
-    unit_ns = kNsPerMs;
-    suffix = 2;
-  } else if (text.ends_with("s")) {
-    unit_ns = 1000 * kNsPerMs;
-  } else if (text.ends_with("m")) {
-    unit_ns = 60'000 * kNsPerMs;
-  } else if (text.ends_with("h")) {
-    unit_ns = 3'600'000 * kNsPerMs;
-  } else {
-    return std::nullopt;
-  }
-  const auto count = parse_digits(text.substr(0, text.size() - std::min(suffix, text.size())));
-  if (!count || *count > kMaxDurationNs / unit_ns) return std::nullopt;
-  return *count * unit_ns;
-}
 
 auto parse_device_param(const std::optional<std::string>& text, const core::LiveState& state,
                         std::string_view endpoint) -> core::Result<std::uint32_t> {
@@ -79,7 +57,7 @@ auto parse_samples_query(const SamplesParams& params, const core::LiveState& sta
   const std::int64_t base_ns = state.options().window_ns;
   q.window_ns = base_ns;
   if (params.window) {
-    const auto w = parse_duration_ns(*params.window);
+    const auto w = core::parse_duration_ns(*params.window);
     if (!w || *w < base_ns || *w > kMaxSamplesWindowNs || *w % base_ns != 0) {
       return core::fail(
           core::ErrorCode::InvalidArgument,
@@ -93,7 +71,7 @@ auto parse_samples_query(const SamplesParams& params, const core::LiveState& sta
   if (params.since) {
     const std::string& since = *params.since;
     if (since.starts_with("-")) {
-      const auto ago = parse_duration_ns(std::string_view(since).substr(1));
+      const auto ago = core::parse_duration_ns(std::string_view(since).substr(1));
       if (!ago) {
         return core::fail(core::ErrorCode::InvalidArgument,
                           "query parameter since=" + since + " is not a negative duration",

@@ -24,10 +24,6 @@ struct ApiContext {
 /// sample_json's device_state_to_json() plus `latest_window` (the newest window's SolSample JSON, or null).
 [[nodiscard]] auto devices_json(const core::LiveState& state, const ApiContext& context) -> std::string;
 
-/// A duration such as "100ms", "30s", "5m", "1h" in ns: digits then one unit of ms, s, m, h; nullopt for
-/// anything else (signs, spaces, fractions, overflow past 1e6 hours).
-[[nodiscard]] auto parse_duration_ns(std::string_view text) -> std::optional<std::int64_t>;
-
 /// The `device` query parameter of `endpoint` (e.g. "/api/v1/stream", named in the hint): a GPU index that
 /// `state` has. Errors: InvalidArgument (HTTP 400) "query parameter device must be a GPU index" when absent
 /// or not decimal digits within 32 bits; NotFound (HTTP 404) "no GPU N here".

@@ -12,7 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/guarded_run.hpp"
+#include "core/units.hpp"
 #include "server/sample_json.hpp"
+#include "server/server.hpp"
 #include "server/sse_parser.hpp"
 
 namespace solscope::server {
@@ -165,7 +167,7 @@ auto RemoteFeed::Impl::backfill(httplib::Client& client) -> core::Result<void> {
     const auto known = last_end_ns.find(index);
     std::string since = known != last_end_ns.end()
                             ? std::to_string(known->second)
-                            : "-" + std::to_string(options.backfill_ns / 1'000'000'000) + "s";
+                            : "-" + std::to_string(options.backfill_ns / core::kNsPerS) + "s";
     // An answer holds at most kMaxSamplesPerAnswer windows; next_since_ns continues it (bounded: a daemon
     // keeps 1 h of history).
     for (int page = 0; page < kMaxBackfillPages && !since.empty(); ++page) {
@@ -266,7 +268,8 @@ auto RemoteFeed::connect(RemoteOptions options, core::LiveState& state)
   std::string url = base_url_of(options.address);
   if (url.empty()) {
     return core::fail(core::ErrorCode::InvalidArgument, "--connect " + options.address + " is not HOST:PORT",
-                      "e.g. --connect 127.0.0.1:9741 or --connect https://node-17:9741");
+                      "e.g. --connect 127.0.0.1:" + std::to_string(kDefaultDaemonPort) +
+                          " or --connect https://node-17:" + std::to_string(kDefaultDaemonPort));
   }
   auto impl = std::make_unique<Impl>(std::move(options), state, std::move(url));
   auto client = impl->make_client(false);

@@ -1,7 +1,5 @@
 #include "server/server.hpp"
 
-#include <cstdlib>
-
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -219,9 +217,6 @@ auto Server::stream_stats() const -> StreamStats {
 }
 
 auto local_hostname() -> std::string {
-  // In a Kubernetes pod gethostname() is the pod's name; the DaemonSet passes the node's name instead
-  // (deploy/kubernetes/daemonset.yaml), so that `hostname` joins dcgm-exporter's label.
-  if (const char* node = std::getenv("SOLSCOPE_HOSTNAME"); node != nullptr && node[0] != '\0') return node;
   char name[HOST_NAME_MAX + 1] = {};
   if (gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return "localhost";
   return name;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "core/live_state.hpp"
 #include "core/result.hpp"
@@ -25,18 +26,36 @@ namespace solscope::server {
 /// The daemon's default port: collides with none of dcgm-exporter (9400), Utilyze (8079), node_exporter
 /// (9100), Prometheus (9090) or Grafana (3000) (docs/design/architecture.md section 6).
 inline constexpr std::uint16_t kDefaultDaemonPort = 9741;
+/// The daemon's default address: loopback only (no token needed there).
+inline constexpr std::string_view kDefaultListenHost = "127.0.0.1";
+/// Concurrent /api/v1/stream clients: default and the most `--max-clients` accepts.
+inline constexpr std::size_t kDefaultMaxStreamClients = 64;
+inline constexpr std::size_t kMaxStreamClientsLimit = 4096;
+/// Events queued per stream client: default and the most `--client-queue` accepts.
+inline constexpr std::size_t kDefaultStreamQueueEvents = 512;
+inline constexpr std::size_t kMaxStreamQueueEvents = 65536;
+/// Connections served at once (streams included): default and the most `--max-connections` accepts.
+inline constexpr std::size_t kDefaultMaxConnections = 256;
+inline constexpr std::size_t kMaxConnectionsLimit = 65536;
+/// Open connections per client address: default and the most `--max-connections-per-address` accepts.
+inline constexpr std::size_t kDefaultMaxConnectionsPerAddress = 32;
 
 /// Where and how to serve.
 struct ServerOptions {
-  std::string host = "127.0.0.1";  ///< address to bind (no brackets for IPv6); non-loopback requires `token`
+  std::string host{
+      kDefaultListenHost};  ///< address to bind (no brackets for IPv6); non-loopback requires `token`
   std::uint16_t port = kDefaultDaemonPort;  ///< TCP port; 0 = any free port (see Server::port())
-  std::string token;                      ///< bearer token every request but /healthz must send; empty = none
-  std::string tls_cert_path;              ///< PEM certificate (chain); with tls_key_path: HTTPS, else HTTP
-  std::string tls_key_path;               ///< PEM private key
-  std::size_t max_stream_clients = 64;    ///< concurrent /api/v1/stream clients (>= 1); 429 beyond
-  std::size_t stream_queue_events = 512;  ///< events queued per stream client (>= 1); oldest dropped beyond
-  std::size_t max_connections = 256;  ///< connections served at once (>= 1), streams included; a thread each
-  std::size_t max_connections_per_address = 32;  ///< open connections per client address (>= 1); 429 beyond
+  std::string token;          ///< bearer token every request but /healthz must send; empty = none
+  std::string tls_cert_path;  ///< PEM certificate (chain); with tls_key_path: HTTPS, else HTTP
+  std::string tls_key_path;   ///< PEM private key
+  /// Concurrent /api/v1/stream clients (>= 1); 429 beyond.
+  std::size_t max_stream_clients = kDefaultMaxStreamClients;
+  /// Events queued per stream client (>= 1); oldest dropped beyond.
+  std::size_t stream_queue_events = kDefaultStreamQueueEvents;
+  /// Connections served at once (>= 1), streams included; a thread each.
+  std::size_t max_connections = kDefaultMaxConnections;
+  /// Open connections per client address (>= 1); 429 beyond.
+  std::size_t max_connections_per_address = kDefaultMaxConnectionsPerAddress;
   std::chrono::milliseconds request_deadline{
       5'000};  ///< from connect to the request's last header, TLS included
   std::chrono::milliseconds keep_alive_interval{15'000};  ///< ": keep-alive" comment after this long idle
@@ -78,8 +97,8 @@ class Server {
   std::unique_ptr<Impl> impl_;
 };
 
-/// The `hostname` label: $SOLSCOPE_HOSTNAME when set (a Kubernetes DaemonSet passes the node's name), else
-/// this machine's host name (gethostname); "localhost" when it has none.
+/// This machine's host name (gethostname); "localhost" when it has none. The default of ApiContext::hostname
+/// (the `hostname` label) when the caller gives none (serve --hostname / SOLSCOPE_HOSTNAME).
 [[nodiscard]] auto local_hostname() -> std::string;
 
 }  // namespace solscope::server

@@ -9,12 +9,10 @@
 //           REAL, memory_total_bytes INTEGER, dram_peak_bytes_per_s REAL)
 //   metrics(id INTEGER PRIMARY KEY,                 -- position of the metric in sample_counters.raw
 //           name TEXT UNIQUE, unit TEXT, help TEXT) -- from core::metric_catalog() at write time
-//   samples(id INTEGER PRIMARY KEY, device INTEGER, t_start_ns INTEGER, t_end_ns INTEGER,
-//           source TEXT, flags INTEGER,             -- core::to_string(SourceKind), core::SampleFlag bits
-//           compute_sol_pct REAL, compute_pipe TEXT, memory_sol_pct REAL, memory_path TEXT, bound TEXT,
-//           sm_active_pct, sm_occupancy_pct, gr_active_pct, gpu_util_pct, dram_bytes_per_s, sm_clock_mhz,
-//           mem_clock_mhz, power_w, temperature_c, memory_used_bytes, attainable_compute_sol_pct,
-//           attainable_memory_sol_pct REAL)
+//   samples(id INTEGER PRIMARY KEY,                 -- then SOLSCOPE_TRACE_HEAD_COLUMNS (device, times,
+//   source,
+//           ...)                                    -- flags, SOL figures, bound) and the REAL
+//                                                   -- SOLSCOPE_TRACE_FIGURE_COLUMNS below: the one list
 //   sample_counters(sample_id INTEGER PRIMARY KEY,  -- = samples.id
 //                   raw BLOB)                       -- count(metrics) little-endian IEEE-754 doubles
 //
@@ -77,21 +75,48 @@ inline constexpr std::string_view kMetaTimeOrdered = "time_ordered";
 /// fetch the attainable columns only then.
 inline constexpr std::string_view kMetaHasAttainable = "has_attainable";
 
+/// The REAL columns of `samples` after `bound`, in table order: X(column, expression of `const
+/// core::SolSample& s` that the writer stores). The one list of them: the DDL below, the writer's INSERT and
+/// its bindings (detail/columns.hpp) expand it.
+#define SOLSCOPE_TRACE_FIGURE_COLUMNS(X)                          \
+  X(sm_active_pct, s.sm_active_pct())                             \
+  X(sm_occupancy_pct, s.sm_occupancy_pct())                       \
+  X(gr_active_pct, s.gr_active_pct())                             \
+  X(gpu_util_pct, s.gpu_util_pct())                               \
+  X(dram_bytes_per_s, s.dram_bytes_per_s)                         \
+  X(sm_clock_mhz, s.metric(core::MetricId::SmClockMhz))           \
+  X(mem_clock_mhz, s.metric(core::MetricId::MemClockMhz))         \
+  X(power_w, s.metric(core::MetricId::PowerW))                    \
+  X(temperature_c, s.metric(core::MetricId::TemperatureC))        \
+  X(memory_used_bytes, s.metric(core::MetricId::MemoryUsedBytes)) \
+  X(attainable_compute_sol_pct, s.attainable_compute_sol_pct)     \
+  X(attainable_memory_sol_pct, s.attainable_memory_sol_pct)
+
+/// The columns of `samples` up to `bound`, which the writer binds one by one: X(column, "SQL type").
+// clang-format off
+#define SOLSCOPE_TRACE_HEAD_COLUMNS(X)                                           \
+  X(device, "INTEGER NOT NULL") X(t_start_ns, "INTEGER NOT NULL")                \
+  X(t_end_ns, "INTEGER NOT NULL") X(source, "TEXT NOT NULL")                     \
+  X(flags, "INTEGER NOT NULL") X(compute_sol_pct, "REAL") X(compute_pipe, "TEXT") \
+  X(memory_sol_pct, "REAL") X(memory_path, "TEXT") X(bound, "TEXT NOT NULL")
+// clang-format on
+
+#define SOLSCOPE_TRACE_DDL_HEAD(name, type) ", " #name " " type
+#define SOLSCOPE_TRACE_DDL_FIGURE(name, expr) ", " #name " REAL"
+
 /// The DDL of schema 1, run by the writer in one transaction.
-inline constexpr std::string_view kSchemaSql = R"sql(
-CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE devices(
-  device INTEGER PRIMARY KEY NOT NULL, uuid TEXT, name TEXT, chip TEXT, pci_bus_id TEXT, sm_count INTEGER,
-  max_sm_clock_mhz REAL, max_mem_clock_mhz REAL, memory_total_bytes INTEGER, dram_peak_bytes_per_s REAL);
-CREATE TABLE metrics(id INTEGER PRIMARY KEY NOT NULL, name TEXT NOT NULL UNIQUE, unit TEXT NOT NULL, help TEXT);
-CREATE TABLE samples(
-  id INTEGER PRIMARY KEY NOT NULL, device INTEGER NOT NULL, t_start_ns INTEGER NOT NULL,
-  t_end_ns INTEGER NOT NULL, source TEXT NOT NULL, flags INTEGER NOT NULL,
-  compute_sol_pct REAL, compute_pipe TEXT, memory_sol_pct REAL, memory_path TEXT, bound TEXT NOT NULL,
-  sm_active_pct REAL, sm_occupancy_pct REAL, gr_active_pct REAL, gpu_util_pct REAL, dram_bytes_per_s REAL,
-  sm_clock_mhz REAL, mem_clock_mhz REAL, power_w REAL, temperature_c REAL, memory_used_bytes REAL,
-  attainable_compute_sol_pct REAL, attainable_memory_sol_pct REAL);
-CREATE TABLE sample_counters(sample_id INTEGER PRIMARY KEY NOT NULL, raw BLOB NOT NULL);
-)sql";
+inline constexpr std::string_view kSchemaSql =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;\n"
+    "CREATE TABLE devices(\n"
+    "  device INTEGER PRIMARY KEY NOT NULL, uuid TEXT, name TEXT, chip TEXT, pci_bus_id TEXT, sm_count INTEGER,\n"
+    "  max_sm_clock_mhz REAL, max_mem_clock_mhz REAL, memory_total_bytes INTEGER, dram_peak_bytes_per_s REAL);\n"
+    "CREATE TABLE metrics(id INTEGER PRIMARY KEY NOT NULL, name TEXT NOT NULL UNIQUE, unit TEXT NOT NULL, help "
+    "TEXT);\n"
+    "CREATE TABLE samples(id INTEGER PRIMARY KEY NOT NULL" SOLSCOPE_TRACE_HEAD_COLUMNS(
+        SOLSCOPE_TRACE_DDL_HEAD) SOLSCOPE_TRACE_FIGURE_COLUMNS(SOLSCOPE_TRACE_DDL_FIGURE) ");\n"
+    "CREATE TABLE sample_counters(sample_id INTEGER PRIMARY KEY NOT NULL, raw BLOB NOT NULL);\n";
+
+#undef SOLSCOPE_TRACE_DDL_HEAD
+#undef SOLSCOPE_TRACE_DDL_FIGURE
 
 }  // namespace solscope::trace

@@ -5,12 +5,12 @@
 #include <vector>
 
 #include "core/derive.hpp"
+#include "core/units.hpp"
 #include "tui/format.hpp"
 
 namespace solscope::tui {
 namespace {
 
-constexpr std::int64_t kNsPerSecond = 1'000'000'000;
 constexpr int kMinLabelGap = 8;
 
 /// Braille dot bits (Unicode "Braille Patterns" block, U+2800 + bits): column 0 rows 0-3 are dots 1, 2, 3, 7;
@@ -52,7 +52,7 @@ void draw_braille(Frame& frame, const Rect& plot, const std::vector<double>& val
       for (int sub = 0; sub < 2; ++sub) {
         const double v = values[static_cast<std::size_t>(cell_x) * 2 + static_cast<std::size_t>(sub)];
         if (std::isnan(v)) continue;
-        const int filled = static_cast<int>(std::lround(v / 100.0 * dots_high));
+        const int filled = static_cast<int>(std::lround(v / core::kPercent * dots_high));
         for (int dy = 0; dy < 4; ++dy) {
           const int dot_from_bottom = (plot.height - 1 - cell_y) * 4 + (3 - dy);
           if (dot_from_bottom < filled) bits |= kDotBits[sub][dy];
@@ -67,7 +67,7 @@ void draw_ascii(Frame& frame, const Rect& plot, const std::vector<double>& value
   for (int x = 0; x < plot.width; ++x) {
     const double v = values[static_cast<std::size_t>(x)];
     if (std::isnan(v)) continue;
-    const double level = v / 100.0 * plot.height;  // cells, from the bottom
+    const double level = v / core::kPercent * plot.height;  // cells, from the bottom
     for (int y = 0; y < plot.height; ++y) {
       const double from_bottom = plot.height - 1 - y;
       const double part = level - from_bottom;
@@ -87,9 +87,9 @@ auto tick_step_ns(std::int64_t span_ns, int width) -> std::int64_t {
   static constexpr std::int64_t kSteps[] = {1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600};
   const int max_ticks = std::max(1, width / kMinLabelGap);
   for (const auto s : kSteps) {
-    if (span_ns / (s * kNsPerSecond) <= max_ticks) return s * kNsPerSecond;
+    if (span_ns / (s * core::kNsPerS) <= max_ticks) return s * core::kNsPerS;
   }
-  return 3600 * kNsPerSecond;
+  return 3600 * core::kNsPerS;
 }
 
 void draw_axis(Frame& frame, int row, const Rect& plot, const ChartSpec& spec) {

@@ -5,11 +5,11 @@
 #include <cstdio>
 
 #include "core/derive.hpp"
+#include "core/units.hpp"
 
 namespace solscope::tui {
 namespace {
 
-constexpr std::int64_t kNsPerSecond = 1'000'000'000;
 constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
 
 /// Byte offset of the code point number `count` in `text` (text.size() when shorter).
@@ -57,8 +57,8 @@ auto format_rate(double bytes_per_s) -> std::string {
 }
 
 auto format_utc_time(std::int64_t t_ns) -> std::string {
-  std::int64_t seconds = t_ns / kNsPerSecond;
-  if (t_ns < 0 && t_ns % kNsPerSecond != 0) --seconds;
+  std::int64_t seconds = t_ns / core::kNsPerS;
+  if (t_ns < 0 && t_ns % core::kNsPerS != 0) --seconds;
   const std::int64_t of_day = ((seconds % 86400) + 86400) % 86400;
   char buf[16];
   std::snprintf(buf, sizeof buf, "%02d:%02d:%02d", static_cast<int>(of_day / 3600),
@@ -68,14 +68,14 @@ auto format_utc_time(std::int64_t t_ns) -> std::string {
 
 auto format_span(std::int64_t span_ns) -> std::string {
   const std::string sign = span_ns < 0 ? "-" : "";
-  const std::int64_t s = (span_ns < 0 ? -span_ns : span_ns) / kNsPerSecond;
+  const std::int64_t s = (span_ns < 0 ? -span_ns : span_ns) / core::kNsPerS;
   if (s >= 3600 && s % 3600 == 0) return sign + std::to_string(s / 3600) + "h";
   if (s >= 60 && s % 60 == 0) return sign + std::to_string(s / 60) + "m";
   return sign + std::to_string(s) + "s";
 }
 
 auto format_clock(std::int64_t duration_ns) -> std::string {
-  const std::int64_t s = std::max<std::int64_t>(duration_ns, 0) / kNsPerSecond;
+  const std::int64_t s = std::max<std::int64_t>(duration_ns, 0) / core::kNsPerS;
   char buf[32];
   if (s >= 3600) {
     std::snprintf(buf, sizeof buf, "%d:%02d:%02d", static_cast<int>(s / 3600), static_cast<int>(s / 60 % 60),

@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "core/units.hpp"
 #include "tui/chart.hpp"
 #include "tui/terminal.hpp"
 #include "tui/tui.hpp"
@@ -33,8 +34,10 @@ struct Stats {
     std::fprintf(f,
                  "first_frame_ms %.2f\nfirst_data_frame_ms %.2f\nframes %lld\ndraw_us_mean %.1f\n"
                  "present_us_mean %.1f\n",
-                 static_cast<double>(first_frame_ns - started_ns) / 1e6,
-                 first_data_ns == 0 ? -1.0 : static_cast<double>(first_data_ns - started_ns) / 1e6,
+                 static_cast<double>(first_frame_ns - started_ns) / static_cast<double>(core::kNsPerMs),
+                 first_data_ns == 0
+                     ? -1.0
+                     : static_cast<double>(first_data_ns - started_ns) / static_cast<double>(core::kNsPerMs),
                  static_cast<long long>(frames), static_cast<double>(draw_ns) / n / 1e3,
                  static_cast<double>(present_ns) / n / 1e3);
     std::fclose(f);
@@ -90,7 +93,7 @@ class Session {
     const std::int64_t newest_window = state_.newest_ns() / state_.options().window_ns;
     const std::string playback = controls_ != nullptr ? controls_->status_text() : std::string();
     const std::string status = options_.feed_status ? options_.feed_status() : std::string();
-    const std::int64_t second = steady_now_ns() / 1'000'000'000;
+    const std::int64_t second = steady_now_ns() / core::kNsPerS;
     const bool figures = version != version_ && (newest_window != newest_window_ || version_ == 0);
     const bool changed = dirty_ || (!ui_.frozen && figures) || playback != model_.playback ||
                          status != model_.status || second != second_;
@@ -168,10 +171,11 @@ auto run_tui(const core::LiveState& state, const TuiOptions& options, PlaybackCo
              const std::atomic<bool>& stop) -> core::Result<void> {
   Stats stats;
   stats.started_ns = options.started_steady_ns != 0 ? options.started_steady_ns : steady_now_ns();
-  auto term = Terminal::open(TerminalOptions{.no_color = options.no_color, .colors = options.colors});
+  auto term = Terminal::open(
+      TerminalOptions{.term = options.term, .no_color = options.no_color, .colors = options.colors});
   if (!term) return tl::unexpected(std::move(term.error()));
   Session session(state, options, controls, **term);
-  const std::int64_t period_ns = 1'000'000'000 / std::clamp(options.frames_per_second, 1, 60);
+  const std::int64_t period_ns = core::kNsPerS / std::clamp(options.frames_per_second, 1, 60);
   std::int64_t next_frame_ns = steady_now_ns();
   bool running = true;
   while (running && !stop.load(std::memory_order_relaxed)) {
@@ -182,7 +186,7 @@ auto run_tui(const core::LiveState& state, const TuiOptions& options, PlaybackCo
     }
     // Rounded up: a wait of 0 would poll the terminal in a busy loop until the frame is due.
     const std::int64_t left_ns = std::max<std::int64_t>(next_frame_ns - steady_now_ns(), 0);
-    const auto wait_ms = static_cast<int>((left_ns + 999'999) / 1'000'000);
+    const auto wait_ms = static_cast<int>((left_ns + core::kNsPerMs - 1) / core::kNsPerMs);
     if (auto key = (*term)->read_key(wait_ms)) running = session.on_key(*key);
   }
   (*term)->close();

@@ -149,11 +149,9 @@ auto Terminal::open(const TerminalOptions& options) -> core::Result<std::unique_
   t->screen_ = newterm(term, out, in);
   if (t->screen_ == nullptr) {
     g_terminal_open.store(false);
-    const char* env = std::getenv("TERM");
-    const std::string name = term != nullptr ? term : (env != nullptr ? env : "");
     return core::fail(
         core::ErrorCode::Unavailable,
-        "cannot start the terminal view on TERM=" + name + ": unknown terminal type",
+        "cannot start the terminal view on TERM=" + options.term + ": unknown terminal type",
         "set TERM to a known type (e.g. xterm-256color), or pipe the output for the plain view");
   }
   t->out_ = out;

@@ -21,11 +21,11 @@ namespace solscope::tui {
 
 /// Where the terminal is and how to treat it.
 struct TerminalOptions {
-  std::FILE* out = nullptr;           ///< the terminal's output; stdout when null
-  std::FILE* in = nullptr;            ///< its input; stdin when null
-  std::string term;                   ///< terminal type; $TERM when empty
-  std::string no_color;               ///< $NO_COLOR as read by the caller
-  std::string colors;                 ///< $SOLSCOPE_COLORS as read by the caller ("256", "16", "mono")
+  std::FILE* out = nullptr;  ///< the terminal's output; stdout when null
+  std::FILE* in = nullptr;   ///< its input; stdin when null
+  std::string term;          ///< terminal type ($TERM as read by the caller); empty = curses' default
+  std::string no_color;      ///< $NO_COLOR as read by the caller
+  std::string colors;        ///< $SOLSCOPE_COLORS as read by the caller ("256", "16", "mono")
   bool fatal_signal_handlers = true;  ///< restore the terminal on crashes (the process has one Terminal)
 };
 

@@ -24,6 +24,7 @@ struct TuiOptions {
   /// The feed's state, polled once per frame: "" while it runs normally, else a short phrase for the header
   /// ("replay finished", "sampling stopped: ..."). May be empty.
   std::function<std::string()> feed_status;
+  std::string term;      ///< $TERM as read by the caller (the terminal type curses starts with)
   std::string no_color;  ///< $NO_COLOR
   std::string colors;    ///< $SOLSCOPE_COLORS
   bool ascii = false;    ///< $SOLSCOPE_ASCII set: ASCII bars and charts from the start

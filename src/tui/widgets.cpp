@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/derive.hpp"
+#include "core/units.hpp"
 #include "tui/format.hpp"
 
 namespace solscope::tui {
@@ -22,7 +23,7 @@ void draw_bar(Frame& frame, int row, int col, int width, double pct, Role role, 
   const char32_t track = ascii ? U'.' : U'\u00B7';
   for (int i = 0; i < width; ++i) frame.set(row, col + i, track, Role::Dim);
   if (!std::isnan(pct)) {
-    const int eighths = static_cast<int>(std::lround(core::clamp_pct(pct) / 100.0 * width * 8));
+    const int eighths = static_cast<int>(std::lround(core::clamp_pct(pct) / core::kPercent * width * 8));
     const int full = eighths / 8;
     for (int i = 0; i < full && i < width; ++i) frame.set(row, col + i, ascii ? U'#' : kFull, role);
     if (full < width && eighths % 8 != 0) {
@@ -30,7 +31,8 @@ void draw_bar(Frame& frame, int row, int col, int width, double pct, Role role, 
     }
   }
   if (!std::isnan(marker_pct)) {
-    const int at = std::min(width - 1, static_cast<int>(core::clamp_pct(marker_pct) / 100.0 * width));
+    const int at =
+        std::min(width - 1, static_cast<int>(core::clamp_pct(marker_pct) / core::kPercent * width));
     frame.set(row, col + at, ascii ? U'|' : U'\u2502', Role::Marker);
   }
 }

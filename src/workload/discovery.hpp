@@ -85,7 +85,7 @@ struct Workload {
 struct DiscoveryOptions {
   std::filesystem::path procfs_root = "/proc";
   std::vector<std::filesystem::path>
-      hub_dirs;  ///< solscope's own HF hub dirs (hf_hub_dirs_from_environment())
+      hub_dirs;  ///< solscope's own HF hub dirs (hf_hub_dirs() of its environment, from the app)
   UserNameLookup user_name = system_user_name;
   double reprobe_interval_s = 30.0;  ///< wait before probing an endpoint that failed again, seconds
   std::size_t max_probe_ports = 4;   ///< ports tried per engine and probe

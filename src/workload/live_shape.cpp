@@ -1,4 +1,5 @@
 #include "workload/live_shape.hpp"
+#include "core/units.hpp"
 
 #include <algorithm>
 #include <array>
@@ -161,7 +162,7 @@ auto compute_live_shape(const EngineCounters& current, const EngineCounters* pre
   LiveShape live;
   live.running_requests = current.running;
   live.waiting_requests = current.waiting;
-  live.kv_usage_pct = current.kv_usage_ratio * 100.0;
+  live.kv_usage_pct = current.kv_usage_ratio * core::kPercent;
   if (std::isfinite(current.kv_used_tokens) && std::isfinite(current.running) && current.running > 0) {
     live.mean_context_tokens = current.kv_used_tokens / current.running;
   }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
 #include <system_error>
 
 #include "workload/detail/file_read.hpp"
@@ -98,19 +97,6 @@ auto hf_hub_dirs(const EnvLookup& env) -> std::vector<fs::path> {
   if (const std::string v = var("XDG_CACHE_HOME"); !v.empty()) add(fs::path(v) / "huggingface" / "hub");
   if (const std::string v = var("HOME"); !v.empty()) add(fs::path(v) / ".cache" / "huggingface" / "hub");
   return out;
-}
-
-auto process_environment() -> EnvLookup {
-  return [](std::string_view name) -> std::optional<std::string> {
-    const char* value =
-        std::getenv(std::string(name).c_str());  // NOLINT(concurrency-mt-unsafe): read-only use
-    if (value == nullptr) return std::nullopt;
-    return std::string(value);
-  };
-}
-
-auto hf_hub_dirs_from_environment() -> std::vector<fs::path> {
-  return hf_hub_dirs(process_environment());
 }
 
 auto is_hf_repo_id(std::string_view model) -> bool {

@@ -21,19 +21,14 @@
 
 namespace solscope::workload {
 
-/// Reads an environment variable; nullopt when unset.
+/// Reads an environment variable; nullopt when unset. The app passes one over the process's environment
+/// (app/config/environment.hpp); this layer reads none itself.
 using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
 
 /// Hub cache directories named by an environment, in huggingface_hub's order of precedence, without
 /// duplicates: HF_HUB_CACHE, HF_HOME/hub, XDG_CACHE_HOME/huggingface/hub, HOME/.cache/huggingface/hub (each
 /// only when its variable is set and not empty).
 [[nodiscard]] auto hf_hub_dirs(const EnvLookup& env) -> std::vector<std::filesystem::path>;
-
-/// An EnvLookup over this process's own environment (std::getenv).
-[[nodiscard]] auto process_environment() -> EnvLookup;
-
-/// hf_hub_dirs() of this process's own environment (std::getenv).
-[[nodiscard]] auto hf_hub_dirs_from_environment() -> std::vector<std::filesystem::path>;
 
 /// True when `model` reads as a Hugging Face repo id: "name" or "org/name", each part 1-96 characters of
 /// [A-Za-z0-9._-], not starting with '.' or '-', without "..".

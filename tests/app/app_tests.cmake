@@ -5,14 +5,19 @@ if(TARGET solscope_app)
             ${CMAKE_CURRENT_LIST_DIR}/text_view_test.cpp ${CMAKE_CURRENT_LIST_DIR}/cli_e2e_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/attainable_sol_test.cpp ${CMAKE_CURRENT_LIST_DIR}/workloads_option_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/workloads_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/ceiling_command_test.cpp
-            ${CMAKE_CURRENT_LIST_DIR}/serve_e2e_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/serve_e2e_test.cpp ${CMAKE_CURRENT_LIST_DIR}/config_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/live_feed_test.cpp ${CMAKE_CURRENT_LIST_DIR}/sink_worker_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/trace_output_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/source_capabilities_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../support/process.cpp
-    LIBS solscope_app solscope_httplib Threads::Threads)
+    LIBS solscope_app solscope_httplib Threads::Threads CLI11::CLI11)
   target_compile_definitions(solscope_app_test PRIVATE SOLSCOPE_BINARY="$<TARGET_FILE:solscope>")
   add_dependencies(solscope_app_test solscope)
   # Issue 10, item 19: no dynamic_cast or vendor #ifdef in the app; vendor headers only in the glue file.
   add_test(NAME app.vendor_glue
            COMMAND ${CMAKE_COMMAND} -DROOT=${PROJECT_SOURCE_DIR} -P ${CMAKE_CURRENT_LIST_DIR}/check_vendor_glue.cmake)
 endif()
+
+# The layers below the app read no environment variable (checked on every test run).
+add_test(NAME app.no_env_below_app
+         COMMAND ${CMAKE_COMMAND} -DROOT=${PROJECT_SOURCE_DIR} -P ${CMAKE_CURRENT_LIST_DIR}/check_no_env_below_app.cmake)
+set_tests_properties(app.no_env_below_app PROPERTIES LABELS app)

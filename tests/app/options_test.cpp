@@ -7,22 +7,6 @@
 namespace solscope::app {
 namespace {
 
-TEST(OptionsTest, durations) {
-  EXPECT_EQ(parse_duration_ns("100ms").value(), 100'000'000);
-  EXPECT_EQ(parse_duration_ns("10ms").value(), 10'000'000);
-  EXPECT_EQ(parse_duration_ns("1s").value(), 1'000'000'000);
-  EXPECT_EQ(parse_duration_ns("0.5s").value(), 500'000'000);
-  EXPECT_EQ(parse_duration_ns("2").value(), 2'000'000'000);
-  EXPECT_EQ(parse_duration_ns("250us").value(), 250'000);
-  EXPECT_EQ(parse_duration_ns("5m").value(), 300'000'000'000);
-  for (const char* bad : {"", "ms", "10 ms", "10xs", "-1s", "1e3s", "1..2s", "99999999999h"}) {
-    auto r = parse_duration_ns(bad);
-    ASSERT_FALSE(r) << bad;
-    EXPECT_EQ(r.error().code, core::ErrorCode::InvalidArgument);
-    EXPECT_NE(r.error().message.find("invalid duration"), std::string::npos);
-  }
-}
-
 TEST(OptionsTest, device_lists) {
   EXPECT_EQ(parse_device_list("0,2").value(), (std::vector<std::uint32_t>{0, 2}));
   EXPECT_EQ(parse_device_list("3,0-2,1").value(), (std::vector<std::uint32_t>{0, 1, 2, 3}));

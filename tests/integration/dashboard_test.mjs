@@ -263,13 +263,20 @@ async function reconnectPart(browser, args) {
   }
 }
 
+// A SYNTHETIC trace from the project's one generator (solscope_make_synthetic_trace; ctest sets
+// $SOLSCOPE_MAKE_TRACE).
+function makeTrace(trace, generatorArgs) {
+  const tool = process.env.SOLSCOPE_MAKE_TRACE;
+  if (!tool) throw new Error('set SOLSCOPE_MAKE_TRACE to build/<preset>/tests/solscope_make_synthetic_trace');
+  execFileSync(tool, ['-o', trace, '--force', ...generatorArgs], { stdio: 'ignore' });
+}
+
 // ---------------------------------------------------------------- part 4: a slow client
 // With a one-event client queue and 8 GPUs x 100 Hz the daemon drops events for the page (`event: dropped`); the
 // page must then fetch the windows it saw only in part, so what it shows still equals the daemon's windows.
 async function droppedPart(browser, args) {
   const trace = path.join(args.workdir, 'busy.sqlite');
-  execFileSync('python3', [path.join(here, 'make_trace.py'), trace, '--gpus', '8', '--hz', '100', '--seconds', '40',
-                           '--profile', 'phases'], { stdio: 'ignore' });
+  makeTrace(trace, ['--devices', '8', '--hz', '100', '--seconds', '40', '--profile', 'phases']);
   const daemon = await startDaemon(args.solscope, ['--replay', trace, '--client-queue', '1']);
   const problems = [];
   const { context, page } = await openDashboard(browser, daemon, { width: 1280, height: 900 }, problems);
@@ -299,8 +306,7 @@ async function droppedPart(browser, args) {
 // ---------------------------------------------------------------- part 2: the live stream
 async function livePart(browser, args) {
   const trace = path.join(args.workdir, 'live.sqlite');
-  execFileSync('python3', [path.join(here, 'make_trace.py'), trace, '--gpus', '2', '--hz', '100', '--seconds', '60',
-                           '--profile', 'phases', '--attainable-gpu', '1'], { stdio: 'ignore' });
+  makeTrace(trace, ['--devices', '2', '--hz', '100', '--seconds', '60', '--profile', 'phases', '--attainable-gpu', '1']);
   const daemon = await startDaemon(args.solscope, ['--replay', trace]);
   const problems = [];
   try {

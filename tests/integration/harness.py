@@ -13,6 +13,8 @@ import os
 import re
 import signal
 import socket
+import sqlite3
+import struct
 import subprocess
 import sys
 import threading
@@ -84,11 +86,25 @@ def free_port():
 
 
 def make_trace(path, *args):
-    """Runs make_trace.py (SYNTHETIC trace) and returns `path`."""
-    cmd = [sys.executable, os.path.join(HERE, "make_trace.py"), path, *[str(a) for a in args]]
+    """Writes a SYNTHETIC trace with the one generator, solscope_make_synthetic_trace ($SOLSCOPE_MAKE_TRACE, set
+    by ctest; tests/data/synthetic/profiles.hpp), and returns `path`. `args` are its options (--devices,
+    --hz, --seconds, --profile phases|constant|demo|random, --start-ns, --attainable-gpu)."""
+    tool = os.environ.get("SOLSCOPE_MAKE_TRACE", "")
+    check(os.path.isfile(tool), "set SOLSCOPE_MAKE_TRACE to build/<preset>/tests/solscope_make_synthetic_trace")
+    cmd = [tool, "-o", path, "--force", *[str(a) for a in args]]
     res = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    check(res.returncode == 0, f"make_trace.py failed: {res.stderr}")
+    check(res.returncode == 0, f"solscope_make_synthetic_trace failed: {res.stderr}")
     return path
+
+
+def trace_load(path, device):
+    """The raw counters of `device`'s first sample in a trace, by catalog metric name (percent, MHz, W...)."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    names = [name for (name,) in db.execute("SELECT name FROM metrics ORDER BY id")]
+    (raw,) = db.execute("SELECT c.raw FROM samples AS s JOIN sample_counters AS c ON c.sample_id = s.id "
+                        "WHERE s.device = ? ORDER BY s.id LIMIT 1", (device,)).fetchone()
+    db.close()
+    return dict(zip(names, struct.unpack(f"<{len(names)}d", raw)))
 
 
 def serve_help(solscope):

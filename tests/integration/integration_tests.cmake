@@ -14,7 +14,8 @@ function(solscope_integration_test)
   # RUN_SERIAL: the HTTP latency and real-time replay checks must not share the 2 cores with other tests.
   # PYTHONDONTWRITEBYTECODE: no __pycache__ in the source tree.
   set_tests_properties(integration.${ARG_NAME} PROPERTIES LABELS integration SKIP_RETURN_CODE 77
-                       TIMEOUT ${ARG_TIMEOUT} RUN_SERIAL TRUE ENVIRONMENT PYTHONDONTWRITEBYTECODE=1)
+                       TIMEOUT ${ARG_TIMEOUT} RUN_SERIAL TRUE
+                       ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1;SOLSCOPE_MAKE_TRACE=$<TARGET_FILE:solscope_make_synthetic_trace>")
 endfunction()
 
 if(NOT SOLSCOPE_PYTHON3)

@@ -3,7 +3,7 @@
 
   metrics_test.py --solscope BIN --workdir DIR [--locale C|de_DE.UTF-8]
 
-1. Writes a trace (make_trace.py: 2 GPUs x 100 Hz x 10 s, phases profile, GPU 0 with an attainable SOL).
+1. Writes a trace (solscope_make_synthetic_trace: 2 GPUs x 100 Hz x 10 s, phases profile, GPU 0 with an attainable SOL).
 2. Serves it under LC_ALL=<locale> and waits until every sample has been played (the replay does not loop, so
    the daemon's state stops at the trace's end and is deterministic).
 3. `promtool check metrics` must accept the live /metrics (no error and no lint problem), and every value must be
@@ -195,7 +195,7 @@ def main():
         h.skip(f"locale {args.locale} is not generated (scripts/setup.sh runs locale-gen)")
     os.makedirs(args.workdir, exist_ok=True)
     env = {"LC_ALL": args.locale, "LANG": args.locale}
-    trace = h.make_trace(os.path.join(args.workdir, "trace.sqlite"), "--gpus", GPUS, "--hz", HZ, "--seconds",
+    trace = h.make_trace(os.path.join(args.workdir, "trace.sqlite"), "--devices", GPUS, "--hz", HZ, "--seconds",
                          SECONDS, "--profile", "phases", "--attainable-gpu", 0)
     samples = h.export_jsonl(args.solscope, trace, env)
     speed = ["--speed", "0"] if "--speed" in h.serve_help(args.solscope) else []

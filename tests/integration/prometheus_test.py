@@ -3,7 +3,7 @@
 
   prometheus_test.py --solscope BIN --workdir DIR [--prometheus /usr/bin/prometheus] [--seconds 40]
 
-The daemon replays, in real time, a SYNTHETIC trace of constant load (make_trace.py --profile constant: every GPU
+The daemon replays, in real time, a SYNTHETIC trace of constant load (solscope_make_synthetic_trace --profile constant: every GPU
 runs one load for the whole trace, different per GPU). Prometheus (Debian's package, loopback only, data in
 DIR) scrapes it every second and evaluates deploy/prometheus/solscope-rules.yml every second. Then, through the
 query API:
@@ -28,14 +28,13 @@ import harness as h
 from harness import check, fail
 
 sys.path.insert(0, h.HERE)
-from make_trace import constant_load  # noqa: E402  (the trace's own load, per GPU)
 
 GPUS, HZ = 2, 100
 
 
-def expected_means(gpu):
+def expected_means(trace, gpu):
     """Ratios (0-1) of the constant load of `gpu`, as the daemon derives them from the trace's counters."""
-    v = constant_load(gpu)
+    v = h.trace_load(trace, gpu)
     pipes = {"tensor": v["tensor_pipe_pct"], "fma": v["fma_pipe_pct"], "alu": v["alu_pipe_pct"],
              "issue": v["issue_pct"]}
     paths = {"dram": v["dram_pct"], "l2": v["l2_pct"], "l1": v["l1_pct"]}
@@ -131,10 +130,10 @@ def check_series_present(prom, at):
             check(not missing, f"{name}{{gpu={gpu}}} in Prometheus lacks {missing}")
 
 
-def check_rates(prom, at, range_s):
+def check_rates(prom, at, range_s, trace):
     checked = 0
     for gpu in range(GPUS):
-        for series, want in expected_means(gpu).items():
+        for series, want in expected_means(trace, gpu).items():
             name, _, rest = series.partition("{")
             selector = f'{name}{{gpu="{gpu}"{"," + rest[:-1] if rest else ""}}}'
             for expr in (f"rate({selector}[{range_s}s])",
@@ -149,7 +148,7 @@ def check_rates(prom, at, range_s):
                 print(f"  {expr} = {value:.6f} (trace {want:.6f}, {100 * (value - want) / want:+.3f} %)")
                 checked += 1
         rule = prom.query(f'gpu:solscope_compute_sol_ratio:mean5m{{gpu="{gpu}"}}', at)
-        want = expected_means(gpu)["solscope_compute_sol_seconds_total"]
+        want = expected_means(trace, gpu)["solscope_compute_sol_seconds_total"]
         check(gpu in rule and abs(rule[gpu][1] - want) <= 0.01 * want,
               f"recording rule gpu:solscope_compute_sol_ratio:mean5m{{gpu={gpu}}} = {rule.get(gpu)}, want {want}")
     return checked
@@ -164,7 +163,7 @@ def main():
     args = ap.parse_args()
     prometheus_bin = h.require_tool(args.prometheus)
     os.makedirs(args.workdir, exist_ok=True)
-    trace = h.make_trace(os.path.join(args.workdir, "constant.sqlite"), "--gpus", GPUS, "--hz", HZ, "--seconds",
+    trace = h.make_trace(os.path.join(args.workdir, "constant.sqlite"), "--devices", GPUS, "--hz", HZ, "--seconds",
                          args.seconds + 60, "--profile", "constant")
     daemon = h.Daemon(args.solscope, ["--replay", trace], log_path=os.path.join(args.workdir, "serve.log"))
     prom = None
@@ -179,7 +178,7 @@ def main():
         # would only be extrapolated half an interval back, and read low.
         range_s = int(at - first) - 1
         check(range_s >= args.seconds - 5, f"only {at - first:.1f} s of scrapes ({stored} samples) were stored")
-        checked = check_rates(prom, at, range_s)
+        checked = check_rates(prom, at, range_s, trace)
         print(f"{checked} rates over {range_s} s of 1 s scrapes match the trace within 1 %")
     finally:
         if prom:

@@ -2,6 +2,8 @@
 include(${PROJECT_SOURCE_DIR}/tests/data/synthetic/synthetic.cmake)
 solscope_add_test(trace
   SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/columns_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/synthetic_profiles_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/damage_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/export_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/fixture_test.cpp

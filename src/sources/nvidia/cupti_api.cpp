@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 #include <tuple>
@@ -29,11 +28,6 @@ struct Libraries {
   DynamicLibrary nvperf_host;
   DynamicLibrary cupti;
 };
-
-auto env(const char* name) -> std::string {
-  const char* value = std::getenv(name);
-  return value != nullptr ? std::string(value) : std::string();
-}
 
 // Appends <dir>/libcupti.so.{13,12} for each that exists.
 void add_dir(std::vector<std::string>& out, const fs::path& dir) {
@@ -88,13 +82,13 @@ void add_versioned_cuda_dirs(std::vector<std::string>& out) {
   for (const auto& [version, dir] : dirs) add_dir(out, dir / "lib64");
 }
 
-void add_pip_wheel_dirs(std::vector<std::string>& out) {
+void add_pip_wheel_dirs(std::vector<std::string>& out, const CuptiSearch& search) {
   std::vector<fs::path> roots = subdirs("/usr/lib", "python3");
   for (const fs::path& p : subdirs("/usr/local/lib", "python3")) roots.push_back(p);
-  if (const std::string home = env("HOME"); !home.empty()) {
+  if (const std::string& home = search.home; !home.empty()) {
     for (const fs::path& p : subdirs(fs::path(home) / ".local/lib", "python3")) roots.push_back(p);
   }
-  if (const std::string venv = env("VIRTUAL_ENV"); !venv.empty()) {
+  if (const std::string& venv = search.virtual_env; !venv.empty()) {
     for (const fs::path& p : subdirs(fs::path(venv) / "lib", "python3")) roots.push_back(p);
   }
   for (const fs::path& root : roots) {
@@ -214,26 +208,26 @@ auto validate_cupti(CuptiApi& api) -> core::Result<void> {
   return core::ok();
 }
 
-auto cupti_candidates() -> std::vector<std::string> {
+auto cupti_candidates(const CuptiSearch& search) -> std::vector<std::string> {
   std::vector<std::string> out;
-  if (const std::string dir = env("SOLSCOPE_CUPTI_DIR"); !dir.empty()) add_dir(out, dir);
+  if (const std::string& dir = search.override_dir; !dir.empty()) add_dir(out, dir);
   for (std::string_view soname : kSonames) out.emplace_back(soname);
-  if (const std::string home = env("CUDA_HOME"); !home.empty()) {
+  if (const std::string& home = search.toolkit_home; !home.empty()) {
     add_dir(out, fs::path(home) / "lib64");
     add_dir(out, fs::path(home) / "extras/CUPTI/lib64");
   }
   add_dir(out, "/usr/local/cuda/lib64");
   add_dir(out, "/usr/local/cuda/extras/CUPTI/lib64");
   add_versioned_cuda_dirs(out);
-  add_pip_wheel_dirs(out);
+  add_pip_wheel_dirs(out, search);
   return out;
 }
 
-auto load_cupti() -> core::Result<CuptiApi> {
+auto load_cupti(const CuptiSearch& search) -> core::Result<CuptiApi> {
   std::string tried;
   core::Error too_old;
   std::vector<std::string> seen;
-  for (const std::string& candidate : cupti_candidates()) {
+  for (const std::string& candidate : cupti_candidates(search)) {
     std::error_code ec;
     const std::string canonical =
         candidate.find('/') == std::string::npos ? candidate : fs::weakly_canonical(candidate, ec).string();

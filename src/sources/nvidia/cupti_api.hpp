@@ -22,8 +22,12 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "sources/library_search.hpp"
 
 namespace solscope::nvidia {
+
+/// Where load_cupti() looks beyond the system paths (sources/library_search.hpp).
+using CuptiSearch = sources::LibrarySearch;
 
 /// CUPTI API version of CUDA 12.6, the first CUPTI with PM sampling (`cupti_version.h`: v24 = CUDA
 /// Toolkit 12.6).
@@ -89,20 +93,21 @@ struct CuptiApi : CuptiRequiredFns, CuptiOptionalFns {
 /// older than CUDA 12.6, with the version found and what to install).
 [[nodiscard]] auto validate_cupti(CuptiApi& api) -> core::Result<void>;
 
-/// Directories and sonames load_cupti() tries, in order (doc section 6): $SOLSCOPE_CUPTI_DIR, the sonames
-/// libcupti.so.13 and libcupti.so.12 (ld cache, LD_LIBRARY_PATH), $CUDA_HOME/lib64,
-/// $CUDA_HOME/extras/CUPTI/lib64, /usr/local/cuda/lib64, /usr/local/cuda/extras/CUPTI/lib64,
+/// Directories and sonames load_cupti() tries, in order (doc section 6): search.override_dir, the sonames
+/// libcupti.so.13 and libcupti.so.12 (ld cache, LD_LIBRARY_PATH), search.toolkit_home/lib64 and
+/// extras/CUPTI/lib64, /usr/local/cuda/lib64, /usr/local/cuda/extras/CUPTI/lib64,
 /// /usr/local/cuda-*/lib64 (newest version first), and the pip wheel folders nvidia/cuda_cupti/lib and
 /// nvidia/cu13/lib under the Python site directories in /usr/lib/python3*, /usr/local/lib/python3* and
-/// ~/.local/lib/python3*. Entries are full file paths or sonames.
-[[nodiscard]] auto cupti_candidates() -> std::vector<std::string>;
+/// search.home/.local/lib/python3* (and search.virtual_env/lib/python3*). Entries are full file paths or
+/// sonames.
+[[nodiscard]] auto cupti_candidates(const CuptiSearch& search) -> std::vector<std::string>;
 
-/// Loads libcupti: tries cupti_candidates() in order, preloads libnvperf_host.so from the same directory with
-/// RTLD_GLOBAL (libcupti dlopens it by bare soname; doc section 6), resolves every symbol and validates the
-/// table. A library older than CUDA 12.6 is skipped in favour of a later candidate. Only cuptiGetVersion is
-/// called: no target-side CUPTI, so this is safe without a GPU or driver. Errors: NotFound (no libcupti
-/// anywhere, or a required symbol missing), Unimplemented (only libcupti older than 12.6 found).
-[[nodiscard]] auto load_cupti() -> core::Result<CuptiApi>;
+/// Loads libcupti: tries cupti_candidates(search) in order, preloads libnvperf_host.so from the same
+/// directory with RTLD_GLOBAL (libcupti dlopens it by bare soname; doc section 6), resolves every symbol and
+/// validates the table. A library older than CUDA 12.6 is skipped in favour of a later candidate. Only
+/// cuptiGetVersion is called: no target-side CUPTI, so this is safe without a GPU or driver. Errors: NotFound
+/// (no libcupti anywhere, or a required symbol missing), Unimplemented (only libcupti older than 12.6 found).
+[[nodiscard]] auto load_cupti(const CuptiSearch& search) -> core::Result<CuptiApi>;
 
 /// "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (35)": the enum name from cuptiGetResultString, or the number alone.
 [[nodiscard]] auto cupti_result_name(const CuptiApi& api, CUptiResult result) -> std::string;

@@ -1,4 +1,5 @@
 #include "sources/nvidia/nvidia_source.hpp"
+#include "core/units.hpp"
 
 #include <unistd.h>
 
@@ -13,8 +14,6 @@ namespace {
 using core::MetricId;
 using core::SourceKind;
 
-/// The sampling floor of SourceConfig (counter_source.hpp: "1 ms is the floor").
-constexpr std::int64_t kMinIntervalNs = 1'000'000;
 /// A GPM device that fails this many polls in a row (without being lost) falls back to NVML only.
 constexpr int kGpmMaxFailures = 3;
 
@@ -73,7 +72,7 @@ auto NvidiaSource::open_nvml() const -> core::Result<NvmlReader> {
 auto NvidiaSource::start(const sources::SourceConfig& config) -> core::Result<void> {
   if (running_)
     return core::fail(core::ErrorCode::FailedPrecondition, "nvidia source already started", "stop it first");
-  if (config.interval_ns < kMinIntervalNs) {
+  if (config.interval_ns < core::kMinSampleIntervalNs) {
     return core::fail(
         core::ErrorCode::InvalidArgument,
         "sampling interval " + std::to_string(config.interval_ns) + " ns is below the 1 ms floor",

@@ -100,8 +100,8 @@ auto session_settings(const PmSamplerOptions& options, std::uint32_t max_samples
 PmSampler::PmSampler(PmSamplerOptions options, PmSamplerDeps deps)
     : options_(options), deps_(std::move(deps)) {
   if (!deps_.load_cupti) {
-    deps_.load_cupti = []() -> core::Result<std::shared_ptr<CuptiApi>> {
-      auto api = load_cupti();
+    deps_.load_cupti = [search = options_.cupti_search]() -> core::Result<std::shared_ptr<CuptiApi>> {
+      auto api = load_cupti(search);
       if (!api) return tl::unexpected(api.error());
       return std::make_shared<CuptiApi>(std::move(*api));
     };

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "sources/library_search.hpp"
 #include "sources/nvidia/pm_sampling.hpp"
 
 namespace solscope::nvidia {
@@ -31,6 +32,8 @@ struct PmSamplerOptions {
   std::size_t hardware_buffer_bytes = 64u << 20;
   /// Consecutive failed decodes after which a device is reported lost.
   int max_decode_failures = 3;
+  /// Where the default loader looks for libcupti (the app fills it from the environment).
+  sources::LibrarySearch cupti_search;
 };
 
 /// Where PmSampler gets its libraries and its clock. Empty members mean the real thing: load_cupti(),

@@ -7,23 +7,12 @@
 namespace solscope::trace::detail {
 namespace {
 
-using core::MetricId;
 using core::SolSample;
 
-constexpr std::array<FigureColumnSpec, kFigureColumnCount> kFigureColumns{{
-    {"sm_active_pct", [](const SolSample& s) { return s.sm_active_pct(); }},
-    {"sm_occupancy_pct", [](const SolSample& s) { return s.sm_occupancy_pct(); }},
-    {"gr_active_pct", [](const SolSample& s) { return s.gr_active_pct(); }},
-    {"gpu_util_pct", [](const SolSample& s) { return s.gpu_util_pct(); }},
-    {"dram_bytes_per_s", [](const SolSample& s) { return s.dram_bytes_per_s; }},
-    {"sm_clock_mhz", [](const SolSample& s) { return s.metric(MetricId::SmClockMhz); }},
-    {"mem_clock_mhz", [](const SolSample& s) { return s.metric(MetricId::MemClockMhz); }},
-    {"power_w", [](const SolSample& s) { return s.metric(MetricId::PowerW); }},
-    {"temperature_c", [](const SolSample& s) { return s.metric(MetricId::TemperatureC); }},
-    {"memory_used_bytes", [](const SolSample& s) { return s.metric(MetricId::MemoryUsedBytes); }},
-    {"attainable_compute_sol_pct", [](const SolSample& s) { return s.attainable_compute_sol_pct; }},
-    {"attainable_memory_sol_pct", [](const SolSample& s) { return s.attainable_memory_sol_pct; }},
-}};
+#define SOLSCOPE_TRACE_FIGURE_SPEC(name, expr) {#name, [](const SolSample& s) -> double { return expr; }},
+constexpr std::array<FigureColumnSpec, kFigureColumnCount> kFigureColumns{
+    {SOLSCOPE_TRACE_FIGURE_COLUMNS(SOLSCOPE_TRACE_FIGURE_SPEC)}};
+#undef SOLSCOPE_TRACE_FIGURE_SPEC
 
 auto to_little_endian(std::uint64_t bits) -> std::uint64_t {
   if constexpr (std::endian::native == std::endian::little) {

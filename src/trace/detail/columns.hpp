@@ -9,6 +9,7 @@
 
 #include "core/metric_id.hpp"
 #include "core/sol_sample.hpp"
+#include "trace/schema.hpp"
 
 namespace solscope::trace::detail {
 
@@ -18,22 +19,29 @@ struct FigureColumnSpec {
   double (*get)(const core::SolSample&);
 };
 
+#define SOLSCOPE_TRACE_COUNT_ONE(name, ...) +1
 /// Number of REAL columns after `bound`.
-inline constexpr std::size_t kFigureColumnCount = 12;
+inline constexpr std::size_t kFigureColumnCount = 0 SOLSCOPE_TRACE_FIGURE_COLUMNS(SOLSCOPE_TRACE_COUNT_ONE);
+/// Number of columns bound before them (device ... bound).
+inline constexpr int kHeadColumnCount = 0 SOLSCOPE_TRACE_HEAD_COLUMNS(SOLSCOPE_TRACE_COUNT_ONE);
+#undef SOLSCOPE_TRACE_COUNT_ONE
 
 /// The REAL columns after `bound`, in table order (sm_active_pct ... attainable_memory_sol_pct).
 [[nodiscard]] auto figure_columns() -> std::span<const FigureColumnSpec, kFigureColumnCount>;
 
-/// INSERT for `samples` without id: ?1 device, ?2 t_start_ns, ?3 t_end_ns, ?4 source, ?5 flags,
-/// ?6 compute_sol_pct, ?7 compute_pipe, ?8 memory_sol_pct, ?9 memory_path, ?10 bound, then figure_columns().
+#define SOLSCOPE_TRACE_NAME(name, ...) ", " #name
+#define SOLSCOPE_TRACE_PARAM(name, ...) ", ?"
+/// INSERT for `samples`, both lists expanded from schema.hpp (id NULL: SQLite assigns the next rowid).
+/// Parameters 1-10 are device, t_start_ns, t_end_ns, source, flags, compute_sol_pct, compute_pipe,
+/// memory_sol_pct, memory_path, bound; then figure_columns().
 inline constexpr std::string_view kInsertSampleSql =
-    "INSERT INTO samples(device, t_start_ns, t_end_ns, source, flags, compute_sol_pct, compute_pipe, "
-    "memory_sol_pct, memory_path, bound, sm_active_pct, sm_occupancy_pct, gr_active_pct, gpu_util_pct, "
-    "dram_bytes_per_s, sm_clock_mhz, mem_clock_mhz, power_w, temperature_c, memory_used_bytes, "
-    "attainable_compute_sol_pct, attainable_memory_sol_pct) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-    "?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)";
+    "INSERT INTO samples(id" SOLSCOPE_TRACE_HEAD_COLUMNS(SOLSCOPE_TRACE_NAME) SOLSCOPE_TRACE_FIGURE_COLUMNS(
+        SOLSCOPE_TRACE_NAME) ") VALUES(NULL" SOLSCOPE_TRACE_HEAD_COLUMNS(SOLSCOPE_TRACE_PARAM)
+        SOLSCOPE_TRACE_FIGURE_COLUMNS(SOLSCOPE_TRACE_PARAM) ")";
+#undef SOLSCOPE_TRACE_NAME
+#undef SOLSCOPE_TRACE_PARAM
 /// Parameter number of the first figure column in kInsertSampleSql.
-inline constexpr int kFirstFigureParam = 11;
+inline constexpr int kFirstFigureParam = kHeadColumnCount + 1;
 
 /// INSERT for `sample_counters`: ?1 sample_id, ?2 raw.
 inline constexpr std::string_view kInsertCountersSql =

@@ -1,46 +1,72 @@
-// solscope_make_synthetic_trace: writes a SYNTHETIC trace (tests/data/synthetic/synthetic_trace.hpp).
+// solscope_make_synthetic_trace: the one generator of SYNTHETIC traces (tests, benchmarks, the bundled demo).
 //
-//   solscope_make_synthetic_trace -o FILE [--devices N] [--samples N] [--seed S] [--force]
+//   solscope_make_synthetic_trace -o FILE [--force] [--devices N]
+//       [--samples N] [--seed S]                                   random profile (synthetic_trace.hpp)
+//       [--profile random|demo|phases|constant] [--hz N] [--seconds S] [--start-ns NS] [--attainable-gpu G]
 //
-// The committed fixture tests/data/synthetic/synthetic-v1.sqlite was made with
+// The committed fixtures were made with
 //   solscope_make_synthetic_trace -o tests/data/synthetic/synthetic-v1.sqlite --devices 2 --samples 60 --seed
-//   1
+//   1 solscope_make_synthetic_trace -o tests/data/demo-trace.sqlite --profile demo --devices 4 --hz 10
+//   --seconds 120
+// (the demo trace by the former tools/make_demo_trace.cpp, whose demo profile this is).
+#include <charconv>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 
+#include "data/synthetic/profiles.hpp"
 #include "data/synthetic/synthetic_trace.hpp"
 
 namespace {
 
+using solscope::synthetic::Profile;
+
 struct Args {
   std::string output;
-  std::uint32_t devices = 2;
-  std::uint64_t samples = 60;
-  std::uint64_t seed = 1;
-  bool force = false;
+  std::uint64_t samples = 0;  ///< random profile: samples per device (0 = seconds x hz)
+  solscope::synthetic::ProfileOptions profile{.profile = Profile::Random, .seconds = 0.6};
 };
+
+/// The whole of `text` as a number (no sign for unsigned types); false otherwise. NaN and infinity parse for
+/// doubles and fail the generator's range check.
+template <typename T>
+auto parse_value(const char* text, T& out) -> bool {
+  const std::string_view view(text);
+  const auto [end, ec] = std::from_chars(view.data(), view.data() + view.size(), out);
+  return !view.empty() && ec == std::errc() && end == view.data() + view.size();
+}
+
+auto parse_one(std::string_view arg, const char* value, Args& args) -> bool {
+  auto& p = args.profile;
+  if (arg == "-o") {
+    args.output = value;
+    return true;
+  }
+  if (arg == "--profile") {
+    const auto profile = solscope::synthetic::parse_profile(value);
+    if (profile) p.profile = *profile;
+    return profile.has_value();
+  }
+  if (arg == "--devices") return parse_value(value, p.devices);
+  if (arg == "--samples") return parse_value(value, args.samples);
+  if (arg == "--seed") return parse_value(value, p.seed);
+  if (arg == "--hz") return parse_value(value, p.hz);
+  if (arg == "--seconds") return parse_value(value, p.seconds);
+  if (arg == "--start-ns") return parse_value(value, p.start_ns) && p.start_ns >= 0;
+  if (arg == "--attainable-gpu") return parse_value(value, p.attainable_device);
+  return false;
+}
 
 auto parse(int argc, char** argv, Args& args) -> bool {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
-    const bool has_value = i + 1 < argc;
     if (arg == "--force") {
-      args.force = true;
-    } else if (arg == "-o" && has_value) {
-      args.output = argv[++i];
-    } else if (arg == "--devices" && has_value) {
-      args.devices = static_cast<std::uint32_t>(std::strtoul(argv[++i], nullptr, 10));
-    } else if (arg == "--samples" && has_value) {
-      args.samples = std::strtoull(argv[++i], nullptr, 10);
-    } else if (arg == "--seed" && has_value) {
-      args.seed = std::strtoull(argv[++i], nullptr, 10);
-    } else {
+      args.profile.overwrite = true;
+    } else if (i + 1 >= argc || !parse_one(arg, argv[++i], args)) {
       return false;
     }
   }
-  return !args.output.empty() && args.devices > 0;
+  return !args.output.empty();
 }
 
 }  // namespace
@@ -48,14 +74,19 @@ auto parse(int argc, char** argv, Args& args) -> bool {
 auto main(int argc, char** argv) -> int {
   Args args;
   if (!parse(argc, argv, args)) {
-    std::fprintf(stderr, "usage: %s -o FILE [--devices N] [--samples N] [--seed S] [--force]\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s -o FILE [--force] [--devices N] [--samples N] [--seed S] [--profile "
+                 "random|demo|phases|constant] [--hz N] [--seconds S] [--start-ns NS] [--attainable-gpu G]\n",
+                 argv[0]);
     return 2;
   }
-  auto written = solscope::synthetic::write_trace(args.output, args.devices, args.samples, args.seed,
-                                                  {.overwrite = args.force});
+  if (args.profile.profile == Profile::Random && args.samples > 0) {
+    args.profile.seconds = static_cast<double>(args.samples) / args.profile.hz;
+  }
+  auto written = solscope::synthetic::write_profile_trace(args.output, args.profile);
   if (!written) {
     std::fprintf(stderr, "solscope: error: %s\n", written.error().describe().c_str());
-    return 1;
+    return written.error().code == solscope::core::ErrorCode::InvalidArgument ? 2 : 1;
   }
   std::printf("wrote %llu synthetic samples to %s\n", static_cast<unsigned long long>(*written),
               args.output.c_str());

@@ -122,14 +122,7 @@ TEST(CuptiApiTest, search_list_starts_with_the_override_then_the_sonames) {
   const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "solscope_cupti_dir";
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "libcupti.so.13").put('\0');  // only its existence matters
-  const char* previous = std::getenv("SOLSCOPE_CUPTI_DIR");
-  const std::string saved = previous != nullptr ? previous : "";
-  ::setenv("SOLSCOPE_CUPTI_DIR", dir.c_str(), 1);
-  const std::vector<std::string> candidates = cupti_candidates();
-  if (previous != nullptr)
-    ::setenv("SOLSCOPE_CUPTI_DIR", saved.c_str(), 1);
-  else
-    ::unsetenv("SOLSCOPE_CUPTI_DIR");
+  const std::vector<std::string> candidates = cupti_candidates(CuptiSearch{.override_dir = dir.string()});
 
   ASSERT_GE(candidates.size(), 3u);
   EXPECT_EQ(candidates[0], (dir / "libcupti.so.13").string());

@@ -6,6 +6,7 @@
 // crash here and is never called. Skips when no libcupti >= 12.6 is installed.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -23,6 +24,18 @@ constexpr bool kUnderAddressSanitizer = true;
 constexpr bool kUnderAddressSanitizer = false;
 #endif
 
+/// The places the app would search (tests may read the environment; the sources layer does not).
+auto search_from_environment() -> CuptiSearch {
+  auto env = [](const char* name) -> std::string {
+    const char* v = std::getenv(name);
+    return v == nullptr ? std::string() : std::string(v);
+  };
+  return CuptiSearch{.override_dir = env("SOLSCOPE_CUPTI_DIR"),
+                     .toolkit_home = env("CUDA_HOME"),
+                     .home = env("HOME"),
+                     .virtual_env = env("VIRTUAL_ENV")};
+}
+
 class CuptiConfigTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -31,7 +44,7 @@ class CuptiConfigTest : public ::testing::Test {
       // (google/sanitizers#611); the ci preset runs these checks against the real library.
       GTEST_SKIP() << "the real libcupti cannot be loaded under AddressSanitizer (RTLD_DEEPBIND)";
     }
-    auto api = load_cupti();
+    auto api = load_cupti(search_from_environment());
     if (!api)
       GTEST_SKIP() << "no libcupti >= 12.6 found, host-API checks skipped: " << api.error().describe();
     api_ = std::make_shared<const CuptiApi>(std::move(*api));

@@ -1,0 +1,24 @@
+// This process's environment, read in the app layer only: the layers below (core, trace, server, tui,
+// sources, workload) get every value they need passed in.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "app/config/config_file.hpp"
+#include "sources/library_search.hpp"
+
+namespace solscope::app::config {
+
+/// An EnvLookup over this process's environment (std::getenv).
+[[nodiscard]] auto process_environment() -> EnvLookup;
+
+/// The variable's value; empty when it is unset.
+[[nodiscard]] auto env_or_empty(std::string_view name) -> std::string;
+
+/// Where to look for libcupti: $SOLSCOPE_CUPTI_DIR, $CUDA_HOME, $HOME and $VIRTUAL_ENV (README "Counter
+/// sources").
+[[nodiscard]] auto cupti_search_from_environment() -> sources::LibrarySearch;
+
+}  // namespace solscope::app::config

@@ -1,0 +1,230 @@
+#include "app/config/option_table.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "app/options.hpp"
+#include "ceiling/workload.hpp"
+#include "core/duration.hpp"
+#include "core/units.hpp"
+#include "server/server.hpp"
+
+namespace solscope::app::config {
+namespace {
+
+/// "1ms", "60s", "1000000h": the largest unit that divides `ns`.
+auto format_duration(std::int64_t ns) -> std::string {
+  constexpr std::pair<std::int64_t, const char*> kUnits[] = {{core::kNsPerHour, "h"}, {core::kNsPerMin, "m"},
+                                                             {core::kNsPerS, "s"},    {core::kNsPerMs, "ms"},
+                                                             {core::kNsPerUs, "us"},  {1, "ns"}};
+  for (const auto& [scale, suffix] : kUnits) {
+    if (ns != 0 && ns % scale == 0) return std::to_string(ns / scale) + suffix;
+  }
+  return "0s";
+}
+
+/// The whole of `text` as a double (from_chars: also "nan", "inf", "-1", "1e3"); nullopt otherwise.
+auto parse_number(std::string_view text) -> std::optional<double> {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+auto number(double v) -> std::string {
+  return fmt::format("{}", v);
+}
+auto integer(std::int64_t v) -> std::string {
+  return std::to_string(v);
+}
+auto listen_default() -> std::string {
+  return std::string(server::kDefaultListenHost) + ":" + std::to_string(server::kDefaultDaemonPort);
+}
+
+/// The fastest replay: trace seconds per second.
+constexpr double kMaxReplaySpeed = 1000.0;
+/// --tokens-per-s: above any measured speed of one model (1e12 tokens/s).
+constexpr double kMaxTokensPerS = 1e12;
+
+auto build_table() -> std::vector<OptionSpec> {
+  using enum Kind;
+  const auto ms = static_cast<double>(core::kNsPerMs);
+  return {
+      {"--config", Scope::Global, Text, "TOML file of option defaults, read when it exists",
+       "$XDG_CONFIG_HOME/solscope/config.toml or ~/.config/solscope/config.toml", 0, 0, true, false},
+      {"--devices", Scope::Global, DeviceList, "GPU indices to sample, e.g. 0,2 or 0-3", "all", 0, 0, true,
+       true},
+      {"--interval", Scope::Global, Duration, "sampling interval", std::string(kDefaultInterval),
+       static_cast<double>(core::kMinSampleIntervalNs), static_cast<double>(core::kMaxSampleIntervalNs), true,
+       true},
+      {"--json", Scope::Global, Flag, "print JSON Lines of SOL samples on stdout", "", 0, 0, true, true},
+      {"--replay", Scope::Global, Text, "sample from a recorded trace instead of the GPUs", "", 0, 0, true,
+       true},
+      {"--workloads", Scope::Global, Text, "TOML file of [[workload]] declarations",
+       "~/.config/solscope/workloads.toml", 0, 0, true, true},
+      {"--no-workloads", Scope::Global, Flag, "no workload discovery and no attainable SOL", "", 0, 0, true,
+       true},
+      {"--connect", Scope::Global, Text, "show a running `solscope serve` (HOST:PORT)", "", 0, 0, true, true},
+
+      {"--listen", Scope::Serve, Text, "ADDRESS:PORT to listen on (port 0 = any free port)", listen_default(),
+       0, 0, true, true},
+      {"--token-file", Scope::Serve, Text, "file holding the bearer token (required off loopback)", "", 0, 0,
+       true, true},
+      {"--tls-cert", Scope::Serve, Text, "PEM certificate: serve HTTPS (with --tls-key)", "", 0, 0, true,
+       true},
+      {"--tls-key", Scope::Serve, Text, "PEM private key of --tls-cert", "", 0, 0, true, true},
+      {"--hostname", Scope::Serve, Text,
+       "the `hostname` label and API host: in Kubernetes the node's name (gethostname() is the pod's), so "
+       "that it joins dcgm-exporter's label",
+       "this machine's host name", 0, 0, true, true},
+      {"--max-clients", Scope::Serve, Integer, "concurrent live-stream clients",
+       integer(server::kDefaultMaxStreamClients), 1, static_cast<double>(server::kMaxStreamClientsLimit),
+       true, true},
+      {"--client-queue", Scope::Serve, Integer, "events queued per stream client",
+       integer(server::kDefaultStreamQueueEvents), 1, static_cast<double>(server::kMaxStreamQueueEvents),
+       true, true},
+      {"--max-connections", Scope::Serve, Integer, "connections served at once, streams included",
+       integer(server::kDefaultMaxConnections), 1, static_cast<double>(server::kMaxConnectionsLimit), true,
+       true},
+      {"--max-connections-per-address", Scope::Serve, Integer,
+       "open connections per client address; 429 beyond", integer(server::kDefaultMaxConnectionsPerAddress),
+       1, static_cast<double>(server::kMaxConnectionsLimit), true, true},
+      {"--speed", Scope::Serve, Number, "with --replay: 1 = real time, 0 = as fast as possible", "1", 0,
+       kMaxReplaySpeed, false, true},
+      {"--loop", Scope::Serve, Flag, "with --replay: start again at the end", "", 0, 0, false, true},
+
+      {"--duration", Scope::Record, Duration, "stop after this long, e.g. 30s or 5m", "until stopped", ms,
+       static_cast<double>(core::kMaxDurationNs), false, false},
+      {"--speed", Scope::Record, Number, "with --replay: 1 = real time, 0 = as fast as possible", "1", 0,
+       kMaxReplaySpeed, false, true},
+
+      {"--speed", Scope::Replay, Number, "1 = real time, 0 = as fast as possible", "1, or 0 with --json", 0,
+       kMaxReplaySpeed, false, true},
+      {"--loop", Scope::Replay, Flag, "start again at the end", "", 0, 0, false, true},
+
+      {"--tp", Scope::Ceiling, Integer, "tensor-parallel degree", "1", 1, ceiling::kMaxTensorParallel},
+      {"--batch", Scope::Ceiling, Integer, "requests per step, or sequences per training step", "1", 1,
+       static_cast<double>(ceiling::kMaxBatch)},
+      {"--context", Scope::Ceiling, Integer, "tokens already in each request's KV cache", "0", 0,
+       static_cast<double>(ceiling::kMaxTokens)},
+      {"--prompt", Scope::Ceiling, Integer, "new tokens per request for prefill, sequence length for train",
+       "0", 0, static_cast<double>(ceiling::kMaxTokens)},
+      {"--sm-clock-mhz", Scope::Ceiling, Number, "SM clock for the peaks", "the datasheet's",
+       ceiling::kMinSmClockMhz, ceiling::kMaxSmClockMhz},
+      {"--tokens-per-s", Scope::Ceiling, Number, "a measured speed of the whole TP group, for its MFU", "", 0,
+       kMaxTokensPerS},
+  };
+}
+
+auto range_text(const OptionSpec& spec) -> std::string {
+  switch (spec.kind) {
+    case Kind::Duration:
+      return format_duration(static_cast<std::int64_t>(spec.min)) + " to " +
+             format_duration(static_cast<std::int64_t>(spec.max));
+    case Kind::Number:
+    case Kind::Integer:
+      return number(spec.min) + " to " + number(spec.max);
+    default:
+      return {};
+  }
+}
+
+auto check_number(const OptionSpec& spec, std::string_view text) -> std::string {
+  const std::string range = "give " + range_text(spec);
+  const auto parsed = parse_number(text);
+  if (!parsed) return "'" + std::string(text) + "' is not a number (" + range + ")";
+  const double v = *parsed;
+  if (!std::isfinite(v)) return std::string(text) + " is not a finite number (" + range + ")";
+  if (v < 0) return std::string(text) + " is negative (" + range + ")";
+  if (spec.kind == Kind::Integer && v != std::floor(v)) {
+    return std::string(text) + " is not a whole number (" + range + ")";
+  }
+  if (v < spec.min || v > spec.max) return std::string(text) + " is out of range (" + range + ")";
+  return {};
+}
+
+}  // namespace
+
+auto option_table() -> std::span<const OptionSpec> {
+  static const std::vector<OptionSpec> table = build_table();
+  return table;
+}
+
+auto find_option(Scope scope, std::string_view name) -> const OptionSpec* {
+  for (const OptionSpec& spec : option_table()) {
+    if (spec.scope == scope && spec.name == name) return &spec;
+  }
+  return nullptr;
+}
+
+auto scope_name(Scope scope) -> std::string_view {
+  switch (scope) {
+    case Scope::Global:
+      return "";
+    case Scope::Serve:
+      return "serve";
+    case Scope::Record:
+      return "record";
+    case Scope::Replay:
+      return "replay";
+    case Scope::Ceiling:
+      return "ceiling";
+  }
+  return "";
+}
+
+auto env_name(const OptionSpec& spec) -> std::string {
+  std::string out = "SOLSCOPE_";
+  for (char c : spec.name.substr(2)) out += c == '-' ? '_' : static_cast<char>(std::toupper(c));
+  return out;
+}
+
+auto config_key(const OptionSpec& spec) -> std::string {
+  const std::string key(spec.name.substr(2));
+  return spec.scope == Scope::Global ? key : std::string(scope_name(spec.scope)) + "." + key;
+}
+
+auto help_text(const OptionSpec& spec) -> std::string {
+  std::vector<std::string> notes;
+  if (!spec.default_text.empty()) notes.push_back("default " + spec.default_text);
+  if (const std::string range = range_text(spec); !range.empty()) notes.push_back(range);
+  if (spec.from_config) notes.push_back("config " + config_key(spec));
+  std::string out = spec.help;
+  if (notes.empty()) return out;
+  out += " (";
+  for (std::size_t i = 0; i < notes.size(); ++i) out += (i == 0 ? "" : "; ") + notes[i];
+  return out + ")";
+}
+
+auto check_value(const OptionSpec& spec, std::string_view text) -> std::string {
+  switch (spec.kind) {
+    case Kind::Number:
+    case Kind::Integer:
+      return check_number(spec, text);
+    case Kind::Duration: {
+      auto ns = core::parse_duration_ns(text);
+      const std::string range = "give " + range_text(spec);
+      if (!ns) return ns.error().message + " (" + range + ", e.g. 100ms, 0.5s, 5m)";
+      if (static_cast<double>(*ns) < spec.min || static_cast<double>(*ns) > spec.max) {
+        return std::string(text) + " is out of range (" + range + ")";
+      }
+      return {};
+    }
+    case Kind::DeviceList: {
+      auto list = parse_device_list(text);
+      return list ? std::string() : list.error().message + " (" + list.error().hint + ")";
+    }
+    case Kind::Flag:
+    case Kind::Text:
+      return {};
+  }
+  return {};
+}
+
+}  // namespace solscope::app::config

@@ -1,0 +1,64 @@
+// The table of solscope's configurable and numeric options: one row per option with its name, where else it
+// can come from (a SOLSCOPE_* environment variable, a key of the config file), its kind, default, accepted
+// range and help. The CLI11 binding (bind.hpp), the help text, the value checks and the config file reader
+// (config_file.hpp) are all generated from it, so that an option is described once.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace solscope::app::config {
+
+/// Where an option is given on the command line: before any subcommand (and inherited by them), or after the
+/// named subcommand. The config file has one TOML table per subcommand scope ([serve], [record], ...).
+enum class Scope { Global, Serve, Record, Replay, Ceiling };
+
+/// How an option's value is read and checked.
+enum class Kind {
+  Text,        ///< free text (a path, an address): no check here
+  Flag,        ///< on/off; true/false in the config file
+  Duration,    ///< core::parse_duration_ns grammar; min/max in ns
+  Number,      ///< a finite decimal number within [min, max]; NaN, infinity and negatives refused
+  Integer,     ///< a whole decimal number within [min, max]
+  DeviceList,  ///< GPU indices "0,2" or "0-3" (parse_device_list)
+};
+
+/// One option. `min`/`max` apply to Duration (ns), Number and Integer.
+struct OptionSpec {
+  std::string_view name;  ///< long name with dashes, e.g. "--interval"
+  Scope scope = Scope::Global;
+  Kind kind = Kind::Text;
+  std::string help;          ///< what it does, without default or range (help_text() adds them)
+  std::string default_text;  ///< the default as a user reads it; empty = none
+  double min = 0.0;
+  double max = 0.0;
+  bool from_env = false;     ///< also read from env_name() (below the command line)
+  bool from_config = false;  ///< also read from the config file as config_key() (below the environment)
+};
+
+/// Every row, in help order.
+[[nodiscard]] auto option_table() -> std::span<const OptionSpec>;
+
+/// The row of `name` in `scope`; nullptr when the table has none.
+[[nodiscard]] auto find_option(Scope scope, std::string_view name) -> const OptionSpec*;
+
+/// "" for Global, else the subcommand's name ("serve", "record", ...).
+[[nodiscard]] auto scope_name(Scope scope) -> std::string_view;
+
+/// SOLSCOPE_ and the name in upper case with '_' for '-': "--token-file" -> "SOLSCOPE_TOKEN_FILE".
+[[nodiscard]] auto env_name(const OptionSpec& spec) -> std::string;
+
+/// The key in the config file: the name without dashes, under its subcommand's table: "interval",
+/// "serve.max-clients".
+[[nodiscard]] auto config_key(const OptionSpec& spec) -> std::string;
+
+/// The help line: spec.help, then "(default X; R; config K)" with what applies, R being the accepted range
+/// ("0 to 1000", "1ms to 1m"). CLI11 adds "(Env:SOLSCOPE_X)" from the option's envname.
+[[nodiscard]] auto help_text(const OptionSpec& spec) -> std::string;
+
+/// Checks one value given as text (command line, environment or config file). Returns "" when it is good,
+/// else why not, e.g. "nan is not a finite number (give 0 to 1000)". Never throws.
+[[nodiscard]] auto check_value(const OptionSpec& spec, std::string_view text) -> std::string;
+
+}  // namespace solscope::app::config

@@ -1,0 +1,255 @@
+// The config layer (src/app/config): the option table drives help, checks, SOLSCOPE_* variables and the
+// config file; precedence is command line > environment > config file > default.
+#include <stdlib.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app/cli.hpp"
+#include "app/config/bind.hpp"
+#include "app/config/config_file.hpp"
+#include "app/config/option_table.hpp"
+#include "app/exit_codes.hpp"
+
+namespace solscope::app::config {
+namespace {
+
+struct RunResult {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+/// Runs the solscope command line in this process (every case here stops at parsing).
+auto run_cli(std::vector<std::string> args) -> RunResult {
+  args.insert(args.begin(), "solscope");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  std::ostringstream out;
+  std::ostringstream err;
+  RunResult r;
+  r.code = app::run(static_cast<int>(argv.size()), argv.data(), out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+/// What must come before an option of `scope` so that the option's value is the only thing wrong.
+auto prefix(Scope scope) -> std::vector<std::string> {
+  switch (scope) {
+    case Scope::Global:  // a replay of a missing file: exit 5 at once should the value ever pass
+      return {"replay", "/nonexistent/never.sqlite"};
+    case Scope::Serve:
+      return {"serve"};
+    case Scope::Record:
+      return {"record", "-o", "/nonexistent/never.sqlite"};
+    case Scope::Replay:
+      return {"replay", "/nonexistent/never.sqlite"};
+    case Scope::Ceiling:
+      return {"ceiling", "--gpu", "H100", "--model", "/nonexistent"};
+  }
+  return {};
+}
+
+auto is_numeric(const OptionSpec& spec) -> bool {
+  return spec.kind == Kind::Number || spec.kind == Kind::Integer || spec.kind == Kind::Duration;
+}
+
+/// Scratch directory as XDG_CONFIG_HOME (no user config file leaks in) and SOLSCOPE_* variables unset.
+class ConfigTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("solscope-config-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    ::setenv("XDG_CONFIG_HOME", dir_.c_str(), 1);
+    for (const OptionSpec& spec : option_table()) ::unsetenv(env_name(spec).c_str());
+  }
+  void TearDown() override {
+    for (const OptionSpec& spec : option_table()) ::unsetenv(env_name(spec).c_str());
+    ::unsetenv("XDG_CONFIG_HOME");
+    std::filesystem::remove_all(dir_);
+  }
+  auto write(const std::string& name, const std::string& text) const -> std::string {
+    const auto p = dir_ / name;
+    std::ofstream(p) << text;
+    return p.string();
+  }
+  std::filesystem::path dir_;
+};
+
+const std::vector<std::string> kBadNumbers{"nan", "NaN", "-nan", "inf", "-inf", "infinity", "-1"};
+
+TEST_F(ConfigTest, every_numeric_option_refuses_nan_infinity_and_negatives_on_the_command_line) {
+  int checked = 0;
+  for (const OptionSpec& spec : option_table()) {
+    if (!is_numeric(spec)) continue;
+    for (const std::string& bad : kBadNumbers) {
+      auto args = prefix(spec.scope);
+      args.push_back(std::string(spec.name));
+      args.push_back(bad);
+      const RunResult r = run_cli(args);
+      EXPECT_EQ(r.code, kExitUsage) << spec.name << " " << bad << ": " << r.err;
+      const std::string shown = spec.kind == Kind::Duration ? "invalid duration '" + bad + "'" : bad + " is ";
+      EXPECT_NE(r.err.find(std::string(spec.name) + ": " + shown), std::string::npos)
+          << spec.name << " " << bad << ": " << r.err;
+      ++checked;
+    }
+  }
+  // --interval, --duration, three --speed, --max-clients, --client-queue and six ceiling numbers at least.
+  EXPECT_GE(checked, 13 * static_cast<int>(kBadNumbers.size()));
+}
+
+TEST_F(ConfigTest, every_numeric_option_refuses_nan_infinity_and_negatives_from_env_and_config_file) {
+  for (const OptionSpec& spec : option_table()) {
+    if (!is_numeric(spec)) continue;
+    for (const std::string& bad : kBadNumbers) {
+      if (spec.from_env) {
+        ::setenv(env_name(spec).c_str(), bad.c_str(), 1);
+        const RunResult r = run_cli(prefix(spec.scope));
+        ::unsetenv(env_name(spec).c_str());
+        EXPECT_EQ(r.code, kExitUsage) << env_name(spec) << "=" << bad << ": " << r.err;
+        EXPECT_NE(r.err.find(bad), std::string::npos) << env_name(spec) << "=" << bad << ": " << r.err;
+      }
+      if (spec.from_config) {
+        const std::string table =
+            spec.scope == Scope::Global ? "" : "[" + std::string(scope_name(spec.scope)) + "]\n";
+        const std::string file = write(
+            "bad.toml", "# solscope\n" + table + std::string(spec.name.substr(2)) + " = \"" + bad + "\"\n");
+        auto args = prefix(spec.scope);
+        args.insert(args.begin(), {"--config", file});
+        const RunResult r = run_cli(args);
+        const int line = spec.scope == Scope::Global ? 2 : 3;
+        EXPECT_EQ(r.code, kExitUsage) << config_key(spec) << " = " << bad << ": " << r.err;
+        EXPECT_NE(r.err.find(file + ":" + std::to_string(line) + ": key " + config_key(spec) + ": "),
+                  std::string::npos)
+            << r.err;
+      }
+    }
+  }
+}
+
+TEST_F(ConfigTest, toml_nan_and_inf_floats_are_refused_with_file_and_line) {
+  auto parsed = parse_config("interval = \"50ms\"\n\n[serve]\nspeed = nan\n", "cfg.toml");
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error().message,
+            "cfg.toml:4: key serve.speed: nan is not a finite number (give 0 to 1000)");
+  parsed = parse_config("[replay]\nspeed = -inf\n", "cfg.toml");
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error().message,
+            "cfg.toml:2: key replay.speed: -inf is not a finite number (give 0 to 1000)");
+}
+
+TEST_F(ConfigTest, bad_config_files_name_the_file_line_and_key) {
+  struct Case {
+    std::string text;
+    std::string message;
+  };
+  const std::vector<Case> cases{
+      {"interval = \"50ms\"\nintervall = \"5ms\"\n", "cfg.toml:2: key intervall: unknown key"},
+      {"json = \"yes\"\n", "cfg.toml:1: key json: must be true or false"},
+      {"[serve]\nmax-clients = 0\n", "cfg.toml:2: key serve.max-clients: 0 is out of range (give 1 to 4096)"},
+      {"[serve]\nmax-clients = 1.5\n",
+       "cfg.toml:2: key serve.max-clients: 1.5 is not a whole number (give 1 to 4096)"},
+      {"devices = \"0,x\"\n", "cfg.toml:1: key devices: invalid device 'x'"},
+      {"[ceiling]\ntp = 2\n", "cfg.toml:2: key ceiling.tp: unknown key"},
+      {"[nope]\nx = 1\n", "cfg.toml:1: key nope: unknown table (use [serve], [record], [replay])"},
+      {"\n\ninterval = \n", "cfg.toml:3: "},
+  };
+  for (const Case& c : cases) {
+    auto parsed = parse_config(c.text, "cfg.toml");
+    ASSERT_FALSE(parsed) << c.text;
+    EXPECT_EQ(parsed.error().code, core::ErrorCode::InvalidArgument);
+    EXPECT_EQ(parsed.error().message.substr(0, c.message.size()), c.message) << parsed.error().message;
+  }
+}
+
+TEST_F(ConfigTest, a_bad_config_file_stops_the_command_with_exit_2) {
+  const std::string file = write("config.toml", "devices = \"0\"\n[serve]\nlisten = 9741\n");
+  const RunResult r = run_cli({"--config", file, "replay", "/nonexistent.sqlite"});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_NE(r.err.find(file + ":3: key serve.listen: must be a string in quotes"), std::string::npos)
+      << r.err;
+  // The default path ($XDG_CONFIG_HOME/solscope/config.toml) is read too.
+  std::filesystem::create_directories(dir_ / "solscope");
+  write("solscope/config.toml", "interval = \"0.1ms\"\n");
+  const RunResult d = run_cli({"replay", "/nonexistent.sqlite"});
+  EXPECT_EQ(d.code, kExitUsage);
+  EXPECT_NE(d.err.find("solscope/config.toml:1: key interval: 0.1ms is out of range (give 1ms to 1m)"),
+            std::string::npos)
+      << d.err;
+  const RunResult missing = run_cli({"--config", (dir_ / "absent.toml").string(), "devices"});
+  EXPECT_EQ(missing.code, kExitUsage);
+  EXPECT_NE(missing.err.find("cannot read config file"), std::string::npos) << missing.err;
+}
+
+/// The value of --interval and of serve's --max-clients after the layers, as cli.cpp binds them.
+struct Layered {
+  std::string interval = "100ms";
+  std::size_t max_clients = 64;
+};
+auto layered(std::vector<std::string> args, const std::string& config_path) -> Layered {
+  Layered v;
+  CLI::App app;
+  add_option(app, Scope::Global, "--interval", v.interval);
+  CLI::App* serve = app.add_subcommand("serve");
+  add_option(*serve, Scope::Serve, "--max-clients", v.max_clients);
+  args.insert(args.begin(), "solscope");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  app.parse(static_cast<int>(argv.size()), argv.data());
+  auto applied = apply_config_file(app, config_path, [](std::string_view) { return std::nullopt; });
+  EXPECT_TRUE(applied) << applied.error().describe();
+  return v;
+}
+
+TEST_F(ConfigTest, command_line_beats_environment_beats_config_file_beats_default) {
+  EXPECT_EQ(layered({"serve"}, "").interval, "100ms");
+  EXPECT_EQ(layered({"serve"}, "").max_clients, 64U);
+  const std::string file = write("layers.toml", "interval = \"200ms\"\n[serve]\nmax-clients = 128\n");
+  EXPECT_EQ(layered({"serve"}, file).interval, "200ms");
+  EXPECT_EQ(layered({"serve"}, file).max_clients, 128U);
+  ::setenv("SOLSCOPE_INTERVAL", "300ms", 1);
+  ::setenv("SOLSCOPE_MAX_CLIENTS", "256", 1);
+  EXPECT_EQ(layered({"serve"}, file).interval, "300ms");
+  EXPECT_EQ(layered({"serve"}, file).max_clients, 256U);
+  EXPECT_EQ(layered({"--interval", "400ms", "serve", "--max-clients", "512"}, file).interval, "400ms");
+  EXPECT_EQ(layered({"--interval", "400ms", "serve", "--max-clients", "512"}, file).max_clients, 512U);
+}
+
+TEST_F(ConfigTest, help_of_every_scope_is_generated_from_the_table) {
+  for (const OptionSpec& spec : option_table()) {
+    std::vector<std::string> args;
+    if (spec.scope != Scope::Global) args.emplace_back(scope_name(spec.scope));
+    args.emplace_back("--help");
+    const RunResult r = run_cli(args);
+    EXPECT_EQ(r.code, 0);
+    EXPECT_NE(r.out.find(help_text(spec)), std::string::npos) << spec.name << " in:\n" << r.out;
+    if (spec.from_env) {
+      EXPECT_NE(r.out.find("Env:" + env_name(spec)), std::string::npos) << spec.name;
+    }
+  }
+}
+
+TEST_F(ConfigTest, env_names_and_keys_derive_from_the_option_name) {
+  const OptionSpec* token = find_option(Scope::Serve, "--token-file");
+  ASSERT_NE(token, nullptr);
+  EXPECT_EQ(env_name(*token), "SOLSCOPE_TOKEN_FILE");
+  EXPECT_EQ(config_key(*token), "serve.token-file");
+  const OptionSpec* interval = find_option(Scope::Global, "--interval");
+  ASSERT_NE(interval, nullptr);
+  EXPECT_EQ(env_name(*interval), "SOLSCOPE_INTERVAL");
+  EXPECT_EQ(config_key(*interval), "interval");
+  EXPECT_EQ(check_value(*interval, "10ms"), "");
+  EXPECT_EQ(check_value(*interval, "2m"), "2m is out of range (give 1ms to 1m)");
+}
+
+}  // namespace
+}  // namespace solscope::app::config

@@ -1,0 +1,42 @@
+// The profiles of the one SYNTHETIC trace generator (solscope_make_synthetic_trace): besides the random
+// samples of synthetic_trace.hpp, the phase and constant loads the integration tests and benchmarks replay,
+// and the demo phases of the bundled tests/data/demo-trace.sqlite. Every value is made up; every trace says
+// so.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string_view>
+
+#include "core/raw_sample.hpp"
+#include "core/result.hpp"
+
+namespace solscope::synthetic {
+
+/// random: synthetic_trace.hpp's samples (seeded). demo: idle, tensor-bound, DRAM-bound and launch-bound
+/// quarters of the trace, shifted per GPU. phases: the same four loads, 4 s each, with a wobble. constant:
+/// one load per GPU for the whole trace (constant_load_pct()), so a rate() over it is known exactly.
+enum class Profile { Random, Demo, Phases, Constant };
+
+/// "random", "demo", "phases" or "constant"; nullopt otherwise.
+[[nodiscard]] auto parse_profile(std::string_view name) -> std::optional<Profile>;
+
+/// What to write. Demo, phases and constant start at 2026-01-01T00:00:00Z unless start_ns is set.
+struct ProfileOptions {
+  Profile profile = Profile::Phases;
+  std::uint32_t devices = 2;
+  std::uint32_t hz = 100;      ///< samples per second and GPU (1-10000); random: 100 (10 ms)
+  double seconds = 10.0;       ///< length; random: samples per GPU = seconds x hz
+  std::int64_t start_ns = 0;   ///< 0 = the profile's default
+  int attainable_device = -1;  ///< this GPU's samples carry an attainable SOL of 55 % / 40 %; -1 = none
+  std::uint64_t seed = 1;      ///< random only
+  bool overwrite = false;
+};
+
+/// Writes the trace (devices, samples with core::derive figures, meta.synthetic = 1) and closes it. Returns
+/// the number of samples. Errors: InvalidArgument for options out of range, and the trace writer's.
+[[nodiscard]] auto write_profile_trace(const std::filesystem::path& path, const ProfileOptions& options)
+    -> core::Result<std::uint64_t>;
+
+}  // namespace solscope::synthetic
