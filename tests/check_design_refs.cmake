@@ -2,7 +2,7 @@
 #  1. any file outside docs/design that points into the out-of-tree notes the project started from (a path into
 #     a sibling "shared" folder); their facts now live in docs/design/ with their primary sources;
 #  2. any `<path>.md` that resolves neither from the repository root nor from the citing file's folder (a bare
-#     `style.md` counts: write `docs/design/style.md`);
+#     name of a design note without its folder counts: write `docs/design/<name>.md`);
 #  3. any `docs/design/<name>.md section N` (or `... .md N.M`) whose section N has no heading in that file.
 # Files: those git tracks (or, without git, every file under ROOT but build trees, node_modules and .git), less
 # binaries and symbolic links. URLs are ignored. Run: cmake -DROOT=<repo> -P check_design_refs.cmake

@@ -33,7 +33,7 @@ void sleep_until(SteadyClock::time_point deadline, const std::atomic<bool>& stop
 /// out of run().
 class Engine::Workers {
  public:
-  Workers(const std::vector<SampleSink*>& sinks, bool paced) {
+  Workers(const std::vector<SampleSink*>& sinks, bool paced) : paced_(paced) {
     for (SampleSink* sink : sinks) {
       SinkDelivery delivery = sink->delivery();
       if (!paced) delivery.overflow = core::Overflow::Wait;  // a drained replay loses nothing by waiting
@@ -50,7 +50,8 @@ class Engine::Workers {
       SinkWorker& w = *workers_[i];
       const core::PushResult pushed = w.offer(raw, sol);
       if (pushed == core::PushResult::Closed) return first_error();
-      if (pushed == core::PushResult::QueuedAfterWait && !warned_[i]) {
+      // An unpaced replay (--speed 0) is flow-controlled by its sinks on purpose: its waits are no news.
+      if (pushed == core::PushResult::QueuedAfterWait && paced_ && !warned_[i]) {
         warned_[i] = true;
         print_warning(warnings,
                       w.delivery().name + " falls behind sampling: sampling waits for it (its queue of " +
@@ -92,7 +93,7 @@ class Engine::Workers {
         print_warning(warnings, name + " fell behind: it skipped " + std::to_string(c.dropped) + " of " +
                                     std::to_string(c.pushed) + " samples (the oldest unread ones)");
       }
-      if (c.waits > 0) {
+      if (c.waits > 0 && paced_) {
         print_warning(warnings, "sampling waited " + std::to_string(c.waits) + " time(s) for " + name +
                                     "; every sample was kept");
       }
@@ -103,6 +104,7 @@ class Engine::Workers {
  private:
   std::vector<std::unique_ptr<SinkWorker>> workers_;
   std::vector<bool> warned_;
+  bool paced_ = true;  ///< samples come at the source's pace (live, or a replay at a set speed)
 };
 
 Engine::Engine(sources::CounterSource& source, std::vector<SampleSink*> sinks, std::ostream& warnings)

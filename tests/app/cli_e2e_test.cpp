@@ -308,7 +308,9 @@ TEST_F(CliTest, a_stop_signal_while_stdout_is_blocked_finishes_the_line_and_exit
     std::vector<std::string> argv{kBinary, "replay", kDemo, "--loop"};
     argv.insert(argv.end(), mode.begin(), mode.end());
     testing::StalledPipeProcess p(argv);
-    ASSERT_TRUE(p.wait_for_pending(60'000, 30s)) << "the pipe never filled: " << p.pending_stdout_bytes();
+    // A pipe holds 16 pages; one write of a line per page (a sink that flushes each sample) fills it at ~20
+    // KB.
+    ASSERT_TRUE(p.wait_for_pending(16'000, 30s)) << "the pipe never filled: " << p.pending_stdout_bytes();
     std::this_thread::sleep_for(100ms);  // let the writer block in write(2)
     p.signal(signo);
     std::this_thread::sleep_for(200ms);  // the signal lands while the write waits (a reader at once hides it)
