@@ -46,7 +46,7 @@ auto evaluate_workload(const ceiling::GpuDatabase& db, const ceiling::GpuSpec& g
                       "no step shape for the workload on GPU " + std::to_string(w.gpu_index));
   }
   auto step = ceiling::make_step(w.shape->phase, w.shape->batch, w.shape->context, w.shape->prompt);
-  if (!step) return tl::unexpected(std::move(step.error()));
+  if (!step) return core::propagate(std::move(step));
   ceiling::Workload cw;
   cw.step = std::move(*step);
   cw.tensor_parallel =
@@ -137,9 +137,8 @@ auto AttainableSol::model_arch(const std::string& config_path) -> const core::Re
   auto it = arch_cache_.find(config_path);
   if (it != arch_cache_.end()) return it->second;
   auto text = read_text_file(config_path, "model config");
-  core::Result<ceiling::ModelArch> arch =
-      text ? ceiling::parse_model_config(*text, config_path)
-           : core::Result<ceiling::ModelArch>(tl::unexpected(text.error()));
+  core::Result<ceiling::ModelArch> arch = text ? ceiling::parse_model_config(*text, config_path)
+                                               : core::Result<ceiling::ModelArch>(core::propagate(text));
   return arch_cache_.emplace(config_path, std::move(arch)).first->second;
 }
 

@@ -36,7 +36,7 @@ auto load_workload_declarations(const WorkloadOptions& options, const workload::
   constexpr const char* kHint =
       "pass a TOML file with [[workload]] entries to --workloads (or SOLSCOPE_WORKLOADS), or --no-workloads";
   auto text = read_text_file(path, "workload declarations", kHint);
-  if (!text) return tl::unexpected(text.error());
+  if (!text) return core::propagate(text);
   return workload::parse_workload_declarations(*text, path);
 }
 
@@ -70,7 +70,7 @@ auto plan_attainable(const CommonOptions& common, const WorkloadOptions& workloa
   plan.wanted = common.replay.empty() && !workloads.disabled;
   if (!plan.wanted) return plan;
   auto declared = load_workload_declarations(workloads, config::process_environment());
-  if (!declared) return tl::unexpected(declared.error());
+  if (!declared) return core::propagate(declared);
   plan.declared = std::move(*declared);
   return plan;
 }

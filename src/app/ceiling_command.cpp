@@ -26,16 +26,16 @@ namespace {
 
 using core::ErrorCode;
 
-auto usage(core::Error error) -> tl::unexpected<Failure> {
-  return tl::unexpected(Failure{std::move(error), kExitUsage});
+auto usage(core::Error error) -> core::Unexpected<Failure> {
+  return core::fail(Failure{std::move(error), kExitUsage});
 }
 
-auto usage(std::string message, std::string hint) -> tl::unexpected<Failure> {
+auto usage(std::string message, std::string hint) -> core::Unexpected<Failure> {
   return usage(core::Error{ErrorCode::InvalidArgument, std::move(message), std::move(hint)});
 }
 
-auto file_error(core::Error error) -> tl::unexpected<Failure> {
-  return tl::unexpected(Failure{std::move(error), kExitFailure});
+auto file_error(core::Error error) -> core::Unexpected<Failure> {
+  return core::fail(Failure{std::move(error), kExitFailure});
 }
 
 /// --model: a config.json, or a directory holding one (a Hugging Face snapshot folder).
@@ -56,7 +56,7 @@ auto resolve_config_path(const std::string& model) -> Outcome<std::filesystem::p
 auto load_database(const CeilingArgs& args) -> Outcome<ceiling::GpuDatabase> {
   if (args.gpu_specs.empty()) {
     auto db = ceiling::parse_gpu_database(ceiling::default_gpu_specs_json(), "built-in");
-    if (!db) return tl::unexpected(Failure{db.error(), kExitFailure});
+    if (!db) return core::fail(Failure{db.error(), kExitFailure});
     return std::move(*db);
   }
   auto text =
@@ -80,12 +80,12 @@ auto resolve_gpu(const CeilingArgs& args, const ceiling::GpuDatabase& db)
     -> Outcome<const ceiling::GpuSpec*> {
   if (args.gpu == "auto") {
     if (!args.detect_gpu) {
-      return tl::unexpected(Failure{core::Error{ErrorCode::Unavailable, "--gpu auto needs a GPU",
-                                                "pass --gpu NAME (one of " + list_names(db) + ")"},
-                                    kExitNoGpu});
+      return core::fail(Failure{core::Error{ErrorCode::Unavailable, "--gpu auto needs a GPU",
+                                            "pass --gpu NAME (one of " + list_names(db) + ")"},
+                                kExitNoGpu});
     }
     auto name = args.detect_gpu();
-    if (!name) return tl::unexpected(Failure{name.error(), kExitNoGpu});
+    if (!name) return core::fail(Failure{name.error(), kExitNoGpu});
     auto gpu = ceiling::find_gpu(db, *name);
     if (!gpu) {
       return usage("the GPU found here ('" + *name + "') is not in the spec database",
@@ -138,9 +138,9 @@ auto make_workload(const CeilingArgs& args, ceiling::Phase phase) -> Outcome<cei
   auto step = ceiling::make_step(phase, args.batch, args.context, args.prompt);
   if (!step) return usage(step.error());
   auto dtype = parse_dtype_flag("--dtype", args.dtype);
-  if (!dtype) return tl::unexpected(dtype.error());
+  if (!dtype) return core::propagate(dtype);
   auto kv = parse_dtype_flag("--kv-dtype", args.kv_dtype);
-  if (!kv) return tl::unexpected(kv.error());
+  if (!kv) return core::propagate(kv);
   ceiling::Workload w;
   w.step = std::move(*step);
   w.tensor_parallel = static_cast<int>(args.tp);
@@ -152,15 +152,15 @@ auto make_workload(const CeilingArgs& args, ceiling::Phase phase) -> Outcome<cei
 
 auto run(const CeilingArgs& args, std::ostream& out) -> Outcome<void> {
   auto phase = parse_phase(args.phase);
-  if (!phase) return tl::unexpected(phase.error());
+  if (!phase) return core::propagate(phase);
   auto workload = make_workload(args, *phase);
-  if (!workload) return tl::unexpected(workload.error());
+  if (!workload) return core::propagate(workload);
   auto db = load_database(args);
-  if (!db) return tl::unexpected(db.error());
+  if (!db) return core::propagate(db);
   auto gpu = resolve_gpu(args, *db);
-  if (!gpu) return tl::unexpected(gpu.error());
+  if (!gpu) return core::propagate(gpu);
   auto path = resolve_config_path(args.model);
-  if (!path) return tl::unexpected(path.error());
+  if (!path) return core::propagate(path);
   auto text = read_text_file(*path, "model config", "pass a config.json or a directory holding one");
   if (!text) return file_error(text.error());
   auto arch = ceiling::parse_model_config(*text, path->string());

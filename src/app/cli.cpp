@@ -65,7 +65,7 @@ auto gpu_detector(const CommonOptions& common) -> std::function<core::Result<std
     std::vector<std::uint32_t> devices;
     if (!common.devices.empty()) {
       auto parsed = parse_device_list(common.devices);
-      if (!parsed) return tl::unexpected(std::move(parsed.error()));
+      if (!parsed) return core::propagate(std::move(parsed));
       devices = std::move(*parsed);
     }
     return detect_gpu_name(devices);

@@ -73,7 +73,7 @@ class Engine::Workers {
   /// The first error of a sink so far (ok while none failed).
   auto first_error() const -> core::Result<void> {
     for (const auto& w : workers_) {
-      if (auto e = w->error()) return tl::unexpected(std::move(*e));
+      if (auto e = w->error()) return core::fail(std::move(*e));
     }
     return core::ok();
   }
@@ -148,7 +148,7 @@ auto Engine::run(const std::atomic<bool>& stop, const EngineOptions& options) ->
   const auto devices = source_.devices();
   for (const auto& d : devices) devices_[d.index] = d;
   for (SampleSink* sink : sinks_) {
-    if (auto r = sink->begin(devices); !r) return tl::unexpected(r.error());
+    if (auto r = sink->begin(devices); !r) return core::propagate(r);
   }
   RunSummary summary;
   Workers workers(sinks_, options.pace);
@@ -158,8 +158,8 @@ auto Engine::run(const std::atomic<bool>& stop, const EngineOptions& options) ->
   } running{workers_ = &workers};
   auto polled = poll_until_done(stop, options, workers, summary);
   auto finished = workers.finish(summary, warnings_);
-  if (!polled) return tl::unexpected(std::move(polled.error()));
-  if (!finished) return tl::unexpected(std::move(finished.error()));
+  if (!polled) return core::propagate(std::move(polled));
+  if (!finished) return core::propagate(std::move(finished));
   return summary;
 }
 
@@ -173,7 +173,7 @@ auto Engine::poll_until_done(const std::atomic<bool>& stop, const EngineOptions&
   while (!stop.load(std::memory_order_relaxed)) {
     if (before_poll_) before_poll_();
     auto batch = source_.poll();
-    if (!batch) return tl::unexpected(batch.error());
+    if (!batch) return core::propagate(batch);
     ++summary.polls;
     if (auto r = deliver(*batch, workers, summary); !r) return r;
     report_lost_devices(summary);
@@ -186,7 +186,7 @@ auto Engine::poll_until_done(const std::atomic<bool>& stop, const EngineOptions&
   // Stopped by a signal or the duration: collect what the source completed meanwhile, so nothing is lost.
   if (!source_.finished()) {
     auto last = source_.poll();
-    if (!last) return tl::unexpected(last.error());
+    if (!last) return core::propagate(last);
     return deliver(*last, workers, summary);
   }
   return core::ok();

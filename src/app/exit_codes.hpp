@@ -23,7 +23,7 @@ struct Failure {
 
 /// A value, or the Failure that ends the command.
 template <class T>
-using Outcome = tl::expected<T, Failure>;
+using Outcome = core::Expected<T, Failure>;
 
 /// The exit code for a sampling error from a live source: NotFound/Unavailable → kExitNoGpu,
 /// PermissionDenied → kExitPermission, InvalidArgument → kExitUsage, anything else → kExitFailure.

@@ -38,14 +38,14 @@ auto nvidia_deps() -> nvidia::NvidiaSourceDeps {
 auto start_gpu_source(const sources::SourceConfig& config)
     -> core::Result<std::unique_ptr<sources::CounterSource>> {
   auto source = std::make_unique<nvidia::NvidiaSource>(nvidia_deps());
-  if (auto started = source->start(config); !started) return tl::unexpected(std::move(started.error()));
+  if (auto started = source->start(config); !started) return core::propagate(std::move(started));
   return std::unique_ptr<sources::CounterSource>(std::move(source));
 }
 
 auto probe_gpus() -> core::Result<GpuProbe> {
   const nvidia::NvidiaSource source(nvidia_deps());
   auto probe = source.probe();
-  if (!probe) return tl::unexpected(std::move(probe.error()));
+  if (!probe) return core::propagate(std::move(probe));
   GpuProbe out{.vendor = "NVIDIA",
                .driver_version = probe->driver_version,
                .profiling_allowed = std::string(to_string(probe->permission.allowed)),
@@ -70,9 +70,9 @@ auto make_nvml_pid_lister() -> std::function<core::Result<std::vector<std::int32
   return [reader](std::uint32_t device) -> core::Result<std::vector<std::int32_t>> {
     if (!reader->has_value()) {
       auto api = nvidia::load_nvml();
-      if (!api) return tl::unexpected(std::move(api.error()));
+      if (!api) return core::propagate(std::move(api));
       auto opened = nvidia::NvmlReader::open(std::move(*api));
-      if (!opened) return tl::unexpected(std::move(opened.error()));
+      if (!opened) return core::propagate(std::move(opened));
       reader->emplace(std::move(*opened));
     }
     nvidia::NvmlReader& nvml = **reader;
@@ -81,7 +81,7 @@ auto make_nvml_pid_lister() -> std::function<core::Result<std::vector<std::int32
                         "NVML lists " + std::to_string(nvml.device_count()) + " GPU(s)");
     }
     auto processes = nvml.processes(device);
-    if (!processes) return tl::unexpected(std::move(processes.error()));
+    if (!processes) return core::propagate(std::move(processes));
     std::vector<std::int32_t> pids;
     pids.reserve(processes->size());
     for (const auto& p : *processes) pids.push_back(static_cast<std::int32_t>(p.pid));
@@ -92,7 +92,7 @@ auto make_nvml_pid_lister() -> std::function<core::Result<std::vector<std::int32
 auto detect_gpu_name(const std::vector<std::uint32_t>& devices) -> core::Result<std::string> {
   const nvidia::NvidiaSource source;
   auto probe = source.probe();
-  if (!probe) return tl::unexpected(std::move(probe.error()));
+  if (!probe) return core::propagate(std::move(probe));
   const std::uint32_t wanted = devices.empty() ? 0 : devices.front();
   for (const auto& d : probe->devices) {
     if (d.info.index == wanted && !d.info.name.empty()) return d.info.name;

@@ -30,11 +30,11 @@ auto connect_remote(const std::string& host_port, core::LiveState& state, const 
   options.ca_cert_path = env("SOLSCOPE_TLS_CA");
   if (const std::string token_file = env("SOLSCOPE_TOKEN_FILE"); !token_file.empty()) {
     auto token = server::read_token_file(token_file);
-    if (!token) return tl::unexpected(std::move(token.error()));
+    if (!token) return core::propagate(std::move(token));
     options.token = std::move(*token);
   }
   auto feed = server::RemoteFeed::connect(std::move(options), state);
-  if (!feed) return tl::unexpected(std::move(feed.error()));
+  if (!feed) return core::propagate(std::move(feed));
   return std::make_unique<FeedAttachment>(std::move(*feed));
 }
 

@@ -33,24 +33,23 @@ auto usage_error(const std::string& what, const std::string& hint) -> Failure {
 /// The server's options from the command line (token read, TLS pair checked).
 auto server_options_from(const ServeArgs& args) -> Outcome<server::ServerOptions> {
   auto listen = parse_listen_address(args.listen);
-  if (!listen) return tl::unexpected(Failure{listen.error(), kExitUsage});
+  if (!listen) return core::fail(Failure{listen.error(), kExitUsage});
   server::ServerOptions o;
   o.host = listen->host;
   o.port = listen->port;
   if (!args.token_file.empty()) {
     auto token = server::read_token_file(args.token_file);
-    if (!token) return tl::unexpected(Failure{token.error(), kExitUsage});
+    if (!token) return core::fail(Failure{token.error(), kExitUsage});
     o.token = std::move(*token);
   } else if (!server::is_loopback_host(o.host)) {
-    return tl::unexpected(usage_error("--listen " + args.listen +
-                                          " is not a loopback address and no "
-                                          "--token-file was given",
-                                      "give --token-file FILE (a bearer token of 16+ characters), or listen "
-                                      "on 127.0.0.1"));
+    return core::fail(usage_error("--listen " + args.listen +
+                                      " is not a loopback address and no "
+                                      "--token-file was given",
+                                  "give --token-file FILE (a bearer token of 16+ characters), or listen "
+                                  "on 127.0.0.1"));
   }
   if (args.tls_cert.empty() != args.tls_key.empty()) {
-    return tl::unexpected(
-        usage_error("--tls-cert and --tls-key go together", "give both PEM files, or neither"));
+    return core::fail(usage_error("--tls-cert and --tls-key go together", "give both PEM files, or neither"));
   }
   o.tls_cert_path = args.tls_cert;
   o.tls_key_path = args.tls_key;

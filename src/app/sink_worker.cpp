@@ -56,7 +56,7 @@ void SinkWorker::fail(core::Error error) {
 auto SinkWorker::finish() -> core::Result<void> {
   queue_.close();
   if (thread_.joinable()) thread_.join();
-  if (auto e = error()) return tl::unexpected(std::move(*e));
+  if (auto e = error()) return core::fail(std::move(*e));
   return core::ok();
 }
 

@@ -27,7 +27,7 @@ auto executable_dir() -> std::filesystem::path {
 auto source_config_from(const CommonOptions& common) -> core::Result<sources::SourceConfig> {
   sources::SourceConfig config;
   auto interval = parse_duration_ns(common.interval);
-  if (!interval) return tl::unexpected(interval.error());
+  if (!interval) return core::propagate(interval);
   if (*interval < kMinIntervalNs || *interval > kMaxIntervalNs) {
     return core::fail(core::ErrorCode::InvalidArgument, "--interval " + common.interval + " is out of range",
                       "use 1ms to 60s, e.g. --interval 10ms");
@@ -35,7 +35,7 @@ auto source_config_from(const CommonOptions& common) -> core::Result<sources::So
   config.interval_ns = *interval;
   if (!common.devices.empty()) {
     auto devices = parse_device_list(common.devices);
-    if (!devices) return tl::unexpected(devices.error());
+    if (!devices) return core::propagate(devices);
     config.devices = std::move(*devices);
   }
   return config;
@@ -43,7 +43,7 @@ auto source_config_from(const CommonOptions& common) -> core::Result<sources::So
 
 auto open_nvidia_source(const sources::SourceConfig& config) -> Outcome<OpenedSource> {
   auto source = start_gpu_source(config);
-  if (!source) return tl::unexpected(Failure{source.error(), exit_code_for_source_error(source.error())});
+  if (!source) return core::fail(Failure{source.error(), exit_code_for_source_error(source.error())});
   return OpenedSource{std::move(*source), "NVIDIA GPUs", false, true};
 }
 
@@ -53,11 +53,11 @@ auto open_replay_source(const std::string& path, const sources::SourceConfig& co
   options.speed = speed;
   options.loop = loop;
   auto source = replay::TraceReplaySource::open(path, options);
-  if (!source) return tl::unexpected(Failure{source.error(), kExitBadTrace});
+  if (!source) return core::fail(Failure{source.error(), kExitBadTrace});
   if (auto started = (*source)->start(config); !started) {
     // Only a --devices index the trace lacks is the command line's fault; a read error is the trace's.
     const bool usage = started.error().code == core::ErrorCode::InvalidArgument;
-    return tl::unexpected(Failure{started.error(), usage ? kExitUsage : kExitBadTrace});
+    return core::fail(Failure{started.error(), usage ? kExitUsage : kExitBadTrace});
   }
   const auto& meta = (*source)->metadata();
   std::string description = "replay of " + path;

@@ -105,7 +105,7 @@ auto run_terminal_view(OpenedSource& opened, const TerminalViewOptions& options,
     err << engine.warnings();
     if (!refresh_status.empty()) print_warning(err, refresh_status);
     if (!shown) return shown;
-    if (auto ran = engine.result(); ran && !*ran) return tl::unexpected(ran->error());
+    if (auto ran = engine.result(); ran && !*ran) return core::propagate(*ran);
     return core::ok();
   }();
   source.stop();

@@ -197,10 +197,10 @@ auto evaluate(const GpuDatabase& db, const GpuSpec& gpu, const ModelArch& arch, 
                       "use --tp 1, or add link_bidir_gb_per_s to the spec file");
   }
   auto precision = resolve_precision(arch, workload, gpu);
-  if (!precision) return tl::unexpected(precision.error());
+  if (!precision) return core::propagate(precision);
   const ArchEfficiency& arch_eff = db.arch_of(gpu);
   auto ops = build_ops(arch, workload, *precision, arch_eff);
-  if (!ops) return tl::unexpected(ops.error());
+  if (!ops) return core::propagate(ops);
   const CostContext ctx{gpu,
                         arch_eff,
                         db.collective,

@@ -18,7 +18,7 @@ using detail::Json;
 
 constexpr std::int64_t kMaxUnits = 100'000;
 
-auto invalid(std::string message, std::string hint = "fix the spec file") -> tl::unexpected<core::Error> {
+auto invalid(std::string message, std::string hint = "fix the spec file") -> core::Unexpected<core::Error> {
   return core::fail(ErrorCode::InvalidArgument, std::move(message), std::move(hint));
 }
 
@@ -32,14 +32,14 @@ auto read_rates(const Json* object, const std::string& context, double missing)
   FieldReader fields(*object, context);
   for (Dtype d : all_dtypes()) {
     auto v = fields.number({to_string(d)});
-    if (!v) return tl::unexpected(v.error());
+    if (!v) return core::propagate(v);
     if (v->has_value()) {
       if (**v < 0) return invalid(context + ": '" + std::string(to_string(d)) + "' must not be negative");
       rates[index_of(d)] = **v;
     }
   }
   auto tc = fields.number({"fp64_tc"});
-  if (!tc) return tl::unexpected(tc.error());
+  if (!tc) return core::propagate(tc);
   if (tc->has_value() && **tc > 0) rates[index_of(Dtype::Fp64)] = **tc;
   for (const auto& [key, value] : object->items()) {
     if (key != "fp64_tc" && !dtype_from_string(key)) {
@@ -73,7 +73,7 @@ auto parse_arch(const Json& row, const std::string& context) -> Result<ArchEffic
   FieldReader fields(row, context);
   ArchEfficiency arch;
   auto id = fields.string({"id"});
-  if (!id) return tl::unexpected(id.error());
+  if (!id) return core::propagate(id);
   if (!id->has_value() || (*id)->empty()) return invalid(context + ": missing 'id'");
   arch.id = **id;
   const std::string named = context + " (" + arch.id + ")";
@@ -82,7 +82,7 @@ auto parse_arch(const Json& row, const std::string& context) -> Result<ArchEffic
   if (eff == nullptr || !eff->is_object()) return invalid(named + ": 'matmul_efficiency' must be an object");
   FieldReader eff_fields(*eff, named + " matmul_efficiency");
   auto fallback = eff_fields.required_number({"default"}, 0.01, 1.0);
-  if (!fallback) return tl::unexpected(fallback.error());
+  if (!fallback) return core::propagate(fallback);
   auto per_dtype = read_rates(nullptr, named, *fallback);
   for (const auto& [key, value] : eff->items()) {
     if (key == "default") continue;
@@ -97,16 +97,16 @@ auto parse_arch(const Json& row, const std::string& context) -> Result<ArchEffic
   auto feature = named_fields.ranged_integer({"gemm_feature_tile"}, 8, 4096);
   auto query = named_fields.ranged_integer({"attention_query_tile"}, 1, 4096);
   auto source = named_fields.string({"source"});
-  if (!attn) return tl::unexpected(attn.error());
-  if (!feature) return tl::unexpected(feature.error());
-  if (!query) return tl::unexpected(query.error());
-  if (!source) return tl::unexpected(source.error());
+  if (!attn) return core::propagate(attn);
+  if (!feature) return core::propagate(feature);
+  if (!query) return core::propagate(query);
+  if (!source) return core::propagate(source);
   if (!source->has_value() || (*source)->empty()) return invalid(named + ": missing 'source'");
   arch.attention_efficiency = *attn;
   arch.gemm_feature_tile = static_cast<int>(feature->value_or(128));
   arch.attention_query_tile = static_cast<int>(query->value_or(128));
   arch.source = **source;
-  if (auto tiles = read_tiles(named_fields, arch); !tiles) return tl::unexpected(tiles.error());
+  if (auto tiles = read_tiles(named_fields, arch); !tiles) return core::propagate(tiles);
   return arch;
 }
 
@@ -124,11 +124,11 @@ auto read_gpu_numbers(const FieldReader& f, GpuSpec& gpu) -> Result<void> {
   auto l2 = f.number({"l2_mb"});
   auto tdp = f.number({"tdp_w"});
   for (const auto* r : {&max_clock, &spec_clock, &mem, &bw, &link, &host, &mem_eff, &t0}) {
-    if (!*r) return tl::unexpected(r->error());
+    if (!*r) return core::propagate(*r);
   }
-  if (!sms) return tl::unexpected(sms.error());
-  if (!l2) return tl::unexpected(l2.error());
-  if (!tdp) return tl::unexpected(tdp.error());
+  if (!sms) return core::propagate(sms);
+  if (!l2) return core::propagate(l2);
+  if (!tdp) return core::propagate(tdp);
   gpu.sm_count = static_cast<int>(*sms);
   gpu.max_sm_clock_mhz = *max_clock;
   gpu.tensor_spec_clock_mhz = *spec_clock;
@@ -149,7 +149,7 @@ auto read_gpu_strings(const FieldReader& f, const Json& row, GpuSpec& gpu) -> Re
   auto host = f.string({"host_link"});
   auto source = f.string({"source"});
   for (const auto* r : {&arch, &chip, &host, &source}) {
-    if (!*r) return tl::unexpected(r->error());
+    if (!*r) return core::propagate(*r);
   }
   if (!arch->has_value()) return invalid(f.context() + ": missing 'arch'");
   if (!source->has_value() || (*source)->empty()) {
@@ -173,21 +173,21 @@ auto parse_gpu(const Json& row, const std::string& context, const std::vector<Ar
     -> Result<GpuSpec> {
   GpuSpec gpu;
   auto id = FieldReader(row, context).string({"id"});
-  if (!id) return tl::unexpected(id.error());
+  if (!id) return core::propagate(id);
   if (!id->has_value() || (*id)->empty()) return invalid(context + ": missing 'id'");
   gpu.id = **id;
   const FieldReader f(row, context + " (" + gpu.id + ")");
-  if (auto s = read_gpu_strings(f, row, gpu); !s) return tl::unexpected(s.error());
-  if (auto n = read_gpu_numbers(f, gpu); !n) return tl::unexpected(n.error());
+  if (auto s = read_gpu_strings(f, row, gpu); !s) return core::propagate(s);
+  if (auto n = read_gpu_numbers(f, gpu); !n) return core::propagate(n);
   auto rates = read_rates(f.find({"flop_per_clock_per_sm"}), f.context() + " flop_per_clock_per_sm", 0.0);
-  if (!rates) return tl::unexpected(rates.error());
+  if (!rates) return core::propagate(rates);
   if ((*rates)[index_of(Dtype::Bf16)] <= 0 && (*rates)[index_of(Dtype::Fp16)] <= 0) {
     return invalid(f.context() + ": 'flop_per_clock_per_sm' needs a bf16 or fp16 rate");
   }
   gpu.flop_per_clock_per_sm = *rates;
   auto sheet = read_rates(f.find({"datasheet_dense_tflops"}), f.context() + " datasheet_dense_tflops",
                           std::numeric_limits<double>::quiet_NaN());
-  if (!sheet) return tl::unexpected(sheet.error());
+  if (!sheet) return core::propagate(sheet);
   gpu.datasheet_dense_tflops = *sheet;
   for (std::size_t i = 0; i < archs.size(); ++i) {
     if (archs[i].id == gpu.arch) {
@@ -224,9 +224,9 @@ auto parse_collective(const Json& root, const std::string& context) -> Result<Co
   auto latency = f.required_number({"latency_us"}, 0, 1e6);
   auto eff = f.required_number({"bus_efficiency"}, 0.01, 1.0);
   auto source = f.string({"source"});
-  if (!latency) return tl::unexpected(latency.error());
-  if (!eff) return tl::unexpected(eff.error());
-  if (!source) return tl::unexpected(source.error());
+  if (!latency) return core::propagate(latency);
+  if (!eff) return core::propagate(eff);
+  if (!source) return core::propagate(source);
   model.latency_us = *latency;
   model.bus_efficiency = *eff;
   model.source = source->value_or("");
@@ -238,7 +238,7 @@ auto parse_collective(const Json& root, const std::string& context) -> Result<Co
 auto parse_gpu_database(std::string_view json_text, std::string_view origin) -> Result<GpuDatabase> {
   const std::string context = "GPU specs " + std::string(origin);
   auto root = detail::parse_json(json_text, context);
-  if (!root) return tl::unexpected(root.error());
+  if (!root) return core::propagate(root);
   if (!root->is_object()) return invalid(context + ": the top level must be an object");
   GpuDatabase db;
   const auto archs = root->find("architectures");
@@ -249,18 +249,18 @@ auto parse_gpu_database(std::string_view json_text, std::string_view origin) -> 
   }
   for (std::size_t i = 0; i < archs->size(); ++i) {
     auto arch = parse_arch((*archs)[i], context + ": architectures[" + std::to_string(i) + "]");
-    if (!arch) return tl::unexpected(arch.error());
+    if (!arch) return core::propagate(arch);
     db.architectures.push_back(std::move(*arch));
   }
   for (std::size_t i = 0; i < gpus->size(); ++i) {
     auto gpu = parse_gpu((*gpus)[i], context + ": gpus[" + std::to_string(i) + "]", db.architectures);
-    if (!gpu) return tl::unexpected(gpu.error());
+    if (!gpu) return core::propagate(gpu);
     db.gpus.push_back(std::move(*gpu));
   }
   auto collective = parse_collective(*root, context);
-  if (!collective) return tl::unexpected(collective.error());
+  if (!collective) return core::propagate(collective);
   db.collective = std::move(*collective);
-  if (auto unique = check_unique_names(db, origin); !unique) return tl::unexpected(unique.error());
+  if (auto unique = check_unique_names(db, origin); !unique) return core::propagate(unique);
   return db;
 }
 

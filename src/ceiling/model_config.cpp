@@ -17,7 +17,8 @@ constexpr std::int64_t kMaxWidth = 10'000'000;
 constexpr std::int64_t kMaxCount = 1'000'000;
 constexpr std::int64_t kMaxVocab = 100'000'000;
 
-auto invalid(std::string message, std::string hint = "check the config file") -> tl::unexpected<core::Error> {
+auto invalid(std::string message, std::string hint = "check the config file")
+    -> core::Unexpected<core::Error> {
   return core::fail(core::ErrorCode::InvalidArgument, std::move(message), std::move(hint));
 }
 
@@ -31,14 +32,14 @@ auto read_shapes(const FieldReader& f, ModelArch& m) -> Result<void> {
   auto ffn = f.ranged_integer({"intermediate_size", "n_inner", "ffn_dim"}, 1, kMaxWidth);
   auto tie = f.boolean({"tie_word_embeddings"});
   auto max_pos = f.ranged_integer({"max_position_embeddings", "n_positions"}, 1, kMaxVocab);
-  if (!h) return tl::unexpected(h.error());
-  if (!layers) return tl::unexpected(layers.error());
-  if (!heads) return tl::unexpected(heads.error());
-  if (!vocab) return tl::unexpected(vocab.error());
+  if (!h) return core::propagate(h);
+  if (!layers) return core::propagate(layers);
+  if (!heads) return core::propagate(heads);
+  if (!vocab) return core::propagate(vocab);
   for (const auto* r : {&kv, &head_dim, &ffn, &max_pos}) {
-    if (!*r) return tl::unexpected(r->error());
+    if (!*r) return core::propagate(*r);
   }
-  if (!tie) return tl::unexpected(tie.error());
+  if (!tie) return core::propagate(tie);
   m.hidden_size = *h;
   m.num_layers = *layers;
   m.num_heads = *heads;
@@ -67,7 +68,7 @@ auto read_moe(const FieldReader& f, ModelArch& m) -> Result<void> {
   auto shared = f.ranged_integer({"n_shared_experts"}, 0, kMaxCount);
   auto shared_ffn = f.ranged_integer({"shared_expert_intermediate_size"}, 0, kMaxWidth);
   for (const auto* r : {&experts, &k, &moe_ffn, &shared, &shared_ffn}) {
-    if (!*r) return tl::unexpected(r->error());
+    if (!*r) return core::propagate(*r);
   }
   if (!experts->has_value()) return core::ok();
   m.num_experts = **experts;
@@ -87,15 +88,15 @@ auto read_moe(const FieldReader& f, ModelArch& m) -> Result<void> {
 
 auto read_mla(const FieldReader& f, ModelArch& m) -> Result<void> {
   auto kv_lora = f.ranged_integer({"kv_lora_rank"}, 1, kMaxWidth);
-  if (!kv_lora) return tl::unexpected(kv_lora.error());
+  if (!kv_lora) return core::propagate(kv_lora);
   if (!kv_lora->has_value()) return core::ok();
   auto q_lora = f.ranged_integer({"q_lora_rank"}, 1, kMaxWidth);
   auto nope = f.required_integer({"qk_nope_head_dim"}, 1, kMaxWidth);
   auto rope = f.required_integer({"qk_rope_head_dim"}, 0, kMaxWidth);
   auto v = f.required_integer({"v_head_dim"}, 1, kMaxWidth);
-  if (!q_lora) return tl::unexpected(q_lora.error());
+  if (!q_lora) return core::propagate(q_lora);
   for (const auto* r : {&nope, &rope, &v}) {
-    if (!*r) return tl::unexpected(r->error());
+    if (!*r) return core::propagate(*r);
   }
   m.mla = MlaShape{q_lora->value_or(0), **kv_lora, *nope, *rope, *v};
   m.head_dim = *nope + *rope;
@@ -104,7 +105,7 @@ auto read_mla(const FieldReader& f, ModelArch& m) -> Result<void> {
 
 auto read_mlp_kind(const FieldReader& f, ModelArch& m) -> Result<void> {
   auto act = f.string({"hidden_act", "hidden_activation", "activation_function"});
-  if (!act) return tl::unexpected(act.error());
+  if (!act) return core::propagate(act);
   const std::string name = act->value_or("silu");
   const bool gelu_family = name.find("gelu") != std::string::npos || name == "relu";
   const bool gated_gelu = m.model_type.rfind("gemma", 0) == 0;
@@ -121,8 +122,8 @@ auto moe_flags(const FieldReader& f, const ModelArch& m) -> Result<std::vector<b
   auto first_dense = f.ranged_integer({"first_k_dense_replace"}, 0, m.num_layers);
   auto freq =
       f.ranged_integer({"moe_layer_freq", "decoder_sparse_step", "interleave_moe_layer_step"}, 1, kMaxCount);
-  if (!first_dense) return tl::unexpected(first_dense.error());
-  if (!freq) return tl::unexpected(freq.error());
+  if (!first_dense) return core::propagate(first_dense);
+  if (!freq) return core::propagate(freq);
   const bool deepseek_style = f.find({"first_k_dense_replace"}) != nullptr;
   for (std::int64_t i = 0; i < m.num_layers; ++i) {
     const std::int64_t step = freq->value_or(1);
@@ -147,9 +148,9 @@ auto sliding_flags(const FieldReader& f, ModelArch& m) -> Result<std::vector<boo
   auto window = f.ranged_integer({"sliding_window"}, 1, kMaxVocab);
   auto use = f.boolean({"use_sliding_window"});
   auto max_window_layers = f.ranged_integer({"max_window_layers"}, 0, kMaxCount);
-  if (!window) return tl::unexpected(window.error());
-  if (!use) return tl::unexpected(use.error());
-  if (!max_window_layers) return tl::unexpected(max_window_layers.error());
+  if (!window) return core::propagate(window);
+  if (!use) return core::propagate(use);
+  if (!max_window_layers) return core::propagate(max_window_layers);
   if (const Json* types = f.find({"layer_types"}); types != nullptr) {
     if (!types->is_array() || types->size() != sliding.size()) {
       return invalid(f.context() + ": 'layer_types' must list one entry per layer (" +
@@ -174,9 +175,9 @@ auto sliding_flags(const FieldReader& f, ModelArch& m) -> Result<std::vector<boo
 
 auto build_layer_groups(const FieldReader& f, ModelArch& m) -> Result<void> {
   auto moe = moe_flags(f, m);
-  if (!moe) return tl::unexpected(moe.error());
+  if (!moe) return core::propagate(moe);
   auto sliding = sliding_flags(f, m);
-  if (!sliding) return tl::unexpected(sliding.error());
+  if (!sliding) return core::propagate(sliding);
   for (std::size_t i = 0; i < moe->size(); ++i) {
     const bool s = (*sliding)[i];
     const bool e = (*moe)[i];
@@ -196,11 +197,11 @@ auto build_layer_groups(const FieldReader& f, ModelArch& m) -> Result<void> {
 
 auto read_identity(const FieldReader& f, const Json& root, ModelArch& m) -> Result<void> {
   auto type = f.string({"model_type"});
-  if (!type) return tl::unexpected(type.error());
+  if (!type) return core::propagate(type);
   m.model_type = type->value_or("");
   FieldReader top(root, f.context());
   auto path = top.string({"_name_or_path"});
-  if (!path) return tl::unexpected(path.error());
+  if (!path) return core::propagate(path);
   m.name = path->value_or("");
   const Json* archs = top.find({"architectures"});
   if (m.name.empty() && archs != nullptr && archs->is_array() && !archs->empty() && (*archs)[0].is_string()) {
@@ -209,7 +210,7 @@ auto read_identity(const FieldReader& f, const Json& root, ModelArch& m) -> Resu
   if (m.name.empty()) m.name = m.model_type.empty() ? "unnamed model" : m.model_type;
   const bool qwen2 = m.model_type.rfind("qwen2", 0) == 0;
   auto bias = f.boolean({"attention_bias", "qkv_bias"});
-  if (!bias) return tl::unexpected(bias.error());
+  if (!bias) return core::propagate(bias);
   m.qkv_bias = bias->value_or(qwen2);
   m.qk_norm = m.model_type.rfind("qwen3", 0) == 0;
   return core::ok();
@@ -218,8 +219,8 @@ auto read_identity(const FieldReader& f, const Json& root, ModelArch& m) -> Resu
 auto read_dtype(const FieldReader& text, const FieldReader& top, ModelArch& m) -> Result<void> {
   auto own = text.string({"torch_dtype", "dtype"});
   auto outer = top.string({"torch_dtype", "dtype"});
-  if (!own) return tl::unexpected(own.error());
-  if (!outer) return tl::unexpected(outer.error());
+  if (!own) return core::propagate(own);
+  if (!outer) return core::propagate(outer);
   const auto name = own->has_value() ? own : outer;
   if (!name->has_value()) {
     m.notes.push_back("no 'torch_dtype': assumed bf16 weights");
@@ -243,7 +244,7 @@ auto read_dtype(const FieldReader& text, const FieldReader& top, ModelArch& m) -
 auto parse_model_config(std::string_view json_text, std::string_view origin) -> Result<ModelArch> {
   const std::string context = "model config " + std::string(origin);
   auto root = detail::parse_json(json_text, context);
-  if (!root) return tl::unexpected(root.error());
+  if (!root) return core::propagate(root);
   if (!root->is_object()) return invalid(context + ": the top level must be a JSON object");
   const auto nested = root->find("text_config");
   const bool use_nested = nested != root->end() && nested->is_object() && !root->contains("hidden_size");
@@ -251,16 +252,16 @@ auto parse_model_config(std::string_view json_text, std::string_view origin) -> 
   const FieldReader f(text, use_nested ? context + " text_config" : context);
   const FieldReader top(*root, context);
   ModelArch m;
-  if (auto r = read_identity(f, *root, m); !r) return tl::unexpected(r.error());
-  if (auto r = read_shapes(f, m); !r) return tl::unexpected(r.error());
-  if (auto r = read_moe(f, m); !r) return tl::unexpected(r.error());
-  if (auto r = read_mla(f, m); !r) return tl::unexpected(r.error());
-  if (auto r = read_mlp_kind(f, m); !r) return tl::unexpected(r.error());
-  if (auto r = build_layer_groups(f, m); !r) return tl::unexpected(r.error());
-  if (auto r = read_dtype(f, top, m); !r) return tl::unexpected(r.error());
+  if (auto r = read_identity(f, *root, m); !r) return core::propagate(r);
+  if (auto r = read_shapes(f, m); !r) return core::propagate(r);
+  if (auto r = read_moe(f, m); !r) return core::propagate(r);
+  if (auto r = read_mla(f, m); !r) return core::propagate(r);
+  if (auto r = read_mlp_kind(f, m); !r) return core::propagate(r);
+  if (auto r = build_layer_groups(f, m); !r) return core::propagate(r);
+  if (auto r = read_dtype(f, top, m); !r) return core::propagate(r);
   const Json* quant = f.find({"quantization_config"});
   if (quant == nullptr) quant = top.find({"quantization_config"});
-  if (auto r = detail::read_quantization(quant, context, m); !r) return tl::unexpected(r.error());
+  if (auto r = detail::read_quantization(quant, context, m); !r) return core::propagate(r);
   if (use_nested) m.notes.push_back("read the language model from the nested 'text_config'");
   return m;
 }

@@ -42,8 +42,8 @@ void keep_unconverted(Quantization& q, const std::string& raw) {
 auto read_grouped_bits(const FieldReader& f, double default_bits) -> Result<double> {
   auto bits = f.ranged_integer({"bits", "w_bit", "num_bits"}, 1, 16);
   auto group = f.integer({"group_size", "q_group_size"});
-  if (!bits) return tl::unexpected(bits.error());
-  if (!group) return tl::unexpected(group.error());
+  if (!bits) return core::propagate(bits);
+  if (!group) return core::propagate(group);
   const double b = bits->has_value() ? static_cast<double>(**bits) : default_bits;
   const std::int64_t g = group->value_or(128);
   // Per group: one FP16 scale and one zero point of `b` bits [G]; group_size -1 means one per output channel.
@@ -68,9 +68,9 @@ auto read_compressed_tensors(const Json& config, const std::string& context, Qua
   }
   const FieldReader w(*weights, context + " weights");
   auto type = w.string({"type"});
-  if (!type) return tl::unexpected(type.error());
+  if (!type) return core::propagate(type);
   auto bits = read_grouped_bits(w, 8);
-  if (!bits) return tl::unexpected(bits.error());
+  if (!bits) return core::propagate(bits);
   const auto acts = group.find("input_activations");
   const bool w8a8 = acts != group.end() && acts->is_object() && *bits <= 8.5 && *bits >= 8;
   q.bits_per_weight = *bits;
@@ -95,14 +95,14 @@ auto read_method(const FieldReader& f, const Json& config, const std::string& co
     q.math = Dtype::Bf16;  // dequantised to BF16 on Hopper (2.5 item 1, [G])
   } else if (contains(method, "awq") || contains(method, "gptq") || method == "marlin") {
     auto bits = read_grouped_bits(f, 4);
-    if (!bits) return tl::unexpected(bits.error());
+    if (!bits) return core::propagate(bits);
     q.bits_per_weight = *bits;
     q.math = Dtype::Bf16;
   } else if (method == "compressed-tensors" || method == "compressed_tensors") {
-    if (auto r = read_compressed_tensors(config, context, q); !r) return tl::unexpected(r.error());
+    if (auto r = read_compressed_tensors(config, context, q); !r) return core::propagate(r);
   } else if (method == "bitsandbytes") {
     auto four = f.boolean({"load_in_4bit"});
-    if (!four) return tl::unexpected(four.error());
+    if (!four) return core::propagate(four);
     q.bits_per_weight = four->value_or(false) ? 4.5 : 8.0;  // NF4 + one FP32 absmax per 64 weights [G]
     q.math = Dtype::Bf16;
   } else {
@@ -123,12 +123,12 @@ auto read_quantization(const Json* config, const std::string& context, ModelArch
   }
   const FieldReader f(*config, where);
   auto method = f.string({"quant_method"});
-  if (!method) return tl::unexpected(method.error());
+  if (!method) return core::propagate(method);
   Quantization q;
   q.method = method->value_or("unknown");
   q.converted = linear_layer_modules();
   auto known = read_method(f, *config, where, q);
-  if (!known) return tl::unexpected(known.error());
+  if (!known) return core::propagate(known);
   if (!*known) {
     arch.notes.push_back("quantization method '" + q.method +
                          "' is not modelled: weights counted at the checkpoint dtype");

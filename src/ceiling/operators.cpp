@@ -144,8 +144,8 @@ auto expected_active_experts(double experts, double per_token, double tokens) ->
 
 auto build_ops(const ModelArch& arch, const Workload& workload, const Precision& precision,
                const ArchEfficiency& arch_eff) -> core::Result<std::vector<Op>> {
-  if (auto tp = check_tp(arch, workload.tensor_parallel); !tp) return tl::unexpected(tp.error());
-  if (auto step = validate_step(workload.step); !step) return tl::unexpected(step.error());
+  if (auto tp = check_tp(arch, workload.tensor_parallel); !tp) return core::propagate(tp);
+  if (auto step = validate_step(workload.step); !step) return core::propagate(step);
   const StepTokens tokens = count_tokens(workload.step);
   detail::StepDims dims;
   dims.tokens = tokens.computed;

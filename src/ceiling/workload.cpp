@@ -6,7 +6,7 @@ namespace solscope::ceiling {
 namespace {
 
 auto out_of_range(std::string_view what, std::int64_t value, std::int64_t min, std::int64_t max)
-    -> tl::unexpected<core::Error> {
+    -> core::Unexpected<core::Error> {
   return core::fail(core::ErrorCode::InvalidArgument,
                     std::string(what) + " " + std::to_string(value) + " is out of range",
                     "use " + std::to_string(min) + " to " + std::to_string(max));

@@ -16,7 +16,7 @@ struct UnitScale {
 constexpr UnitScale kUnits[] = {{"ns", 1},      {"us", kNsPerUs}, {"ms", kNsPerMs},
                                 {"s", kNsPerS}, {"m", kNsPerMin}, {"h", kNsPerHour}};
 
-auto bad_duration(std::string_view text) -> tl::unexpected<Error> {
+auto bad_duration(std::string_view text) -> core::Unexpected<Error> {
   return fail(ErrorCode::InvalidArgument, "invalid duration '" + std::string(text) + "'",
               "write a number and a unit (ns, us, ms, s, m, h): 10ms, 0.5s, 5m; no unit means seconds");
 }

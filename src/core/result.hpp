@@ -43,15 +43,54 @@ struct Error {
   [[nodiscard]] auto describe() const -> std::string;
 };
 
-/// Result of an operation that can fail.
+/// The failed side of an Expected: the project's spelling of tl::unexpected (std::unexpected in C++23).
+template <class E>
+using Unexpected = tl::unexpected<E>;
+
+/// A value of type T or an error of type E. The project's spelling of tl::expected (std::expected in C++23),
+/// so that no other file names the library; [[nodiscard]], so a result can never be dropped unread.
+/// Conversions to and from tl::expected<T, E> are implicit, so its monadic calls (and_then, map) keep
+/// working.
+template <class T, class E>
+class [[nodiscard]] Expected : public tl::expected<T, E> {
+ public:
+  using Base = tl::expected<T, E>;
+  using Base::Base;
+  Expected() = default;
+  Expected(const Base& other) : Base(other) {}  // NOLINT(google-explicit-constructor): a spelling
+  Expected(Base&& other) noexcept
+      : Base(std::move(other)) {}  // NOLINT(google-explicit-constructor): a spelling
+};
+
+/// Result of an operation that can fail with an Error.
 template <class T>
-using Result = tl::expected<T, Error>;
+using Result = Expected<T, Error>;
 
 /// Builds the unexpected value of a Result: `return fail(ErrorCode::NotFound, "no such file", "check the
 /// path");`
 [[nodiscard]] inline auto fail(ErrorCode code, std::string message, std::string hint = {})
-    -> tl::unexpected<Error> {
-  return tl::unexpected<Error>(Error{code, std::move(message), std::move(hint)});
+    -> Unexpected<Error> {
+  return Unexpected<Error>(Error{code, std::move(message), std::move(hint)});
+}
+
+/// Wraps an error value (an Error, or an app-level failure type) as the failed side of an Expected:
+/// `return fail(sqlite_error(db, rc, "cannot write"));`
+template <class E>
+[[nodiscard]] auto fail(E error) -> Unexpected<E> {
+  return Unexpected<E>(std::move(error));
+}
+
+/// Forwards the error of a failed Expected to the caller: `if (!opened) return propagate(opened);`.
+/// Precondition: `!failed` (calling it on a value is a bug, as reading .error() of a value is).
+template <class T, class E>
+[[nodiscard]] auto propagate(const tl::expected<T, E>& failed) -> Unexpected<E> {
+  return Unexpected<E>(failed.error());
+}
+
+/// As above, moving the error out of a failed Expected that is no longer needed.
+template <class T, class E>
+[[nodiscard]] auto propagate(tl::expected<T, E>&& failed) -> Unexpected<E> {
+  return Unexpected<E>(std::move(failed).error());
 }
 
 /// Success value for Result<void>.

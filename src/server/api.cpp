@@ -52,7 +52,7 @@ auto parse_samples_query(const SamplesParams& params, const core::LiveState& sta
     -> core::Result<SamplesQuery> {
   SamplesQuery q;
   auto device = parse_device_param(params.device, state, "/api/v1/samples");
-  if (!device) return tl::unexpected(std::move(device.error()));
+  if (!device) return core::propagate(std::move(device));
   q.device = *device;
   const std::int64_t base_ns = state.options().window_ns;
   q.window_ns = base_ns;

@@ -98,7 +98,7 @@ auto read_small_private_file(const std::string& path) -> core::Result<std::strin
 
 auto read_token_file(const std::string& path) -> core::Result<std::string> {
   auto text = read_small_private_file(path);
-  if (!text) return tl::unexpected(std::move(text.error()));
+  if (!text) return core::propagate(std::move(text));
   const std::string line = text->substr(0, text->find('\n'));
   const std::string token(trim(line));
   if (token.size() < kMinTokenLength) {

@@ -125,7 +125,7 @@ struct RemoteFeed::Impl {
 
 auto RemoteFeed::Impl::load_devices(httplib::Client& client, bool first) -> core::Result<void> {
   auto json = fetch_json(client, "/api/v1/devices");
-  if (!json) return tl::unexpected(std::move(json.error()));
+  if (!json) return core::propagate(std::move(json));
   const auto list = json->find("devices");
   if (!json->is_object() || list == json->end() || !list->is_array()) {
     return core::fail(core::ErrorCode::DataLoss, options.address + " answered what is not solscope's API");
@@ -134,7 +134,7 @@ auto RemoteFeed::Impl::load_devices(httplib::Client& client, bool first) -> core
   std::vector<std::string> ids;
   for (const Json& d : *list) {
     auto device = device_state_from_json(d);
-    if (!device) return tl::unexpected(std::move(device.error()));
+    if (!device) return core::propagate(std::move(device));
     ids.push_back(device->info.uuid + "#" + std::to_string(device->info.index));
     devices.push_back(std::move(*device));
   }
@@ -172,7 +172,7 @@ auto RemoteFeed::Impl::backfill(httplib::Client& client) -> core::Result<void> {
     // keeps 1 h of history).
     for (int page = 0; page < kMaxBackfillPages && !since.empty(); ++page) {
       auto json = fetch_json(client, "/api/v1/samples?device=" + std::to_string(index) + "&since=" + since);
-      if (!json) return tl::unexpected(std::move(json.error()));
+      if (!json) return core::propagate(std::move(json));
       since.clear();
       if (!json->is_object()) break;
       const auto list = json->find("samples");
@@ -275,7 +275,7 @@ auto RemoteFeed::connect(RemoteOptions options, core::LiveState& state)
   auto client = impl->make_client(false);
   auto loaded = impl->load_devices(*client, true);
   if (loaded) loaded = impl->backfill(*client);
-  if (!loaded) return tl::unexpected(std::move(loaded.error()));
+  if (!loaded) return core::propagate(std::move(loaded));
   Impl* raw = impl.get();
   impl->thread = std::thread([raw] {
     if (!core::guarded_run(

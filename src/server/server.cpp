@@ -96,7 +96,7 @@ auto make_http(const ServerOptions& o, detail::ConnectionRegistry& registry)
     return loaded.has_value();
   };
   auto https = std::make_unique<detail::GuardedServer<httplib::SSLServer>>(registry, limits, setup);
-  if (!loaded) return tl::unexpected(std::move(loaded.error()));
+  if (!loaded) return core::propagate(std::move(loaded));
   if (!https->is_valid()) {
     return core::fail(core::ErrorCode::Internal, "cannot make a TLS context", "OpenSSL failed to start");
   }
@@ -158,7 +158,7 @@ auto Server::start(ServerOptions options, const core::LiveState& state)
   if (options.api.version.empty()) options.api.version = SOLSCOPE_VERSION;
   auto impl = std::make_unique<Impl>(std::move(options), state);
   auto http = make_http(impl->options, impl->registry);
-  if (!http) return tl::unexpected(std::move(http.error()));
+  if (!http) return core::propagate(std::move(http));
   impl->http = std::move(*http);
   auto started = std::make_shared<StartSignal>();
   configure(*impl->http, impl->options, started);

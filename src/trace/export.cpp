@@ -96,7 +96,7 @@ auto export_rows(const Reader& reader, std::ostream& out, const ReadOptions& opt
   });
   if (stream_ok) stream_ok = flush_chunk(out, chunk);
   if (!summary) return summary;
-  if (!stream_ok) return tl::unexpected(stream_failed(reader, format));
+  if (!stream_ok) return core::fail(stream_failed(reader, format));
   return summary;
 }
 

@@ -61,7 +61,7 @@ Reader::Reader(std::shared_ptr<detail::ReaderState> state) : state_(std::move(st
 
 auto Reader::open(const std::filesystem::path& path) -> core::Result<Reader> {
   auto state = detail::open_reader_state(path);
-  if (!state) return tl::unexpected(state.error());
+  if (!state) return core::propagate(state);
   return Reader(std::move(*state));
 }
 
@@ -95,16 +95,16 @@ auto Reader::time_span() const -> core::Result<std::optional<std::pair<std::int6
   const std::string what = "cannot read the time span of trace " + state_->path.string();
   auto statement =
       detail::prepare(state_->db.get(), "SELECT min(t_start_ns), max(t_end_ns) FROM samples", what);
-  if (!statement) return tl::unexpected(statement.error());
+  if (!statement) return core::propagate(statement);
   const int rc = sqlite3_step(statement->get());
-  if (rc != SQLITE_ROW) return tl::unexpected(detail::sqlite_error(state_->db.get(), rc, what));
+  if (rc != SQLITE_ROW) return core::fail(detail::sqlite_error(state_->db.get(), rc, what));
   if (sqlite3_column_type(statement->get(), 0) == SQLITE_NULL) return std::nullopt;
   return std::make_pair(sqlite3_column_int64(statement->get(), 0), sqlite3_column_int64(statement->get(), 1));
 }
 
 auto Reader::cursor(const ReadOptions& options) const -> core::Result<SampleCursor> {
   auto state = detail::make_cursor_state(state_, options);
-  if (!state) return tl::unexpected(state.error());
+  if (!state) return core::propagate(state);
   return SampleCursor(std::move(*state));
 }
 
@@ -113,7 +113,7 @@ namespace {
 template <class Sample, class Fn>
 auto visit_all(const Reader& reader, const ReadOptions& options, const Fn& fn) -> core::Result<ReadSummary> {
   auto cursor = reader.cursor(options);
-  if (!cursor) return tl::unexpected(cursor.error());
+  if (!cursor) return core::propagate(cursor);
   Sample sample;
   ReadSummary summary;
   while (cursor->next(sample)) {

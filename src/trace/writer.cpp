@@ -184,7 +184,7 @@ auto Writer::Impl::insert_row(const Row& row) -> core::Result<void> {
   }
   int rc = sqlite3_step(s);
   sqlite3_reset(s);
-  if (rc != SQLITE_DONE) return tl::unexpected(detail::sqlite_error(db.get(), rc, "cannot insert a sample"));
+  if (rc != SQLITE_DONE) return core::fail(detail::sqlite_error(db.get(), rc, "cannot insert a sample"));
 
   std::array<unsigned char, core::kMetricCount * detail::kRawValueBytes> blob{};
   detail::encode_raw(raw.values, blob);
@@ -194,7 +194,7 @@ auto Writer::Impl::insert_row(const Row& row) -> core::Result<void> {
   rc = sqlite3_step(c);
   sqlite3_reset(c);
   if (rc != SQLITE_DONE)
-    return tl::unexpected(detail::sqlite_error(db.get(), rc, "cannot insert sample counters"));
+    return core::fail(detail::sqlite_error(db.get(), rc, "cannot insert sample counters"));
   return core::ok();
 }
 
@@ -205,7 +205,7 @@ auto Writer::Impl::insert_rows(std::span<const std::uint32_t> rows) -> core::Res
       const int rc = sqlite3_step(mark_unordered.get());
       sqlite3_reset(mark_unordered.get());
       if (rc != SQLITE_DONE)
-        return tl::unexpected(detail::sqlite_error(db.get(), rc, "cannot update trace meta"));
+        return core::fail(detail::sqlite_error(db.get(), rc, "cannot update trace meta"));
       time_ordered = false;
     }
     last_committed_t_start_ns = std::max(last_committed_t_start_ns, row.raw.t_start_ns);
@@ -242,7 +242,7 @@ auto Writer::Impl::commit(bool force) -> core::Result<void> {
     (void)detail::exec(db.get(), "ROLLBACK", what);  // the first error is the one to report
     time_ordered = was_ordered;
     last_committed_t_start_ns = was_last;
-    return tl::unexpected(stop(done.error()));
+    return core::fail(stop(done.error()));
   }
   committed += ready;
   // Keep the held-back rows (any order: the next commit sorts) without giving up the buffer's capacity.
@@ -275,12 +275,12 @@ Writer::~Writer() {
 auto Writer::Impl::prepare_statements() -> core::Result<void> {
   sqlite3* conn = db.get();
   auto sample = detail::prepare(conn, detail::kInsertSampleSql, "cannot prepare sample insert", true);
-  if (!sample) return tl::unexpected(sample.error());
+  if (!sample) return core::propagate(sample);
   auto counters = detail::prepare(conn, detail::kInsertCountersSql, "cannot prepare counter insert", true);
-  if (!counters) return tl::unexpected(counters.error());
+  if (!counters) return core::propagate(counters);
   auto unordered = detail::prepare(conn, "UPDATE meta SET value = '0' WHERE key = 'time_ordered'",
                                    "cannot prepare meta update", true);
-  if (!unordered) return tl::unexpected(unordered.error());
+  if (!unordered) return core::propagate(unordered);
   insert_sample = std::move(*sample);
   insert_counters = std::move(*counters);
   mark_unordered = std::move(*unordered);
@@ -296,14 +296,14 @@ auto Writer::open(const std::filesystem::path& path, const WriterOptions& option
                           std::to_string(options.reorder_window_ns) + " ns)");
   }
   auto prepared = detail::prepare_trace_file(path, options.overwrite);
-  if (!prepared) return tl::unexpected(prepared.error());
+  if (!prepared) return core::propagate(prepared);
   auto impl = std::make_unique<Impl>();
   impl->path = path;
   impl->options = options;
   impl->created = prepared->created;
   impl->lock = std::move(prepared->lock);
   auto db = detail::create_trace_database(path, options);
-  auto ready = db ? core::Result<void>{} : core::Result<void>{tl::unexpected(db.error())};
+  auto ready = db ? core::Result<void>{} : core::Result<void>{core::propagate(db)};
   if (ready) {
     impl->db = std::move(*db);
     ready = impl->prepare_statements();
@@ -321,17 +321,17 @@ auto Writer::open(const std::filesystem::path& path, const WriterOptions& option
     }
     if (error.hint.empty() && error.code == core::ErrorCode::ResourceExhausted)
       error.hint = "free space on that filesystem and record again";
-    return tl::unexpected(std::move(error));
+    return core::fail(std::move(error));
   }
   impl->pending.reserve(options.batch_samples);
   return Writer(std::move(impl));
 }
 
 auto Writer::write_devices(std::span<const core::DeviceInfo> devices) -> core::Result<void> {
-  if (!impl_) return tl::unexpected(moved_from_error());
-  if (auto error = impl_->unusable()) return tl::unexpected(*error);
+  if (!impl_) return core::fail(moved_from_error());
+  if (auto error = impl_->unusable()) return core::fail(*error);
   if (auto done = detail::write_device_rows(impl_->db.get(), devices, "cannot write the devices"); !done) {
-    return tl::unexpected(impl_->stop(done.error()));
+    return core::fail(impl_->stop(done.error()));
   }
   for (const core::DeviceInfo& device : devices) {
     const bool known = std::any_of(impl_->clocks.begin(), impl_->clocks.end(),
@@ -343,13 +343,13 @@ auto Writer::write_devices(std::span<const core::DeviceInfo> devices) -> core::R
 
 auto Writer::Impl::write_meta(std::string_view key, std::string_view value) -> core::Result<void> {
   auto done = detail::write_meta_row(db.get(), key, value, "cannot write meta key " + std::string(key));
-  if (!done) return tl::unexpected(stop(done.error()));
+  if (!done) return core::fail(stop(done.error()));
   return done;
 }
 
 auto Writer::set_metadata(std::string_view key, std::string_view value) -> core::Result<void> {
-  if (!impl_) return tl::unexpected(moved_from_error());
-  if (auto error = impl_->unusable()) return tl::unexpected(*error);
+  if (!impl_) return core::fail(moved_from_error());
+  if (auto error = impl_->unusable()) return core::fail(*error);
   constexpr std::string_view kReserved[] = {kMetaSchemaVersion, kMetaOldestReadableVersion, kMetaToolVersion,
                                             kMetaHost,          kMetaStartTimeNs,           kMetaSynthetic,
                                             kMetaTimeOrdered,   kMetaHasAttainable};
@@ -362,9 +362,9 @@ auto Writer::set_metadata(std::string_view key, std::string_view value) -> core:
 }
 
 auto Writer::append(const core::RawSample& raw, const core::SolSample& sol) -> core::Result<void> {
-  if (!impl_) return tl::unexpected(moved_from_error());
+  if (!impl_) return core::fail(moved_from_error());
   Impl& w = *impl_;
-  if (auto error = w.unusable()) return tl::unexpected(*error);
+  if (auto error = w.unusable()) return core::fail(*error);
   if (sol.device_index != raw.device_index || sol.t_start_ns != raw.t_start_ns ||
       sol.t_end_ns != raw.t_end_ns) {
     return core::fail(core::ErrorCode::InvalidArgument,
@@ -390,8 +390,8 @@ auto Writer::append(const core::RawSample& raw, const core::SolSample& sol) -> c
 }
 
 auto Writer::flush() -> core::Result<void> {
-  if (!impl_) return tl::unexpected(moved_from_error());
-  if (auto error = impl_->unusable()) return tl::unexpected(*error);
+  if (!impl_) return core::fail(moved_from_error());
+  if (auto error = impl_->unusable()) return core::fail(*error);
   return impl_->commit(true);
 }
 
@@ -425,7 +425,7 @@ auto Writer::close() -> core::Result<void> {
   }
   if (!flushed) return flushed;
   if (rc != SQLITE_OK) {
-    return tl::unexpected(detail::sqlite_error(nullptr, rc, "cannot close trace " + w.path.string()));
+    return core::fail(detail::sqlite_error(nullptr, rc, "cannot close trace " + w.path.string()));
   }
   return core::ok();
 }

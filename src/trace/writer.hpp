@@ -67,7 +67,7 @@ struct WriterOptions {
 /// Example:
 /// ```
 /// auto writer = trace::Writer::open("run.sqlite", {.source_description = "recorded on ..."});
-/// if (!writer) return tl::unexpected(writer.error());
+/// if (!writer) return core::propagate(writer);
 /// if (auto ok = writer->write_devices(devices); !ok) return ok;
 /// for (...) if (auto ok = writer->append(raw, core::derive(raw, device)); !ok) return ok;
 /// return writer->close();

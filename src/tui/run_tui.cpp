@@ -173,7 +173,7 @@ auto run_tui(const core::LiveState& state, const TuiOptions& options, PlaybackCo
   stats.started_ns = options.started_steady_ns != 0 ? options.started_steady_ns : steady_now_ns();
   auto term = Terminal::open(
       TerminalOptions{.term = options.term, .no_color = options.no_color, .colors = options.colors});
-  if (!term) return tl::unexpected(std::move(term.error()));
+  if (!term) return core::propagate(std::move(term));
   Session session(state, options, controls, **term);
   const std::int64_t period_ns = core::kNsPerS / std::clamp(options.frames_per_second, 1, 60);
   std::int64_t next_frame_ns = steady_now_ns();

@@ -18,11 +18,11 @@ class Errors {
  public:
   explicit Errors(std::string_view source) : source_(source) {}
   [[nodiscard]] auto at(const toml::node& node, const std::string& what, std::string hint = {}) const
-      -> tl::unexpected<core::Error> {
+      -> core::Unexpected<core::Error> {
     return at_line(static_cast<int>(node.source().begin.line), what, std::move(hint));
   }
   [[nodiscard]] auto at_line(int line, const std::string& what, std::string hint = {}) const
-      -> tl::unexpected<core::Error> {
+      -> core::Unexpected<core::Error> {
     return core::fail(core::ErrorCode::InvalidArgument, source_ + ":" + std::to_string(line) + ": " + what,
                       std::move(hint));
   }
@@ -65,7 +65,7 @@ auto read_gpus(const toml::node& node, const Errors& errors) -> core::Result<std
   std::vector<std::uint32_t> gpus;
   for (const toml::node& element : *array) {
     auto index = read_int(element, "gpus", 0, kMaxGpuIndex, errors);
-    if (!index) return tl::unexpected(index.error());
+    if (!index) return core::propagate(index);
     gpus.push_back(static_cast<std::uint32_t>(*index));
   }
   std::sort(gpus.begin(), gpus.end());
@@ -81,15 +81,15 @@ auto apply_key(std::string_view key, const toml::node& value, WorkloadDeclaratio
   core::Result<std::int64_t> number = 0;
   if (key == "gpus") {
     auto gpus = read_gpus(value, errors);
-    if (!gpus) return tl::unexpected(gpus.error());
+    if (!gpus) return core::propagate(gpus);
     out.gpus = std::move(*gpus);
   } else if (key == "model") {
     auto model = read_string(value, key, errors);
-    if (!model) return tl::unexpected(model.error());
+    if (!model) return core::propagate(model);
     out.model = std::move(*model);
   } else if (key == "engine" || key == "phase") {
     auto name = read_string(value, key, errors);
-    if (!name) return tl::unexpected(name.error());
+    if (!name) return core::propagate(name);
     if (key == "engine") {
       const auto engine = engine_from_string(*name);
       if (!engine) return errors.at(value, "unknown engine '" + *name + "'", "use vllm, sglang or tgi");
@@ -100,14 +100,14 @@ auto apply_key(std::string_view key, const toml::node& value, WorkloadDeclaratio
       out.shape.phase = *phase;
     }
   } else if (key == "tp") {
-    if (!(number = read_int(value, key, 1, kMaxParallel, errors))) return tl::unexpected(number.error());
+    if (!(number = read_int(value, key, 1, kMaxParallel, errors))) return core::propagate(number);
     out.tensor_parallel = static_cast<int>(*number);
     tp_given = true;
   } else if (key == "batch") {
-    if (!(number = read_int(value, key, 1, kMaxShapeBatch, errors))) return tl::unexpected(number.error());
+    if (!(number = read_int(value, key, 1, kMaxShapeBatch, errors))) return core::propagate(number);
     out.shape.batch = *number;
   } else if (key == "context" || key == "prompt") {
-    if (!(number = read_int(value, key, 0, kMaxShapeTokens, errors))) return tl::unexpected(number.error());
+    if (!(number = read_int(value, key, 0, kMaxShapeTokens, errors))) return core::propagate(number);
     (key == "context" ? out.shape.context : out.shape.prompt) = *number;
   } else {
     return errors.at(value, "unknown workload key '" + std::string(key) + "'", "known keys: " + known_keys());
@@ -123,7 +123,7 @@ auto parse_entry(const toml::node& node, const Errors& errors) -> core::Result<W
   bool tp_given = false;
   for (const auto& [key, value] : *table) {
     if (auto applied = apply_key(key.str(), value, out, tp_given, errors); !applied) {
-      return tl::unexpected(applied.error());
+      return core::propagate(applied);
     }
   }
   if (out.gpus.empty()) return errors.at_line(out.line, "workload entry has no 'gpus'", "e.g. gpus = [0]");
@@ -158,7 +158,7 @@ auto parse_workload_declarations(std::string_view toml_text, std::string_view so
     return errors.at(*entries, "'workload' must be an array of tables", "write [[workload]]");
   for (const toml::node& node : *array) {
     auto entry = parse_entry(node, errors);
-    if (!entry) return tl::unexpected(entry.error());
+    if (!entry) return core::propagate(entry);
     for (const WorkloadDeclaration& earlier : out) {
       for (const std::uint32_t gpu : entry->gpus) {
         if (std::binary_search(earlier.gpus.begin(), earlier.gpus.end(), gpu)) {

@@ -42,7 +42,7 @@ auto int_field(const json& obj, const char* key, std::int64_t max) -> std::int64
   return static_cast<std::int64_t>(value);
 }
 
-auto status_error(int status, const std::string& url, EngineKind engine) -> tl::unexpected<core::Error> {
+auto status_error(int status, const std::string& url, EngineKind engine) -> core::Unexpected<core::Error> {
   std::string hint;
   if (status == 401 || status == 403) {
     hint = "the engine requires an API key; declare the workload in the config file instead";
@@ -61,7 +61,7 @@ auto url_of(std::string_view host, std::uint16_t port, std::string_view path) ->
 
 auto parse_vllm_models(std::string_view body) -> core::Result<EndpointInfo> {
   auto doc = parse_object(body, "the vLLM /v1/models answer");
-  if (!doc) return tl::unexpected(doc.error());
+  if (!doc) return core::propagate(doc);
   const auto data = doc->find("data");
   if (data == doc->end() || !data->is_array() || data->empty()) {
     return core::fail(core::ErrorCode::DataLoss, "the vLLM /v1/models answer lists no model");
@@ -88,7 +88,7 @@ auto parse_vllm_models(std::string_view body) -> core::Result<EndpointInfo> {
 
 auto parse_sglang_server_info(std::string_view body) -> core::Result<EndpointInfo> {
   auto doc = parse_object(body, "the SGLang /get_server_info answer");
-  if (!doc) return tl::unexpected(doc.error());
+  if (!doc) return core::propagate(doc);
   EndpointInfo info;
   info.model = string_field(*doc, "model_path");
   if (info.model.empty()) {
@@ -105,7 +105,7 @@ auto parse_sglang_server_info(std::string_view body) -> core::Result<EndpointInf
 
 auto parse_tgi_info(std::string_view body) -> core::Result<EndpointInfo> {
   auto doc = parse_object(body, "the TGI /info answer");
-  if (!doc) return tl::unexpected(doc.error());
+  if (!doc) return core::propagate(doc);
   EndpointInfo info;
   info.model = string_field(*doc, "model_id");
   if (info.model.empty())
@@ -141,7 +141,7 @@ auto probe_endpoint(HttpClient& http, EngineKind engine, std::string_view host, 
     path = "/server_info";
     response = http.get(host, port, path);
   }
-  if (!response) return tl::unexpected(response.error());
+  if (!response) return core::propagate(response);
   if (response->status != 200) return status_error(response->status, url_of(host, port, path), engine);
   switch (engine) {
     case EngineKind::Vllm:
@@ -159,7 +159,7 @@ auto probe_endpoint(HttpClient& http, EngineKind engine, std::string_view host, 
 auto fetch_metrics(HttpClient& http, EngineKind engine, std::string_view host, std::uint16_t port)
     -> core::Result<std::string> {
   auto response = http.get(host, port, "/metrics");
-  if (!response) return tl::unexpected(response.error());
+  if (!response) return core::propagate(response);
   if (response->status != 200) return status_error(response->status, url_of(host, port, "/metrics"), engine);
   return std::move(response->body);
 }

@@ -57,7 +57,7 @@ auto apply_config_file(CLI::App& app, const std::string& given, const EnvLookup&
   const std::string path = config_file_path(given, env);
   if (path.empty()) return {};
   auto values = load_config_file(path);
-  if (!values) return tl::unexpected(std::move(values.error()));
+  if (!values) return core::propagate(std::move(values));
   return apply_config(app, *values, path);
 }
 

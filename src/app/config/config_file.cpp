@@ -19,7 +19,7 @@ constexpr std::string_view kHint =
 struct Errors {
   std::string_view source;
   [[nodiscard]] auto at(int line, std::string_view key, const std::string& what) const
-      -> tl::unexpected<core::Error> {
+      -> core::Unexpected<core::Error> {
     const std::string where = fmt::format("{}:{}: ", source, line);
     const std::string message = key.empty() ? where + what : where + "key " + std::string(key) + ": " + what;
     return core::fail(core::ErrorCode::InvalidArgument, message, std::string(kHint));
@@ -122,13 +122,13 @@ auto parse_config(std::string_view toml_text, std::string_view source_name)
         return errors.at(line_of(node), key.str(), "unknown table (use [serve], [record], [replay])");
       for (const auto& [sub_key, sub_node] : *table) {
         if (auto added = add_value(*scope, sub_key.str(), sub_node, errors, out); !added) {
-          return tl::unexpected(std::move(added.error()));
+          return core::propagate(std::move(added));
         }
       }
       continue;
     }
     if (auto added = add_value(Scope::Global, key.str(), node, errors, out); !added) {
-      return tl::unexpected(std::move(added.error()));
+      return core::propagate(std::move(added));
     }
   }
   return out;

@@ -111,9 +111,9 @@ auto FieldReader::number(std::initializer_list<std::string_view> keys) const
     -> core::Result<std::optional<double>> {
   const Json* value = find(keys);
   if (value == nullptr) return std::optional<double>{};
-  if (!value->is_number()) return tl::unexpected(type_error(key_of(keys), "a number"));
+  if (!value->is_number()) return core::fail(type_error(key_of(keys), "a number"));
   const double v = value->get<double>();
-  if (!std::isfinite(v)) return tl::unexpected(type_error(key_of(keys), "a finite number"));
+  if (!std::isfinite(v)) return core::fail(type_error(key_of(keys), "a finite number"));
   return std::optional<double>{v};
 }
 
@@ -129,14 +129,14 @@ auto FieldReader::integer(std::initializer_list<std::string_view> keys) const
       return std::optional<std::int64_t>{static_cast<std::int64_t>(v)};
     }
   }
-  return tl::unexpected(type_error(key_of(keys), "an integer"));
+  return core::fail(type_error(key_of(keys), "an integer"));
 }
 
 auto FieldReader::boolean(std::initializer_list<std::string_view> keys) const
     -> core::Result<std::optional<bool>> {
   const Json* value = find(keys);
   if (value == nullptr) return std::optional<bool>{};
-  if (!value->is_boolean()) return tl::unexpected(type_error(key_of(keys), "true or false"));
+  if (!value->is_boolean()) return core::fail(type_error(key_of(keys), "true or false"));
   return std::optional<bool>{value->get<bool>()};
 }
 
@@ -144,7 +144,7 @@ auto FieldReader::string(std::initializer_list<std::string_view> keys) const
     -> core::Result<std::optional<std::string>> {
   const Json* value = find(keys);
   if (value == nullptr) return std::optional<std::string>{};
-  if (!value->is_string()) return tl::unexpected(type_error(key_of(keys), "a string"));
+  if (!value->is_string()) return core::fail(type_error(key_of(keys), "a string"));
   return std::optional<std::string>{value->get<std::string>()};
 }
 
@@ -153,7 +153,7 @@ auto FieldReader::ranged_integer(std::initializer_list<std::string_view> keys, s
   auto value = integer(keys);
   if (!value || !value->has_value()) return value;
   if (**value < min || **value > max) {
-    return tl::unexpected(
+    return core::fail(
         type_error(key_of(keys), "an integer from " + std::to_string(min) + " to " + std::to_string(max)));
   }
   return value;
@@ -162,7 +162,7 @@ auto FieldReader::ranged_integer(std::initializer_list<std::string_view> keys, s
 auto FieldReader::required_integer(std::initializer_list<std::string_view> keys, std::int64_t min,
                                    std::int64_t max) const -> core::Result<std::int64_t> {
   auto value = ranged_integer(keys, min, max);
-  if (!value) return tl::unexpected(value.error());
+  if (!value) return core::propagate(value);
   if (!value->has_value()) {
     return core::fail(core::ErrorCode::InvalidArgument, context_ + ": missing field " + join_keys(keys),
                       "is this a Hugging Face transformer config.json? add the field by hand if it is");
@@ -173,13 +173,13 @@ auto FieldReader::required_integer(std::initializer_list<std::string_view> keys,
 auto FieldReader::required_number(std::initializer_list<std::string_view> keys, double min, double max) const
     -> core::Result<double> {
   auto value = number(keys);
-  if (!value) return tl::unexpected(value.error());
+  if (!value) return core::propagate(value);
   if (!value->has_value()) {
     return core::fail(core::ErrorCode::InvalidArgument, context_ + ": missing field " + join_keys(keys),
                       "add the field");
   }
   if (**value < min || **value > max) {
-    return tl::unexpected(
+    return core::fail(
         type_error(key_of(keys), "a number from " + Json(min).dump() + " to " + Json(max).dump()));
   }
   return **value;

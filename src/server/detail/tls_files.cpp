@@ -57,7 +57,7 @@ auto load_tls_files(SSL_CTX& ctx, const std::string& cert_path, const std::strin
   SSL_CTX_set_default_passwd_cb(&ctx, refuse_pass_phrase);
   SSL_CTX_set_default_passwd_cb_userdata(&ctx, &asked);
   auto cert_bio = open_file("TLS certificate", cert_path);
-  if (!cert_bio) return tl::unexpected(std::move(cert_bio.error()));
+  if (!cert_bio) return core::propagate(std::move(cert_bio));
   const std::unique_ptr<X509, X509Free> cert(
       PEM_read_bio_X509(cert_bio->get(), nullptr, refuse_pass_phrase, &asked));
   if (!cert || SSL_CTX_use_certificate_chain_file(&ctx, cert_path.c_str()) != 1) {
@@ -67,11 +67,11 @@ auto load_tls_files(SSL_CTX& ctx, const std::string& cert_path, const std::strin
                       "give the certificate (chain) as PEM: -----BEGIN CERTIFICATE----- ...");
   }
   auto key_bio = open_file("TLS key", key_path);
-  if (!key_bio) return tl::unexpected(std::move(key_bio.error()));
+  if (!key_bio) return core::propagate(std::move(key_bio));
   const std::unique_ptr<EVP_PKEY, PkeyFree> key(
       PEM_read_bio_PrivateKey(key_bio->get(), nullptr, refuse_pass_phrase, &asked));
   ERR_clear_error();
-  if (asked) return tl::unexpected(encrypted_key(key_path));
+  if (asked) return core::fail(encrypted_key(key_path));
   if (!key) {
     return core::fail(core::ErrorCode::InvalidArgument, "TLS key " + key_path + " is not a PEM private key",
                       "give the certificate's private key as PEM: -----BEGIN PRIVATE KEY----- ...");

@@ -256,7 +256,7 @@ auto load_cupti(const CuptiSearch& search) -> core::Result<CuptiApi> {
     api.libraries = std::move(libs);
     return api;
   }
-  if (!too_old.message.empty()) return tl::unexpected(too_old);
+  if (!too_old.message.empty()) return core::fail(too_old);
   return core::fail(core::ErrorCode::NotFound,
                     "cannot load libcupti, the CUDA profiling library (" + tried + ")",
                     std::string(kInstallHint));

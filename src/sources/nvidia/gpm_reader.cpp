@@ -14,7 +14,7 @@ auto device_label(std::uint32_t index) -> std::string {
 }
 
 auto sample_error(const NvmlApi& api, std::uint32_t index, const char* call, nvml::Return rc)
-    -> tl::unexpected<core::Error> {
+    -> core::Unexpected<core::Error> {
   if (rc == nvml::kErrorGpuIsLost) {
     return core::fail(core::ErrorCode::Unavailable,
                       device_label(index) + " lost: " + nvml_error_text(api, rc), std::string(kGpuLostHint));

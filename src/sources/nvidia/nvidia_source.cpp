@@ -64,7 +64,7 @@ auto NvidiaSource::open_nvml() const -> core::Result<NvmlReader> {
     if (api.error().code == core::ErrorCode::Unavailable) {
       return core::fail(core::ErrorCode::Unavailable, "no NVIDIA driver found", std::string(kNoDriverHint));
     }
-    return tl::unexpected(std::move(api.error()));
+    return core::propagate(std::move(api));
   }
   return NvmlReader::open(std::move(*api));
 }
@@ -79,9 +79,9 @@ auto NvidiaSource::start(const sources::SourceConfig& config) -> core::Result<vo
         "use an interval of 1ms or more");
   }
   auto reader = open_nvml();
-  if (!reader) return tl::unexpected(std::move(reader.error()));
+  if (!reader) return core::propagate(std::move(reader));
   auto selected = select_devices(config.devices, reader->device_count());
-  if (!selected) return tl::unexpected(std::move(selected.error()));
+  if (!selected) return core::propagate(std::move(selected));
 
   reader_.emplace(std::move(*reader));
   interval_ns_ = config.interval_ns;
@@ -279,7 +279,7 @@ auto NvidiaSource::processes(std::uint32_t device) -> core::Result<std::vector<G
 
 auto NvidiaSource::processes_on(std::uint32_t device) -> core::Result<std::vector<sources::DeviceProcess>> {
   auto listed = processes(device);
-  if (!listed) return tl::unexpected(std::move(listed.error()));
+  if (!listed) return core::propagate(std::move(listed));
   std::vector<sources::DeviceProcess> out;
   out.reserve(listed->size());
   for (const auto& p : *listed) {

@@ -5,7 +5,7 @@ namespace solscope::nvidia {
 
 auto NvidiaSource::probe() const -> core::Result<NvidiaProbe> {
   auto reader = open_nvml();
-  if (!reader) return tl::unexpected(std::move(reader.error()));
+  if (!reader) return core::propagate(std::move(reader));
   NvidiaProbe probe;
   probe.driver_version = reader->driver_version();
   probe.permission = check_profiling_permission(deps_.procfs_root, deps_.euid(), reader->driver_major());

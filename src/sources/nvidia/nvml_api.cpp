@@ -27,7 +27,7 @@ auto resolve_first(const SymbolLookup& lookup, Fn& fn, std::initializer_list<con
   return {};
 }
 
-auto missing(std::string_view symbol) -> tl::unexpected<core::Error> {
+auto missing(std::string_view symbol) -> core::Unexpected<core::Error> {
   return core::fail(core::ErrorCode::NotFound, "libnvidia-ml lacks " + std::string(symbol),
                     "the NVIDIA driver is too old or damaged: update or reinstall it");
 }
@@ -94,7 +94,7 @@ auto nvml_sonames() -> std::span<const std::string> {
 
 auto resolve_nvml(const SymbolLookup& lookup) -> core::Result<NvmlApi> {
   NvmlApi api;
-  if (auto ok = resolve_required(lookup, api); !ok) return tl::unexpected(std::move(ok.error()));
+  if (auto ok = resolve_required(lookup, api); !ok) return core::propagate(std::move(ok));
   resolve_optional(lookup, api);
   return api;
 }

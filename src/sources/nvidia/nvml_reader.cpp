@@ -228,7 +228,7 @@ void NvmlReader::mark_lost(std::uint32_t index, std::string reason) {
   dev.lost_reason = std::move(reason);
 }
 
-auto NvmlReader::lost_error(std::uint32_t index) const -> tl::unexpected<core::Error> {
+auto NvmlReader::lost_error(std::uint32_t index) const -> core::Unexpected<core::Error> {
   const DeviceState& dev = devices_.at(index);
   std::string message = dev.lost_reason.empty() ? device_name(index, dev.info) + " lost" : dev.lost_reason;
   return core::fail(core::ErrorCode::Unavailable, std::move(message), std::string(kGpuLostHint));

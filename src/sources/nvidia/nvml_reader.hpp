@@ -190,7 +190,7 @@ class NvmlReader {
   void read_clocks_power(DeviceState& dev, core::RawSample& sample);
   void read_temperature(DeviceState& dev, core::RawSample& sample);
   void read_memory(DeviceState& dev, core::RawSample& sample);
-  auto lost_error(std::uint32_t index) const -> tl::unexpected<core::Error>;
+  auto lost_error(std::uint32_t index) const -> core::Unexpected<core::Error>;
   auto list_processes(DeviceState& dev, std::vector<GpuProcess>& out) -> nvml::Return;
 
   NvmlApi api_;

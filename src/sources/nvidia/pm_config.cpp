@@ -101,7 +101,7 @@ class HostObject {
     object_ = nullptr;
   }
 
-  [[nodiscard]] auto failure(const char* call, CUptiResult rc) const -> tl::unexpected<core::Error> {
+  [[nodiscard]] auto failure(const char* call, CUptiResult rc) const -> core::Unexpected<core::Error> {
     return core::fail(core::ErrorCode::Internal,
                       std::string(call) + " failed: " + cupti_result_name(*api_, rc));
   }
@@ -131,7 +131,7 @@ auto without_rejected(const std::shared_ptr<const CuptiApi>& api, const std::str
                       const PmCounterPlan& plan, CUptiResult rc, PmConfigOptions options,
                       std::vector<std::string>& dropped) -> core::Result<PmCounterPlan> {
   auto checks = check_counters(api, chip, plan.counter_names);
-  if (!checks) return tl::unexpected(checks.error());
+  if (!checks) return core::propagate(checks);
   PmCounterPlan kept;
   for (std::size_t i = 0; i < checks->size(); ++i) {
     if ((*checks)[i].valid) {
@@ -232,15 +232,15 @@ auto PmConfig::create(std::shared_ptr<const CuptiApi> api, std::string chip_name
   impl->plan = std::move(plan);
   const CuptiApi& cupti = *impl->api;
   auto host = HostObject::create(cupti, impl->chip, impl->availability);
-  if (!host) return tl::unexpected(host.error());
+  if (!host) return core::propagate(host);
   impl->name_array = name_pointers(impl->plan.counter_names);
   CUptiResult rc = host->add_metrics(impl->name_array.data(), impl->name_array.size());
   if (rc != CUPTI_SUCCESS) {
     auto kept = without_rejected(impl->api, impl->chip, impl->plan, rc, options, impl->dropped);
-    if (!kept) return tl::unexpected(kept.error());
+    if (!kept) return core::propagate(kept);
     impl->plan = std::move(*kept);
     host = HostObject::create(cupti, impl->chip, impl->availability);
-    if (!host) return tl::unexpected(host.error());
+    if (!host) return core::propagate(host);
     impl->name_array = name_pointers(impl->plan.counter_names);
     rc = host->add_metrics(impl->name_array.data(), impl->name_array.size());
   }
@@ -249,7 +249,7 @@ auto PmConfig::create(std::shared_ptr<const CuptiApi> api, std::string chip_name
                                                      impl->chip + ": " + cupti_result_name(cupti, rc));
   }
   auto passes = host->config_image(impl->image);
-  if (!passes) return tl::unexpected(passes.error());
+  if (!passes) return core::propagate(passes);
   impl->passes = *passes;
   if (impl->passes != 1) {
     return core::fail(core::ErrorCode::Unimplemented,
@@ -310,7 +310,7 @@ auto check_counters(const std::shared_ptr<const CuptiApi>& api, std::string_view
   std::vector<PmCounterCheck> out;
   for (const std::string& name : names) {
     auto host = HostObject::create(*api, chip, {});
-    if (!host) return tl::unexpected(host.error());
+    if (!host) return core::propagate(host);
     PmCounterCheck check;
     check.name = name;
     const char* one[] = {name.c_str()};
@@ -319,7 +319,7 @@ auto check_counters(const std::shared_ptr<const CuptiApi>& api, std::string_view
     } else {
       std::vector<std::uint8_t> image;
       auto passes = host->config_image(image);
-      if (!passes) return tl::unexpected(passes.error());
+      if (!passes) return core::propagate(passes);
       check.valid = true;
       check.passes = *passes;
     }
@@ -332,7 +332,7 @@ auto count_passes(const std::shared_ptr<const CuptiApi>& api, std::string_view c
                   std::span<const std::string> names) -> core::Result<std::size_t> {
   const std::string chip(chip_name);
   auto host = HostObject::create(*api, chip, {});
-  if (!host) return tl::unexpected(host.error());
+  if (!host) return core::propagate(host);
   std::vector<const char*> pointers = name_pointers(names);
   if (CUptiResult rc = host->add_metrics(pointers.data(), pointers.size()); rc != CUPTI_SUCCESS) {
     return core::fail(core::ErrorCode::InvalidArgument, "chip " + chip + " rejects counters (" + join(names) +

@@ -19,8 +19,7 @@ auto read_samples(const CuptiApi& api, PmDevice& device, std::vector<core::RawSa
   info.pCounterDataImage = device.counter_data.data();
   info.counterDataImageSize = device.counter_data.size();
   if (CUptiResult rc = api.pm_get_counter_data_info(&info); rc != CUPTI_SUCCESS) {
-    return tl::unexpected(
-        pm_error(api, rc, "cuptiPmSamplingGetCounterDataInfo", PmCall::Other, device.label));
+    return core::fail(pm_error(api, rc, "cuptiPmSamplingGetCounterDataInfo", PmCall::Other, device.label));
   }
   for (std::size_t i = 0; i < info.numCompletedSamples; ++i) {
     CUpti_PmSampling_CounterData_GetSampleInfo_Params sample_info{};
@@ -30,7 +29,7 @@ auto read_samples(const CuptiApi& api, PmDevice& device, std::vector<core::RawSa
     sample_info.counterDataImageSize = device.counter_data.size();
     sample_info.sampleIndex = i;
     if (CUptiResult rc = api.pm_counter_data_get_sample_info(&sample_info); rc != CUPTI_SUCCESS) {
-      return tl::unexpected(
+      return core::fail(
           pm_error(api, rc, "cuptiPmSamplingCounterDataGetSampleInfo", PmCall::Other, device.label));
     }
     const std::uint64_t start = sample_info.startTimestamp;
@@ -38,7 +37,7 @@ auto read_samples(const CuptiApi& api, PmDevice& device, std::vector<core::RawSa
     // Zero or empty samples appear around Stop (doc section 1.5 r); repeats after a restart.
     if (start == 0 || end <= start || end <= device.last_end_gpu_ns) continue;
     if (auto evaluated = device.config.evaluate(device.counter_data, i, device.values); !evaluated) {
-      return tl::unexpected(evaluated.error());
+      return core::propagate(evaluated);
     }
     core::RawSample& sample = out.emplace_back();
     sample.device_index = device.nvml_index;

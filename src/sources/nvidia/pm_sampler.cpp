@@ -46,7 +46,7 @@ auto check_supported(const CuptiApi& api, CUdevice device, const std::string& la
   p.cuDevice = device;
   p.api = CUPTI_PROFILER_PM_SAMPLING;
   if (CUptiResult rc = api.profiler_device_supported(&p); rc != CUPTI_SUCCESS) {
-    return tl::unexpected(pm_error(api, rc, "cuptiProfilerDeviceSupported", PmCall::Other, label));
+    return core::fail(pm_error(api, rc, "cuptiProfilerDeviceSupported", PmCall::Other, label));
   }
   if (p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return core::ok();
   const bool vgpu_disabled = p.vGpu == CUPTI_PROFILER_CONFIGURATION_DISABLED;
@@ -63,7 +63,7 @@ auto chip_name(const CuptiApi& api, int ordinal, const std::string& label) -> co
   p.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
   p.deviceIndex = static_cast<std::size_t>(ordinal);
   if (CUptiResult rc = api.device_get_chip_name(&p); rc != CUPTI_SUCCESS) {
-    return tl::unexpected(pm_error(api, rc, "cuptiDeviceGetChipName", PmCall::Other, label));
+    return core::fail(pm_error(api, rc, "cuptiDeviceGetChipName", PmCall::Other, label));
   }
   if (p.pChipName == nullptr) {
     return core::fail(core::ErrorCode::Internal, "cuptiDeviceGetChipName gave no name for " + label);
@@ -78,12 +78,12 @@ auto counter_availability(const CuptiApi& api, int ordinal, const std::string& l
   p.structSize = CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE;
   p.deviceIndex = static_cast<std::size_t>(ordinal);
   if (CUptiResult rc = api.pm_get_counter_availability(&p); rc != CUPTI_SUCCESS) {
-    return tl::unexpected(pm_error(api, rc, "cuptiPmSamplingGetCounterAvailability", PmCall::Other, label));
+    return core::fail(pm_error(api, rc, "cuptiPmSamplingGetCounterAvailability", PmCall::Other, label));
   }
   std::vector<std::uint8_t> image(p.counterAvailabilityImageSize, 0);
   p.pCounterAvailabilityImage = image.data();
   if (CUptiResult rc = api.pm_get_counter_availability(&p); rc != CUPTI_SUCCESS) {
-    return tl::unexpected(pm_error(api, rc, "cuptiPmSamplingGetCounterAvailability", PmCall::Other, label));
+    return core::fail(pm_error(api, rc, "cuptiPmSamplingGetCounterAvailability", PmCall::Other, label));
   }
   return image;
 }
@@ -102,14 +102,14 @@ PmSampler::PmSampler(PmSamplerOptions options, PmSamplerDeps deps)
   if (!deps_.load_cupti) {
     deps_.load_cupti = [search = options_.cupti_search]() -> core::Result<std::shared_ptr<CuptiApi>> {
       auto api = load_cupti(search);
-      if (!api) return tl::unexpected(api.error());
+      if (!api) return core::propagate(api);
       return std::make_shared<CuptiApi>(std::move(*api));
     };
   }
   if (!deps_.load_cuda) {
     deps_.load_cuda = []() -> core::Result<std::shared_ptr<CudaApi>> {
       auto api = load_cuda();
-      if (!api) return tl::unexpected(api.error());
+      if (!api) return core::propagate(api);
       return std::make_shared<CudaApi>(std::move(*api));
     };
   }
@@ -135,7 +135,7 @@ auto PmSampler::open(std::uint32_t nvml_index, std::string_view pci_bus_id, std:
                       "PM sampling already runs on GPU " + std::to_string(nvml_index));
   }
   auto device = open_device(nvml_index, pci_bus_id, interval_ns);
-  if (!device) return tl::unexpected(device.error());
+  if (!device) return core::propagate(device);
   std::string chip = (*device)->config.chip_name();
   devices_.push_back(std::move(*device));
   return chip;
@@ -145,7 +145,7 @@ auto PmSampler::ensure_driver() -> core::Result<void> {
   if (driver_ready_) return core::ok();
   if (!cuda_) {
     auto cuda = deps_.load_cuda();
-    if (!cuda) return tl::unexpected(cuda.error());
+    if (!cuda) return core::propagate(cuda);
     cuda_ = std::move(*cuda);
   }
   if (CUresult rc = cuda_->cu_init(0); rc != CUDA_SUCCESS) {
@@ -160,7 +160,7 @@ auto PmSampler::ensure_driver() -> core::Result<void> {
 auto PmSampler::ensure_cupti() -> core::Result<void> {
   if (cupti_) return core::ok();
   auto cupti = deps_.load_cupti();
-  if (!cupti) return tl::unexpected(cupti.error());
+  if (!cupti) return core::propagate(cupti);
   if (auto valid = validate_cupti(**cupti); !valid) return valid;
   cupti_ = std::move(*cupti);
   return core::ok();
@@ -177,7 +177,7 @@ auto PmSampler::ensure_profiler() -> core::Result<void> {
   p.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
   if (CUptiResult rc = cupti_->profiler_initialize(&p); rc != CUPTI_SUCCESS) {
     g_profiler_owned = false;
-    return tl::unexpected(pm_error(*cupti_, rc, "cuptiProfilerInitialize", PmCall::Other, "this process"));
+    return core::fail(pm_error(*cupti_, rc, "cuptiProfilerInitialize", PmCall::Other, "this process"));
   }
   profiler_initialized_ = true;
   return core::ok();
@@ -188,9 +188,9 @@ auto PmSampler::open_device(std::uint32_t nvml_index, std::string_view pci_bus_i
   const std::string label = "GPU " + std::to_string(nvml_index) + " (" + std::string(pci_bus_id) + ")";
   // The guard: nothing target-side in CUPTI before the driver answered and the device matched (doc section
   // 8).
-  if (auto driver = ensure_driver(); !driver) return tl::unexpected(driver.error());
+  if (auto driver = ensure_driver(); !driver) return core::propagate(driver);
   auto ordinal = cuda_ordinal_of(*cuda_, pci_bus_id);
-  if (!ordinal) return tl::unexpected(ordinal.error());
+  if (!ordinal) return core::propagate(ordinal);
   CUdevice cu_device = 0;
   if (CUresult rc = cuda_->cu_device_get(&cu_device, *ordinal); rc != CUDA_SUCCESS) {
     return core::fail(core::ErrorCode::Unavailable,
@@ -202,13 +202,13 @@ auto PmSampler::open_device(std::uint32_t nvml_index, std::string_view pci_bus_i
                           std::to_string(cc % 10) + "; PM sampling needs 7.5 (Turing) or newer",
                       "solscope falls back to NVML figures on this GPU");
   }
-  if (auto cupti = ensure_cupti(); !cupti) return tl::unexpected(cupti.error());
-  if (auto profiler = ensure_profiler(); !profiler) return tl::unexpected(profiler.error());
+  if (auto cupti = ensure_cupti(); !cupti) return core::propagate(cupti);
+  if (auto profiler = ensure_profiler(); !profiler) return core::propagate(profiler);
   if (auto supported = check_supported(*cupti_, cu_device, label); !supported) {
-    return tl::unexpected(supported.error());
+    return core::propagate(supported);
   }
   auto chip = chip_name(*cupti_, *ordinal, label);
-  if (!chip) return tl::unexpected(chip.error());
+  if (!chip) return core::propagate(chip);
   if (core::chip_family(*chip) == core::ChipFamily::Unknown) {
     return core::fail(
         core::ErrorCode::Unimplemented,
@@ -217,14 +217,14 @@ auto PmSampler::open_device(std::uint32_t nvml_index, std::string_view pci_bus_i
             "; solscope falls back to NVML figures on this GPU");
   }
   auto availability = counter_availability(*cupti_, *ordinal, label);
-  if (!availability) return tl::unexpected(availability.error());
+  if (!availability) return core::propagate(availability);
   auto config = PmConfig::for_chip(cupti_, *chip, std::move(*availability));
-  if (!config) return tl::unexpected(config.error());
+  if (!config) return core::propagate(config);
   auto device = std::make_unique<PmDevice>(nvml_index, *ordinal, label, std::move(*config));
   device->trigger = pm_trigger_for(*chip, interval_ns, cupti_->version);
   if (max_samples_ == 0) max_samples_ = pm_max_samples(interval_ns, options_.decode_period_ns);
   if (auto started = start_session(*cupti_, *device, session_settings(options_, max_samples_)); !started)
-    return tl::unexpected(started.error());
+    return core::propagate(started);
   return device;
 }
 

@@ -47,8 +47,7 @@ auto init_counter_data(const CuptiApi& api, PmDevice& device, const PmSessionSet
   size.numMetrics = device.config.plan().counter_names.size();
   size.maxSamples = settings.max_samples;
   if (CUptiResult rc = api.pm_get_counter_data_size(&size); rc != CUPTI_SUCCESS) {
-    return tl::unexpected(
-        pm_error(api, rc, "cuptiPmSamplingGetCounterDataSize", PmCall::Other, device.label));
+    return core::fail(pm_error(api, rc, "cuptiPmSamplingGetCounterDataSize", PmCall::Other, device.label));
   }
   device.counter_data.assign(size.counterDataSize, 0);
   CUpti_PmSampling_CounterDataImage_Initialize_Params init{};
@@ -57,7 +56,7 @@ auto init_counter_data(const CuptiApi& api, PmDevice& device, const PmSessionSet
   init.counterDataSize = device.counter_data.size();
   init.pCounterData = device.counter_data.data();
   if (CUptiResult rc = api.pm_counter_data_image_initialize(&init); rc != CUPTI_SUCCESS) {
-    return tl::unexpected(
+    return core::fail(
         pm_error(api, rc, "cuptiPmSamplingCounterDataImageInitialize", PmCall::Other, device.label));
   }
   device.pristine = device.counter_data;
@@ -93,12 +92,12 @@ auto start_session(const CuptiApi& api, PmDevice& device, const PmSessionSetting
   enable.structSize = CUpti_PmSampling_Enable_Params_STRUCT_SIZE;
   enable.deviceIndex = static_cast<std::size_t>(device.cuda_ordinal);
   if (CUptiResult rc = api.pm_enable(&enable); rc != CUPTI_SUCCESS) {
-    return tl::unexpected(pm_error(api, rc, "cuptiPmSamplingEnable", PmCall::Enable, device.label));
+    return core::fail(pm_error(api, rc, "cuptiPmSamplingEnable", PmCall::Enable, device.label));
   }
   device.object = enable.pPmSamplingObject;
   if (CUptiResult rc = set_config(api, device, settings); rc != CUPTI_SUCCESS) {
     end_session(api, device, false);
-    return tl::unexpected(pm_error(api, rc, "cuptiPmSamplingSetConfig", PmCall::Other, device.label));
+    return core::fail(pm_error(api, rc, "cuptiPmSamplingSetConfig", PmCall::Other, device.label));
   }
   if (auto data = init_counter_data(api, device, settings); !data) {
     end_session(api, device, false);
@@ -109,7 +108,7 @@ auto start_session(const CuptiApi& api, PmDevice& device, const PmSessionSetting
   start.pPmSamplingObject = device.object;
   if (CUptiResult rc = api.pm_start(&start); rc != CUPTI_SUCCESS) {
     end_session(api, device, false);
-    return tl::unexpected(pm_error(api, rc, "cuptiPmSamplingStart", PmCall::Other, device.label));
+    return core::fail(pm_error(api, rc, "cuptiPmSamplingStart", PmCall::Other, device.label));
   }
   device.started = true;
   return core::ok();

@@ -64,7 +64,7 @@ auto TraceReplaySource::open(const std::filesystem::path& path, ReplayOptions op
     return core::fail(core::ErrorCode::InvalidArgument, "replay batch size must be at least 1 sample");
   }
   auto reader = trace::Reader::open(path);
-  if (!reader) return tl::unexpected(reader.error());
+  if (!reader) return core::propagate(reader);
   return std::unique_ptr<TraceReplaySource>(new TraceReplaySource(std::move(*reader), std::move(options)));
 }
 
@@ -86,7 +86,7 @@ auto TraceReplaySource::open_cursor(std::int64_t from_ns) -> core::Result<void> 
   take_account();
   lookahead_.reset();
   auto cursor = reader_.cursor(trace::ReadOptions{.devices = selected_, .from_ns = from_ns});
-  if (!cursor) return tl::unexpected(cursor.error());
+  if (!cursor) return core::propagate(cursor);
   cursor_.emplace(std::move(*cursor));
   return core::ok();
 }
@@ -141,7 +141,7 @@ auto TraceReplaySource::start(const sources::SourceConfig& config) -> core::Resu
 }
 
 auto TraceReplaySource::poll() -> core::Result<std::vector<core::RawSample>> {
-  if (!started_ || stopped_) return tl::unexpected(not_started("poll()"));
+  if (!started_ || stopped_) return core::fail(not_started("poll()"));
   std::vector<core::RawSample> out;
   if (paused_ || finished_) return out;
   const std::int64_t played_until = options_.speed == 0.0 ? kMaxNs : position_ns();
@@ -182,7 +182,7 @@ auto TraceReplaySource::status(std::uint32_t device) const -> sources::DeviceSta
 }
 
 auto TraceReplaySource::seek(std::int64_t t_ns) -> core::Result<void> {
-  if (!started_ || stopped_) return tl::unexpected(not_started("seek()"));
+  if (!started_ || stopped_) return core::fail(not_started("seek()"));
   shift_ns_ = 0;
   pass_has_samples_ = false;
   if (auto opened = open_cursor(t_ns); !opened) return opened;

@@ -33,14 +33,14 @@ auto probe_trace_file(const fs::path& path) -> core::Result<FileProbe> {
     return core::fail(core::ErrorCode::NotFound, "no such trace: " + path.string(),
                       "check the path (traces are written by `solscope record -o FILE`)");
   }
-  if (fs::is_directory(status)) return tl::unexpected(not_a_trace(path, "is a directory"));
+  if (fs::is_directory(status)) return core::fail(not_a_trace(path, "is a directory"));
   FileProbe probe;
   probe.size_bytes = fs::file_size(path, ec);
   if (ec) {
     return core::fail(core::ErrorCode::PermissionDenied,
                       "cannot read trace " + path.string() + ": " + ec.message());
   }
-  if (probe.size_bytes == 0) return tl::unexpected(not_a_trace(path, "is empty"));
+  if (probe.size_bytes == 0) return core::fail(not_a_trace(path, "is empty"));
 
   std::array<unsigned char, kHeaderBytes> header{};
   std::ifstream in(path, std::ios::binary);
@@ -52,7 +52,7 @@ auto probe_trace_file(const fs::path& path) -> core::Result<FileProbe> {
   const auto got = static_cast<std::size_t>(in.gcount());
   const std::size_t magic_len = std::min(got, sizeof kMagic);
   if (std::memcmp(header.data(), kMagic, magic_len) != 0) {
-    return tl::unexpected(not_a_trace(path, "is not an SQLite database"));
+    return core::fail(not_a_trace(path, "is not an SQLite database"));
   }
   if (got < kHeaderBytes) {
     return core::fail(core::ErrorCode::DataLoss,

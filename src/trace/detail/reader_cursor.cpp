@@ -82,7 +82,7 @@ auto make_cursor_state(const std::shared_ptr<const ReaderState>& reader, const R
              : "WHERE s.t_start_ns >= ?1 AND s.t_start_ns < ?2 ORDER BY s.t_start_ns, s.device, s.id";
   auto statement =
       prepare(reader->db.get(), sql, "cannot read the samples of trace " + reader->path.string());
-  if (!statement) return tl::unexpected(statement.error());
+  if (!statement) return core::propagate(statement);
   cursor->statement = std::move(*statement);
   cursor->sql = std::move(sql);
   sqlite3_stmt* s = cursor->statement.get();

@@ -53,7 +53,7 @@ auto connect(ReaderState& state, const FileProbe& probe, std::string query,
   int rc = sqlite3_open_v2(file_uri(state.path.string(), query).c_str(), &raw,
                            SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, vfs);
   Connection db(raw);
-  if (rc != SQLITE_OK) return tl::unexpected(sqlite_error(db.get(), rc, what));
+  if (rc != SQLITE_OK) return core::fail(sqlite_error(db.get(), rc, what));
   sqlite3_extended_result_codes(db.get(), 1);
   sqlite3_busy_timeout(db.get(), 2000);
   rc = read_table_names(db.get(), tables);
@@ -64,15 +64,14 @@ auto connect(ReaderState& state, const FileProbe& probe, std::string query,
     rc = read_table_names(db.get(), tables);
     if (rc == SQLITE_OK && !state.recovered) mark_recovered(state, "is damaged (" + first + ")");
   }
-  if ((rc & 0xff) == SQLITE_NOTADB)
-    return tl::unexpected(not_a_trace(state.path, "is not an SQLite database"));
+  if ((rc & 0xff) == SQLITE_NOTADB) return core::fail(not_a_trace(state.path, "is not an SQLite database"));
   if (is_damage(rc)) {
     core::Error error =
         sqlite_error(db.get(), rc, "trace " + state.path.string() + " is damaged beyond repair");
     error.hint = "its header or schema is unreadable, so no sample can be recovered";
-    return tl::unexpected(std::move(error));
+    return core::fail(std::move(error));
   }
-  if (rc != SQLITE_OK) return tl::unexpected(sqlite_error(db.get(), rc, what));
+  if (rc != SQLITE_OK) return core::fail(sqlite_error(db.get(), rc, what));
   return db;
 }
 
@@ -136,29 +135,29 @@ auto parse_version(const ReaderState& state, std::string_view key, const std::st
 auto load_meta(ReaderState& state) -> core::Result<void> {
   const std::string what = "cannot read the meta table of trace " + state.path.string();
   auto statement = prepare(state.db.get(), "SELECT key, value FROM meta", what);
-  if (!statement) return tl::unexpected(statement.error());
+  if (!statement) return core::propagate(statement);
   int rc = 0;
   auto& entries = state.metadata.entries;
   while ((rc = sqlite3_step(statement->get())) == SQLITE_ROW) {
     entries.emplace(std::string(column_text(statement->get(), 0)),
                     std::string(column_text(statement->get(), 1)));
   }
-  if (rc != SQLITE_DONE) return tl::unexpected(sqlite_error(state.db.get(), rc, what));
+  if (rc != SQLITE_DONE) return core::fail(sqlite_error(state.db.get(), rc, what));
   TraceMetadata& m = state.metadata;
   auto text = [&](std::string_view key) -> std::string {
     const auto it = entries.find(key);
     return it == entries.end() ? std::string{} : it->second;
   };
   if (!entries.contains(kMetaSchemaVersion)) {
-    return tl::unexpected(not_a_trace(state.path, "has no schema_version in its meta table"));
+    return core::fail(not_a_trace(state.path, "has no schema_version in its meta table"));
   }
   auto version = parse_version(state, kMetaSchemaVersion, text(kMetaSchemaVersion));
-  if (!version) return tl::unexpected(version.error());
+  if (!version) return core::propagate(version);
   m.schema_version = *version;
   m.oldest_readable_version = m.schema_version;
   if (entries.contains(kMetaOldestReadableVersion)) {
     auto oldest = parse_version(state, kMetaOldestReadableVersion, text(kMetaOldestReadableVersion));
-    if (!oldest) return tl::unexpected(oldest.error());
+    if (!oldest) return core::propagate(oldest);
     if (*oldest > m.schema_version) {
       return core::fail(core::ErrorCode::DataLoss,
                         "trace " + state.path.string() + " has a damaged meta table: " +
@@ -230,7 +229,7 @@ auto load_devices(ReaderState& state) -> void {
 auto load_metrics(ReaderState& state) -> core::Result<void> {
   const std::string what = "cannot read the metrics table of trace " + state.path.string();
   auto statement = prepare(state.db.get(), "SELECT id, name FROM metrics ORDER BY id", what);
-  if (!statement) return tl::unexpected(statement.error());
+  if (!statement) return core::propagate(statement);
   constexpr std::int64_t kMaxMetrics = 4096;  // far above any catalog; guards against a damaged id
   int rc = 0;
   while ((rc = sqlite3_step(statement->get())) == SQLITE_ROW) {
@@ -245,7 +244,7 @@ auto load_metrics(ReaderState& state) -> core::Result<void> {
   if (rc != SQLITE_DONE) {
     core::Error error = sqlite_error(state.db.get(), rc, what);
     error.hint = "without it the raw counters cannot be decoded";
-    return tl::unexpected(std::move(error));
+    return core::fail(std::move(error));
   }
   bool identity = state.file_to_catalog.size() == core::kMetricCount;
   for (std::size_t i = 0; identity && i < state.file_to_catalog.size(); ++i) {
@@ -314,25 +313,25 @@ auto count_samples(const std::shared_ptr<ReaderState>& state, const FileProbe& p
 
 auto open_reader_state(const fs::path& path) -> core::Result<std::shared_ptr<ReaderState>> {
   auto probe = probe_trace_file(path);
-  if (!probe) return tl::unexpected(probe.error());
+  if (!probe) return core::propagate(probe);
   auto state = std::make_shared<ReaderState>();
   state->path = path;
   std::set<std::string, std::less<>> tables;
   auto db = connect_with_fallback(*state, *probe, tables);
-  if (!db) return tl::unexpected(db.error());
+  if (!db) return core::propagate(db);
   state->db = std::move(*db);
   if (probe->has_wal) check_wal(*state);
-  if (!tables.contains("meta")) return tl::unexpected(not_a_trace(path, "has no meta table"));
-  if (auto done = load_meta(*state); !done) return tl::unexpected(done.error());
-  if (auto done = check_version(*state); !done) return tl::unexpected(done.error());
+  if (!tables.contains("meta")) return core::fail(not_a_trace(path, "has no meta table"));
+  if (auto done = load_meta(*state); !done) return core::propagate(done);
+  if (auto done = check_version(*state); !done) return core::propagate(done);
   for (const char* table : {"devices", "metrics", "samples", "sample_counters"}) {
     if (!tables.contains(table)) {
-      return tl::unexpected(not_a_trace(path, std::string("lacks the ") + table + " table"));
+      return core::fail(not_a_trace(path, std::string("lacks the ") + table + " table"));
     }
   }
-  if (auto done = check_sample_query(*state); !done) return tl::unexpected(done.error());
+  if (auto done = check_sample_query(*state); !done) return core::propagate(done);
   load_devices(*state);
-  if (auto done = load_metrics(*state); !done) return tl::unexpected(done.error());
+  if (auto done = load_metrics(*state); !done) return core::propagate(done);
   count_samples(state, *probe);
   if (!state->recovered) return state;
   const std::string what = "trace " + path.string() + " " + state->recovery_what;

@@ -43,13 +43,13 @@ auto prepare(sqlite3* db, std::string_view sql, std::string_view what, bool pers
   const unsigned flags = persistent ? SQLITE_PREPARE_PERSISTENT : 0u;
   const int rc = sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()), flags, &raw, nullptr);
   Statement statement(raw);
-  if (rc != SQLITE_OK) return tl::unexpected(sqlite_error(db, rc, what));
+  if (rc != SQLITE_OK) return core::fail(sqlite_error(db, rc, what));
   return statement;
 }
 
 auto exec(sqlite3* db, const char* sql, std::string_view what) -> core::Result<void> {
   const int rc = sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
-  if (rc != SQLITE_OK) return tl::unexpected(sqlite_error(db, rc, what));
+  if (rc != SQLITE_OK) return core::fail(sqlite_error(db, rc, what));
   return core::ok();
 }
 

@@ -44,7 +44,7 @@ auto file_size_or_zero(const fs::path& path) -> std::uintmax_t {
 auto remove_file(const fs::path& path) -> core::Result<void> {
   std::error_code ec;
   fs::remove(path, ec);
-  if (ec) return tl::unexpected(errno_error(ec.value(), "cannot remove", path));
+  if (ec) return core::fail(errno_error(ec.value(), "cannot remove", path));
   return core::ok();
 }
 
@@ -90,9 +90,9 @@ auto open_for_lock(const fs::path& path) -> core::Result<PreparedFile> {
   const int err = errno;
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
-    if (auto kind = check_regular(path, st); !kind) return tl::unexpected(kind.error());  // e.g. a socket
+    if (auto kind = check_regular(path, st); !kind) return core::propagate(kind);  // e.g. a socket
   }
-  return tl::unexpected(errno_error(err, "cannot create trace", path));
+  return core::fail(errno_error(err, "cannot create trace", path));
 }
 
 /// True when `path` names the file described by `st` (same device and inode).
@@ -135,7 +135,7 @@ auto write_meta_rows(sqlite3* db, const WriterOptions& options) -> core::Result<
 auto write_metrics_rows(sqlite3* db) -> core::Result<void> {
   auto statement = prepare(db, "INSERT INTO metrics(id, name, unit, help) VALUES(?1, ?2, ?3, ?4)",
                            "cannot write the trace metrics table");
-  if (!statement) return tl::unexpected(statement.error());
+  if (!statement) return core::propagate(statement);
   for (const core::MetricDef& def : core::metric_catalog()) {
     sqlite3_stmt* s = statement->get();
     sqlite3_bind_int(s, 1, static_cast<int>(core::index_of(def.id)));
@@ -143,8 +143,7 @@ auto write_metrics_rows(sqlite3* db) -> core::Result<void> {
     bind_text_or_null(s, 3, core::to_string(def.unit));
     bind_text_or_null(s, 4, def.help);
     const int rc = sqlite3_step(s);
-    if (rc != SQLITE_DONE)
-      return tl::unexpected(sqlite_error(db, rc, "cannot write the trace metrics table"));
+    if (rc != SQLITE_DONE) return core::fail(sqlite_error(db, rc, "cannot write the trace metrics table"));
     sqlite3_reset(s);
   }
   return core::ok();
@@ -153,7 +152,7 @@ auto write_metrics_rows(sqlite3* db) -> core::Result<void> {
 /// Sets journal_mode=WAL and checks that SQLite took it (it answers the mode it ended up in).
 auto enable_wal(sqlite3* db, const fs::path& path) -> core::Result<void> {
   auto statement = prepare(db, "PRAGMA journal_mode=WAL", "cannot set WAL mode on trace " + path.string());
-  if (!statement) return tl::unexpected(statement.error());
+  if (!statement) return core::propagate(statement);
   if (sqlite3_step(statement->get()) != SQLITE_ROW || column_text(statement->get(), 0) != "wal") {
     return core::fail(core::ErrorCode::Unavailable,
                       "cannot use write-ahead logging for trace " + path.string(),
@@ -182,14 +181,14 @@ auto write_schema(sqlite3* db, const WriterOptions& options, const fs::path& pat
 auto write_meta_row(sqlite3* db, std::string_view key, std::string_view value, std::string_view what)
     -> core::Result<void> {
   auto statement = prepare(db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", what);
-  if (!statement) return tl::unexpected(statement.error());
+  if (!statement) return core::propagate(statement);
   bind_text_or_null(statement->get(), 1, key);
   // Not bind_text_or_null: an empty value (e.g. source_description) is stored as '' (the column is NOT NULL;
   // a null pointer would bind NULL).
   sqlite3_bind_text(statement->get(), 2, value.empty() ? "" : value.data(), static_cast<int>(value.size()),
                     SQLITE_STATIC);
   const int rc = sqlite3_step(statement->get());
-  if (rc != SQLITE_DONE) return tl::unexpected(sqlite_error(db, rc, what));
+  if (rc != SQLITE_DONE) return core::fail(sqlite_error(db, rc, what));
   return core::ok();
 }
 
@@ -200,7 +199,7 @@ auto write_device_rows(sqlite3* db, std::span<const core::DeviceInfo> devices, s
                            "max_sm_clock_mhz, max_mem_clock_mhz, memory_total_bytes, dram_peak_bytes_per_s) "
                            "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                            what);
-  if (!statement) return tl::unexpected(statement.error());
+  if (!statement) return core::propagate(statement);
   auto done = exec(db, "BEGIN", what);
   for (const core::DeviceInfo& device : devices) {
     if (!done) break;
@@ -224,7 +223,7 @@ auto write_device_rows(sqlite3* db, std::span<const core::DeviceInfo> devices, s
     bind_real_or_null(s, 10, device.dram_peak_bytes_per_s);
     const int rc = sqlite3_step(s);
     sqlite3_reset(s);
-    if (rc != SQLITE_DONE) done = tl::unexpected(sqlite_error(db, rc, what));
+    if (rc != SQLITE_DONE) done = core::fail(sqlite_error(db, rc, what));
   }
   if (done) done = exec(db, "COMMIT", what);
   if (!done) (void)exec(db, "ROLLBACK", what);  // the first error is the one to report
@@ -236,12 +235,12 @@ auto prepare_trace_file(const fs::path& path, bool overwrite) -> core::Result<Pr
   // replaced it in between. Replacing an old trace unlinks it and starts over with a new file.
   for (int attempt = 0; attempt < kOpenAttempts; ++attempt) {
     auto opened = open_for_lock(path);
-    if (!opened) return tl::unexpected(opened.error());
+    if (!opened) return core::propagate(opened);
     auto& [lock, created] = *opened;
     struct stat st {};
-    if (::fstat(lock.fd(), &st) != 0) return tl::unexpected(errno_error(errno, "cannot inspect trace", path));
-    if (auto kind = check_regular(path, st); !kind) return tl::unexpected(kind.error());
-    if (auto locked = lock_exclusive(lock.fd(), path); !locked) return tl::unexpected(locked.error());
+    if (::fstat(lock.fd(), &st) != 0) return core::fail(errno_error(errno, "cannot inspect trace", path));
+    if (auto kind = check_regular(path, st); !kind) return core::propagate(kind);
+    if (auto locked = lock_exclusive(lock.fd(), path); !locked) return core::propagate(locked);
     if (!names_file(path, st)) continue;
     const bool holds_data = st.st_size > 0 || file_size_or_zero(sidecar(path, kSidecarSuffixes[0])) > 0;
     if (holds_data && !overwrite) {
@@ -249,12 +248,12 @@ auto prepare_trace_file(const fs::path& path, bool overwrite) -> core::Result<Pr
                         "choose another path, or ask for it to be overwritten");
     }
     if (holds_data && ::unlink(path.c_str()) != 0) {
-      return tl::unexpected(errno_error(errno, "cannot remove", path));
+      return core::fail(errno_error(errno, "cannot remove", path));
     }
     // Any -wal/-shm/-journal beside an empty or replaced file is stale and would be applied to the new
     // database.
     for (const auto suffix : kSidecarSuffixes) {
-      if (auto removed = remove_file(sidecar(path, suffix)); !removed) return tl::unexpected(removed.error());
+      if (auto removed = remove_file(sidecar(path, suffix)); !removed) return core::propagate(removed);
     }
     if (holds_data) continue;  // the old trace is gone: create, lock and check the new file
     return PreparedFile{std::move(lock), created};
@@ -276,26 +275,25 @@ auto create_trace_database(const fs::path& path, const WriterOptions& options) -
   const int rc = sqlite3_open_v2(path.c_str(), &raw,
                                  SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   Connection db(raw);
-  if (rc != SQLITE_OK)
-    return tl::unexpected(sqlite_error(db.get(), rc, "cannot open trace " + path.string()));
+  if (rc != SQLITE_OK) return core::fail(sqlite_error(db.get(), rc, "cannot open trace " + path.string()));
   sqlite3_extended_result_codes(db.get(), 1);
   sqlite3_busy_timeout(db.get(), 1000);
   const std::string pragmas = "PRAGMA page_size=" + std::to_string(kPageSizeBytes) +
                               "; PRAGMA application_id=" + std::to_string(kApplicationId) +
                               "; PRAGMA user_version=" + std::to_string(kSchemaVersion) + ";";
   if (auto done = exec(db.get(), pragmas.c_str(), "cannot set up trace " + path.string()); !done) {
-    return tl::unexpected(done.error());
+    return core::propagate(done);
   }
-  if (auto done = enable_wal(db.get(), path); !done) return tl::unexpected(done.error());
+  if (auto done = enable_wal(db.get(), path); !done) return core::propagate(done);
   // Checkpoint every 4096 pages (64 MiB of WAL) instead of SQLite's 1000: a quarter of the checkpoint fsyncs.
   // A 16 MiB page cache holds a whole default batch (4096 samples of about 460 bytes) without spilling.
   const char* tuning =
       "PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=4096; PRAGMA journal_size_limit=67108864; "
       "PRAGMA cache_size=-16384;";
   if (auto done = exec(db.get(), tuning, "cannot set up trace " + path.string()); !done) {
-    return tl::unexpected(done.error());
+    return core::propagate(done);
   }
-  if (auto done = write_schema(db.get(), options, path); !done) return tl::unexpected(done.error());
+  if (auto done = write_schema(db.get(), options, path); !done) return core::propagate(done);
   return db;
 }
 

@@ -14,7 +14,7 @@ namespace solscope::workload::detail {
 namespace {
 
 auto errno_error(int err, const std::string& what, const std::filesystem::path& path)
-    -> tl::unexpected<core::Error> {
+    -> core::Unexpected<core::Error> {
   const std::string message =
       what + " " + path.string() + ": " + std::error_code(err, std::generic_category()).message();
   switch (err) {

@@ -168,20 +168,19 @@ auto write_profile_trace(const std::filesystem::path& path, const ProfileOptions
                          " profile of solscope_make_synthetic_trace (" + std::to_string(o.devices) +
                          " GPUs x " + std::to_string(o.hz) + " Hz); never measured on a GPU";
   auto writer = trace::Writer::open(path, w);
-  if (!writer) return tl::unexpected(writer.error());
+  if (!writer) return core::propagate(writer);
   std::vector<core::DeviceInfo> devs;
   for (std::uint32_t g = 0; g < o.devices; ++g) devs.push_back(profile_device(g));
-  if (auto done = writer->write_devices(devs); !done) return tl::unexpected(done.error());
+  if (auto done = writer->write_devices(devs); !done) return core::propagate(done);
   std::uint64_t written = 0;
   for (std::int64_t n = 0; n < per_device; ++n) {
     for (std::uint32_t g = 0; g < o.devices; ++g) {
       const core::RawSample raw = raw_sample(o, g, n);
-      if (auto done = writer->append(raw, core::derive(raw, devs[g])); !done)
-        return tl::unexpected(done.error());
+      if (auto done = writer->append(raw, core::derive(raw, devs[g])); !done) return core::propagate(done);
       ++written;
     }
   }
-  if (auto done = writer->close(); !done) return tl::unexpected(done.error());
+  if (auto done = writer->close(); !done) return core::propagate(done);
   return written;
 }
 

@@ -88,17 +88,17 @@ auto write_trace(const std::filesystem::path& path, std::uint32_t device_count, 
   if (options.start_time_ns == 0) options.start_time_ns = kStartNs;
   if (options.host.empty()) options.host = "synthetic";
   auto writer = trace::Writer::open(path, options);
-  if (!writer) return tl::unexpected(writer.error());
+  if (!writer) return core::propagate(writer);
   const auto devs = devices(device_count);
-  if (auto done = writer->write_devices(devs); !done) return tl::unexpected(done.error());
+  if (auto done = writer->write_devices(devs); !done) return core::propagate(done);
   std::uint64_t written = 0;
   for (const core::RawSample& raw : samples(device_count, per_device, seed)) {
     if (auto done = writer->append(raw, core::derive(raw, devs[raw.device_index])); !done) {
-      return tl::unexpected(done.error());
+      return core::propagate(done);
     }
     ++written;
   }
-  if (auto done = writer->close(); !done) return tl::unexpected(done.error());
+  if (auto done = writer->close(); !done) return core::propagate(done);
   return written;
 }
 
