@@ -89,6 +89,8 @@ auto run_record(const CommonOptions& common, const WorkloadOptions& workloads, c
   if (writer->stopped()) return kExitFailure;
   print_note(err, fmt::format("recorded {} samples of {} GPU(s) to {}", writer->committed_samples(),
                               opened->source->devices().size(), args.output));
+  // A replayed input says what it read and where its damage begins, as `replay` and `export` do.
+  if (const int read = report_replay_end(*opened, err); read != kExitOk && code == kExitOk) return read;
   return code;
 }
 
