@@ -1,15 +1,7 @@
 # Fails when a layer below the app (core, ceiling, trace, server, tui, sources, workload) reads an
 # environment variable: the app reads them (src/app/config) and passes the values in.
-set(bad "")
-foreach(layer core ceiling trace server tui sources workload)
-  file(GLOB_RECURSE files "${ROOT}/src/${layer}/*.hpp" "${ROOT}/src/${layer}/*.cpp")
-  foreach(f IN LISTS files)
-    file(STRINGS "${f}" lines REGEX "getenv")
-    foreach(line IN LISTS lines)
-      string(APPEND bad "  ${f}: ${line}\n")
-    endforeach()
-  endforeach()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/../scan_sources.cmake)
+scan_sources(bad "getenv" core ceiling trace server tui sources workload)
 if(bad)
   message(FATAL_ERROR "environment read below the app layer (pass the value in from src/app):\n${bad}")
 endif()
