@@ -13,6 +13,7 @@
 # (/usr/bin/prometheus-node-exporter). Needs python3; prints every figure and a summary at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 solscope=${1:-}
 if [[ -z "$solscope" ]]; then
@@ -47,16 +48,9 @@ t0_ns=$(python3 -c 'import time; print(time.time_ns() // 10**9 * 10**9 + 20 * 10
   --profile phases --start-ns "$t0_ns" --attainable-gpu 0 >/dev/null
 
 echo "== starting solscope serve ($solscope) and node-exporter on loopback"
-"$solscope" serve --replay "$work/bench.sqlite" --listen 127.0.0.1:0 2>"$work/serve.log" &
-solscope_pid=$!
-pids+=("$solscope_pid")
-port=""
-for _ in $(seq 1 300); do
-  port=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$work/serve.log" | grep -o '[0-9]*$' || true)
-  [[ -n "$port" ]] && break
-  sleep 0.1
-done
-[[ -n "$port" ]] || { cat "$work/serve.log" >&2; echo "serve_bench: solscope did not start" >&2; exit 1; }
+start_serve "$solscope" "$work/serve.log" "serve_bench: solscope" --replay "$work/bench.sqlite"
+solscope_pid=$serve_pid
+port=$serve_port
 play_start_ns=$(python3 -c 'import time; print(time.time_ns())')
 ne_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$node_exporter" --web.listen-address="127.0.0.1:$ne_port" >"$work/node_exporter.log" 2>&1 &
@@ -96,17 +90,10 @@ python3 bench/serve_probe.py stream "http://127.0.0.1:$port/api/v1/stream" --t0-
 
 echo "== 5. RSS under 64 concurrent one-hour /api/v1/samples queries (1 GPU x 1 h replayed at full speed)"
 "$make_trace" -o "$work/hour.sqlite" --force --devices 1 --hz 10 --seconds 3700 --profile constant
-"$solscope" serve --replay "$work/hour.sqlite" --speed 0 --listen 127.0.0.1:0 --max-connections-per-address 64 \
-  2>"$work/serve_hour.log" &
-hour_pid=$!
-pids+=("$hour_pid")
-hour_port=""
-for _ in $(seq 1 300); do
-  hour_port=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$work/serve_hour.log" | grep -o '[0-9]*$' || true)
-  [[ -n "$hour_port" ]] && break
-  sleep 0.1
-done
-[[ -n "$hour_port" ]] || { cat "$work/serve_hour.log" >&2; echo "serve_bench: the one-hour daemon did not start" >&2; exit 1; }
+start_serve "$solscope" "$work/serve_hour.log" "serve_bench: the one-hour daemon" --replay "$work/hour.sqlite" \
+  --speed 0 --max-connections-per-address 64
+hour_pid=$serve_pid
+hour_port=$serve_port
 for _ in $(seq 1 600); do  # until the replay has ended (the log says so)
   grep -q "the replay ended" "$work/serve_hour.log" && break
   sleep 0.1

@@ -12,6 +12,7 @@
 # bench/http_latency.py. Exit 1 when a request failed or the daemon died or did not stop on SIGTERM within 2 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 solscope=${1:-}
 total_s=${2:-3600}
@@ -33,16 +34,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$solscope" serve --replay "$trace" --loop --speed "$speed" --listen 127.0.0.1:0 2>"$work/serve.log" &
-daemon=$!
-pids+=("$daemon")
-port=""
-for _ in $(seq 1 300); do
-  port=$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$work/serve.log" | grep -o '[0-9]*$' || true)
-  [[ -n "$port" ]] && break
-  sleep 0.1
-done
-[[ -n "$port" ]] || { cat "$work/serve.log" >&2; echo "serve_soak: solscope did not start" >&2; exit 1; }
+start_serve "$solscope" "$work/serve.log" "serve_soak: solscope" --replay "$trace" --loop --speed "$speed"
+daemon=$serve_pid
+port=$serve_port
 base="http://127.0.0.1:$port"
 echo "== solscope serve (pid $daemon) on $base replaying $trace in a loop at speed $speed; ${total_s} s in all"
 sleep 3
