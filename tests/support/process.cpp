@@ -21,6 +21,22 @@ auto exec_argv(const std::vector<std::string>& argv) -> std::vector<char*> {
   return out;
 }
 
+/// In a forked child: stdout and stderr to the write ends of the pipes, stdin from /dev/null, `env` added to
+/// the environment, then execs `argv`; exits 127 when the exec fails.
+[[noreturn]] void exec_piped(const std::vector<std::string>& argv, const int (&out_pipe)[2],
+                             const int (&err_pipe)[2], const std::vector<std::string>& env) {
+  ::dup2(out_pipe[1], 1);
+  ::dup2(err_pipe[1], 2);
+  ::close(out_pipe[0]);
+  ::close(err_pipe[0]);
+  const int null_fd = ::open("/dev/null", O_RDONLY);
+  ::dup2(null_fd, 0);
+  for (const auto& e : env) ::putenv(const_cast<char*>(e.c_str()));
+  auto args = exec_argv(argv);
+  ::execv(args[0], args.data());
+  ::_exit(127);
+}
+
 auto decode_status(int status) -> int {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
@@ -64,16 +80,7 @@ auto run_process(const std::vector<std::string>& argv, std::chrono::milliseconds
   if (::pipe(out_pipe) != 0 || ::pipe(err_pipe) != 0) return result;
   const pid_t pid = ::fork();
   if (pid == 0) {
-    ::dup2(out_pipe[1], 1);
-    ::dup2(err_pipe[1], 2);
-    ::close(out_pipe[0]);
-    ::close(err_pipe[0]);
-    const int null_fd = ::open("/dev/null", O_RDONLY);
-    ::dup2(null_fd, 0);
-    for (const auto& e : env) ::putenv(const_cast<char*>(e.c_str()));
-    auto args = exec_argv(argv);
-    ::execv(args[0], args.data());
-    ::_exit(127);
+    exec_piped(argv, out_pipe, err_pipe, env);
   }
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
@@ -136,15 +143,7 @@ StalledPipeProcess::StalledPipeProcess(const std::vector<std::string>& argv) {
   }
   pid_ = ::fork();
   if (pid_ == 0) {
-    ::dup2(out_pipe[1], 1);
-    ::dup2(err_pipe[1], 2);
-    ::close(out_pipe[0]);
-    ::close(err_pipe[0]);
-    const int null_fd = ::open("/dev/null", O_RDONLY);
-    ::dup2(null_fd, 0);
-    auto args = exec_argv(argv);
-    ::execv(args[0], args.data());
-    ::_exit(127);
+    exec_piped(argv, out_pipe, err_pipe, {});
   }
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
