@@ -32,14 +32,7 @@ max_s=${SECONDS_MAX:-10}
 proc_s=${SECONDS_PROC:-30}
 conns=${CONNECTIONS:-4}
 
-work=$(mktemp -d /tmp/solscope-bench.XXXXXX)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+start_workdir bench
 
 echo "== trace: 8 GPUs x 100 Hz, SYNTHETIC (solscope_make_synthetic_trace)"
 trace_s=$((proc_s + 4 * rate_s + 2 * max_s + 60))

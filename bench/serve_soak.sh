@@ -25,14 +25,7 @@ block_s=$((3 * probe_s + 2))  # one measurement: proc, /metrics, then both /api 
 soak_s=$((total_s - 2 * block_s - 5))
 ((soak_s >= 30)) || { echo "serve_soak: SECONDS must be at least $((2 * block_s + 35))" >&2; exit 2; }
 
-work=$(mktemp -d /tmp/solscope-soak.XXXXXX)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+start_workdir soak
 
 start_serve "$solscope" "$work/serve.log" "serve_soak: solscope" --replay "$trace" --loop --speed "$speed"
 daemon=$serve_pid
