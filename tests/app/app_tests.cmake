@@ -10,8 +10,9 @@ if(TARGET solscope_app)
             ${CMAKE_CURRENT_LIST_DIR}/trace_output_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/source_capabilities_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../support/process.cpp
     LIBS solscope_app solscope_httplib Threads::Threads CLI11::CLI11)
-  target_compile_definitions(solscope_app_test PRIVATE SOLSCOPE_BINARY="$<TARGET_FILE:solscope>")
-  add_dependencies(solscope_app_test solscope)
+  target_compile_definitions(solscope_app_test PRIVATE SOLSCOPE_BINARY="$<TARGET_FILE:solscope>"
+                             SOLSCOPE_MAKE_TRACE="$<TARGET_FILE:solscope_make_synthetic_trace>")
+  add_dependencies(solscope_app_test solscope solscope_make_synthetic_trace)
   # Issue 10, item 19: no dynamic_cast or vendor #ifdef in the app; vendor headers only in the glue file.
   add_test(NAME app.vendor_glue
            COMMAND ${CMAKE_COMMAND} -DROOT=${PROJECT_SOURCE_DIR} -P ${CMAKE_CURRENT_LIST_DIR}/check_vendor_glue.cmake)

@@ -51,6 +51,36 @@ class ServeE2eTest : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
+TEST_F(ServeE2eTest, a_replay_at_speed_0_serves_every_sample_of_the_trace) {
+  // A replay as fast as possible used to go through the daemon's live-view queue with drop-oldest: a poll
+  // returns thousands of samples at once, so about a third of these 40,000 never reached /metrics.
+  const auto made = testing::run_process({SOLSCOPE_MAKE_TRACE, "-o", path("dense.sqlite"), "--devices", "8",
+                                          "--hz", "1000", "--seconds", "5", "--profile", "phases"},
+                                         60s);
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  testing::BackgroundProcess p(
+      {kBinary, "serve", "--replay", path("dense.sqlite"), "--speed", "0", "--listen", "127.0.0.1:0"},
+      path("out"), path("err"));
+  const int port = wait_for_port();
+  ASSERT_GT(port, 0) << read("err");
+  for (int i = 0; i < 600 && read("err").find("the replay ended") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_NE(read("err").find("the replay ended"), std::string::npos) << read("err");
+  httplib::Client c("127.0.0.1", port);
+  c.set_read_timeout(10, 0);
+  const auto metrics = c.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  const std::regex total(R"(\nsolscope_samples_total\{[^}]*\} ([0-9.e+]+))");
+  double samples = 0;
+  for (std::sregex_iterator it(metrics->body.begin(), metrics->body.end(), total), end; it != end; ++it) {
+    samples += std::stod((*it)[1]);
+  }
+  EXPECT_EQ(samples, 40000.0) << "every sample of the 8-GPU trace";
+  p.signal(SIGTERM);
+  EXPECT_EQ(p.wait(10s), 0) << read("err");
+}
+
 TEST_F(ServeE2eTest, replay_serves_metrics_api_and_stream_then_exits_0_on_sigterm) {
   testing::BackgroundProcess p({kBinary, "serve", "--replay", kDemo, "--listen", "127.0.0.1:0", "--loop"},
                                path("out"), path("err"));
