@@ -232,7 +232,8 @@ TEST_F(CliTest, one_flipped_byte_mid_trace_is_read_past_and_reported_on_stderr) 
   r = solscope({"record", "--replay", path("flip.sqlite"), "--speed", "0", "-o", path("again.sqlite")});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("recorded 4799 samples"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("solscope: warning: trace " + path("flip.sqlite") + where), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("solscope: warning: trace " + path("flip.sqlite") + where), std::string::npos)
+      << r.err;
 }
 
 TEST_F(CliTest, serve_replay_of_a_damaged_trace_says_what_it_read_when_the_replay_ends) {
