@@ -88,7 +88,11 @@ class GuardedServer final : public Base {
     bool connection_closed = false;
     return this->process_request(stream, true, connection_closed, [ssl](httplib::Request& req) {
       drop_ranges(req);
-      if constexpr (kTls) req.ssl = ssl;
+      if constexpr (kTls) {
+        req.ssl = ssl;
+      } else {
+        (void)ssl;  // plain HTTP: no TLS session (clang's -Wunused-lambda-capture)
+      }
     });
   }
 
