@@ -3,6 +3,7 @@
 #include <bit>
 #include <cstring>
 #include <limits>
+#include <numeric>
 #include <string>
 
 #include "core/sol_terms.hpp"
@@ -26,10 +27,8 @@ auto first_id_at_or_after(const ReaderState& reader, std::int64_t from_ns) -> st
   std::int64_t lo = reader.min_id;
   std::int64_t hi = reader.max_id + 1;
   while (lo < hi) {
-    // Halfway without overflow: rowids may be negative, so hi - lo can exceed INT64_MAX (found by fuzzing).
-    const auto mid =
-        static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) +
-                                  (static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo)) / 2);
+    // std::midpoint: rowids may be negative, so hi - lo can exceed INT64_MAX (found by fuzzing).
+    const std::int64_t mid = std::midpoint(lo, hi);
     sqlite3_stmt* s = probe->get();
     sqlite3_reset(s);
     sqlite3_bind_int64(s, 1, mid);

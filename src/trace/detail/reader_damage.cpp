@@ -7,6 +7,7 @@
 // search back to the first one.
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <string>
 
 #include "trace/detail/columns.hpp"
@@ -47,7 +48,7 @@ auto first_readable_after(CursorState& cursor, std::int64_t bad, std::int64_t ma
   }
   if (!good) return std::nullopt;
   while (*good - lo > 1) {
-    const std::int64_t mid = lo + (*good - lo) / 2;
+    const std::int64_t mid = std::midpoint(lo, *good);  // no overflow with negative ids
     if (readable_from(cursor, mid)) {
       good = mid;
     } else {
