@@ -18,6 +18,9 @@
 namespace solscope::trace {
 namespace {
 
+/// The hint of every error that a full disk caused.
+constexpr const char* kDiskFullHint = "free space on that filesystem and record again";
+
 /// One buffered sample: what the two INSERTs need.
 struct Row {
   core::RawSample raw;
@@ -107,7 +110,7 @@ auto Writer::Impl::stop(const core::Error& cause) -> core::Error {
     if (lost > 0) message += ", " + std::to_string(lost) + " buffered samples were not saved";
   }
   std::string hint = cause.code == core::ErrorCode::ResourceExhausted
-                         ? "free space on that filesystem and record again"
+                         ? std::string(kDiskFullHint)
                          : "check the disk and its permissions, and record again";
   return core::Error{cause.code, std::move(message), std::move(hint)};
 }
@@ -309,18 +312,15 @@ auto Writer::open(const std::filesystem::path& path, const WriterOptions& option
     ready = impl->prepare_statements();
   }
   if (!ready) {
-    // A file this call created and could not set up (e.g. a full disk) is removed, not left empty.
-    impl->insert_sample.reset();
-    impl->insert_counters.reset();
-    impl->mark_unordered.reset();
+    // A file this call created and could not set up (e.g. a full disk) is removed, not left empty. The
+    // statements are still empty here (prepare_statements() sets them only all together, on success).
     impl->db.reset();
     core::Error error = ready.error();
     if (impl->created) {
       detail::remove_trace_files(path);
       error.message += " (the new file was removed)";
     }
-    if (error.hint.empty() && error.code == core::ErrorCode::ResourceExhausted)
-      error.hint = "free space on that filesystem and record again";
+    if (error.hint.empty() && error.code == core::ErrorCode::ResourceExhausted) error.hint = kDiskFullHint;
     return core::fail(std::move(error));
   }
   impl->pending.reserve(options.batch_samples);

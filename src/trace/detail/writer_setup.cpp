@@ -247,8 +247,8 @@ auto prepare_trace_file(const fs::path& path, bool overwrite) -> core::Result<Pr
       return core::fail(core::ErrorCode::InvalidArgument, "trace " + path.string() + " already exists",
                         "choose another path, or ask for it to be overwritten");
     }
-    if (holds_data && ::unlink(path.c_str()) != 0) {
-      return core::fail(errno_error(errno, "cannot remove", path));
+    if (holds_data) {
+      if (auto removed = remove_file(path); !removed) return core::propagate(removed);
     }
     // Any -wal/-shm/-journal beside an empty or replaced file is stale and would be applied to the new
     // database.
