@@ -81,7 +81,7 @@ auto Reader::sample_count() const -> std::uint64_t {
   return state_->sample_count;
 }
 auto Reader::recovered() const -> bool {
-  return state_->recovered;
+  return state_->recovered();
 }
 auto Reader::recovery_note() const -> const std::string& {
   return state_->recovery_note;

@@ -22,7 +22,6 @@ namespace fs = std::filesystem;
 /// Marks `state` recovered for the reason `what` ("is damaged (...)", "has a damaged devices table"), added
 /// to any reason found before.
 void mark_recovered(ReaderState& state, const std::string& what) {
-  state.recovered = true;
   if (!state.recovery_what.empty()) state.recovery_what += "; it ";
   state.recovery_what += what;
 }
@@ -62,7 +61,7 @@ auto connect(ReaderState& state, const FileProbe& probe, std::string query,
     (void)exec(db.get(), "PRAGMA writable_schema=ON", what);  // a read-only flag; the next read tells
     tables.clear();
     rc = read_table_names(db.get(), tables);
-    if (rc == SQLITE_OK && !state.recovered) mark_recovered(state, "is damaged (" + first + ")");
+    if (rc == SQLITE_OK && !state.recovered()) mark_recovered(state, "is damaged (" + first + ")");
   }
   if ((rc & 0xff) == SQLITE_NOTADB) return core::fail(not_a_trace(state.path, "is not an SQLite database"));
   if (is_damage(rc)) {
@@ -290,11 +289,10 @@ auto count_samples(const std::shared_ptr<ReaderState>& state, const FileProbe& p
   state->max_id = max_id.value_or(std::numeric_limits<std::int64_t>::max());
   const bool consistent = count.has_value() && (*count == 0 || (min_id && max_id && max_counter == max_id));
   const bool short_file = cut_short(probe);
-  if (consistent && !short_file && !state->recovered) {
+  if (consistent && !short_file && !state->recovered()) {
     state->sample_count = static_cast<std::uint64_t>(*count);
     return;
   }
-  state->recovered = true;
   std::uint64_t readable = 0;
   if (auto cursor = make_cursor_state(state, ReadOptions{})) {
     while (step_to_next(**cursor)) ++readable;
@@ -333,7 +331,7 @@ auto open_reader_state(const fs::path& path) -> core::Result<std::shared_ptr<Rea
   load_devices(*state);
   if (auto done = load_metrics(*state); !done) return core::propagate(done);
   count_samples(state, *probe);
-  if (!state->recovered) return state;
+  if (!state->recovered()) return state;
   const std::string what = "trace " + path.string() + " " + state->recovery_what;
   if (state->sample_count == 0) {
     return core::fail(core::ErrorCode::DataLoss, what + ": no sample can be read",

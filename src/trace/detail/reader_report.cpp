@@ -55,7 +55,7 @@ auto details(const ReadReport& report) -> std::string {
 }  // namespace
 
 auto describe_read(const ReaderState& reader, const ReadReport& report) -> std::optional<core::Error> {
-  if (!report.damaged() && !reader.recovered) return std::nullopt;
+  if (!report.damaged() && !reader.recovered()) return std::nullopt;
   const std::string file = reader.path.string();
   std::string hint = report.samples == 0 ? "nothing in it can be read; record again"
                                          : "to save more of it, try `sqlite3 " + file +
@@ -64,8 +64,7 @@ auto describe_read(const ReaderState& reader, const ReadReport& report) -> std::
     hint = "the lost commits are still in " + file + "-wal, past a frame SQLite rejects; keep both files";
   }
   if (!report.damaged()) return core::Error{core::ErrorCode::DataLoss, reader.recovery_note, std::move(hint)};
-  const std::string what =
-      reader.recovered && !reader.recovery_what.empty() ? reader.recovery_what : "is damaged";
+  const std::string what = reader.recovered() ? reader.recovery_what : "is damaged";
   return core::Error{core::ErrorCode::DataLoss,
                      "trace " + file + " " + what + ": read " + plural(report.samples, "sample", "samples") +
                          details(report),

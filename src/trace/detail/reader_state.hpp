@@ -33,10 +33,12 @@ struct ReaderState {
   bool has_attainable = false;
   std::int64_t min_id = 0;
   std::int64_t max_id = 0;
-  bool recovered = false;
   std::string recovery_note;
-  /// What open() found, without the count: "is cut short (64.0 KiB of the 2.0 MiB its header declares)".
+  /// What open() found, without the count: "is cut short (64.0 KiB of the 2.0 MiB its header declares)";
+  /// empty for an intact file.
   std::string recovery_what;
+  /// The file is cut short or damaged (open() found something to say in recovery_what).
+  [[nodiscard]] auto recovered() const -> bool { return !recovery_what.empty(); }
   bool wal_commits_lost = false;  ///< the -wal holds commits past a damaged frame (wal_probe.hpp)
 };
 
