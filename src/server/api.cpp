@@ -96,8 +96,9 @@ auto samples_json(const core::LiveState& state, const SamplesQuery& query, std::
   const core::DeviceInfo* info = snapshot ? &snapshot->state.info : nullptr;
   const std::int64_t merge = query.window_ns / state.options().window_ns;
   std::vector<core::SolSample> windows = state.windows(query.device, query.since_ns, merge, true);
-  const bool more = windows.size() > std::max<std::size_t>(max_samples, 1);
-  if (more) windows.resize(std::max<std::size_t>(max_samples, 1));
+  const std::size_t cap = std::max<std::size_t>(max_samples, 1);
+  const bool more = windows.size() > cap;
+  if (more) windows.resize(cap);
   std::string out = "{\"device\":" + std::to_string(query.device) +
                     ",\"window_ns\":" + std::to_string(query.window_ns) + ",\"samples\":[";
   for (std::size_t i = 0; i < windows.size(); ++i) {

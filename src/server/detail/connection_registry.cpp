@@ -55,23 +55,38 @@ auto ConnectionRegistry::open() const -> std::size_t {
   return address_of_.size();
 }
 
-auto peer_address(int fd) -> std::string {
-  sockaddr_storage addr{};
-  socklen_t len = sizeof(addr);
-  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return {};
+namespace {
+
+/// The numeric address (IPv4-mapped IPv6 addresses as IPv4) and port of `addr`; "" and 0 for another family.
+auto endpoint_of(const sockaddr_storage& addr) -> Endpoint {
   char text[INET6_ADDRSTRLEN] = {};
   if (addr.ss_family == AF_INET) {
     const auto* v4 = reinterpret_cast<const sockaddr_in*>(&addr);
-    return ::inet_ntop(AF_INET, &v4->sin_addr, text, sizeof(text)) != nullptr ? text : "";
+    const bool ok = ::inet_ntop(AF_INET, &v4->sin_addr, text, sizeof(text)) != nullptr;
+    return {ok ? text : "", ntohs(v4->sin_port)};
   }
   if (addr.ss_family == AF_INET6) {
     const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&addr);
-    if (IN6_IS_ADDR_V4MAPPED(&v6->sin6_addr)) {
-      return ::inet_ntop(AF_INET, &v6->sin6_addr.s6_addr[12], text, sizeof(text)) != nullptr ? text : "";
-    }
-    return ::inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof(text)) != nullptr ? text : "";
+    const bool ok = IN6_IS_ADDR_V4MAPPED(&v6->sin6_addr)
+                        ? ::inet_ntop(AF_INET, &v6->sin6_addr.s6_addr[12], text, sizeof(text)) != nullptr
+                        : ::inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof(text)) != nullptr;
+    return {ok ? text : "", ntohs(v6->sin6_port)};
   }
   return {};
+}
+
+}  // namespace
+
+auto socket_endpoint(int fd, EndpointSide side) -> Endpoint {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof(addr);
+  auto* raw = reinterpret_cast<sockaddr*>(&addr);
+  const int rc = side == EndpointSide::Peer ? ::getpeername(fd, raw, &len) : ::getsockname(fd, raw, &len);
+  return rc == 0 ? endpoint_of(addr) : Endpoint{};
+}
+
+auto peer_address(int fd) -> std::string {
+  return socket_endpoint(fd, EndpointSide::Peer).address;
 }
 
 }  // namespace solscope::server::detail

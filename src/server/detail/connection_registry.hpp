@@ -62,7 +62,18 @@ class ConnectionRegistry {
   bool stopping_ = false;
 };
 
-/// The numeric address of the peer of socket `fd` (IPv4-mapped IPv6 addresses as IPv4); "" when unknown.
+/// One end of a TCP connection: numeric address (IPv4-mapped IPv6 addresses as IPv4, e.g. "127.0.0.1" or
+/// "::1") and port (0..65535).
+struct Endpoint {
+  std::string address;
+  int port = 0;
+};
+/// Which end of a socket.
+enum class EndpointSide { Peer, Local };
+/// The `side` end of socket `fd`; an empty address and port 0 when unknown (getpeername/getsockname failed,
+/// not IPv4 or IPv6).
+[[nodiscard]] auto socket_endpoint(int fd, EndpointSide side) -> Endpoint;
+/// The numeric address of the peer of socket `fd` (as socket_endpoint); "" when unknown.
 [[nodiscard]] auto peer_address(int fd) -> std::string;
 
 }  // namespace solscope::server::detail

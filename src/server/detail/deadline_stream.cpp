@@ -1,29 +1,17 @@
 #include "server/detail/deadline_stream.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <utility>
+
+#include "server/detail/connection_registry.hpp"
 
 namespace solscope::server::detail {
 namespace {
-
-auto ip_and_port(const sockaddr_storage& addr, std::string& ip, int& port) -> void {
-  char text[INET6_ADDRSTRLEN] = {};
-  if (addr.ss_family == AF_INET) {
-    const auto* v4 = reinterpret_cast<const sockaddr_in*>(&addr);
-    if (::inet_ntop(AF_INET, &v4->sin_addr, text, sizeof(text)) != nullptr) ip = text;
-    port = ntohs(v4->sin_port);
-  } else if (addr.ss_family == AF_INET6) {
-    const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&addr);
-    if (::inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof(text)) != nullptr) ip = text;
-    port = ntohs(v6->sin6_port);
-  }
-}
 
 /// After a TLS call that returned `ret` <= 0: waits for what OpenSSL wants. False when the call failed.
 auto wait_for_tls(SSL* ssl, int ret, int fd, Clock::time_point deadline) -> bool {
@@ -114,15 +102,15 @@ auto DeadlineStream::write(const char* ptr, size_t size) -> ssize_t {
 }
 
 void DeadlineStream::get_remote_ip_and_port(std::string& ip, int& port) const {
-  sockaddr_storage addr{};
-  socklen_t len = sizeof(addr);
-  if (::getpeername(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) ip_and_port(addr, ip, port);
+  Endpoint end = socket_endpoint(fd_, EndpointSide::Peer);
+  ip = std::move(end.address);
+  port = end.port;
 }
 
 void DeadlineStream::get_local_ip_and_port(std::string& ip, int& port) const {
-  sockaddr_storage addr{};
-  socklen_t len = sizeof(addr);
-  if (::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) ip_and_port(addr, ip, port);
+  Endpoint end = socket_endpoint(fd_, EndpointSide::Local);
+  ip = std::move(end.address);
+  port = end.port;
 }
 
 }  // namespace solscope::server::detail

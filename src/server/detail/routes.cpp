@@ -108,13 +108,12 @@ void get_samples(const Request& req, Response& res, const RouteContext& ctx, Sam
     return;
   }
   std::string body;
-  try {
+  {
+    // Gives the turn back however the rendering ends (an exception included).
+    const std::unique_ptr<SamplesGate, void (*)(SamplesGate*)> turn(&gate,
+                                                                    [](SamplesGate* g) { g->release(); });
     body = samples_json(ctx.state, *query);
-  } catch (...) {
-    gate.release();
-    throw;
   }
-  gate.release();
   set_json(res, body);
 }
 
