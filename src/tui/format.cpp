@@ -94,15 +94,6 @@ auto text_width(const std::string& text) -> int {
   return n;
 }
 
-auto concat(std::initializer_list<std::string_view> parts) -> std::string {
-  std::size_t size = 0;
-  for (const auto part : parts) size += part.size();
-  std::string out;
-  out.reserve(size);
-  for (const auto part : parts) out.append(part);
-  return out;
-}
-
 auto fit(const std::string& text, int width, bool ascii) -> std::string {
   if (width <= 0) return {};
   if (text_width(text) <= width) return text;

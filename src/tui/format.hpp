@@ -2,9 +2,7 @@
 #pragma once
 
 #include <cstdint>
-#include <initializer_list>
 #include <string>
-#include <string_view>
 
 namespace solscope::tui {
 
@@ -31,10 +29,6 @@ namespace solscope::tui {
 [[nodiscard]] auto pad_right(const std::string& text, int width, bool ascii = false) -> std::string;
 /// `text` padded on the left to `width` code points (never cut).
 [[nodiscard]] auto pad_left(const std::string& text, int width) -> std::string;
-/// The parts one after the other, as one string. The views build their lines with it: it appends, where
-/// `" " + std::string(...)` makes g++ 12 at -O3 print a false -Wrestrict from inside libstdc++ (GCC bug
-/// 105329, https://gcc.gnu.org/bugzilla/show_bug.cgi?id=105329).
-[[nodiscard]] auto concat(std::initializer_list<std::string_view> parts) -> std::string;
 /// Number of code points in UTF-8 `text` (each is one cell in this view).
 [[nodiscard]] auto text_width(const std::string& text) -> int;
 

@@ -1,4 +1,6 @@
 // Around the GPU entries: header, footer, history charts, process table and the help overlay.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -131,8 +133,7 @@ void draw_processes(const ScreenModel& model, const UiState& ui, const Rect& are
   }
   if (cut) {
     frame.put(area.row + room, area.col,
-              concat({"+", std::to_string(rows.size() - static_cast<std::size_t>(shown)), " more"}),
-              Role::Dim, area.width);
+              fmt::format("+{} more", rows.size() - static_cast<std::size_t>(shown)), Role::Dim, area.width);
   }
 }
 

@@ -1,5 +1,7 @@
 // The Detail view of one GPU: every compute pipe and memory path, activity and interconnect figures, the
 // device's facts, its source and notes.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <string>
 
@@ -46,7 +48,7 @@ auto draw_pipes(const core::SolSample* w, int row, int col, int width, Frame& fr
     const bool busiest = w != nullptr && w->compute_pipe == pipe;
     draw_bar_line(
         frame, row++, col, width,
-        pct_line(concat({" ", core::to_string(pipe)}), pct, Role::BarCompute, busiest, "Compute SOL"));
+        pct_line(fmt::format(" {}", core::to_string(pipe)), pct, Role::BarCompute, busiest, "Compute SOL"));
   }
   return row;
 }
@@ -59,7 +61,7 @@ auto draw_paths(const core::SolSample* w, int row, int col, int width, Frame& fr
     const bool busiest = w != nullptr && w->memory_path == path;
     draw_bar_line(
         frame, row++, col, width,
-        pct_line(concat({" ", core::to_string(path)}), pct, Role::BarMemory, busiest, "Memory SOL"));
+        pct_line(fmt::format(" {}", core::to_string(path)), pct, Role::BarMemory, busiest, "Memory SOL"));
   }
   return row;
 }
@@ -88,9 +90,9 @@ void draw_detail(const core::DeviceSnapshot& d, const Rect& area, Frame& frame) 
   const core::SolSample* w = shown_window(d);
   int row = area.row;
   draw_panel_title(d, true, row++, area, frame);
-  frame.put(row++, area.col, concat({" ", facts_line(d.state.info)}), Role::Dim, area.width);
-  frame.put(row++, area.col, concat({" ", state_line(d, frame.ascii())}), Role::Normal, area.width);
-  frame.put(row++, area.col, concat({" ", activity_line(w)}), Role::Normal, area.width);
+  frame.put(row++, area.col, fmt::format(" {}", facts_line(d.state.info)), Role::Dim, area.width);
+  frame.put(row++, area.col, fmt::format(" {}", state_line(d, frame.ascii())), Role::Normal, area.width);
+  frame.put(row++, area.col, fmt::format(" {}", activity_line(w)), Role::Normal, area.width);
   const auto [note, role] = note_of(d);
   const std::string source = " source: " + source_label(d.state.source) + (note.empty() ? "" : " - " + note);
   frame.put(row++, area.col, source, role == Role::Normal ? Role::Dim : role, area.width);

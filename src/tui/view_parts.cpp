@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include "core/metric_catalog.hpp"
@@ -76,8 +78,9 @@ auto metric_of(const core::SolSample* w, core::MetricId id) -> double {
 
 auto compute_text(const core::SolSample* w) -> std::string {
   if (w == nullptr || std::isnan(w->compute_sol_pct)) return "n/a";
-  const std::string pipe =
-      w->compute_pipe == core::Pipe::kCount ? std::string() : concat({" ", core::to_string(w->compute_pipe)});
+  const std::string pipe = w->compute_pipe == core::Pipe::kCount
+                               ? std::string()
+                               : fmt::format(" {}", core::to_string(w->compute_pipe));
   return format_pct(w->compute_sol_pct) + pipe;
 }
 
@@ -85,7 +88,7 @@ auto memory_text(const core::SolSample* w) -> std::string {
   if (w == nullptr || std::isnan(w->memory_sol_pct)) return "n/a";
   const std::string path = w->memory_path == core::MemPath::kCount
                                ? std::string()
-                               : concat({" ", core::to_string(w->memory_path)});
+                               : fmt::format(" {}", core::to_string(w->memory_path));
   return format_pct(w->memory_sol_pct) + path;
 }
 

@@ -1,4 +1,6 @@
 // The SOL view's GPU entries: full panels, and compact two-row and one-row entries.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -86,11 +88,11 @@ void draw_full(const core::DeviceSnapshot& d, bool selected, const Rect& area, F
                 compute_line(w, " Compute SOL", kLabelWidth, kValueWidth));
   draw_bar_line(frame, r + 2, area.col, area.width, memory_line(w, " Memory SOL", kLabelWidth, kValueWidth));
   draw_bar_line(frame, r + 3, area.col, area.width, util_line(w, " Util (smi)", kLabelWidth, kValueWidth));
-  frame.put(r + 4, area.col, concat({" ", activity_line(w)}), Role::Normal, area.width);
-  frame.put(r + 5, area.col, concat({" ", state_line(d, frame.ascii()), attainable_text(w)}), Role::Normal,
-            area.width);
+  frame.put(r + 4, area.col, fmt::format(" {}", activity_line(w)), Role::Normal, area.width);
+  frame.put(r + 5, area.col, fmt::format(" {}{}", state_line(d, frame.ascii()), attainable_text(w)),
+            Role::Normal, area.width);
   const auto [note, role] = note_of(d);
-  frame.put(r + 6, area.col, concat({" ", fit(note, area.width - 1, frame.ascii())}), role, area.width);
+  frame.put(r + 6, area.col, fmt::format(" {}", fit(note, area.width - 1, frame.ascii())), role, area.width);
 }
 
 /// Three bar groups (compute, memory, classic utilization) side by side in one row from `col`; the two SOL

@@ -74,24 +74,7 @@ void drain(int out_fd, int err_fd, ProcessResult& result, std::chrono::steady_cl
 
 auto run_process(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
                  const std::vector<std::string>& env) -> ProcessResult {
-  int out_pipe[2];
-  int err_pipe[2];
-  ProcessResult result;
-  if (::pipe(out_pipe) != 0 || ::pipe(err_pipe) != 0) return result;
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    exec_piped(argv, out_pipe, err_pipe, env);
-  }
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-  drain(out_pipe[0], err_pipe[0], result, std::chrono::steady_clock::now() + timeout);
-  ::close(out_pipe[0]);
-  ::close(err_pipe[0]);
-  if (result.timed_out) ::kill(pid, SIGKILL);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  result.exit_code = decode_status(status);
-  return result;
+  return StalledPipeProcess(argv, env).drain(timeout);
 }
 
 BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv, const std::string& out_path,
@@ -132,7 +115,8 @@ auto BackgroundProcess::wait(std::chrono::milliseconds timeout) -> int {
   return decode_status(status);
 }
 
-StalledPipeProcess::StalledPipeProcess(const std::vector<std::string>& argv) {
+StalledPipeProcess::StalledPipeProcess(const std::vector<std::string>& argv,
+                                       const std::vector<std::string>& env) {
   int out_pipe[2];
   int err_pipe[2];
   if (::pipe(out_pipe) != 0) return;
@@ -143,7 +127,7 @@ StalledPipeProcess::StalledPipeProcess(const std::vector<std::string>& argv) {
   }
   pid_ = ::fork();
   if (pid_ == 0) {
-    exec_piped(argv, out_pipe, err_pipe, {});
+    exec_piped(argv, out_pipe, err_pipe, env);
   }
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);

@@ -43,10 +43,11 @@ class BackgroundProcess {
 };
 
 /// A child whose stdout is a pipe that nobody reads until drain(): its writes block once the pipe is full, as
-/// behind a stalled `| less`. stderr is collected by drain() too.
+/// behind a stalled `| less`. stderr is collected by drain() too. `env` ("NAME=value") is added to the
+/// child's environment. run_process() is one of these drained at once.
 class StalledPipeProcess {
  public:
-  explicit StalledPipeProcess(const std::vector<std::string>& argv);
+  explicit StalledPipeProcess(const std::vector<std::string>& argv, const std::vector<std::string>& env = {});
   ~StalledPipeProcess();  ///< kills a child still running
   StalledPipeProcess(const StalledPipeProcess&) = delete;
   auto operator=(const StalledPipeProcess&) -> StalledPipeProcess& = delete;

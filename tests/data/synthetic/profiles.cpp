@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "core/derive.hpp"
 #include "core/units.hpp"
 #include "data/synthetic/synthetic_trace.hpp"
 #include "trace/writer.hpp"
@@ -161,27 +161,16 @@ auto write_profile_trace(const std::filesystem::path& path, const ProfileOptions
   if (o.start_ns == 0) o.start_ns = kProfileStartNs;
   trace::WriterOptions w;
   w.overwrite = o.overwrite;
-  w.synthetic = true;
   w.host = "synthetic";
   w.start_time_ns = o.start_ns;
   w.source_description = "synthetic: " + profile_name(o.profile) +
                          " profile of solscope_make_synthetic_trace (" + std::to_string(o.devices) +
                          " GPUs x " + std::to_string(o.hz) + " Hz); never measured on a GPU";
-  auto writer = trace::Writer::open(path, w);
-  if (!writer) return core::propagate(writer);
   std::vector<core::DeviceInfo> devs;
   for (std::uint32_t g = 0; g < o.devices; ++g) devs.push_back(profile_device(g));
-  if (auto done = writer->write_devices(devs); !done) return core::propagate(done);
-  std::uint64_t written = 0;
-  for (std::int64_t n = 0; n < per_device; ++n) {
-    for (std::uint32_t g = 0; g < o.devices; ++g) {
-      const core::RawSample raw = raw_sample(o, g, n);
-      if (auto done = writer->append(raw, core::derive(raw, devs[g])); !done) return core::propagate(done);
-      ++written;
-    }
-  }
-  if (auto done = writer->close(); !done) return core::propagate(done);
-  return written;
+  return write_samples(
+      path, std::move(w), devs, static_cast<std::uint64_t>(per_device),
+      [&o](std::uint32_t g, std::uint64_t n) { return raw_sample(o, g, static_cast<std::int64_t>(n)); });
 }
 
 }  // namespace solscope::synthetic

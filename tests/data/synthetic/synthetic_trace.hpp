@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <vector>
 
 #include "core/device_info.hpp"
@@ -31,6 +32,15 @@ inline constexpr std::int64_t kIntervalNs = 10'000'000;
 /// then sample n + 1).
 [[nodiscard]] auto samples(std::uint32_t device_count, std::uint64_t per_device, std::uint64_t seed)
     -> std::vector<core::RawSample>;
+
+/// Writes a trace of `devs` (`options.synthetic` set here) with `per_device` rounds of one sample per device
+/// in device order, `sample_at(device index in devs, n)`, each with its core::derive figures, and closes it.
+/// The one writer loop of every synthetic profile. Returns the number of samples; errors: the trace writer's.
+[[nodiscard]] auto write_samples(
+    const std::filesystem::path& path, trace::WriterOptions options,
+    const std::vector<core::DeviceInfo>& devs, std::uint64_t per_device,
+    const std::function<core::RawSample(std::uint32_t, std::uint64_t)>& sample_at)
+    -> core::Result<std::uint64_t>;
 
 /// Writes a complete synthetic trace (devices, samples(device_count, per_device, seed) with core::derive
 /// figures, meta.synthetic = 1) and closes it. `options.synthetic` and `source_description` are set here.
