@@ -140,7 +140,7 @@ void Engine::report_lost_devices(RunSummary& summary) {
 }
 
 auto Engine::run(const std::atomic<bool>& stop, const EngineOptions& options) -> core::Result<RunSummary> {
-  if (options.poll_interval_ns < core::kNsPerMs) {
+  if (options.poll_interval_ns < core::kMinSampleIntervalNs) {
     return core::fail(core::ErrorCode::InvalidArgument, "poll interval below 1 ms",
                       "use --interval 1ms or more");
   }

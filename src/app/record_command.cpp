@@ -78,7 +78,7 @@ auto run_record(const CommonOptions& common, const WorkloadOptions& workloads, c
   TraceSink sink(*writer);
   const EngineOptions options{.poll_interval_ns = poll_interval_for(config->interval_ns),
                               .duration_ns = duration_ns,
-                              .pace = common.replay.empty() || args.replay_speed > 0.0};
+                              .pace = opened->paced};
   const auto attainable = attainable_for(std::move(*plan), *opened);
   const int code = run_engine_with_attainable(*opened->source, {&sink}, options, attainable.get(), err);
   if (auto closed = writer->close(); !closed) {

@@ -28,7 +28,7 @@ auto run_replay(const CommonOptions& common, const ReplayArgs& args, std::ostrea
     return opened.error().exit_code;
   }
   const EngineOptions options{.poll_interval_ns = poll_interval_for(config->interval_ns),
-                              .pace = speed > 0.0};
+                              .pace = opened->paced};
   if (want_terminal_view(common.json)) {
     const TerminalViewOptions view{
         .title = "replay of " + std::filesystem::path(args.file).filename().string(),

@@ -182,7 +182,7 @@ auto run_serve(const CommonOptions& common, const WorkloadOptions& workloads, co
   LiveStateSink sink(state, *opened->source, [&http](const core::SolSample& s) { http.publish(s); });
   // A replay at --speed 0 is paced by its sinks (nothing dropped), as in `replay` and `record`.
   const EngineOptions engine_options{.poll_interval_ns = poll_interval_for(config->interval_ns),
-                                     .pace = common.replay.empty() || args.replay_speed > 0.0};
+                                     .pace = opened->paced};
   if (attainable) attainable->start();
   int code = kExitOk;
   bool read_reported = false;  // a replay's account is told at its end, or at shutdown

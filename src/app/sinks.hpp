@@ -28,7 +28,7 @@ class JsonLinesSink : public SampleSink {
   auto on_sample(const core::RawSample& raw, const core::SolSample& sol) -> core::Result<void> override;
   auto flush() -> core::Result<void> override;
   [[nodiscard]] auto delivery() const -> SinkDelivery override {
-    return {.overflow = core::Overflow::DropOldest, .capacity = 1024, .name = "the JSON Lines output"};
+    return {.name = "the JSON Lines output"};  // the default live-view delivery
   }
 
  private:

@@ -67,6 +67,7 @@ auto open_replay_source(const std::string& path, const sources::SourceConfig& co
   auto report = (*source)->report();
   OpenedSource opened{std::move(*source), std::move(description), meta.synthetic};
   opened.replay_report = std::move(report);
+  opened.paced = speed > 0.0;
   return opened;
 }
 

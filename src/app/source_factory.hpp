@@ -27,6 +27,9 @@ struct OpenedSource {
   std::string description;  ///< "NVIDIA GPUs" or "replay of FILE (SYNTHETIC ...)"
   bool synthetic = false;   ///< a trace not recorded on a real GPU
   bool live = false;        ///< the NVIDIA source sampling GPUs now (not a replay)
+  /// Samples come at the source's own pace (live, or a replay at a speed above 0): the engine sleeps between
+  /// polls (EngineOptions::pace). False for a replay drained as fast as possible, which its sinks pace.
+  bool paced = true;
   /// A replay's read account (samples read and skipped, where the damage begins), for report_replay_end();
   /// null for a live source. Outlives `source`.
   std::shared_ptr<const replay::ReplayReport> replay_report{};

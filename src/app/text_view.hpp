@@ -27,7 +27,7 @@ class TextViewSink : public SampleSink {
   auto flush() -> core::Result<void> override;
   /// A live view: when its reader stalls it skips its oldest unread samples (counted by the engine).
   [[nodiscard]] auto delivery() const -> SinkDelivery override {
-    return {.overflow = core::Overflow::DropOldest, .capacity = 1024, .name = "the text view"};
+    return {.name = "the text view"};  // the default live-view delivery
   }
 
   /// Sets where a device's note comes from (the workload on it and its ceiling,
