@@ -178,8 +178,8 @@ auto LiveState::devices() const -> std::vector<DeviceState> {
   return out;
 }
 
-auto LiveState::windows(std::uint32_t device, std::int64_t since_ns, std::int64_t merge,
-                        bool include_open) const -> std::vector<SolSample> {
+auto LiveState::windows(std::uint32_t device, std::int64_t since_ns, std::int64_t merge, bool include_open,
+                        std::size_t max_count) const -> std::vector<SolSample> {
   const std::scoped_lock lock(mutex_);
   std::vector<SolSample> out;
   auto it = devices_.find(device);
@@ -198,9 +198,12 @@ auto LiveState::windows(std::uint32_t device, std::int64_t since_ns, std::int64_
     if (acc.empty()) acc_index = index;
     acc.add(w);
   };
-  for (const auto& w : d.complete) take(w);
-  if (include_open && !d.open.empty()) take(d.open.result());
-  if (!acc.empty()) out.push_back(acc.result());
+  for (const auto& w : d.complete) {
+    if (out.size() >= max_count) return out;  // a merged window is complete once the next one starts
+    take(w);
+  }
+  if (include_open && !d.open.empty() && out.size() < max_count) take(d.open.result());
+  if (!acc.empty() && out.size() < max_count) out.push_back(acc.result());
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -121,9 +122,12 @@ class LiveState {
   [[nodiscard]] auto devices() const -> std::vector<DeviceState>;
 
   /// Complete windows of `device` (plus the open one when `include_open`) that end after `since_ns`, merged
-  /// `merge` at a time (merge >= 1: windows [k x merge x window_ns, ...) aggregated again), oldest first.
+  /// `merge` at a time (merge >= 1: windows [k x merge x window_ns, ...) aggregated again), oldest first; at
+  /// most `max_count` of them (the oldest), so that a paged answer copies only what it sends.
   [[nodiscard]] auto windows(std::uint32_t device, std::int64_t since_ns, std::int64_t merge = 1,
-                             bool include_open = false) const -> std::vector<SolSample>;
+                             bool include_open = false,
+                             std::size_t max_count = std::numeric_limits<std::size_t>::max()) const
+      -> std::vector<SolSample>;
   /// The same as chart points, cheaper: one HistoryPoint per merged window.
   [[nodiscard]] auto history(std::uint32_t device, std::int64_t since_ns, std::int64_t merge = 1) const
       -> std::vector<HistoryPoint>;

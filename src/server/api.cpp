@@ -95,8 +95,9 @@ auto samples_json(const core::LiveState& state, const SamplesQuery& query, std::
   const auto snapshot = state.snapshot(query.device);
   const core::DeviceInfo* info = snapshot ? &snapshot->state.info : nullptr;
   const std::int64_t merge = query.window_ns / state.options().window_ns;
-  std::vector<core::SolSample> windows = state.windows(query.device, query.since_ns, merge, true);
   const std::size_t cap = std::max<std::size_t>(max_samples, 1);
+  // One more than the cap tells whether a continuation is needed; nothing beyond it is copied.
+  std::vector<core::SolSample> windows = state.windows(query.device, query.since_ns, merge, true, cap + 1);
   const bool more = windows.size() > cap;
   if (more) windows.resize(cap);
   std::string out = "{\"device\":" + std::to_string(query.device) +

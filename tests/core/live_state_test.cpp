@@ -100,6 +100,20 @@ TEST(LiveStateTest, history_is_bounded_and_merges_windows) {
   EXPECT_EQ(state.newest_ns(), 31 * kS);
 }
 
+TEST(LiveStateTest, windows_stop_at_max_count_with_the_oldest) {
+  LiveState state(LiveStateOptions{.window_ns = kS, .history_ns = 10 * kS});
+  for (int i = 0; i < 31; ++i) state.add(sample(0, i * kS, (i + 1) * kS, i % 2 == 0 ? 20.0 : 60.0, 5));
+  const auto first3 = state.windows(0, 0, 1, true, 3);
+  ASSERT_EQ(first3.size(), 3U);
+  EXPECT_EQ(first3.front().t_start_ns, 20 * kS);
+  EXPECT_EQ(first3.back().t_start_ns, 22 * kS);
+  const auto merged2 = state.windows(0, 0, 2, true, 2);  // merged windows 20-22 s and 22-24 s
+  ASSERT_EQ(merged2.size(), 2U);
+  EXPECT_EQ(merged2.back().t_start_ns, 22 * kS);
+  EXPECT_DOUBLE_EQ(merged2.back().compute_sol_pct, 40.0);
+  EXPECT_EQ(state.windows(0, 0, 1, true, 100).size(), 11U);  // 10 complete + the open one
+}
+
 TEST(LiveStateTest, device_facts_update_and_bump_the_version) {
   LiveState state;
   state.set_devices({device(0, "A"), device(1, "B")});
