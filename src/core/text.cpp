@@ -125,4 +125,25 @@ auto terminal_safe(std::string_view text, LineBreaks breaks) -> std::string {
   return out;
 }
 
+auto is_terminal_safe(std::string_view text, LineBreaks breaks) -> bool {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte >= 0x20 && byte < 0x7F) {
+      ++i;
+      continue;
+    }
+    if (byte < 0x80) {  // C0 control or DEL: only a kept line break or tab passes
+      if (!((byte == '\n' || byte == '\t') && breaks == LineBreaks::Keep)) return false;
+      ++i;
+      continue;
+    }
+    char32_t c = 0;
+    const std::size_t length = utf8_sequence(text, i, c);
+    if (length == 0 || is_steering(c)) return false;
+    i += length;
+  }
+  return true;
+}
+
 }  // namespace solscope::core

@@ -33,4 +33,8 @@ enum class LineBreaks {
 [[nodiscard]] auto terminal_safe(std::string_view text, LineBreaks breaks = LineBreaks::Escape)
     -> std::string;
 
+/// True when terminal_safe(text, breaks) would return `text` unchanged: a check without a copy, for the paths
+/// that print the same strings often (a terminal frame). O(|text|).
+[[nodiscard]] auto is_terminal_safe(std::string_view text, LineBreaks breaks = LineBreaks::Escape) -> bool;
+
 }  // namespace solscope::core

@@ -79,9 +79,8 @@ void Frame::fill(const Rect& rect, char32_t glyph, Role role) {
 auto Frame::put(int row, int col, std::string_view raw, Role role, int max_width) -> int {
   const int limit = max_width < 0 ? cols_ - col : max_width;
   // Names, commands and notes come from traces, daemons and /proc: escapes show as in the text view.
-  const bool plain = std::all_of(raw.begin(), raw.end(), [](char c) {
-    return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7F;
-  });
+  // Most strings (labels with box-drawing and degree signs too) need nothing: checked without a copy.
+  const bool plain = core::is_terminal_safe(raw);
   const std::string escaped = plain ? std::string() : core::terminal_safe(raw);
   const std::string_view text = plain ? raw : std::string_view(escaped);
   int written = 0;

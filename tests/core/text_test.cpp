@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace solscope::core {
 namespace {
 
@@ -64,4 +67,29 @@ TEST(TextTest, terminal_safe_escapes_every_byte_of_invalid_utf8) {
 }
 
 }  // namespace
+TEST(TextTest, is_terminal_safe_is_true_exactly_when_terminal_safe_changes_nothing) {
+  const std::vector<std::string> texts{"",
+                                       "GPU 0 H100 80GB",
+                                       "│ 45 °C ▶ …",
+                                       "name\x1b]0;owned\x07\x1b[2J",
+                                       "line\nbreak",
+                                       "tab\there",
+                                       "cr\rhere",
+                                       "\xc2\x9b c1",
+                                       "\xe2\x80\xae bidi",
+                                       "\xff bad",
+                                       "\xc0\xaf overlong",
+                                       "\xed\xa0\x80 surrogate",
+                                       "cut \xe2\x94"};
+  for (const auto& text : texts) {
+    for (const LineBreaks breaks : {LineBreaks::Escape, LineBreaks::Keep}) {
+      EXPECT_EQ(is_terminal_safe(text, breaks), terminal_safe(text, breaks) == text) << text;
+    }
+  }
+  EXPECT_TRUE(is_terminal_safe("│ 45 °C"));
+  EXPECT_FALSE(is_terminal_safe("a\x1b[2Jb"));
+  EXPECT_TRUE(is_terminal_safe("two\nlines", LineBreaks::Keep));
+  EXPECT_FALSE(is_terminal_safe("two\nlines"));
+}
+
 }  // namespace solscope::core
