@@ -35,19 +35,23 @@ auto first_readable_after(CursorState& cursor, std::int64_t bad, std::int64_t ma
     -> std::optional<std::int64_t> {
   std::int64_t lo = bad;  // reading from lo fails
   std::optional<std::int64_t> good;
-  std::int64_t step = 1;
-  for (int i = 0; i <= kMaxDoublings && !good; ++i, step *= 2) {
-    const std::int64_t candidate = (lo > max_id - step) ? max_id : lo + step;
-    if (candidate <= lo) break;
+  // Distances between ids are taken as unsigned: ids may span the whole int64 range (found by fuzzing).
+  const auto distance = [](std::int64_t from, std::int64_t to) {
+    return static_cast<std::uint64_t>(to) - static_cast<std::uint64_t>(from);  // to >= from
+  };
+  for (int i = 0; i <= kMaxDoublings && !good && lo < max_id; ++i) {
+    const std::uint64_t step = std::uint64_t{1} << i;
+    const std::int64_t candidate = step >= distance(lo, max_id)
+                                       ? max_id
+                                       : static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) + step);
     if (readable_from(cursor, candidate)) {
       good = candidate;
     } else {
       lo = candidate;
     }
-    if (candidate == max_id) break;
   }
   if (!good) return std::nullopt;
-  while (*good - lo > 1) {
+  while (distance(lo, *good) > 1) {
     const std::int64_t mid = std::midpoint(lo, *good);  // no overflow with negative ids
     if (readable_from(cursor, mid)) {
       good = mid;
