@@ -36,8 +36,10 @@ auto first_id_at_or_after(const ReaderState& reader, std::int64_t from_ns) -> st
     if (rc != SQLITE_DONE && rc != SQLITE_ROW) return reader.min_id;
     // No row at or after `mid`, or the first one starts at or after from_ns: the answer is at or below mid.
     if (rc == SQLITE_ROW && sqlite3_column_int64(s, 1) < from_ns) {
+      // A damaged b-tree may answer an id past max(id), or below mid (a bad divider key); the bound still
+      // only moves up, past mid, so the search ends (found by fuzzing).
       const std::int64_t id = sqlite3_column_int64(s, 0);
-      lo = id < hi ? id + 1 : hi;  // a damaged index may answer an id past max(id)
+      lo = id < hi ? std::max(id, mid) + 1 : hi;
     } else {
       hi = mid;
     }
