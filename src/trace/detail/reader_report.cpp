@@ -21,8 +21,10 @@ auto id_range(std::int64_t first, std::int64_t last) -> std::string {
 auto where(const ReadReport& report) -> std::string {
   if (!report.damage_after_ns || !report.first_t_start_ns) return "before the first sample read";
   std::array<char, 32> seconds{};
-  std::snprintf(seconds.data(), seconds.size(), "%.1f",
-                static_cast<double>(*report.damage_after_ns - *report.first_t_start_ns) / 1e9);
+  // In double: a damaged row's times may lie anywhere in int64 (signed overflow found by fuzzing).
+  const double after_s =
+      (static_cast<double>(*report.damage_after_ns) - static_cast<double>(*report.first_t_start_ns)) / 1e9;
+  std::snprintf(seconds.data(), seconds.size(), "%.1f", after_s);
   return "after " + std::string(seconds.data()) + " s of the trace (t_end_ns " +
          std::to_string(*report.damage_after_ns) + ")";
 }
