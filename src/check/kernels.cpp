@@ -104,7 +104,10 @@ auto copy_shape(const KernelSpec& kernel, const DeviceFacts& device, std::int64_
     const std::uint64_t want = std::max(4 * l2_bytes, kMinDramBufferBytes);
     shape.buffer_bytes = (want + step_bytes - 1) / step_bytes * step_bytes;
   } else {
-    shape.buffer_bytes = std::max<std::uint64_t>(1, l2_bytes / 8 / step_bytes) * step_bytes;
+    // Whole words per thread, not whole steps: a step can exceed L2 / 8 on a small-L2 GPU (A10: 6 MB), and
+    // the kernel's one-at-a-time tail copies what is left.
+    const std::uint64_t unit_bytes = std::uint64_t{shape.grid_blocks} * shape.block_threads * kWordBytes;
+    shape.buffer_bytes = std::max<std::uint64_t>(1, l2_bytes / 8 / unit_bytes) * unit_bytes;
   }
   double bytes_per_s =
       device.dram_peak_bytes_per_s > 0 ? device.dram_peak_bytes_per_s : kFallbackDramBytesPerS;

@@ -92,7 +92,8 @@ struct KernelSpec {
 /// The launch shape of `kernel` on `device` (grid from the SM count, copy sizes from the L2 size), sized so
 /// that one launch runs about `launch_target_ns` at the device's rates. Compute kernels: 1024-thread blocks,
 /// one per SM (grid = SMs, or SMs / 2 for FmaHalfSms); copies: 512-thread blocks filling every SM, each
-/// buffer max(4 x L2, 256 MiB) for DRAM or L2 / 8 for L2, in whole unrolled steps; tiny: one 32-thread block.
+/// buffer max(4 x L2, 256 MiB) in whole unrolled steps for DRAM, or L2 / 8 in whole words per thread
+/// for L2; tiny: one 32-thread block.
 [[nodiscard]] auto launch_shape(const KernelSpec& kernel, const DeviceFacts& device,
                                 std::int64_t launch_target_ns) -> LaunchShape;
 
