@@ -10,9 +10,6 @@
 namespace solscope::check {
 namespace {
 
-constexpr std::uint32_t kComputeBlockThreads = 1024;  // one block per SM: see the register note in fma.ptx
-constexpr std::uint32_t kCopyBlockThreads = 512;
-constexpr std::uint32_t kTinyBlockThreads = 32;
 constexpr std::uint64_t kWordBytes = 8;
 constexpr std::uint64_t kMinDramBufferBytes = 256ULL << 20;
 constexpr std::uint64_t kFallbackL2Bytes = 4ULL << 20;  // fits in the L2 of every GPU from Ampere on
@@ -22,11 +19,11 @@ constexpr double kL2OverDramSpeed = 3.0;  // sizing only: an L2 copy runs a few 
 constexpr std::uint32_t kMaxIterations = 0xFFFFFFFEU;  // 0xFFFFFFFF is the sink's reserved value
 
 // Table rows: phase, name, entry, ptx (filled from the embedded files), cc range, file, counted mnemonic,
-// per iteration, work per instruction. The counts match the "COUNTED" comment of each PTX file, and
-// tests/check/ptx_count_test.cpp counts them there.
-auto make_specs() -> std::array<KernelSpec, 8> {
-  std::array<KernelSpec, 8> specs{{
-      {PhaseKind::Fma, "fma", "solscope_fma", {}, 80, 1000, "fma.ptx", "fma.rn.f32", 128, 1.0},
+// per iteration, work per instruction, block threads. The counts match the "COUNTED" comment of each PTX
+// file, and tests/check/ptx_count_test.cpp counts them there.
+auto make_specs() -> std::array<KernelSpec, 9> {
+  std::array<KernelSpec, 9> specs{{
+      {PhaseKind::Fma, "fma", "solscope_fma", {}, 80, 1000, "fma.ptx", "fma.rn.f32", 128, 1.0, 1024},
       {PhaseKind::TensorMma,
        "mma_bf16",
        "solscope_mma_bf16",
@@ -36,12 +33,34 @@ auto make_specs() -> std::array<KernelSpec, 8> {
        "mma_bf16.ptx",
        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
        32,
-       4096.0 / 32.0},
-      {PhaseKind::Alu, "alu", "solscope_alu", {}, 80, 1000, "alu.ptx", "lop3.b32", 128, 1.0},
-      {PhaseKind::Fp64, "dfma", "solscope_dfma", {}, 80, 1000, "dfma.ptx", "fma.rn.f64", 64, 1.0},
-      {PhaseKind::DramCopy, "dram_copy", "solscope_copy", {}, 80, 1000, "copy.ptx", "ld.global.u64", 4, 0.0},
-      {PhaseKind::L2Copy, "l2_copy", "solscope_copy", {}, 80, 1000, "copy.ptx", "ld.global.u64", 4, 0.0},
-      {PhaseKind::LaunchBound, "launch_bound", "solscope_tiny", {}, 80, 1000, "tiny.ptx", "", 0, 0.0},
+       4096.0 / 32.0,
+       1024},
+      {PhaseKind::TensorWgmma,
+       "wgmma_bf16",
+       "solscope_wgmma_bf16",
+       {},
+       90,
+       90,
+       "wgmma_bf16.ptx",
+       "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16",
+       4,
+       64.0 * 256.0 * 16.0 * 2.0 / 128.0,
+       256},
+      {PhaseKind::Alu, "alu", "solscope_alu", {}, 80, 1000, "alu.ptx", "lop3.b32", 128, 1.0, 1024},
+      {PhaseKind::Fp64, "dfma", "solscope_dfma", {}, 80, 1000, "dfma.ptx", "fma.rn.f64", 64, 1.0, 1024},
+      {PhaseKind::DramCopy,
+       "dram_copy",
+       "solscope_copy",
+       {},
+       80,
+       1000,
+       "copy.ptx",
+       "ld.global.u64",
+       4,
+       0.0,
+       512},
+      {PhaseKind::L2Copy, "l2_copy", "solscope_copy", {}, 80, 1000, "copy.ptx", "ld.global.u64", 4, 0.0, 512},
+      {PhaseKind::LaunchBound, "launch_bound", "solscope_tiny", {}, 80, 1000, "tiny.ptx", "", 0, 0.0, 32},
       {PhaseKind::FmaHalfSms,
        "fma_half_sms",
        "solscope_fma",
@@ -51,7 +70,8 @@ auto make_specs() -> std::array<KernelSpec, 8> {
        "fma.ptx",
        "fma.rn.f32",
        128,
-       1.0},
+       1.0,
+       1024},
   }};
   for (KernelSpec& spec : specs) spec.ptx = embedded_ptx(spec.ptx_file);
   return specs;
@@ -76,6 +96,7 @@ auto sizing_rate(const KernelSpec& kernel, const DeviceFacts& device) -> double 
   const auto known = [](double v, double fallback) { return std::isfinite(v) && v > 0 ? v : fallback; };
   switch (kernel.phase) {
     case PhaseKind::TensorMma:
+    case PhaseKind::TensorWgmma:
       return known(rates ? rates->bf16_flop_per_clock : 0.0, 1024.0);
     case PhaseKind::Alu:
       return known(rates ? rates->lop3_per_clock : 0.0, 64.0);
@@ -94,9 +115,9 @@ auto clamp_iterations(double iterations) -> std::uint32_t {
 auto copy_shape(const KernelSpec& kernel, const DeviceFacts& device, std::int64_t launch_target_ns)
     -> LaunchShape {
   LaunchShape shape;
-  shape.block_threads = kCopyBlockThreads;
+  shape.block_threads = kernel.block_threads;
   shape.grid_blocks = std::max<std::uint32_t>(1, device.sm_count) *
-                      (max_threads_per_sm(device.compute_capability) / kCopyBlockThreads);
+                      (max_threads_per_sm(device.compute_capability) / kernel.block_threads);
   const std::uint64_t step_bytes =
       std::uint64_t{kernel.instructions_per_iteration} * shape.grid_blocks * shape.block_threads * kWordBytes;
   const std::uint64_t l2_bytes = device.l2_bytes > 0 ? device.l2_bytes : kFallbackL2Bytes;
@@ -120,7 +141,7 @@ auto copy_shape(const KernelSpec& kernel, const DeviceFacts& device, std::int64_
 }  // namespace
 
 auto kernel_specs() -> std::span<const KernelSpec> {
-  static const std::array<KernelSpec, 8> kSpecs = make_specs();
+  static const std::array<KernelSpec, 9> kSpecs = make_specs();
   return kSpecs;
 }
 
@@ -146,13 +167,13 @@ auto launch_shape(const KernelSpec& kernel, const DeviceFacts& device, std::int6
   LaunchShape shape;
   if (kernel.phase == PhaseKind::LaunchBound || kernel.phase == PhaseKind::Idle) {
     shape.grid_blocks = 1;
-    shape.block_threads = kTinyBlockThreads;
+    shape.block_threads = std::max<std::uint32_t>(1, kernel.block_threads);
     shape.iterations = 1;
     return shape;
   }
   const std::uint32_t sms = std::max<std::uint32_t>(1, device.sm_count);
   shape.grid_blocks = kernel.phase == PhaseKind::FmaHalfSms ? std::max<std::uint32_t>(1, sms / 2) : sms;
-  shape.block_threads = kComputeBlockThreads;
+  shape.block_threads = kernel.block_threads;
   const double clock_hz = (device.max_sm_clock_mhz > 0 ? device.max_sm_clock_mhz : kFallbackClockMhz) * 1e6;
   // One iteration of one block on its SM: block x per-iteration x work-per-instruction units of work.
   const double work_per_iteration = static_cast<double>(shape.block_threads) *

@@ -75,8 +75,12 @@ struct KernelSpec {
   /// The one place this figure lives: the expected figures use it and a test counts it in the PTX text.
   std::uint32_t instructions_per_iteration = 0;
   /// Work of one counted instruction of one thread, in the unit of the per-SM rate (check/rates.hpp): 1 for
-  /// FFMA, DFMA and LOP3; 128 FLOP for mma m16n8k16 (4096 FLOP per warp / 32 threads); 0 for copy and tiny.
+  /// FFMA, DFMA and LOP3; 128 FLOP for mma m16n8k16 (4096 FLOP per warp / 32 threads); 4096 FLOP for wgmma
+  /// m64n256k16 (524,288 FLOP per warpgroup / 128 threads); 0 for copy and tiny.
   double work_per_instruction = 0.0;
+  /// Threads per block: 1024 for the compute kernels (one block per SM), 256 for wgmma (two warpgroups), 512
+  /// for copies, 32 for tiny.
+  std::uint32_t block_threads = 0;
 };
 
 /// The idle phase's entry (no kernel, no PTX): pass it to expected_figures() for the idle figures.
@@ -90,10 +94,10 @@ struct KernelSpec {
 [[nodiscard]] auto kernel_specs() -> std::span<const KernelSpec>;
 
 /// The launch shape of `kernel` on `device` (grid from the SM count, copy sizes from the L2 size), sized so
-/// that one launch runs about `launch_target_ns` at the device's rates. Compute kernels: 1024-thread blocks,
-/// one per SM (grid = SMs, or SMs / 2 for FmaHalfSms); copies: 512-thread blocks filling every SM, each
-/// buffer max(4 x L2, 256 MiB) in whole unrolled steps for DRAM, or L2 / 8 in whole words per thread
-/// for L2; tiny: one 32-thread block.
+/// that one launch runs about `launch_target_ns` at the device's rates. Compute kernels: blocks of
+/// KernelSpec::block_threads, one per SM (grid = SMs, or SMs / 2 for FmaHalfSms); copies: 512-thread blocks
+/// filling every SM, each buffer max(4 x L2, 256 MiB) in whole unrolled steps for DRAM, or L2 / 8 in whole
+/// words per thread for L2; tiny: one 32-thread block.
 [[nodiscard]] auto launch_shape(const KernelSpec& kernel, const DeviceFacts& device,
                                 std::int64_t launch_target_ns) -> LaunchShape;
 

@@ -161,6 +161,17 @@ TEST(Expected, TensorMmaOnH100) {
   EXPECT_DOUBLE_EQ(figure(*f, MetricId::TensorPipe).tolerance_pct, 3.0);
 }
 
+TEST(Expected, TensorWgmmaOnH100) {
+  // 30 launches x 132 blocks x 256 threads x 5,000 iterations x 4 wgmma x 4096 FLOP (524,288 per warpgroup /
+  // 128) = 8.30472192e13 FLOP in 100 ms at 1830 MHz: capacity 0.1 x 132 x 4096 x 1.83e9 = 9.8942976e13 ->
+  // 83.9344%.
+  PhaseMeasurement m = compute(132, 5'000, 30, 100'000'000, 1830.0);
+  m.shape.block_threads = 256;
+  auto f = expected_figures(spec(PhaseKind::TensorWgmma), h100(), m);
+  ASSERT_TRUE(f);
+  EXPECT_NEAR(figure(*f, MetricId::TensorPipe).expected_pct, 83.9344, kEps);
+}
+
 TEST(Expected, AluOnH100) {
   // 5 x 132 x 1024 x 4,000 x 128 LOP3 = 3.4603008e11 in 50 ms at 1980 MHz; capacity 0.05 x 132 x 64 x
   // 1.98e9 = 8.363520e11 -> 41.3737%.

@@ -29,10 +29,10 @@ auto h100() -> DeviceFacts {
 
 TEST(Kernels, TableInPhaseOrder) {
   const auto specs = kernel_specs();
-  ASSERT_EQ(specs.size(), 8U);
-  const PhaseKind order[] = {PhaseKind::Fma,         PhaseKind::TensorMma, PhaseKind::Alu,
-                             PhaseKind::Fp64,        PhaseKind::DramCopy,  PhaseKind::L2Copy,
-                             PhaseKind::LaunchBound, PhaseKind::FmaHalfSms};
+  ASSERT_EQ(specs.size(), 9U);
+  const PhaseKind order[] = {PhaseKind::Fma,    PhaseKind::TensorMma,   PhaseKind::TensorWgmma,
+                             PhaseKind::Alu,    PhaseKind::Fp64,        PhaseKind::DramCopy,
+                             PhaseKind::L2Copy, PhaseKind::LaunchBound, PhaseKind::FmaHalfSms};
   for (std::size_t i = 0; i < specs.size(); ++i) {
     EXPECT_EQ(specs[i].phase, order[i]) << i;
     EXPECT_FALSE(specs[i].ptx.empty()) << specs[i].name;
@@ -53,6 +53,20 @@ TEST(Kernels, Fp64OnlyWhereThePipeIsFast) {
   EXPECT_TRUE(kernel_runs_on(spec(PhaseKind::Fma), rtx4090));
   const DeviceFacts turing{.compute_capability = 75, .sm_count = 40, .chip = "TU104"};
   for (const KernelSpec& k : kernel_specs()) EXPECT_FALSE(kernel_runs_on(k, turing)) << k.name;
+}
+
+TEST(Kernels, WgmmaOnlyOnHopper) {
+  const KernelSpec& wgmma = spec(PhaseKind::TensorWgmma);
+  EXPECT_TRUE(kernel_runs_on(wgmma, h100()));
+  EXPECT_FALSE(kernel_runs_on(wgmma, {.compute_capability = 80, .sm_count = 108, .chip = "GA100"}));
+  EXPECT_FALSE(kernel_runs_on(wgmma, {.compute_capability = 100, .sm_count = 148, .chip = "GB100"}));
+  EXPECT_NE(wgmma.ptx.find(".target sm_90a"), std::string_view::npos);
+  // Two warpgroups per block, one block per SM; one iteration: 256 x 4 x 4096 FLOP / 4096 per clock = 1024
+  // clocks -> 19,336 iterations in 10 ms at 1980 MHz, as for FMA.
+  const LaunchShape shape = launch_shape(wgmma, h100(), kTenMs);
+  EXPECT_EQ(shape.grid_blocks, 132U);
+  EXPECT_EQ(shape.block_threads, 256U);
+  EXPECT_EQ(shape.iterations, 19'336U);
 }
 
 TEST(Kernels, ComputeShapesFillEverySmOnceFor10Ms) {

@@ -57,6 +57,7 @@ TEST(PtxCount, FiguresAreTheDocumentedOnes) {
   EXPECT_EQ(per_iteration("fma"), 128U);
   EXPECT_EQ(per_iteration("fma_half_sms"), 128U);
   EXPECT_EQ(per_iteration("mma_bf16"), 32U);
+  EXPECT_EQ(per_iteration("wgmma_bf16"), 4U);
   EXPECT_EQ(per_iteration("alu"), 128U);
   EXPECT_EQ(per_iteration("dfma"), 64U);
   EXPECT_EQ(per_iteration("dram_copy"), 4U);
@@ -81,7 +82,9 @@ TEST(PtxCount, EveryKernelHasTheUniformParametersAndTheSink) {
                               "(\n    .param .u64 buffer_a,\n    .param .u64 buffer_b,\n"
                               "    .param .u64 elements,\n    .param .u32 iterations\n)";
     EXPECT_NE(k.ptx.find(entry), std::string_view::npos);
-    EXPECT_NE(k.ptx.find(".version 7.0\n.target sm_80\n"), std::string_view::npos);
+    const bool hopper_only = k.phase == PhaseKind::TensorWgmma;  // wgmma needs PTX ISA 8.0 and sm_90a
+    EXPECT_NE(k.ptx.find(hopper_only ? ".version 8.0\n.target sm_90a\n" : ".version 7.0\n.target sm_80\n"),
+              std::string_view::npos);
     if (k.phase != PhaseKind::DramCopy && k.phase != PhaseKind::L2Copy) {
       // Compute kernels store only for the reserved iteration count, so ptxas keeps the chains.
       EXPECT_NE(k.ptx.find("setp.ne.u32 %p_sink, %iters, -1;"), std::string_view::npos);
