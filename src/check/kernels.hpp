@@ -44,9 +44,9 @@ struct DeviceFacts {
   std::uint32_t sm_count = 0;
   std::uint64_t l2_bytes = 0;
   std::string_view chip;  ///< CUPTI chip name ("GH100"), for the per-SM rates of the catalog/spec data
-  std::string_view
-      name;  ///< NVML marketing name ("NVIDIA H100 80GB HBM3"); picks the spec row where SKUs
-             ///< of one chip differ (tensor rates of GeForce and data-centre AD102); may be empty
+  /// NVML marketing name ("NVIDIA H100 80GB HBM3"): picks the spec row where SKUs of one chip differ (the
+  /// tensor rates of GeForce and data-centre AD102); may be empty.
+  std::string_view name;
   double max_sm_clock_mhz = 0.0;       ///< NVML max SM clock; 0 = unknown (launch sizing assumes 1500 MHz)
   double dram_peak_bytes_per_s = 0.0;  ///< DeviceInfo::dram_peak_bytes_per_s; 0 = unknown (sizing only)
 };
