@@ -2,7 +2,8 @@
 # Assembles every calibration kernel (src/check/kernels/*.ptx) with the CUDA toolkit's ptxas for each GPU
 # architecture `solscope check` supports and this ptxas knows: sm_80, sm_86, sm_89, sm_90, sm_100, sm_120, from
 # the file's own .target up (a file for sm_90a only for sm_90a). Warnings count as errors. It first proves that
-# a broken file fails, so a ptxas that accepted anything could not pass. Exit 77 (ctest SKIP_RETURN_CODE) when
+# a broken file fails, so a ptxas that accepted anything could not pass, and checks that every kernel with a
+# .maxntid directive needs enough registers to run one block per SM. Exit 77 (ctest SKIP_RETURN_CODE) when
 # there is no ptxas.
 # Usage: ptxas_assemble.sh PTXAS KERNEL_DIR WORK_DIR
 ptxas=$1
@@ -50,9 +51,17 @@ for file in "$kernels"/*.ptx; do
   for arch in $list; do
     level=$(printf '%s' "$arch" | tr -dc '0-9')
     [ "$level" -lt "$floor" ] && continue
-    if "$ptxas" -arch="$arch" --warning-as-error -o "$work/$name.$arch.cubin" "$file" >"$work/$name.$arch.log" 2>&1; then
-      echo "ok: $name.ptx for $arch"
+    if "$ptxas" -arch="$arch" -v --warning-as-error -o "$work/$name.$arch.cubin" "$file" >"$work/$name.$arch.log" 2>&1; then
+      registers=$(sed -n 's/.*Used \([0-9]*\) registers.*/\1/p' "$work/$name.$arch.log" | head -n 1)
+      echo "ok: $name.ptx for $arch ($registers registers)"
       count=$((count + 1))
+      # A kernel with .maxntid T must need more than 32768 / T registers per thread, so that a second block never
+      # fits beside the first on an SM of 64 K registers: a grid of N blocks then runs on N distinct SMs.
+      threads=$(sed -n 's/^[[:space:]]*\.maxntid[[:space:]]*\([0-9]*\).*/\1/p' "$file" | head -n 1)
+      if [ -n "$threads" ] && [ $((registers * threads)) -le 32768 ]; then
+        echo "FAIL: $name.ptx for $arch: $registers registers x $threads threads would let two blocks share an SM"
+        failed=1
+      fi
     else
       echo "FAIL: $name.ptx for $arch:"
       cat "$work/$name.$arch.log"
