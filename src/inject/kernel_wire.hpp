@@ -40,7 +40,7 @@ inline constexpr std::uint8_t kWireVersion = 1;
 inline constexpr std::array<std::uint8_t, 4> kFrameMagic{'S', 'K', 'W', kWireVersion};
 /// Largest frame in bytes, header included: POSIX PIPE_BUF on Linux, the largest write a pipe keeps atomic.
 inline constexpr std::size_t kFrameMaxBytes = 4096;
-/// Frame header: magic (4), payload bytes (u16), record count (u16), pid (i32), FNV-1a checksum of the
+/// Frame header: magic (4), payload bytes (u16), record count (u16), pid (i32), checksum of the
 /// payload (u32).
 inline constexpr std::size_t kFrameHeaderBytes = 16;
 /// Record header: type (u8), reserved zero (u8), body bytes (u16).
