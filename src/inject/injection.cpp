@@ -191,8 +191,11 @@ auto start() -> std::string {
   rc = s.api.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   if (rc != CUPTI_SUCCESS) {
     s.active = false;
+    const bool taken =
+        rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || rc == CUPTI_ERROR_NOT_COMPATIBLE;
     return "cuptiActivityEnable(CONCURRENT_KERNEL) failed: " + s.api.describe(rc) +
-           " (another profiler may hold CUPTI: Nsight Systems, DCGM profiling)";
+           (taken ? " (another profiler holds CUPTI in this process: Nsight Systems, a framework profiler)"
+                  : "");
   }
   if (s.api.flush_period != nullptr) {
     (void)s.api.flush_period(kFlushPeriodMs);

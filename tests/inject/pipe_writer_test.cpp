@@ -5,9 +5,12 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -158,6 +161,61 @@ TEST(PipeWriter, AClosedReaderBreaksThePipeWithoutASignal) {
   writer.flush();
   EXPECT_EQ(writer.stats().kernels_dropped, 2U);
   EXPECT_EQ(writer.stats().frames_sent, 0U);
+}
+
+// A job's workers share the pipe: frames from concurrent processes interleave whole, in each process's order.
+TEST(PipeWriter, FramesFromManyProcessesNeverMix) {
+  Pipe pipe(65536);
+  constexpr int kChildren = 4;
+  constexpr int kKernelsEach = 2000;
+  std::vector<pid_t> children;
+  for (int c = 0; c < kChildren; ++c) {
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ::close(pipe.read_fd);
+      PipeWriter writer(pipe.write_fd, static_cast<std::int32_t>(::getpid()));
+      for (int i = 0; i < kKernelsEach; ++i) {
+        writer.on_record(kernel(i, 16 + static_cast<std::size_t>(i % 64)));
+      }
+      writer.flush();
+      ::_exit(0);
+    }
+    children.push_back(pid);
+  }
+  ::close(pipe.write_fd);
+  pipe.write_fd = ::dup(pipe.read_fd);  // keeps the destructor's close harmless
+  StreamDecoder dec;
+  std::vector<WireRecord> records;
+  std::uint8_t chunk[3000];  // not a multiple of the frame size: frames straddle reads
+  for (;;) {
+    const ssize_t n = ::read(pipe.read_fd, chunk, sizeof(chunk));  // blocking: EOF once every child exited
+    if (n <= 0) {
+      break;
+    }
+    dec.feed(std::span<const std::uint8_t>(chunk, static_cast<std::size_t>(n)), records);
+  }
+  EXPECT_EQ(dec.finish(records), 0U);
+  for (pid_t pid : children) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  EXPECT_EQ(dec.stats().bad_frames, 0U);
+  EXPECT_EQ(dec.first_error(), "");
+  std::map<std::int32_t, std::uint64_t> next_start;  // per pid: kernels arrive in order (drops leave gaps)
+  std::size_t kernels = 0;
+  for (const auto& r : records) {
+    ASSERT_NE(std::find(children.begin(), children.end(), r.pid), children.end());
+    if (const auto* k = std::get_if<Kernel>(&r.body)) {
+      EXPECT_GE(k->start_cupti_ns, next_start[r.pid]);
+      EXPECT_EQ(k->name.size(), 16 + (k->start_cupti_ns / 100) % 64);
+      next_start[r.pid] = k->start_cupti_ns + 1;
+      ++kernels;
+    }
+  }
+  EXPECT_GT(kernels, 0U);
+  EXPECT_LE(kernels, static_cast<std::size_t>(kChildren * kKernelsEach));
 }
 
 TEST(BufferPool, BoundedAlignedAndRecycled) {
