@@ -24,8 +24,8 @@ auto default_realtime_ns() -> std::int64_t {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-auto uuid_text(const CUuuid& uuid) -> std::string {
-  std::string out = "GPU-";
+auto uuid_text(const CUuuid& uuid, bool mig) -> std::string {
+  std::string out = mig ? "MIG-" : "GPU-";
   for (std::size_t i = 0; i < sizeof(uuid.bytes); ++i) {
     if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
     std::array<char, 3> hex{};
@@ -216,10 +216,19 @@ auto CudaKernelRunner::open(std::shared_ptr<const CudaLaunchApi> api, CudaKernel
     return driver_failure(*s, "cuDeviceGet", rc);
   }
   CUuuid uuid{};
-  if (cuda.cu_device_get_uuid(&uuid, s->device) == CUDA_SUCCESS) s->label += " (" + uuid_text(uuid) + ")";
+  if (cuda.cu_device_get_uuid(&uuid, s->device) == CUDA_SUCCESS) {
+    s->label += " (" + uuid_text(uuid, s->options.mig_enabled) + ")";
+  }
   if (auto facts = read_facts(*s); !facts) return core::propagate(std::move(facts));
   if (auto created = create_context(*s); !created) return core::propagate(std::move(created));
   return std::unique_ptr<CudaKernelRunner>(new CudaKernelRunner(std::move(s)));
+}
+
+auto open_cuda_kernel_runner(CudaKernelRunnerOptions options)
+    -> core::Result<std::unique_ptr<CudaKernelRunner>> {
+  auto api = load_cuda_launch();
+  if (!api) return core::propagate(std::move(api));
+  return CudaKernelRunner::open(std::make_shared<const CudaLaunchApi>(std::move(*api)), std::move(options));
 }
 
 CudaKernelRunner::CudaKernelRunner(std::unique_ptr<CudaRunnerState> state) : state_(std::move(state)) {}

@@ -32,6 +32,9 @@ struct CudaKernelRunnerOptions {
   std::uint32_t nvml_index = 0;
   std::string pci_bus_id;  ///< NVML's, e.g. "00000000:17:00.0": picks the CUDA device (cuda_ordinal_of)
   std::string chip;        ///< CUPTI chip name for DeviceFacts::chip ("GH100"); "" when unknown
+  /// NVML says MIG is on: CUDA then lists MIG instances, which share the GPU's bus id; the runner uses the
+  /// first one CUDA_VISIBLE_DEVICES shows (its SM count, its "MIG-..." UUID in messages).
+  bool mig_enabled = false;
   /// The longest wait for queued launches to finish, in ns (default 20 s). Past it the phase is Aborted and
   /// the runner refuses further runs (the GPU still runs the hung kernel).
   std::int64_t wait_budget_ns = 20'000'000'000;
@@ -43,6 +46,13 @@ struct CudaRunnerClock {
   std::function<std::int64_t()> realtime_ns;
   std::function<void(std::int64_t ns)> sleep_ns;
 };
+
+class CudaKernelRunner;
+
+/// Loads libcuda.so.1 (load_cuda_launch) and opens a runner on it with the real clock. Errors: those of
+/// load_cuda_launch (Unavailable "no NVIDIA driver: ...") and CudaKernelRunner::open.
+[[nodiscard]] auto open_cuda_kernel_runner(CudaKernelRunnerOptions options)
+    -> core::Result<std::unique_ptr<CudaKernelRunner>>;
 
 class CudaKernelRunner final : public check::KernelRunner {
  public:
