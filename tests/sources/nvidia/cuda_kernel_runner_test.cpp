@@ -298,6 +298,28 @@ TEST_F(CudaKernelRunnerTest, LaunchesThatNeverFinishAbortWithinTheWaitBudget) {
   EXPECT_EQ(fl::state().contexts_destroyed, 0);  // a hung context is left to the process's end
 }
 
+// The real kernels of solscope check (src/check/kernels/*.ptx): every entry is found in its PTX, only the
+// ones whose compute capability range fits are loaded, and each runs with its launch shape.
+TEST_F(CudaKernelRunnerTest, EveryCheckKernelLoadsAndRunsWithItsShape) {
+  auto runner = open();
+  ASSERT_TRUE(runner.has_value());
+  const auto specs = check::kernel_specs();
+  ASSERT_TRUE((*runner)->load(specs).has_value());
+  int fitting = 0;
+  for (const auto& spec : specs) {
+    if (spec.entry.empty() || spec.min_compute_capability > 90 || spec.max_compute_capability < 90) continue;
+    ++fitting;
+    const check::LaunchShape shape = check::launch_shape(spec, (*runner)->device(), 1'000'000);
+    auto ran = (*runner)->run(spec, shape, 3'000'000, nullptr);
+    ASSERT_TRUE(ran.has_value()) << spec.name << ": " << ran.error().describe();
+    EXPECT_EQ(ran->launches, 3U) << spec.name;
+    EXPECT_EQ(fl::state().last_elements, shape.buffer_bytes / 8) << spec.name;
+  }
+  EXPECT_GE(fitting, 7);
+  EXPECT_EQ(fl::state().module_loads, fitting);
+  EXPECT_EQ(fl::state().launches, static_cast<std::uint64_t>(3 * fitting));
+}
+
 TEST(CudaLaunchApi, AMissingLibcudaIsTheNoDriverMessage) {
   const std::array<std::string, 1> candidates{"libsolscope-no-such-cuda.so.1"};
   auto api = load_cuda_launch(candidates);
