@@ -8,8 +8,10 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "check/kernel_runner.hpp"
 #include "core/device_info.hpp"
 #include "core/result.hpp"
 #include "sources/counter_source.hpp"
@@ -60,5 +62,14 @@ struct GpuProbe {
 /// Unavailable "no NVIDIA driver found" (and NvidiaSource::probe()'s other errors), NotFound for an index
 /// this machine lacks, Unavailable in a build without the NVIDIA source.
 [[nodiscard]] auto detect_gpu_name(const std::vector<std::uint32_t>& devices) -> core::Result<std::string>;
+
+/// A runner of `solscope check`'s calibration kernels on the GPU with this NVML index (NVIDIA: the CUDA
+/// driver API over libcuda.so.1, the CUDA device matched by PCI bus id; with MIG on, the first MIG instance
+/// CUDA shows). `chip` (CUPTI's name, e.g. "GH100", from the sampler's DeviceInfo::chip) becomes
+/// DeviceFacts::chip; "" when unknown. Errors: Unavailable "no NVIDIA driver ..." (exit 3), NotFound for an
+/// index NVML does not have or a GPU CUDA does not see (CUDA_VISIBLE_DEVICES), the driver's errors of
+/// cuInit/cuCtxCreate; Unimplemented in a build without the NVIDIA source.
+[[nodiscard]] auto make_kernel_runner(std::uint32_t nvml_index, std::string_view chip = {})
+    -> core::Result<std::unique_ptr<check::KernelRunner>>;
 
 }  // namespace solscope::app

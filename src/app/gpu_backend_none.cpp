@@ -31,4 +31,12 @@ auto detect_gpu_name(const std::vector<std::uint32_t>& /*devices*/) -> core::Res
                     "pass --gpu NAME, or rebuild with the CUDA toolkit headers (CUDA >= 12.6) installed");
 }
 
+auto make_kernel_runner(std::uint32_t /*nvml_index*/, std::string_view /*chip*/)
+    -> core::Result<std::unique_ptr<check::KernelRunner>> {
+  return core::fail(
+      core::ErrorCode::Unimplemented, kNoGpuSource,
+      "rebuild with the CUDA toolkit headers (CUDA >= 12.6) installed; without them no kernel can be "
+      "launched");
+}
+
 }  // namespace solscope::app

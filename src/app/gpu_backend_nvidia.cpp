@@ -5,6 +5,7 @@
 
 #include "app/config/environment.hpp"
 #include "app/gpu_backend.hpp"
+#include "sources/nvidia/cuda_kernel_runner.hpp"
 #include "sources/nvidia/nvidia_source.hpp"
 #include "sources/nvidia/nvml_api.hpp"
 #include "sources/nvidia/nvml_reader.hpp"
@@ -101,6 +102,26 @@ auto detect_gpu_name(const std::vector<std::uint32_t>& devices) -> core::Result<
                     "GPU " + std::to_string(wanted) + " not found (" + std::to_string(probe->devices.size()) +
                         " GPU(s) here)",
                     "pick one with --devices, or pass --gpu NAME");
+}
+
+auto make_kernel_runner(std::uint32_t nvml_index, std::string_view chip)
+    -> core::Result<std::unique_ptr<check::KernelRunner>> {
+  auto api = nvidia::load_nvml();
+  if (!api) return core::propagate(std::move(api));
+  auto nvml = nvidia::NvmlReader::open(std::move(*api));
+  if (!nvml) return core::propagate(std::move(nvml));
+  if (nvml_index >= nvml->device_count()) {
+    return core::fail(core::ErrorCode::NotFound,
+                      "GPU " + std::to_string(nvml_index) + " not found (" +
+                          std::to_string(nvml->device_count()) + " GPU(s) here)",
+                      "pick one with --devices");
+  }
+  auto runner = nvidia::open_cuda_kernel_runner({.nvml_index = nvml_index,
+                                                 .pci_bus_id = nvml->device_info(nvml_index).pci_bus_id,
+                                                 .chip = std::string(chip),
+                                                 .mig_enabled = nvml->mig_enabled(nvml_index)});
+  if (!runner) return core::propagate(std::move(runner));
+  return std::unique_ptr<check::KernelRunner>(std::move(*runner));
 }
 
 }  // namespace solscope::app

@@ -18,6 +18,8 @@ auto to_string(ErrorCode code) -> std::string_view {
       return "data loss";
     case ErrorCode::FailedPrecondition:
       return "failed precondition";
+    case ErrorCode::Aborted:
+      return "aborted";
     case ErrorCode::Unimplemented:
       return "unimplemented";
     case ErrorCode::Internal:

@@ -25,6 +25,7 @@ enum class ErrorCode {
   ResourceExhausted,   ///< a buffer or quota is full (counter-data image, client queue)
   DataLoss,            ///< stored data is damaged or cut short
   FailedPrecondition,  ///< the object is in the wrong state for the call
+  Aborted,             ///< an operation was cut short and its work lost (a kernel fault); others may go on
   Unimplemented,       ///< the chip, version or feature is not supported
   Internal,            ///< an invariant broke: a bug in solscope
 };

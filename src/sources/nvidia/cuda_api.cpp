@@ -16,6 +16,17 @@ constexpr std::string_view kDriverHint =
 
 }  // namespace
 
+auto resolve_cuda_api(const DynamicLibrary& lib, CudaApi& api) -> bool {
+  // Resolve every symbol (no short-circuit) so that a partial table never escapes.
+  bool all = lib.resolve(api.cu_init, "cuInit");
+  all = lib.resolve(api.cu_device_get_count, "cuDeviceGetCount") && all;
+  all = lib.resolve(api.cu_device_get, "cuDeviceGet") && all;
+  all = lib.resolve(api.cu_device_get_pci_bus_id, "cuDeviceGetPCIBusId") && all;
+  all = lib.resolve(api.cu_device_get_attribute, "cuDeviceGetAttribute") && all;
+  all = lib.resolve(api.cu_get_error_string, "cuGetErrorString") && all;
+  return all;
+}
+
 auto load_cuda() -> core::Result<CudaApi> {
   const std::array<std::string, 1> candidates{"libcuda.so.1"};
   auto lib = DynamicLibrary::open_first(candidates, kDriverHint);
@@ -24,14 +35,7 @@ auto load_cuda() -> core::Result<CudaApi> {
                       std::string(kDriverHint));
   }
   CudaApi api;
-  // Resolve every symbol (no short-circuit) so that a partial table never escapes.
-  bool all = lib->resolve(api.cu_init, "cuInit");
-  all = lib->resolve(api.cu_device_get_count, "cuDeviceGetCount") && all;
-  all = lib->resolve(api.cu_device_get, "cuDeviceGet") && all;
-  all = lib->resolve(api.cu_device_get_pci_bus_id, "cuDeviceGetPCIBusId") && all;
-  all = lib->resolve(api.cu_device_get_attribute, "cuDeviceGetAttribute") && all;
-  all = lib->resolve(api.cu_get_error_string, "cuGetErrorString") && all;
-  if (!all) {
+  if (!resolve_cuda_api(*lib, api)) {
     return core::fail(core::ErrorCode::Unavailable,
                       "no usable NVIDIA driver: " + lib->path() + " lacks a CUDA driver function",
                       "reinstall the NVIDIA driver");

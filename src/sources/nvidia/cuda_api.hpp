@@ -26,6 +26,12 @@ struct CudaApi {
   std::shared_ptr<void> library;  ///< keeps libcuda open; null for fakes
 };
 
+class DynamicLibrary;
+
+/// Resolves every CudaApi symbol from an open libcuda (all of them, so the caller can report the library);
+/// false when one is missing. Does not set `library`.
+[[nodiscard]] auto resolve_cuda_api(const DynamicLibrary& lib, CudaApi& api) -> bool;
+
 /// Loads libcuda.so.1 (the driver's soname, searched by the dynamic loader) and resolves the table. Calls
 /// nothing. Errors: Unavailable "no NVIDIA driver" when the library is missing or lacks a symbol (the driver
 /// is not installed, or the container was started without the NVIDIA runtime).
