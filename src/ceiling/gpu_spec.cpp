@@ -22,8 +22,9 @@ auto invalid(std::string message, std::string hint = "fix the spec file") -> cor
   return core::fail(ErrorCode::InvalidArgument, std::move(message), std::move(hint));
 }
 
-/// Reads {"fp64": x, "bf16": y, ...} into a per-dtype array; "fp64_tc" overrides "fp64" when non-zero.
-auto read_rates(const Json* object, const std::string& context, double missing)
+/// Reads {"fp64": x, "bf16": y, ...} into a per-dtype array; "fp64_tc" overrides "fp64" when non-zero and
+/// `tensor_fp64`.
+auto read_rates(const Json* object, const std::string& context, double missing, bool tensor_fp64 = true)
     -> Result<std::array<double, kDtypeCount>> {
   std::array<double, kDtypeCount> rates{};
   rates.fill(missing);
@@ -40,7 +41,7 @@ auto read_rates(const Json* object, const std::string& context, double missing)
   }
   auto tc = fields.number({"fp64_tc"});
   if (!tc) return core::propagate(tc);
-  if (tc->has_value() && **tc > 0) rates[index_of(Dtype::Fp64)] = **tc;
+  if (tensor_fp64 && tc->has_value() && **tc > 0) rates[index_of(Dtype::Fp64)] = **tc;
   for (const auto& [key, value] : object->items()) {
     if (key != "fp64_tc" && !dtype_from_string(key)) {
       return invalid(context + ": unknown dtype '" + key + "'",
@@ -185,6 +186,11 @@ auto parse_gpu(const Json& row, const std::string& context, const std::vector<Ar
     return invalid(f.context() + ": 'flop_per_clock_per_sm' needs a bf16 or fp16 rate");
   }
   gpu.flop_per_clock_per_sm = *rates;
+  auto vector_fp64 =
+      read_rates(f.find({"flop_per_clock_per_sm"}), f.context() + " flop_per_clock_per_sm", 0.0,
+                 /*tensor_fp64=*/false);
+  if (!vector_fp64) return core::propagate(vector_fp64);
+  gpu.fp64_vector_flop_per_clock_per_sm = (*vector_fp64)[index_of(Dtype::Fp64)];
   auto sheet = read_rates(f.find({"datasheet_dense_tflops"}), f.context() + " datasheet_dense_tflops",
                           std::numeric_limits<double>::quiet_NaN());
   if (!sheet) return core::propagate(sheet);

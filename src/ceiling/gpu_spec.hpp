@@ -55,6 +55,9 @@ struct GpuSpec {
   /// Dense FLOP per clock per SM for each math dtype (table 1.3); 0 = not supported. `Fp64` holds the FP64
   /// tensor-core rate where there is one, else the FP64 vector rate; `Fp32` is the FMA pipe.
   std::array<double, kDtypeCount> flop_per_clock_per_sm{};
+  /// Dense FP64 FLOP per clock per SM of the non-tensor FP64 pipe (the "fp64" column, which `fp64_tc`
+  /// overrides in `flop_per_clock_per_sm`); what a DFMA chain can reach (`solscope check`).
+  double fp64_vector_flop_per_clock_per_sm = 0.0;
   /// The vendor's dense TFLOP/s per dtype as printed (table 1.1), NaN where the file gives none; used only to
   /// check the rates above.
   std::array<double, kDtypeCount> datasheet_dense_tflops{};
