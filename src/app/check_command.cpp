@@ -76,6 +76,13 @@ auto run_check_with(const CommonOptions& common, const CheckArgs& args, CheckDep
     print_error(err, options.error().error);
     return options.error().exit_code;
   }
+  // The driver first: without one, no trace file is made.
+  auto probe = deps.probe();
+  if (!probe) {
+    print_error(err, probe.error());
+    return exit_code_for_source_error(probe.error());
+  }
+  deps.probe = [found = *probe]() -> core::Result<GpuProbe> { return found; };
   auto writer = open_trace(args.output);
   if (!writer) {
     print_error(err, writer.error().error);

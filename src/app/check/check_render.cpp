@@ -56,6 +56,31 @@ auto wrap(std::string_view first, std::string_view text) -> std::string {
   return out + line + '\n';
 }
 
+/// The expected column: "90.0%", or "<= 5.0%" / ">= 95.0%" for a bound.
+auto expected_text(const CheckRow& row) -> std::string {
+  switch (row.bound) {
+    case check::Bound::AtMost:
+      return "<= " + pct(row.expected_pct);
+    case check::Bound::AtLeast:
+      return ">= " + pct(row.expected_pct);
+    case check::Bound::Point:
+      break;
+  }
+  return pct(row.expected_pct);
+}
+
+auto bound_name(check::Bound bound) -> std::string_view {
+  switch (bound) {
+    case check::Bound::AtMost:
+      return "at_most";
+    case check::Bound::AtLeast:
+      return "at_least";
+    case check::Bound::Point:
+      break;
+  }
+  return "point";
+}
+
 auto interval_text(std::int64_t interval_ns) -> std::string {
   return interval_ns == 0 ? "off" : fmt::format("{} ms", interval_ns / 1'000'000);
 }
@@ -78,7 +103,7 @@ void render_source(const SourceCheck& check, std::ostream& out) {
     }
     const double diff = row.measured_pct - row.expected_pct;
     out << fmt::format("  {:<14} {:<16} {:>9} {:>9} {:>7} {:>5.1f} {:>7}  {}\n", row.phase,
-                       short_metric_name(row.metric), pct(row.expected_pct), pct(row.measured_pct),
+                       short_metric_name(row.metric), expected_text(row), pct(row.measured_pct),
                        std::isnan(diff) ? "n/a" : fmt::format("{:+.1f}", diff), row.tolerance_pct,
                        row.samples, to_string(row.verdict));
   }
@@ -110,6 +135,7 @@ auto row_json(const CheckRow& row) -> nlohmann::json {
           {"measured_pct", number_or_null(row.measured_pct)},
           {"difference_pct", number_or_null(row.measured_pct - row.expected_pct)},
           {"tolerance_pct", row.tolerance_pct},
+          {"bound", bound_name(row.bound)},
           {"samples", row.samples},
           {"result", to_string(row.verdict)},
           {"basis", row.note}};

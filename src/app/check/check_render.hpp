@@ -10,9 +10,9 @@
 
 namespace solscope::app {
 
-/// Writes the tables: per GPU and source its rows (phase, metric, expected, measured, difference,
-/// tolerance, samples, PASS/FAIL/FAULT/NO DATA) and notes, then the overhead per GPU, then the notes and
-/// one summary line ("check: 41 of 42 passed, 1 failed").
+/// Writes the tables: per GPU and source its rows (phase, metric, expected ("<= 5.0%" for a bound),
+/// measured, difference, tolerance, samples, PASS/FAIL/FAULT/NO DATA) and notes, then the overhead per GPU,
+/// then the notes and one summary line ("check: 41 of 42 passed, 1 failed").
 void render_check_table(const CheckReport& report, std::ostream& out);
 
 /// The report as JSON: {"result": "pass"|"fail", "passed", "failed", "checks": [{"gpu", "name", "source",

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "check/kernels.hpp"
 #include "core/metric_id.hpp"
 #include "core/sol_terms.hpp"
 
@@ -14,7 +15,7 @@ namespace solscope::app {
 
 /// The outcome of one row.
 enum class CheckVerdict : std::uint8_t {
-  Pass,    ///< |measured - expected| <= tolerance
+  Pass,    ///< check::passes(): |measured - expected| <= tolerance (or within the bound)
   Fail,    ///< outside the tolerance
   Fault,   ///< the phase's kernel faulted (illegal address, Xid): no figure; the other phases went on
   NoData,  ///< the source measures the metric but no sample fell inside the phase (counts as a failure)
@@ -27,10 +28,11 @@ enum class CheckVerdict : std::uint8_t {
 struct CheckRow {
   std::string phase;  ///< the kernel's name ("fma", "dram_copy"), "idle" for the idle phase
   core::MetricId metric = core::MetricId::SmActive;
-  double expected_pct = 0.0;   ///< from the kernel's work, time and clock, never from a counter
-  double tolerance_pct = 0.0;  ///< ±points: 3 for compute pipes, 5 for DRAM and L2
-  double measured_pct = 0.0;   ///< duration-weighted mean of the samples inside the phase (NaN: none)
-  std::size_t samples = 0;     ///< samples in that mean
+  double expected_pct = 0.0;                 ///< from the kernel's work, time and clock, never from a counter
+  double tolerance_pct = 0.0;                ///< ±points: 3 for compute pipes, 5 for DRAM and L2
+  check::Bound bound = check::Bound::Point;  ///< a point, or a bound (launch-bound SM activity: at most)
+  double measured_pct = 0.0;  ///< duration-weighted mean of the samples inside the phase (NaN: none)
+  std::size_t samples = 0;    ///< samples in that mean
   CheckVerdict verdict = CheckVerdict::Pass;
   std::string note;  ///< the fault's message, or the basis of the expected figure
 };

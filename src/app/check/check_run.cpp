@@ -147,11 +147,16 @@ struct Session {
       return;
     }
     check::DeviceFacts facts = (*runner)->device();
-    if (facts.chip.empty()) {
-      facts.chip = chip;
-    } else {
-      chip = std::string(facts.chip);
-      facts.chip = chip;
+    // What the runner leaves unknown comes from NVML (the probe); the strings live here, facts views them.
+    if (!facts.chip.empty()) chip = std::string(facts.chip);
+    facts.chip = chip;
+    const std::string name = facts.name.empty() ? device.info.name : std::string(facts.name);
+    facts.name = name;
+    if (!(facts.max_sm_clock_mhz > 0.0) && device.info.max_sm_clock_mhz > 0.0) {
+      facts.max_sm_clock_mhz = device.info.max_sm_clock_mhz;
+    }
+    if (!(facts.dram_peak_bytes_per_s > 0.0) && device.info.dram_peak_bytes_per_s > 0.0) {
+      facts.dram_peak_bytes_per_s = device.info.dram_peak_bytes_per_s;
     }
     const PhasePlan plan = plan_phases(deps.catalog, facts, options.launch_target_ns);
     for (const auto& skipped : plan.skipped)

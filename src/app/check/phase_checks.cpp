@@ -1,6 +1,5 @@
 #include "app/check/phase_checks.hpp"
 
-#include <cmath>
 #include <set>
 
 #include <fmt/format.h>
@@ -31,13 +30,14 @@ auto compare(std::string phase, const check::ExpectedFigure& figure, const Phase
                .metric = figure.metric,
                .expected_pct = figure.expected_pct,
                .tolerance_pct = figure.tolerance_pct,
+               .bound = figure.bound,
                .measured_pct = measured.value,
                .samples = measured.samples,
                .verdict = CheckVerdict::Pass,
                .note = std::string(figure.basis)};
   if (measured.samples == 0) {
     row.verdict = CheckVerdict::NoData;
-  } else if (std::fabs(measured.value - figure.expected_pct) > figure.tolerance_pct) {
+  } else if (!check::passes(figure, measured.value)) {
     row.verdict = CheckVerdict::Fail;
   }
   return row;

@@ -14,8 +14,9 @@ namespace solscope::app {
 /// - a phase whose run failed gives one Fault row with the runner's message;
 /// - otherwise the catalog's expected figures, computed from the runner's launches and GPU time, the SM
 ///   clock's phase mean (NVML; the device's max clock when no sample has it) and the device's DRAM peak;
-///   each compared with the metric's phase mean (phase_mean(), ramp edges left out): Pass within the
-///   tolerance, else Fail; NoData when the source measures the metric but no sample counted;
+///   each compared with the metric's phase mean (phase_mean(), ramp edges left out): Pass when
+///   check::passes() (within the tolerance, or the bound), else Fail; NoData when the source measures the
+///   metric but no sample counted;
 /// - a metric the source never measured in `samples` gets no row; notes name those metrics once
 ///   ("not measured by gpm: alu_pipe, l2").
 /// An expected figure the catalog cannot give (say, no per-SM rate for the chip) becomes a note.

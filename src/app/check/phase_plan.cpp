@@ -18,6 +18,17 @@ auto realtime_ns() -> std::int64_t {
       .count();
 }
 
+auto skip_reason(const check::KernelSpec& kernel, const check::DeviceFacts& device) -> std::string {
+  const int cc = device.compute_capability;
+  if (cc < kernel.min_compute_capability || cc > kernel.max_compute_capability) {
+    return fmt::format("{}: not run: needs compute capability {} to {} (this GPU: {})", kernel.name,
+                       kernel.min_compute_capability, kernel.max_compute_capability, cc);
+  }
+  if (kernel.phase == check::PhaseKind::Fp64)
+    return fmt::format("{}: not run: no fast FP64 pipe", kernel.name);
+  return fmt::format("{}: not run on this GPU", kernel.name);
+}
+
 }  // namespace
 
 auto system_check_clock() -> CheckClock {
@@ -32,11 +43,10 @@ auto system_check_clock() -> CheckClock {
 auto plan_phases(const CheckCatalog& catalog, const check::DeviceFacts& device, std::int64_t launch_target_ns)
     -> PhasePlan {
   PhasePlan plan;
+  if (catalog.idle != nullptr) plan.phases.push_back(PlannedPhase{.kernel = catalog.idle, .shape = {}});
   for (const check::KernelSpec& kernel : catalog.kernels) {
-    const int cc = device.compute_capability;
-    if (cc < kernel.min_compute_capability || cc > kernel.max_compute_capability) {
-      plan.skipped.push_back(fmt::format("{}: needs compute capability {} to {} (this GPU: {})", kernel.name,
-                                         kernel.min_compute_capability, kernel.max_compute_capability, cc));
+    if (!catalog.runs_on(kernel, device)) {
+      plan.skipped.push_back(skip_reason(kernel, device));
       continue;
     }
     PlannedPhase phase{.kernel = &kernel, .shape = {}};

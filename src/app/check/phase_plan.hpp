@@ -17,7 +17,9 @@ namespace solscope::app {
 
 /// The kernel catalog the check uses: src/check's (default_check_catalog()) or a test's.
 struct CheckCatalog {
-  std::span<const check::KernelSpec> kernels;
+  std::span<const check::KernelSpec> kernels;  ///< every kernel, in phase order (idle not among them)
+  const check::KernelSpec* idle = nullptr;     ///< the idle phase, run first; null: none
+  std::function<bool(const check::KernelSpec&, const check::DeviceFacts&)> runs_on;
   std::function<check::LaunchShape(const check::KernelSpec&, const check::DeviceFacts&, std::int64_t)> shape;
   std::function<core::Result<std::vector<check::ExpectedFigure>>(
       const check::KernelSpec&, const check::DeviceFacts&, const check::PhaseMeasurement&)>
@@ -46,11 +48,11 @@ struct PlannedPhase {
 /// The phases `device` can run, in catalog order, and the kernels it cannot (with why).
 struct PhasePlan {
   std::vector<PlannedPhase> phases;
-  std::vector<std::string> skipped;  ///< "wgmma: needs compute capability 90 to 90 (this GPU: 80)"
+  std::vector<std::string> skipped;  ///< "wgmma: not run: needs compute capability 90 to 90 (this GPU: 80)"
 };
 
-/// Plans the phases: every kernel whose compute-capability range holds the device's, shaped for launches
-/// of about `launch_target_ns`.
+/// Plans the phases: idle first, then every kernel that runs on the device (catalog.runs_on), shaped for
+/// launches of about `launch_target_ns`.
 [[nodiscard]] auto plan_phases(const CheckCatalog& catalog, const check::DeviceFacts& device,
                                std::int64_t launch_target_ns) -> PhasePlan;
 

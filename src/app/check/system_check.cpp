@@ -7,8 +7,11 @@
 namespace solscope::app {
 
 auto default_check_catalog() -> CheckCatalog {
-  return CheckCatalog{
-      .kernels = check::kernel_specs(), .shape = check::launch_shape, .expected = check::expected_figures};
+  return CheckCatalog{.kernels = check::kernel_specs(),
+                      .idle = &check::idle_spec(),
+                      .runs_on = check::kernel_runs_on,
+                      .shape = check::launch_shape,
+                      .expected = check::expected_figures};
 }
 
 auto run_check_command(const CommonOptions& common, const CheckArgs& args, std::ostream& out,

@@ -19,8 +19,8 @@ using core::MetricId;
 using core::SourceKind;
 using testing::kMs;
 
+constexpr check::KernelSpec kIdle{.phase = PhaseKind::Idle, .name = "idle"};
 constexpr check::KernelSpec kKernels[] = {
-    {.phase = PhaseKind::Idle, .name = "idle", .entry = "", .ptx = ""},
     {.phase = PhaseKind::Fma, .name = "fma", .entry = "fma", .ptx = "synthetic"},
     {.phase = PhaseKind::Alu, .name = "alu", .entry = "alu", .ptx = "synthetic"},
     {.phase = PhaseKind::TensorWgmma,
@@ -130,6 +130,11 @@ struct CheckFixture : ::testing::Test {
       return std::unique_ptr<sources::CounterSource>(std::move(source));
     };
     d.catalog.kernels = kKernels;
+    d.catalog.idle = &kIdle;
+    d.catalog.runs_on = [](const check::KernelSpec& k, const check::DeviceFacts& f) {
+      return f.compute_capability >= k.min_compute_capability &&
+             f.compute_capability <= k.max_compute_capability;
+    };
     d.catalog.shape = [](const check::KernelSpec&, const check::DeviceFacts& f, std::int64_t) {
       return check::LaunchShape{.grid_blocks = f.sm_count, .block_threads = 256, .iterations = 1000};
     };
@@ -169,7 +174,7 @@ TEST_F(CheckFixture, all_pass_exits_0_with_the_exact_table) {
             "  alu            alu_pipe             70.0%     70.0%    +0.0   3.0     180  PASS\n"
             "  dram_copy      dram                 80.0%     80.0%    +0.0   5.0     180  PASS\n"
             "\n"
-            "note: GPU 0: wgmma: needs compute capability 90 to 90 (this GPU: 80)\n"
+            "note: GPU 0: wgmma: not run: needs compute capability 90 to 90 (this GPU: 80)\n"
             "check: 5 of 5 passed, 0 failed\n");
   EXPECT_EQ(runner->ran, (std::vector<std::string>{"fma", "alu", "dram_copy"}));
   ASSERT_EQ(measured.size(), 4u);
@@ -240,7 +245,7 @@ TEST_F(CheckFixture, json_has_every_field_and_value) {
   EXPECT_EQ(row["result"], "PASS");
   EXPECT_EQ(row["basis"], "all SMs");
   EXPECT_TRUE(j["overhead"].empty());
-  EXPECT_EQ(j["notes"][0], "GPU 0: wgmma: needs compute capability 90 to 90 (this GPU: 80)");
+  EXPECT_EQ(j["notes"][0], "GPU 0: wgmma: not run: needs compute capability 90 to 90 (this GPU: 80)");
 }
 
 TEST_F(CheckFixture, json_marks_a_fault_and_the_result_fail) {
