@@ -91,8 +91,15 @@ auto run_check_with(const CommonOptions& common, const CheckArgs& args, CheckDep
   deps.writer = *writer ? &**writer : nullptr;
   auto report = run_check(*options, deps, stop, err);
   if (*writer) {
+    // The table travels with the samples: a bug report needs only the file.
+    if (report) {
+      if (auto kept = (*writer)->set_metadata(kCheckMetaKey, check_json(*report).dump()); !kept) {
+        print_error(err, kept.error());
+      }
+    }
     if (auto closed = (*writer)->close(); !closed) print_error(err, closed.error());
   }
+  if (report && stop.load()) print_warning(err, "stopped by a signal: the check is incomplete");
   if (!report) {
     print_error(err, report.error().error);
     return report.error().exit_code;

@@ -5,6 +5,7 @@
 
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 
@@ -12,6 +13,9 @@
 #include "app/cli.hpp"
 
 namespace solscope::app {
+
+/// The trace meta key (-o) that holds the check's JSON report (check_json()).
+inline constexpr std::string_view kCheckMetaKey = "check_report";
 
 /// The options of `solscope check` (--json and --devices are the common ones).
 struct CheckArgs {

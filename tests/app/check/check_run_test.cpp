@@ -7,9 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/check/check_render.hpp"
 #include "app/check_command.hpp"
 #include "app/exit_codes.hpp"
 #include "check_fakes.hpp"
+#include "trace/reader.hpp"
 
 namespace solscope::app {
 namespace {
@@ -367,6 +369,51 @@ TEST_F(CheckFixture, the_overhead_table_shows_ratios) {
             std::string::npos);
 }
 
+TEST(CheckRenderTest, every_table_line_fits_100_columns) {
+  CheckReport report;
+  SourceCheck check{.device = 7, .device_name = "NVIDIA GeForce RTX 4090", .source = SourceKind::PmSampling};
+  for (std::size_t m = 0; m < core::kMetricCount; ++m) {
+    check.rows.push_back(CheckRow{.phase = "fma_half_sms",
+                                  .metric = static_cast<MetricId>(m),
+                                  .expected_pct = 100.0,
+                                  .tolerance_pct = 5.0,
+                                  .bound = check::Bound::AtLeast,
+                                  .measured_pct = -1000.0,
+                                  .samples = 99999,
+                                  .verdict = CheckVerdict::NoData});
+  }
+  check.rows.push_back(CheckRow{.phase = "launch_bound",
+                                .verdict = CheckVerdict::Fault,
+                                .note = std::string(300, 'x') + " " + std::string(150, 'y')});
+  check.notes.push_back("not measured by nvml: " + std::string(400, 'z'));
+  report.checks.push_back(check);
+  report.overhead.push_back(OverheadCheck{.device = 7,
+                                          .source = SourceKind::Gpm,
+                                          .rows = {{"dram_copy", 100 * kMs, 5, 123456789.5, 0.987, 2520.0}}});
+  report.notes.assign(3, std::string(120, 'n') + " and more words to wrap over the end of the line");
+  std::ostringstream out;
+  render_check_table(report, out);
+  std::istringstream lines(out.str());
+  int count = 0;
+  for (std::string line; std::getline(lines, line); ++count) {
+    const bool unbreakable =
+        line.find("xxxxxxxxxx") != std::string::npos || line.find("yyyyyyyyyy") != std::string::npos ||
+        line.find("zzzzzzzzzz") != std::string::npos || line.find("nnnnnnnnnn") != std::string::npos;
+    if (!unbreakable) {
+      EXPECT_LE(line.size(), 100u) << line;
+    }
+  }
+  EXPECT_GT(count, static_cast<int>(core::kMetricCount));
+  EXPECT_NE(out.str().find(
+                "  fma_half_sms   l1tex_throughput >= 100.0%  -1000.0% -1100.0   5.0   99999  NO DATA\n"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("\n  launch_bound   FAULT: " + std::string(300, 'x') +
+                           "\n                        " + std::string(150, 'y') + "\n"),
+            std::string::npos)
+      << "a long message wraps under its text";
+}
+
 TEST_F(CheckFixture, no_driver_exits_3_with_the_usual_message) {
   std::ostringstream out, err;
   auto d = deps();
@@ -408,7 +455,14 @@ TEST_F(CheckFixture, output_keeps_every_sample_in_a_trace) {
   EXPECT_EQ(r.code, kExitOk);
   // 4 phases of 2 s and 4 gaps of 0.5 s at 10 ms, all polled before the source stopped.
   EXPECT_NE(r.err.find("kept 1000 samples in " + path.string()), std::string::npos) << r.err;
-  EXPECT_GT(std::filesystem::file_size(path), 0u);
+  auto reader = trace::Reader::open(path);
+  ASSERT_TRUE(reader) << reader.error().describe();
+  const auto& entries = reader->metadata().entries;
+  const auto kept = entries.find(std::string(kCheckMetaKey));
+  ASSERT_NE(kept, entries.end());
+  const auto j = nlohmann::json::parse(kept->second);
+  EXPECT_EQ(j["passed"], 5);
+  EXPECT_EQ(j["checks"][0]["rows"][1]["metric"], "fma_pipe_pct");
   std::filesystem::remove(path);
 }
 
