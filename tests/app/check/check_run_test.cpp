@@ -59,6 +59,7 @@ struct CheckFixture : ::testing::Test {
   std::map<std::pair<std::string, MetricId>, double> offsets;  ///< measured = expected + offset
   bool wild_edges = false;  ///< samples in the first and last 100 ms of a run read 1000%
   bool pm_denied = false;
+  bool pm_busy = false;  ///< another profiler holds the counters
   bool mig = false;
   std::vector<sources::SourceConfig> started;
   CommonOptions common;
@@ -114,6 +115,16 @@ struct CheckFixture : ::testing::Test {
       started.push_back(config);
       SourceKind kind = config.best_source;
       sources::DeviceStatus status{.source = kind, .reason = "", .hint = "", .lost = false};
+      if (kind == SourceKind::PmSampling && pm_busy) {
+        kind = SourceKind::Gpm;
+        status = {
+            .source = kind,
+            .reason =
+                "PM sampling unavailable: counters held by another profiler (DCGM, Nsight, another "
+                "solscope)",
+            .hint = "stop the other profiler (`dcgmi profile --pause` pauses DCGM profiling; close Nsight)",
+            .lost = false};
+      }
       if (kind == SourceKind::PmSampling && pm_denied) {
         kind = SourceKind::Gpm;
         status = {.source = kind,
@@ -296,6 +307,23 @@ TEST_F(CheckFixture, without_pm_permission_gpm_and_nvml_are_checked_and_the_pm_n
             std::string::npos);
   EXPECT_NE(r.out.find("check: 4 of 4 passed, 0 failed\n"), std::string::npos) << "GPM: idle, fma x2, dram";
   EXPECT_EQ(runner->ran.size(), 6u) << "two passes (GPM, NVML) of three kernels";
+}
+
+TEST_F(CheckFixture, counters_held_by_another_profiler_are_named_with_the_fix) {
+  args.no_overhead = true;
+  pm_busy = true;
+  common.json = true;
+  const auto r = run();
+  EXPECT_EQ(r.code, kExitOk);
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["checks"].size(), 2u);
+  EXPECT_EQ(j["checks"][0]["source"], "gpm");
+  EXPECT_EQ(j["checks"][1]["source"], "nvml");
+  EXPECT_EQ(
+      j["notes"][1],
+      "GPU 0: pm_sampling checks not run: PM sampling unavailable: counters held by another profiler (DCGM, "
+      "Nsight, another solscope). Needs: stop the other profiler (`dcgmi profile --pause` pauses DCGM "
+      "profiling; close Nsight)");
 }
 
 TEST_F(CheckFixture, a_single_source_the_gpu_cannot_give_runs_on_what_it_falls_back_to) {
