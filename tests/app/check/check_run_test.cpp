@@ -465,6 +465,21 @@ TEST_F(CheckFixture, a_mig_gpu_is_not_checked_and_says_why) {
   EXPECT_TRUE(runner->ran.empty());
 }
 
+TEST_F(CheckFixture, interval_and_replay_are_said_to_be_unused) {
+  args.source = "pm";
+  args.no_overhead = true;
+  common.interval = "1ms";
+  const auto r = run();
+  EXPECT_EQ(r.code, kExitOk);
+  EXPECT_EQ(
+      r.err.rfind(
+          "solscope: warning: check samples live GPUs at 10 ms: --interval and --replay are not used\n", 0),
+      0u)
+      << r.err;
+  ASSERT_EQ(started.size(), 1u);
+  EXPECT_EQ(started[0].interval_ns, 10 * kMs);
+}
+
 TEST_F(CheckFixture, a_device_index_that_does_not_exist_is_a_usage_error) {
   common.devices = "3";
   const auto r = run();
