@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "app/check/phase_means.hpp"
 #include "app/check/sample_collector.hpp"
+#include "core/units.hpp"
 
 namespace solscope::app {
 namespace {
@@ -21,6 +21,24 @@ struct Tally {
   double clock_mhz = 0.0;
 };
 
+/// The mean SM clock of the NVML reads taken during a run: NVML figures are read when a sample ends, so a
+/// sample counts when its end lies inside the run (NaN when none does).
+auto clock_during(std::span<const core::RawSample> samples, std::uint32_t device, const check::RunResult& run)
+    -> double {
+  double sum = 0.0;
+  int reads = 0;
+  for (const core::RawSample& s : samples) {
+    const double mhz = s.value(core::MetricId::SmClockMhz);
+    if (s.device_index != device || std::isnan(mhz) || s.t_end_ns < run.wall_start_ns ||
+        s.t_end_ns > run.wall_end_ns) {
+      continue;
+    }
+    sum += mhz;
+    ++reads;
+  }
+  return reads > 0 ? sum / reads : core::kUnknown;
+}
+
 struct OneRun {
   double launches_per_s = 0.0;
   double clock_mhz = core::kUnknown;
@@ -32,7 +50,8 @@ auto run_once(check::KernelRunner& runner, const PlannedPhase& phase, const core
               const std::atomic<bool>& stop) -> core::Result<OneRun> {
   sources::SourceConfig config;
   config.devices = {device.index};
-  config.interval_ns = interval_ns == 0 ? options.run_ns : interval_ns;
+  config.interval_ns =
+      interval_ns == 0 ? std::max(options.run_ns / 2, core::kMinSampleIntervalNs) : interval_ns;
   config.best_source = interval_ns == 0 ? core::SourceKind::NvmlOnly : options.best_source;
   auto source = start_source(config);
   if (!source) return core::propagate(std::move(source));
@@ -48,12 +67,7 @@ auto run_once(check::KernelRunner& runner, const PlannedPhase& phase, const core
     return core::fail(core::ErrorCode::Internal, "the runner reported no launches or no GPU time");
   }
   out.launches_per_s = static_cast<double>(run->launches) / (static_cast<double>(run->gpu_elapsed_ns) * 1e-9);
-  if (samples) {
-    const PhaseWindow window{
-        .device = device.index, .wall_start_ns = run->wall_start_ns, .wall_end_ns = run->wall_end_ns};
-    const PhaseMean clock = phase_mean(*samples, window, core::MetricId::SmClockMhz, 0);
-    out.clock_mhz = clock.value;
-  }
+  if (samples) out.clock_mhz = clock_during(*samples, device.index, *run);
   return out;
 }
 

@@ -34,8 +34,9 @@ struct OverheadOptions {
 
 /// Runs, `repetitions` times, every setting of kOverheadIntervalsNs, and within it the Fma and DramCopy
 /// phases of `phases` (those present). A sampled run starts a source at that interval on the device
-/// (`best_source`); an unsampled run starts NVML only at an interval of the run's length, so that one NVML
-/// read near the run's end gives the SM clock "without sampling". Throughput is launches per second of GPU
+/// (`best_source`); an unsampled run starts no counter source, only NVML at half the run's length, so that
+/// the NVML read in the middle of the run gives the SM clock "without sampling". The SM clock of a run is the
+/// mean of the NVML reads that ended inside it (NaN when none did). Throughput is launches per second of GPU
 /// time (the work per launch is fixed by the shape, so the ratio is the work ratio). A run or source that
 /// fails is left out and noted in `notes`.
 [[nodiscard]] auto measure_overhead(check::KernelRunner& runner, std::span<const PlannedPhase> phases,
