@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/ceiling_command.hpp"
+#include "app/check_command.hpp"
 #include "app/commands.hpp"
 #include "app/config/bind.hpp"
 #include "app/config/environment.hpp"
@@ -30,7 +31,7 @@ constexpr const char* kDescription =
 
 constexpr const char* kExitCodes =
     "Exit codes: 0 ok (also stopped by Ctrl-C), 1 failure, 2 bad command line, 3 no NVIDIA GPU or driver,\n"
-    "4 GPU counters not permitted, 5 unreadable trace.\n";
+    "4 GPU counters not permitted, 5 unreadable trace, 6 `solscope check` found a figure off (or a fault).\n";
 
 void add_common_options(CLI::App& app, CommonOptions& common, std::string& config_file) {
   using config::Scope;
@@ -162,6 +163,10 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
       configure(app.add_subcommand("ceiling", "attainable SOL of a described workload (roofline)"));
   add_ceiling_options(*ceiling, ceiling_args);
   ceiling_args.detect_gpu = gpu_detector(common);
+  CheckArgs check_args;
+  auto* checker = configure(app.add_subcommand(
+      "check", "run calibrated kernels and show expected next to measured, per source; sampling overhead"));
+  add_check_options(*checker, check_args);
 
   try {
     app.parse(argc, argv);
@@ -189,6 +194,7 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   if (replay->parsed()) return run_replay(common, replay_args, out, err);
   if (exporter->parsed()) return run_export(export_args, out, err);
   if (ceiling->parsed()) return run_ceiling(ceiling_args, out, err);
+  if (checker->parsed()) return run_check_command(common, check_args, out, err);
   return run_top(common, workloads, top_args, out, err);
 }
 

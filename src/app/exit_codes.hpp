@@ -13,6 +13,8 @@ enum ExitCode : int {
   kExitNoGpu = 3,       ///< no NVIDIA driver, no GPU, or none of the selected devices exists
   kExitPermission = 4,  ///< GPU counters not permitted and no device could be sampled at all
   kExitBadTrace = 5,    ///< a trace file is missing, not a solscope trace, too new, or damaged beyond reading
+  kExitCheckFailed =
+      6,  ///< `solscope check`: a figure fell outside its tolerance, a phase faulted, or no data
 };
 
 /// An error together with the exit code it means for the command that met it.

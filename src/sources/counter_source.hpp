@@ -22,6 +22,10 @@ struct SourceConfig {
   std::int64_t interval_ns = 100'000'000;
   /// NVML indices of the devices to sample; empty = every device.
   std::vector<std::uint32_t> devices;
+  /// The best source to try on each device: PmSampling (default) = the best that works; Gpm = skip PM
+  /// sampling; NvmlOnly = NVML only. `solscope check --source` uses it to check each source in turn; the
+  /// device's status() then says which source it got (a worse one when the asked one does not work).
+  core::SourceKind best_source = core::SourceKind::PmSampling;
 };
 
 /// How one device is being sampled, and why: shown by `solscope devices` and beside each GPU in the views.

@@ -51,6 +51,9 @@ auto listen_default() -> std::string {
 constexpr double kMaxReplaySpeed = 1000.0;
 /// --tokens-per-s: above any measured speed of one model (1e12 tokens/s).
 constexpr double kMaxTokensPerS = 1e12;
+/// `check --seconds`: a phase keeps samples after its two 100 ms ramp edges (kRampEdgeNs) from 0.5 s on.
+constexpr double kMinCheckSeconds = 0.5;
+constexpr double kMaxCheckSeconds = 60.0;
 
 auto build_table() -> std::vector<OptionSpec> {
   using enum Kind;
@@ -119,6 +122,13 @@ auto build_table() -> std::vector<OptionSpec> {
        ceiling::kMinSmClockMhz, ceiling::kMaxSmClockMhz},
       {"--tokens-per-s", Scope::Ceiling, Number, "a measured speed of the whole TP group, for its MFU", "", 0,
        kMaxTokensPerS},
+
+      {"--seconds", Scope::Check, Number, "length of each calibration phase in seconds", "2",
+       kMinCheckSeconds, kMaxCheckSeconds, false, true},
+      {"--source", Scope::Check, Text, "counter source to check: pm, gpm, nvml or all", "all", 0, 0, false,
+       true},
+      {"--output", Scope::Check, Text, "keep the check's trace in this SQLite file", "", 0, 0, false, false},
+      {"--no-overhead", Scope::Check, Flag, "skip the sampling-overhead runs", "", 0, 0, false, true},
   };
 }
 
@@ -175,6 +185,8 @@ auto scope_name(Scope scope) -> std::string_view {
       return "replay";
     case Scope::Ceiling:
       return "ceiling";
+    case Scope::Check:
+      return "check";
   }
   return "";
 }

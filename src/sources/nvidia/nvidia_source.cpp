@@ -85,6 +85,7 @@ auto NvidiaSource::start(const sources::SourceConfig& config) -> core::Result<vo
 
   reader_.emplace(std::move(*reader));
   interval_ns_ = config.interval_ns;
+  best_source_ = config.best_source;
   active_.clear();
   pm_.reset();
   pm_factory_called_ = false;
@@ -123,11 +124,17 @@ auto NvidiaSource::start_device(std::uint32_t index, const ProfilingPermission& 
   }
   PmChoice choice = plan_pm_sampling(index, reader_->mig_enabled(index), permission,
                                      static_cast<bool>(deps_.make_pm_sampling));
+  if (best_source_ != SourceKind::PmSampling && choice.try_pm) {
+    choice = {.try_pm = false, .reason = "PM sampling not asked for", .hint = {}};
+  }
   if (choice.try_pm && try_pm(dev, choice)) {
     dev.status = fallback_status(SourceKind::PmSampling, choice, {});
     return dev;
   }
   GpmSupportInfo gpm = query_gpm_support(reader_->api(), reader_->handle(index));
+  if (best_source_ == SourceKind::NvmlOnly && gpm.supported) {
+    gpm = {.supported = false, .reason = "GPM not asked for"};
+  }
   if (gpm.supported) {
     auto gpm_reader = GpmReader::open(reader_->api(), reader_->handle(index), index, now);
     if (gpm_reader) {

@@ -137,7 +137,8 @@ class NvidiaSource final : public sources::CounterSource, public sources::Proces
   bool pm_factory_called_ = false;
   bool running_ = false;
   std::int64_t interval_ns_ = 0;
-  std::vector<Active> active_;  ///< sorted by NVML index
+  core::SourceKind best_source_ = core::SourceKind::PmSampling;  ///< SourceConfig::best_source
+  std::vector<Active> active_;                                   ///< sorted by NVML index
 };
 
 }  // namespace solscope::nvidia

@@ -211,6 +211,28 @@ TEST_F(NvidiaSourceTest, pm_permission_denied_falls_back_to_gpm_on_hopper) {
   EXPECT_EQ(pm_->poll_calls, 0);
 }
 
+TEST_F(NvidiaSourceTest, best_source_gpm_skips_pm_sampling_and_nvml_only_skips_gpm_too) {
+  // `solscope check --source gpm|nvml` checks each source in turn (SourceConfig::best_source).
+  fake_.gpus.resize(1);
+  NvidiaSource gpm(deps());
+  ASSERT_TRUE(
+      gpm.start({.interval_ns = kInterval, .devices = {}, .best_source = SourceKind::Gpm}).has_value());
+  EXPECT_EQ(gpm.status(0).source, SourceKind::Gpm);
+  EXPECT_EQ(gpm.status(0).reason, "PM sampling not asked for");
+  EXPECT_TRUE(pm_->open_calls.empty()) << "no CUPTI session opened";
+  gpm.stop();
+  const int gpm_allocs = fake_.calls("nvmlGpmSampleAlloc");
+  EXPECT_EQ(gpm_allocs, 2) << "two GPM samples, to difference";
+
+  NvidiaSource nvml(deps());
+  ASSERT_TRUE(
+      nvml.start({.interval_ns = kInterval, .devices = {}, .best_source = SourceKind::NvmlOnly}).has_value());
+  EXPECT_EQ(nvml.status(0).source, SourceKind::NvmlOnly);
+  EXPECT_EQ(nvml.status(0).reason, "PM sampling not asked for; GPM: GPM not asked for");
+  EXPECT_TRUE(pm_->open_calls.empty());
+  EXPECT_EQ(fake_.calls("nvmlGpmSampleAlloc"), gpm_allocs) << "no GPM sampling";
+}
+
 TEST_F(NvidiaSourceTest, gpm_gives_at_most_one_sample_per_interval) {
   fake_.gpus.resize(1);
   pm_->open_results[0] = core::fail(core::ErrorCode::Unavailable, "busy");
