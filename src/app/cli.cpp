@@ -164,6 +164,7 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   add_ceiling_options(*ceiling, ceiling_args);
   ceiling_args.detect_gpu = gpu_detector(common);
   CheckArgs check_args;
+  check_args.make_runner = make_kernel_runner;
   auto* checker = configure(app.add_subcommand(
       "check", "run calibrated kernels and show expected next to measured, per source; sampling overhead"));
   add_check_options(*checker, check_args);
