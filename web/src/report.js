@@ -63,30 +63,30 @@
       d.append(el('dt', label), el('dd', value));
       dl.append(d);
     };
+    const span = traceSpan(report);
     add('Trace', t.path);
     add('Host', t.host);
-    add('Start', fmtUtc(t.start_ns));
-    if (isNum(t.duration_s)) add('Length', fmtSeconds(t.duration_s));
-    else if (isNum(t.start_ns) && isNum(t.end_ns)) add('Length', fmtNs(t.end_ns - t.start_ns));
+    add('Start', fmtUtc(span.start_ns));
+    if (span.end_ns > span.start_ns) add('Length', fmtNs(span.end_ns - span.start_ns));
     if (t.command) add('Command', Array.isArray(t.command) ? t.command.join(' ') : t.command);
     if (isNum(t.exit_status)) add('Exit status', String(t.exit_status));
     add('Source', t.source_description);
     $('#synthetic-banner').hidden = !t.synthetic;
     const notes = [].concat(t.notes || [], report.notes || []).filter((n) => typeof n === 'string' && n);
     if (notes.length) showBanner('#note-banner', notes.join(' '));
-    const gen = [report.tool_version ? `solscope ${report.tool_version}` : 'solscope'];
-    if (isNum(report.schema_version)) gen.push(`report schema ${report.schema_version}`);
+    const gen = [t.tool_version ? `solscope ${t.tool_version}` : 'solscope'];
+    if (isNum(report.report_version)) gen.push(`report version ${report.report_version}`);
     $('#generated').textContent = `Written by ${gen.join(', ')}.`;
   }
 
   // ---------------------------------------------------------------- one GPU
   function renderFigures(sec, gpu) {
-    const f = gpu.figures || {};
+    const f = gpu;
     setField(sec, 'compute_sol_pct', f.compute_sol_pct, fmtPct(f.compute_sol_pct));
     setField(sec, 'compute_pipe', f.compute_pipe, f.compute_pipe || '');
     setField(sec, 'memory_sol_pct', f.memory_sol_pct, fmtPct(f.memory_sol_pct));
     setField(sec, 'memory_path', f.memory_path, f.memory_path || '');
-    setField(sec, 'util_pct', f.util_pct, fmtPct(f.util_pct));
+    setField(sec, 'gpu_util_pct', f.gpu_util_pct, fmtPct(f.gpu_util_pct));
     setField(sec, 'sm_active_pct', f.sm_active_pct, fmtPct(f.sm_active_pct));
     const facts = $('[data-facts]', sec);
     const add = (label, text) => {
@@ -103,10 +103,13 @@
     add('Mean power', fmtNum(f.mean_power_w, 1, 'W'));
     add('Sampled time', fmtSeconds(f.sampled_s));
     add('Samples', isNum(f.samples) ? fmtCount(f.samples) : 'n/a');
+    add('Counter source', f.source || 'n/a');
+    add('Shortest phase', fmtSeconds(f.min_phase_s));
+    add('UUID', f.uuid || 'n/a');
   }
 
   function renderBoundBar(sec, gpu) {
-    const times = gpu.bound_time_s || {};
+    const times = gpu.bound_s || {};
     const total = kClasses.reduce((sum, c) => sum + (isNum(times[c]) ? times[c] : 0), 0);
     const bar = $('[data-boundbar]', sec);
     const legend = $('[data-boundlegend]', sec);
@@ -137,18 +140,24 @@
     const body = $('[data-phases]', sec);
     for (const p of phases) {
       const tr = el('tr');
-      tr.dataset.class = p.class;
+      tr.dataset.class = p.bound;
       tr.append(el('td', fmtNs(p.start_ns - t0Ns)), el('td', fmtNs(p.end_ns - p.start_ns)),
-                el('td', kClassLabel[p.class] || p.class), el('td', fmtSolWith(p.compute_sol_pct, p.compute_pipe)),
-                el('td', fmtSolWith(p.memory_sol_pct, p.memory_path)), el('td', fmtPct(p.util_pct)));
+                el('td', kClassLabel[p.bound] || p.bound), el('td', fmtSolWith(p.compute_sol_pct, p.compute_pipe)),
+                el('td', fmtSolWith(p.memory_sol_pct, p.memory_path)), el('td', fmtPct(p.gpu_util_pct)));
       body.append(tr);
     }
     $('[data-phases-box]', sec).hidden = phases.length === 0;
   }
 
-  function renderKernels(sec, gpu) {
-    const kernels = gpu.kernels || [];
-    $('[data-kernels-empty]', sec).hidden = kernels.length > 0;
+  function renderKernels(sec, gpu, hasKernelTable) {
+    const summary = gpu.kernels || {};
+    const kernels = summary.top || [];
+    $('[data-kernels-empty]', sec).hidden = kernels.length > 0 || !hasKernelTable;
+    $('[data-kernels-none]', sec).hidden = kernels.length > 0 || hasKernelTable;
+    if (kernels.length) {
+      setField(sec, 'kernel_summary', summary.calls, `${kernels.length} of ${fmtCount(summary.names)} kernels, ` +
+               `${fmtCount(summary.calls)} calls, ${fmtSeconds(summary.total_s)} of GPU time`);
+    }
     $('[data-kernels-wrap]', sec).hidden = kernels.length === 0;
     const body = $('[data-kernels]', sec);
     kernels.forEach((k, i) => {
@@ -158,8 +167,9 @@
       if (k.compute_pipe && isNum(k.compute_sol_pct)) compute.append(el('span', k.compute_pipe, 'pipe'));
       const memory = el('td', fmtPct(k.memory_sol_pct));
       if (k.memory_path && isNum(k.memory_sol_pct)) memory.append(el('span', k.memory_path, 'pipe'));
-      tr.append(el('td', String(i + 1)), el('td', k.name), el('td', fmtCount(k.calls)), el('td', fmtNs(k.total_ns)),
-                el('td', fmtPct(k.share_pct)), compute, memory, el('td', k.overlapped ? 'shared' : ''));
+      tr.append(el('td', String(i + 1)), el('td', k.name), el('td', fmtCount(k.calls)),
+                el('td', fmtSeconds(k.total_s)), el('td', fmtPct(k.time_share_pct)), compute, memory,
+                el('td', k.overlapped ? `shared (${fmtCount(k.overlapped_calls)})` : ''));
       body.append(tr);
     });
   }
@@ -178,7 +188,7 @@
   function chartData(series, t0Ns) {
     const t = series.t_ns || [];
     const col = (name) => (series[name] || []).map((v) => (isNum(v) ? v : null));
-    return [t.map((ns) => (ns - t0Ns) / 1e9), col('compute_sol_pct'), col('memory_sol_pct'), col('util_pct')];
+    return [t.map((ns) => (ns - t0Ns) / 1e9), col('compute_sol_pct'), col('memory_sol_pct'), col('gpu_util_pct')];
   }
 
   // Paints each phase as a band of its class colour behind the series (uPlot's drawClear hook).
@@ -194,7 +204,7 @@
       const left = Math.max(x0, u.bbox.left);
       const right = Math.min(x1, u.bbox.left + u.bbox.width);
       if (!(right > left)) continue;
-      ctx.fillStyle = c.shade[p.class] || c.shade.unknown;
+      ctx.fillStyle = c.shade[p.bound] || c.shade.unknown;
       ctx.fillRect(left, top, right - left, height);
       ++drawn;
     }
@@ -238,29 +248,29 @@
     }).observe(chartEl);
   }
 
-  function renderGpu(gpu, t0Ns) {
+  function renderGpu(report, gpu, t0Ns) {
     const sec = $('#gpu-section').content.firstElementChild.cloneNode(true);
-    sec.dataset.gpu = String(gpu.device);
-    $('[data-fact="index"]', sec).textContent = `GPU ${gpu.device}`;
+    sec.dataset.gpu = String(gpu.index);
+    $('[data-fact="index"]', sec).textContent = `GPU ${gpu.index}`;
     $('[data-fact="name"]', sec).textContent = gpu.name || '';
     $('#gpus').append(sec);
     renderFigures(sec, gpu);
     renderBoundBar(sec, gpu);
     renderPhases(sec, gpu, t0Ns);
-    renderKernels(sec, gpu);
+    renderKernels(sec, gpu, Boolean((report.trace || {}).kernel_table));
     renderChart(sec, gpu, t0Ns);
   }
 
-  // The time origin of the charts and phase starts: the trace's start, else the earliest sample.
-  function originNs(report) {
-    const t = report.trace || {};
-    if (isNum(t.start_ns) && t.start_ns > 0) return t.start_ns;
-    let min = Infinity;
+  // The span of the samples of every GPU (the time origin of the charts and phase starts).
+  function traceSpan(report) {
+    let start = Infinity;
+    let end = -Infinity;
     for (const g of report.gpus || []) {
-      const ts = (g.series && g.series.t_ns) || [];
-      if (ts.length && ts[0] < min) min = ts[0];
+      if (!(g.samples > 0)) continue;
+      start = Math.min(start, g.start_ns);
+      end = Math.max(end, g.end_ns);
     }
-    return Number.isFinite(min) ? min : 0;
+    return Number.isFinite(start) ? { start_ns: start, end_ns: end } : { start_ns: 0, end_ns: 0 };
   }
 
   function main() {
@@ -276,10 +286,10 @@
       showBanner('#error-banner', 'The chart library is missing from this file: charts are off.');
     }
     renderTrace(report);
-    const t0Ns = originNs(report);
+    const t0Ns = traceSpan(report).start_ns;
     for (const gpu of report.gpus || []) {
       if (typeof uPlot === 'undefined') gpu.series = {};
-      renderGpu(gpu, t0Ns);
+      renderGpu(report, gpu, t0Ns);
     }
     if (!(report.gpus || []).length) $('#gpus').append(el('p', 'The trace has no samples of any GPU.', 'empty'));
     document.body.dataset.state = 'ready';
