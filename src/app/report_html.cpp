@@ -48,8 +48,8 @@ auto missing_file(std::string_view name) -> core::Error {
 
 }  // namespace
 
-auto json_for_script(const nlohmann::json& report) -> std::string {
-  const std::string text = report.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+auto json_for_script(const nlohmann::ordered_json& report) -> std::string {
+  const std::string text = report.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   std::string out;
   out.reserve(text.size() + text.size() / 16);
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -86,7 +86,7 @@ auto text_for_element(std::string_view code) -> std::string {
   return out;
 }
 
-auto render_html_report(const nlohmann::json& report) -> core::Result<std::string> {
+auto render_html_report(const nlohmann::ordered_json& report) -> core::Result<std::string> {
   const auto page = find_template_file("report.html");
   if (!page) return core::fail(missing_file("report.html"));
   std::array<Part, 5> parts{Part{"uplot.css", {}}, Part{"report.css", {}}, Part{"uplot.js", {}},
@@ -123,7 +123,8 @@ auto render_html_report(const nlohmann::json& report) -> core::Result<std::strin
   return out;
 }
 
-auto write_html_report(const nlohmann::json& report, const std::filesystem::path& out) -> core::Result<void> {
+auto write_html_report(const nlohmann::ordered_json& report, const std::filesystem::path& out)
+    -> core::Result<void> {
   auto page = render_html_report(report);
   if (!page) return core::propagate(page);
   errno = 0;

@@ -66,6 +66,15 @@ struct KernelRow {
   [[nodiscard]] auto overlapped() const -> bool { return overlapped_calls > 0; }
 };
 
+/// A GPU's figures over time for the HTML report's charts (report_series.hpp): bounded buckets of its
+/// samples. The four vectors have one length; NaN = unknown (or a break in the line).
+struct Series {
+  std::vector<std::int64_t> t_ns;      ///< each point's time (epoch ns): its bucket's first sample start
+  std::vector<float> compute_sol_pct;  ///< duration-weighted mean over the bucket
+  std::vector<float> memory_sol_pct;
+  std::vector<float> gpu_util_pct;
+};
+
 /// Everything the report says about one GPU.
 struct GpuReport {
   core::DeviceInfo device;  ///< as the trace recorded it (only the index when it did not)
@@ -86,6 +95,7 @@ struct GpuReport {
   std::uint64_t kernel_names = 0;      ///< distinct kernel names on this GPU
   std::int64_t kernel_total_ns = 0;    ///< sum of every call's duration
   std::vector<KernelRow> top_kernels;  ///< by total_ns, longest first (ties: name), at most kTopKernels
+  Series series;  ///< for the HTML report's charts (at most 2 x kSeriesBuckets points; not in --json)
 };
 
 /// How many kernels the report lists per GPU.

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/metric_id.hpp"
+#include "report/report_series.hpp"
 
 namespace solscope::report {
 namespace {
@@ -106,6 +107,7 @@ auto ReportBuilder::gpu_report(Lane& l) const -> GpuReport {
   }
   gpu.min_phase_ns = min_phase_ns(l.sampled_ns);
   gpu.phases = detect_phases(l.points, gpu.min_phase_ns);
+  gpu.series = downsample_series(l.points);
   std::vector<PhasePoint>().swap(l.points);  // the points are no longer needed
   kernels_.fill(gpu);
   return gpu;

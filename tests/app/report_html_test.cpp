@@ -19,7 +19,7 @@ namespace solscope::app {
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 constexpr std::string_view kDataOpen = R"(<script type="application/json" id="report-data">)";
 
