@@ -108,7 +108,10 @@ struct TraceFacts {
   std::string source_description;
   std::string host;
   std::string tool_version;
-  bool has_kernel_table = false;  ///< the trace has a `kernels` table (schema with kernels)
+  /// Where the kernel log came from (trace meta kernel_log: "cupti", "synthetic"); empty when the trace has
+  /// none, so that "no kernels" is told apart from "none recorded".
+  std::string kernel_log;
+  std::uint64_t kernels_dropped = 0;  ///< kernel records the recorder lost (meta kernels_dropped)
 };
 
 /// The whole report.

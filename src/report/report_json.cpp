@@ -108,12 +108,14 @@ auto gpu_json(const GpuReport& g) -> Json {
 
 auto to_json(const Report& report) -> nlohmann::ordered_json {
   Json out{{"report_version", kReportJsonVersion}};
-  out["trace"] = Json{{"path", report.trace.path},
-                      {"synthetic", report.trace.synthetic},
-                      {"source_description", report.trace.source_description},
-                      {"host", report.trace.host},
-                      {"tool_version", report.trace.tool_version},
-                      {"kernel_table", report.trace.has_kernel_table}};
+  out["trace"] =
+      Json{{"path", report.trace.path},
+           {"synthetic", report.trace.synthetic},
+           {"source_description", report.trace.source_description},
+           {"host", report.trace.host},
+           {"tool_version", report.trace.tool_version},
+           {"kernel_log", report.trace.kernel_log.empty() ? Json(nullptr) : Json(report.trace.kernel_log)},
+           {"kernels_dropped", report.trace.kernels_dropped}};
   out["phase_method"] = Json{{"name", "bound-class runs, shortest merged first"},
                              {"min_phase_s", seconds(kMinPhaseNs)},
                              {"min_phase_share_pct", kMinPhaseShare * core::kPercent}};

@@ -157,7 +157,12 @@ auto render_text(const Report& report) -> std::string {
   }
   fmt::format_to(std::back_inserter(out), "{} GPUs, {} samples, {} kernel calls\n", report.gpus.size(),
                  report.samples, report.kernel_calls);
-  for (const auto& g : report.gpus) write_gpu(out, g, report.trace.has_kernel_table);
+  if (report.trace.kernels_dropped > 0) {
+    fmt::format_to(std::back_inserter(out),
+                   "{} kernel records were lost while recording (not listed below)\n",
+                   report.trace.kernels_dropped);
+  }
+  for (const auto& g : report.gpus) write_gpu(out, g, !report.trace.kernel_log.empty());
   return out;
 }
 

@@ -43,7 +43,7 @@ auto sample_report() -> Report {
   return builder.finish(TraceFacts{.path = "run.sqlite",
                                    .synthetic = true,
                                    .source_description = "synthetic: test",
-                                   .has_kernel_table = true});
+                                   .kernel_log = "synthetic"});
 }
 
 TEST(ReportJson, FieldsUnitsAndNulls) {
@@ -51,7 +51,8 @@ TEST(ReportJson, FieldsUnitsAndNulls) {
   EXPECT_EQ(json["report_version"], 1);
   EXPECT_EQ(json["trace"]["path"], "run.sqlite");
   EXPECT_EQ(json["trace"]["synthetic"], true);
-  EXPECT_EQ(json["trace"]["kernel_table"], true);
+  EXPECT_EQ(json["trace"]["kernel_log"], "synthetic");
+  EXPECT_EQ(json["trace"]["kernels_dropped"], 0);
   EXPECT_EQ(json["samples"], 31);
   EXPECT_EQ(json["kernel_calls"], 2);
   EXPECT_DOUBLE_EQ(json["phase_method"]["min_phase_s"].get<double>(), 1.0);
