@@ -163,6 +163,8 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
       "report", "a trace's efficiency per GPU: SOL, bound time, phases, energy, top kernels"));
   reporter->add_option("file", report_args.file, "trace file")->required();
   reporter->add_flag("--json", report_args.json, "print the JSON report (docs/report.md)");
+  config::add_option(*reporter, config::Scope::Report, "--html", report_args.html);
+  config::add_option(*reporter, config::Scope::Report, "--force", report_args.force);
   CeilingArgs ceiling_args;
   auto* ceiling =
       configure(app.add_subcommand("ceiling", "attainable SOL of a described workload (roofline)"));

@@ -7,6 +7,8 @@
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
+#include "app/output_path.hpp"
+#include "app/report_html.hpp"
 #include "app/sinks.hpp"
 #include "app/source_factory.hpp"
 #include "core/derive.hpp"
@@ -73,6 +75,13 @@ auto build_report(const trace::Reader& reader, const std::string& path, std::ost
 }
 
 auto run_report(const ReportArgs& args, std::ostream& out, std::ostream& err) -> int {
+  if (!args.html.empty()) {
+    const std::string inputs[] = {args.file};
+    if (auto checked = check_output_path(args.html, inputs, args.force); !checked) {
+      print_error(err, checked.error());
+      return kExitUsage;
+    }
+  }
   auto reader = trace::Reader::open(args.file);
   if (!reader) {
     print_error(err, reader.error());
@@ -82,6 +91,12 @@ auto run_report(const ReportArgs& args, std::ostream& out, std::ostream& err) ->
   if (!built) {
     print_error(err, built.error());
     return built.error().code == core::ErrorCode::DataLoss ? kExitBadTrace : kExitFailure;
+  }
+  if (!args.html.empty()) {
+    if (auto written = write_html_report(*built, args.html); !written) {
+      print_error(err, written.error());
+      return kExitFailure;
+    }
   }
   if (args.json) {
     out << report::to_json(*built).dump(2) << '\n';

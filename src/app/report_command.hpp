@@ -22,7 +22,9 @@ namespace solscope::app {
 /// What `solscope report` takes.
 struct ReportArgs {
   std::string file;
-  bool json = false;  ///< --json: the JSON report (docs/report.md) instead of the text
+  bool json = false;   ///< --json: the JSON report (docs/report.md) instead of the text
+  std::string html;    ///< --html FILE: also the HTML report (report_html.hpp); empty = none
+  bool force = false;  ///< --force: --html may replace an existing file
 };
 
 /// `solscope report`: the text (at most 100 columns) or JSON report of `args.file` on `out`. Exit codes:

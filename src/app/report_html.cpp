@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/detail/report_assets_table.hpp"
+#include "report/report_series.hpp"
 
 namespace solscope::app {
 namespace {
@@ -146,6 +147,10 @@ auto write_html_report(const nlohmann::ordered_json& report, const std::filesyst
                       "check the free space of its file system");
   }
   return {};
+}
+
+auto write_html_report(const report::Report& report, const std::filesystem::path& out) -> core::Result<void> {
+  return write_html_report(report::to_json_with_series(report), out);
 }
 
 }  // namespace solscope::app

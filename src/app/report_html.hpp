@@ -10,6 +10,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/result.hpp"
+#include "report/report.hpp"
 
 namespace solscope::app {
 
@@ -32,6 +33,11 @@ namespace solscope::app {
 /// render_html_report; PermissionDenied or NotFound naming `out` when it cannot be opened; DataLoss when a
 /// write fails (a full disk).
 [[nodiscard]] auto write_html_report(const nlohmann::ordered_json& report, const std::filesystem::path& out)
+    -> core::Result<void>;
+
+/// The HTML report of `report`: write_html_report(report::to_json_with_series(report), out), so that the page
+/// holds the `--json` report plus each GPU's series for its charts (report_series.hpp).
+[[nodiscard]] auto write_html_report(const report::Report& report, const std::filesystem::path& out)
     -> core::Result<void>;
 
 }  // namespace solscope::app

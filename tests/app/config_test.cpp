@@ -52,6 +52,8 @@ auto prefix(Scope scope) -> std::vector<std::string> {
       return {"replay", "/nonexistent/never.sqlite"};
     case Scope::Ceiling:
       return {"ceiling", "--gpu", "H100", "--model", "/nonexistent"};
+    case Scope::Report:
+      return {"report", "/nonexistent/never.sqlite"};
   }
   return {};
 }

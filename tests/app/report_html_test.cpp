@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/process.hpp"
+
 namespace solscope::app {
 namespace {
 
@@ -160,6 +162,44 @@ TEST(ReportHtml, WritesTheFile) {
   ASSERT_FALSE(missing.has_value());
   EXPECT_EQ(missing.error().code, core::ErrorCode::NotFound);
   EXPECT_NE(missing.error().message.find("no-such-dir/r.html"), std::string::npos) << missing.error().message;
+  fs::remove_all(dir);
+}
+
+// `solscope report TRACE --html FILE` over the demo trace: the file holds the --json report plus a series per
+// GPU; the output-path rules hold (exit 2: an existing file without --force, the trace itself).
+TEST(ReportHtmlCli, WritesTheDemoReportAndKeepsTheOutputRules) {
+  using std::chrono_literals::operator""s;
+  const std::string bin = SOLSCOPE_BINARY;
+  const std::string demo = std::string(SOLSCOPE_TEST_DATA_DIR) + "/demo-trace.sqlite";
+  const fs::path dir = fs::temp_directory_path() / ("solscope_report_cli_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string html = (dir / "demo.html").string();
+
+  const auto first = testing::run_process({bin, "report", demo, "--json", "--html", html}, 60s);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const json printed = json::parse(first.out);
+  const std::string page = read_file(html);
+  json inlined = json::parse(inlined_json(page));
+  ASSERT_EQ(inlined["gpus"].size(), 4U);
+  for (auto& gpu : inlined["gpus"]) {
+    ASSERT_TRUE(gpu.contains("series"));
+    EXPECT_EQ(gpu["series"]["t_ns"].size(), 1000U);  // 1,200 samples of 100 ms over 120 s: 1,000 buckets
+    EXPECT_EQ(gpu["series"]["compute_sol_pct"].size(), 1000U);
+    gpu.erase("series");
+  }
+  EXPECT_EQ(inlined, printed);
+
+  const auto again = testing::run_process({bin, "report", demo, "--html", html}, 60s);
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.err.find("--force"), std::string::npos) << again.err;
+  EXPECT_EQ(read_file(html), page);
+  const std::string trace_bytes = read_file(demo);
+  const auto over_input = testing::run_process({bin, "report", demo, "--html", demo, "--force"}, 60s);
+  EXPECT_EQ(over_input.exit_code, 2);
+  EXPECT_EQ(read_file(demo), trace_bytes);
+  const auto forced = testing::run_process({bin, "report", demo, "--html", html, "--force"}, 60s);
+  EXPECT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_EQ(read_file(html), page);  // the same trace gives the same bytes
   fs::remove_all(dir);
 }
 

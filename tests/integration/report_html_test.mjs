@@ -3,21 +3,23 @@
 // from disk.
 //
 //   node report_html_test.mjs --solscope BIN --workdir DIR [--trace tests/data/demo-trace.sqlite]
-//                             [--kernel-trace FILE] [--screenshot docs/screenshots/report.png]
-//                             [--chromium /usr/bin/chromium]
+//                             [--screenshot docs/screenshots/report.png] [--chromium /usr/bin/chromium]
 //
-// For each trace (the demo trace, SYNTHETIC, 4 GPUs; and, when given, a trace with a kernels table) the page must
+// For each trace (the demo trace, SYNTHETIC, 4 GPUs; a SYNTHETIC trace with a kernels table from the project's
+// generator, $SOLSCOPE_MAKE_TRACE; and that trace with one kernel renamed "</script><script>...", which must show
+// as a name and run nothing) the page must
 // show one section per GPU of `solscope report --json`, each with a uPlot chart whose canvas holds pixels of the
 // Compute SOL colour and, for each phase class, pixels of its shaded band; a bound-class bar whose segments carry
 // the report's seconds; and a kernel table whose rows are the report's kernels, in order. The console must stay
-// free of errors and the only request is the file itself. Screenshots at 1280 px (kept in DIR and, for the first
-// trace, at --screenshot) and at a phone width of 390 px, where nothing may overflow sideways.
+// free of errors and the only request is the file itself. Screenshots at 1280 px (kept in DIR and, for the
+// kernel trace, at --screenshot) and at a phone width of 390 px, where nothing may overflow sideways.
 // Exit status: 0 pass, 1 fail (with the reason), 77 skip (Chromium or playwright-core missing).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
 
 const SKIP = 77;
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -35,20 +37,30 @@ class Failure extends Error {}
 const check = (cond, message) => { if (!cond) throw new Failure(message); };
 
 // ---------------------------------------------------------------- the report, as JSON and as a page
-function solscope(bin, args) {
+function solscope(bin, args, cwd) {
   try {
-    return execFileSync(bin, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 256 << 20 });
+    return execFileSync(bin, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 256 << 20, cwd });
   } catch (err) {
     throw new Failure(`solscope ${args.join(' ')} exited ${err.status}:\n${err.stderr}`);
   }
 }
 
 function makeReport(args, trace, name) {
-  const json = JSON.parse(solscope(args.solscope, ['report', trace, '--json']));
-  const html = path.join(args.workdir, `${name}.html`);
-  solscope(args.solscope, ['report', trace, '--html', html, '--force']);
+  // Run beside the trace, so that the page names it without this machine's folders.
+  const [dir, file, bin] = [path.dirname(trace), path.basename(trace), path.resolve(args.solscope)];
+  const json = JSON.parse(solscope(bin, ['report', file, '--json'], dir));
+  const html = path.resolve(args.workdir, `${name}.html`);
+  solscope(bin, ['report', file, '--html', html, '--force'], dir);
   const text = readFileSync(html, 'utf8');
   check(!/(src|href)\s*=\s*["']?\s*(https?:)?\/\//i.test(text), `${html} links an external URL`);
+  // The page holds the --json report, plus a series per GPU for its charts.
+  const m = /<script type="application\/json" id="report-data">([^<]*)<\/script>/.exec(text);
+  check(m, `${html} has no inlined report data`);
+  const inlined = JSON.parse(m[1]);
+  const series = inlined.gpus.map((g) => g.series);
+  for (const g of inlined.gpus) delete g.series;
+  check(isDeepStrictEqual(inlined, json), `${html}: the inlined report differs from \`solscope report --json\``);
+  json.gpus.forEach((g, i) => { g.series = series[i]; });
   return { json, html };
 }
 
@@ -107,6 +119,7 @@ function compareSection(sec, gpu, what) {
   const tag = `${what} GPU ${sec.gpu}`;
   const series = gpu.series || {};
   const points = (series.t_ns || []).length;
+  check(points > 0 || !(gpu.samples > 0), `${tag}: no series for a GPU with ${gpu.samples} samples`);
   check(sec.points === points, `${tag}: the chart has ${sec.points} points, the report ${points}`);
   if (points > 1 && (series.compute_sol_pct || []).some((v) => typeof v === 'number')) {
     check(sec.computePixels > 100, `${tag}: the chart has ${sec.computePixels} pixels of the Compute SOL line`);
@@ -155,6 +168,7 @@ async function checkTrace(browser, args, trace, name, screenshot) {
     check(gpu, `${name}: a section for GPU ${sec.gpu}, which the report does not list`);
     compareSection(sec, gpu, name);
   }
+  check(await page.title() === 'solscope report', `${name}: the page's title became "${await page.title()}"`);
   const synthetic = await page.locator('#synthetic-banner').isVisible();
   check(synthetic === Boolean(json.trace && json.trace.synthetic), `${name}: SYNTHETIC banner visible=${synthetic}`);
   const shot = path.join(args.workdir, `${name}.png`);
@@ -172,9 +186,34 @@ async function checkTrace(browser, args, trace, name, screenshot) {
   await phone.context.close();
   check(problems.length === 0, `${name}:\n${problems.join('\n')}`);
   const kernels = json.gpus.reduce((n, g) => n + ((g.kernels && g.kernels.top) || []).length, 0);
+  if (name !== 'report') check(kernels > 0, `${name}: the report of a trace with a kernels table lists no kernel`);
+  if (name === 'report-hostile') {
+    check(json.gpus.some((g) => g.kernels.top.some((k) => k.name === kHostileName)),
+          `${name}: the renamed kernel is not in the report`);
+  }
   const phases = json.gpus.reduce((n, g) => n + (g.phases || []).length, 0);
   console.log(`${name}: ${sections.length} GPUs, ${phases} phases shaded, ${kernels} kernel rows, no request, ` +
               `no console error; screenshot ${shot}`);
+}
+
+// Two SYNTHETIC traces with a kernels table (solscope_make_synthetic_trace --kernels): as generated, and with one
+// kernel's name made hostile by Python's sqlite3 (the harness's Python 3). Null without the generator.
+const kHostileName = '</script><script>document.title="injected"</script><!-- \u2028';
+function makeKernelTraces(workdir) {
+  const tool = process.env.SOLSCOPE_MAKE_TRACE;
+  if (!tool) return null;
+  const make = (trace) => execFileSync(tool, ['-o', trace, '--force', '--devices', '2', '--hz', '100', '--seconds',
+    '60', '--profile', 'phases', '--kernels'], { stdio: 'ignore' });
+  const plain = path.join(workdir, 'kernels.sqlite');
+  const hostile = path.join(workdir, 'hostile.sqlite');
+  make(plain);
+  make(hostile);
+  execFileSync('python3', ['-c', `import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+name = db.execute('SELECT name FROM kernels ORDER BY id LIMIT 1').fetchone()[0]
+db.execute('UPDATE kernels SET name = ? WHERE name = ?', (sys.argv[2], name))
+db.commit()`, hostile, kHostileName], { stdio: 'inherit' });
+  return { plain, hostile };
 }
 
 async function main() {
@@ -188,8 +227,14 @@ async function main() {
   const browser = await chromium.launch({ executablePath: args.chromium, headless: true,
                                           args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
   try {
-    await checkTrace(browser, args, args.trace, 'report', args.screenshot);
-    if (args['kernel-trace']) await checkTrace(browser, args, args['kernel-trace'], 'report-kernels', null);
+    const traces = makeKernelTraces(args.workdir);
+    await checkTrace(browser, args, args.trace, 'report', traces ? null : args.screenshot);
+    if (traces) {
+      await checkTrace(browser, args, traces.plain, 'report-kernels', args.screenshot);
+      await checkTrace(browser, args, traces.hostile, 'report-hostile', null);
+    } else {
+      console.log('note: $SOLSCOPE_MAKE_TRACE is not set: the kernel-table part is left out');
+    }
   } finally {
     await browser.close();
   }

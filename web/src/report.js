@@ -33,6 +33,15 @@
     if (a >= 1e-6) return `${(s * 1e6).toFixed(1)}\u202f\u00b5s`;
     return s === 0 ? '0\u202fs' : `${(s * 1e9).toFixed(0)}\u202fns`;
   }
+  // An axis tick: "12.5 s" on short charts, "m:ss" from two minutes and "h:mm:ss" from two hours.
+  function fmtTick(v, spanS) {
+    if (spanS < 120) return `${Number(v.toFixed(3))}\u202fs`;
+    const t = Math.round(v);
+    const pad = (n) => String(n).padStart(2, '0');
+    const h = Math.floor(t / 3600);
+    const m = Math.floor((t % 3600) / 60);
+    return spanS < 7200 ? `${Math.floor(t / 60)}:${pad(t % 60)}` : `${h}:${pad(m)}:${pad(t % 60)}`;
+  }
   const fmtNs = (ns) => fmtSeconds(isNum(ns) ? ns / 1e9 : NaN);
   const fmtCount = (n) => (isNum(n) ? String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',') : 'n/a');
   const fmtUtc = (ns) => (isNum(ns) && ns > 0 ? new Date(ns / 1e6).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC')
@@ -223,14 +232,15 @@
       return;
     }
     const phases = gpu.phases || [];
+    const endS = isNum(gpu.end_ns) ? (gpu.end_ns - t0Ns) / 1e9 : 0;
     const c = palette();
     const axis = { stroke: c.fg, grid: { stroke: c.grid, width: 1 }, ticks: { stroke: c.grid, width: 1 } };
     const size = () => ({ width: Math.max(chartEl.clientWidth, 280), height: chartEl.clientWidth < 500 ? 200 : 260 });
     const opts = {
       ...size(),
-      scales: { x: { time: false },
+      scales: { x: { time: false, range: (u, min, max) => [0, Math.max(endS, max)] },
                 y: { range: (u, min, max) => [0, Math.max(100, Math.ceil(isNum(max) ? max : 0))] } },
-      axes: [{ ...axis, values: (u, vals) => vals.map((v) => fmtSeconds(v)) },
+      axes: [{ ...axis, values: (u, vals) => vals.map((v) => fmtTick(v, u.scales.x.max - u.scales.x.min)) },
              { ...axis, size: 48, values: (u, vals) => vals.map((v) => `${v}%`) }],
       series: [
         { label: 'Time', value: (u, v) => (v === null || v === undefined ? '\u2013' : fmtSeconds(v)) },
