@@ -111,7 +111,7 @@ void write_phases(std::string& out, const GpuReport& g) {
                    std::isnan(f.mean_power_w) ? std::string("n/a") : fmt::format("{:.1f}", f.mean_power_w));
   }
   if (g.phases.size() > kTextPhases) {
-    fmt::format_to(std::back_inserter(out), "    ({} shorter phases not listed: see --json)\n",
+    fmt::format_to(std::back_inserter(out), "    ({} more phases not listed: see --json)\n",
                    g.phases.size() - kTextPhases);
   }
 }
