@@ -24,6 +24,11 @@ auto pct(double v) -> std::string {
   return std::isnan(v) ? std::string("n/a") : fmt::format("{:.1f} %", v);
 }
 
+/// Percentage points (a difference of two percentages).
+auto points(double v) -> std::string {
+  return std::isnan(v) ? std::string("n/a") : fmt::format("{:.1f} points", v);
+}
+
 auto sol(double v, std::string_view unit_name) -> std::string {
   if (std::isnan(v)) return "n/a";
   return fmt::format("{:5.1f} % {}", v, unit_name);
@@ -57,8 +62,8 @@ void write_figures(std::string& out, const GpuReport& g) {
     out += "  attainable    n/a (no workload known: see README, \"Attainable SOL and workloads\")\n";
   } else {
     fmt::format_to(std::back_inserter(out), "  {:<13} compute {} (headroom {}), memory {} (headroom {})\n",
-                   "attainable", pct(g.attainable_compute_sol_pct), pct(g.compute_headroom_pct),
-                   pct(g.attainable_memory_sol_pct), pct(g.memory_headroom_pct));
+                   "attainable", pct(g.attainable_compute_sol_pct), points(g.compute_headroom_pct),
+                   pct(g.attainable_memory_sol_pct), points(g.memory_headroom_pct));
   }
   if (std::isnan(f.energy_j)) {
     out += "  energy        n/a (no power figures)\n";
@@ -106,7 +111,7 @@ void write_phases(std::string& out, const GpuReport& g) {
                    std::isnan(f.mean_power_w) ? std::string("n/a") : fmt::format("{:.1f}", f.mean_power_w));
   }
   if (g.phases.size() > kTextPhases) {
-    fmt::format_to(std::back_inserter(out), "    ({} shorter phases not listed: see --json)\n",
+    fmt::format_to(std::back_inserter(out), "    ({} more phases not listed: see --json)\n",
                    g.phases.size() - kTextPhases);
   }
 }
