@@ -109,13 +109,15 @@ async function readSections(page) {
         kernels: [...sec.querySelectorAll('tbody[data-kernels] tr')].map((tr) => ({
           name: tr.dataset.name, cells: [...tr.children].map((td) => td.textContent) })),
         phaseRows: sec.querySelectorAll('tbody[data-phases] tr').length,
+        noTable: !sec.querySelector('[data-kernels-none]').hidden,
+        noKernels: !sec.querySelector('[data-kernels-empty]').hidden,
         compute: sec.querySelector('[data-field="compute_sol_pct"]').dataset.value,
       };
     });
   });
 }
 
-function compareSection(sec, gpu, what) {
+function compareSection(sec, gpu, hasKernelLog, what) {
   const tag = `${what} GPU ${sec.gpu}`;
   const series = gpu.series || {};
   const points = (series.t_ns || []).length;
@@ -134,6 +136,10 @@ function compareSection(sec, gpu, what) {
   check(sec.bar.length === wantBar.length && wantBar.every(([c, s]) => sec.bar.some(([bc, bs]) => bc === c && bs === s)),
         `${tag}: the bound-class bar ${JSON.stringify(sec.bar)}, the report ${JSON.stringify(gpu.bound_s)}`);
   const kernels = (gpu.kernels && gpu.kernels.top) || [];
+  check(sec.noTable === (kernels.length === 0 && !hasKernelLog),
+        `${tag}: "no kernel table" shown=${sec.noTable}, the trace's kernel_log is ${hasKernelLog}`);
+  check(sec.noKernels === (kernels.length === 0 && hasKernelLog),
+        `${tag}: "no kernel of this GPU" shown=${sec.noKernels} with ${kernels.length} kernels`);
   check(sec.kernels.length === kernels.length, `${tag}: ${sec.kernels.length} kernel rows, the report has ${kernels.length}`);
   kernels.forEach((k, i) => {
     const row = sec.kernels[i];
@@ -166,7 +172,7 @@ async function checkTrace(browser, args, trace, name, screenshot) {
   for (const sec of sections) {
     const gpu = json.gpus.find((g) => g.index === sec.gpu);
     check(gpu, `${name}: a section for GPU ${sec.gpu}, which the report does not list`);
-    compareSection(sec, gpu, name);
+    compareSection(sec, gpu, Boolean(json.trace.kernel_log), name);
   }
   check(await page.title() === 'solscope report', `${name}: the page's title became "${await page.title()}"`);
   const synthetic = await page.locator('#synthetic-banner').isVisible();

@@ -267,7 +267,7 @@
     renderFigures(sec, gpu);
     renderBoundBar(sec, gpu);
     renderPhases(sec, gpu, t0Ns);
-    renderKernels(sec, gpu, Boolean((report.trace || {}).kernel_table));
+    renderKernels(sec, gpu, Boolean((report.trace || {}).kernel_log));
     renderChart(sec, gpu, t0Ns);
   }
 
