@@ -15,6 +15,7 @@
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
 #include "app/options.hpp"
+#include "app/report_command.hpp"
 #include "app/serve_command.hpp"
 #include "app/signals.hpp"
 #include "app/source_factory.hpp"
@@ -158,6 +159,13 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
       ->check(CLI::IsMember({"csv", "jsonl"}));
   exporter->add_option("-o,--output", export_args.output, "output file (default: stdout)");
   exporter->add_flag("--force", export_args.force, "overwrite an existing output file");
+  ReportArgs report_args;
+  auto* reporter = configure(app.add_subcommand(
+      "report", "a trace's efficiency per GPU: SOL, bound time, phases, energy, top kernels"));
+  reporter->add_option("file", report_args.file, "trace file")->required();
+  reporter->add_flag("--json", report_args.json, "print the JSON report (docs/report.md)");
+  config::add_option(*reporter, config::Scope::Report, "--html", report_args.html);
+  config::add_option(*reporter, config::Scope::Report, "--force", report_args.force);
   CeilingArgs ceiling_args;
   auto* ceiling =
       configure(app.add_subcommand("ceiling", "attainable SOL of a described workload (roofline)"));
@@ -194,6 +202,7 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   if (record->parsed()) return run_record(common, workloads, record_args, out, err);
   if (replay->parsed()) return run_replay(common, replay_args, out, err);
   if (exporter->parsed()) return run_export(export_args, out, err);
+  if (reporter->parsed()) return run_report(report_args, out, err);
   if (ceiling->parsed()) return run_ceiling(ceiling_args, out, err);
   if (checker->parsed()) return run_check_command(common, check_args, out, err);
   return run_top(common, workloads, top_args, out, err);

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "core/derive.hpp"
+#include "trace/detail/kernel_rows.hpp"
 #include "trace/detail/reader_state.hpp"
 
 namespace solscope::trace {
@@ -100,6 +101,20 @@ auto Reader::time_span() const -> core::Result<std::optional<std::pair<std::int6
   if (rc != SQLITE_ROW) return core::fail(detail::sqlite_error(state_->db.get(), rc, what));
   if (sqlite3_column_type(statement->get(), 0) == SQLITE_NULL) return std::nullopt;
   return std::make_pair(sqlite3_column_int64(statement->get(), 0), sqlite3_column_int64(statement->get(), 1));
+}
+
+auto Reader::kernels(const KernelReadOptions& options) const -> core::Result<KernelTable> {
+  if (state_->has_kernel_table) return detail::scan_kernels(state_->db.get(), state_->path.string(), options);
+  KernelTable table;
+  if (state_->metadata.schema_version >= 2) {
+    // A schema-2 file always has the table: its absence is damage (a lost schema entry).
+    table.report.stopped = true;
+    table.report.cause = "no kernels table";
+    table.note = "trace " + state_->path.string() +
+                 " is damaged: its kernels table is missing, no kernel "
+                 "record can be read";
+  }
+  return table;
 }
 
 auto Reader::cursor(const ReadOptions& options) const -> core::Result<SampleCursor> {

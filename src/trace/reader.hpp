@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/device_info.hpp"
+#include "core/kernel_record.hpp"
 #include "core/raw_sample.hpp"
 #include "core/result.hpp"
 #include "core/sol_sample.hpp"
@@ -35,6 +36,11 @@ struct TraceMetadata {
   bool synthetic = false;          ///< generated, not measured
   std::string source_description;  ///< "recorded on ..." or "synthetic: ..."
   bool time_ordered = true;        ///< rowid order is time order (the fast read path)
+  /// meta kernel_log (schema 2): "cupti", "synthetic"; empty when the trace has no kernel log.
+  std::string kernel_log;
+  /// meta kernel_clock_offset_ns (CLOCK_REALTIME ns = CUPTI ns + offset); nullopt when none was measured.
+  std::optional<std::int64_t> kernel_clock_offset_ns;
+  std::uint64_t kernels_dropped = 0;  ///< meta kernels_dropped: kernel records lost before the trace
   std::map<std::string, std::string, std::less<>> entries;  ///< every meta row, the keys above included
 };
 
@@ -81,6 +87,42 @@ struct ReadSummary {
   bool recovered = false;     ///< the file is damaged or cut short: samples after the damage may be missing
   std::string note;           ///< what was damaged, for the user (Reader::problem's message); empty if clean
   ReadReport report;          ///< the cursor's account
+};
+
+/// Which kernel records Reader::kernels() returns.
+struct KernelReadOptions {
+  std::vector<std::uint32_t> devices{};                             ///< NVML indices to keep; empty = all
+  std::int64_t from_ns = std::numeric_limits<std::int64_t>::min();  ///< keep kernels with end_ns > from_ns
+  std::int64_t to_ns = std::numeric_limits<std::int64_t>::max();    ///< ... and start_ns < to_ns (overlap)
+};
+
+/// The account of one read of the kernels table. Ids are kernels.id (1, 2, 3, ... in arrival order, every
+/// device), so "skipped" counts rows of every device in a damaged id range.
+struct KernelReadReport {
+  std::uint64_t kernels = 0;          ///< records returned
+  std::uint64_t skipped_rows = 0;     ///< rows that could not be read (damaged ranges and after a stop)
+  std::uint64_t damaged_ranges = 0;   ///< id ranges stepped over
+  std::int64_t first_skipped_id = 0;  ///< first id of the first damaged range; valid when damaged_ranges > 0
+  std::int64_t last_skipped_id = 0;   ///< last id of that range (inclusive)
+  /// The read ended at damage it could not step over (or the table of a schema-2 file is missing or
+  /// unreadable): the rest of the table is lost.
+  bool stopped = false;
+  std::string cause;  ///< SQLite's words on the first damage ("database disk image is malformed")
+  /// True when anything was skipped or lost.
+  [[nodiscard]] auto damaged() const -> bool { return skipped_rows > 0 || damaged_ranges > 0 || stopped; }
+};
+
+/// The kernel records of a trace, in nondecreasing start_ns (ties by device, then arrival order).
+struct KernelTable {
+  /// False for a file without a kernels table (schema 1). Also check TraceMetadata::kernel_log: a table
+  /// with no kernel log behind it is empty because nothing was recorded, not because no kernel ran.
+  bool present = false;
+  std::vector<core::KernelRecord> kernels;
+  KernelReadReport report;
+  /// What was damaged, for the user: "trace run.sqlite: its kernels table is damaged: read 1200 kernel
+  /// records; skipped 85 unreadable rows (ids 400-484) (SQLite: database disk image is malformed)"; empty
+  /// when clean. Commands print it as a warning.
+  std::string note;
 };
 
 /// A forward-only stream of samples from a Reader. Move-only; keeps the Reader's file open while it lives.
@@ -170,6 +212,12 @@ class Reader {
   [[nodiscard]] auto problem(const ReadReport& report) const -> std::optional<core::Error>;
   /// First t_start_ns and last t_end_ns of the samples; nullopt when there are none. Scans the samples table.
   [[nodiscard]] auto time_span() const -> core::Result<std::optional<std::pair<std::int64_t, std::int64_t>>>;
+
+  /// The kernel records (schema 2 `kernels` table) selected by `options`, sorted by start_ns, read into
+  /// memory. A schema-1 file gives an empty table with present = false. Damaged rows are stepped over and
+  /// counted (KernelTable::report and note), never an error. Errors: only failures that are not damage
+  /// (Internal, ResourceExhausted), with the path.
+  [[nodiscard]] auto kernels(const KernelReadOptions& options = {}) const -> core::Result<KernelTable>;
 
   /// A cursor over the samples selected by `options`, in time order. Reading in rowid order runs at several
   /// million samples/s (bench/trace_bench.cpp); a file whose meta says time_ordered = 0 is sorted by SQLite.

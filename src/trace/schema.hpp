@@ -1,4 +1,4 @@
-// The solscope trace format (schema 1): one SQLite database per recording. docs/trace-format.md is the user's
+// The solscope trace format (schema 2): one SQLite database per recording. docs/trace-format.md is the user's
 // guide; this header is the reference the code follows.
 //
 // Tables (every column that can be unknown is NULL when unknown, never 0):
@@ -15,6 +15,13 @@
 //                                                   -- SOLSCOPE_TRACE_FIGURE_COLUMNS below: the one list
 //   sample_counters(sample_id INTEGER PRIMARY KEY,  -- = samples.id
 //                   raw BLOB)                       -- count(metrics) little-endian IEEE-754 doubles
+//   kernels(id INTEGER PRIMARY KEY,                 -- schema 2: one row per kernel execution
+//           SOLSCOPE_TRACE_KERNEL_COLUMNS below)    -- (core::KernelRecord), in arrival order
+//
+// Schema history: 1 = meta, devices, metrics, samples, sample_counters. 2 = adds `kernels` and the kernel
+// meta keys (kMetaKernel*); purely additive, so a schema-1 reader still reads the samples of a schema-2 file
+// correctly (it ignores the kernels) and kOldestCompatibleReader stays 1. A schema-1 file has no kernels
+// table: readers list no kernels for it.
 //
 // Why the raw counters are one BLOB and not one REAL column per metric (measured with SQLite 3.40.1, g++ -O2,
 // 500 k samples of 31 metrics, 2-core shared VM): per-metric columns read at 0.6-0.7 M samples/s (31
@@ -40,20 +47,22 @@
 // than 4 KiB pages with this row size.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 namespace solscope::trace {
 
-/// Schema version this build writes, and the newest it reads.
-inline constexpr int kSchemaVersion = 1;
+/// Schema version this build writes, and the newest it reads (see "Schema history" above).
+inline constexpr int kSchemaVersion = 2;
 /// Oldest schema version this build still reads; older files are refused with a message.
 inline constexpr int kOldestReadableSchema = 1;
 /// Largest schema version a reader accepts as real; a meta table claiming more (or less than 1) is damaged.
 /// Far above any version this format will reach: one per incompatible format change.
 inline constexpr int kMaxSchemaVersion = 10000;
 /// Written into meta.oldest_readable_version: the oldest reader schema that can read files of this build.
-/// Raise it only for a change older readers would misread (a purely additive change keeps it).
+/// Raise it only for a change older readers would misread (a purely additive change keeps it: schema 2 only
+/// added the kernels table, which schema-1 readers ignore).
 inline constexpr int kOldestCompatibleReader = 1;
 /// PRAGMA application_id of every trace ("SOLS" in ASCII), so `file` and tools can tell a trace apart.
 inline constexpr std::int32_t kApplicationId = 0x534f4c53;
@@ -74,6 +83,17 @@ inline constexpr std::string_view kMetaTimeOrdered = "time_ordered";
 /// "1" once any sample carries an attainable SOL (set by the writer before that sample is committed); readers
 /// fetch the attainable columns only then.
 inline constexpr std::string_view kMetaHasAttainable = "has_attainable";
+/// Schema 2. Where the kernels table's rows come from: "cupti" (`solscope run`'s injection library, CUPTI
+/// Activity API) or "synthetic"; absent when no kernel log was recorded (an empty table then means "not
+/// recorded", not "no kernel ran").
+inline constexpr std::string_view kMetaKernelLog = "kernel_log";
+/// Schema 2. The measured offset in ns that maps CUPTI activity timestamps onto the samples' clock:
+/// CLOCK_REALTIME ns = CUPTI ns + offset (decimal, may be negative). The kernels table already holds
+/// converted times; this records the offset applied. Absent when none was measured.
+inline constexpr std::string_view kMetaKernelClockOffsetNs = "kernel_clock_offset_ns";
+/// Schema 2. Kernel records lost before they reached the trace (the injection library's full buffers and
+/// the recorder's full queue; decimal count). Absent or "0" when none were lost.
+inline constexpr std::string_view kMetaKernelsDropped = "kernels_dropped";
 
 /// The REAL columns of `samples` after `bound`, in table order: X(column, expression of `const
 /// core::SolSample& s` that the writer stores). The one list of them: the DDL below, the writer's INSERT and
@@ -101,10 +121,22 @@ inline constexpr std::string_view kMetaHasAttainable = "has_attainable";
   X(memory_sol_pct, "REAL") X(memory_path, "TEXT") X(bound, "TEXT NOT NULL")
 // clang-format on
 
+/// The columns of `kernels` after `id`, in table order: X(column, "SQL type"). Times are ns since the Unix
+/// epoch on the samples' clock (CLOCK_REALTIME, after kMetaKernelClockOffsetNs), `[start_ns, end_ns)`.
+// clang-format off
+#define SOLSCOPE_TRACE_KERNEL_COLUMNS(X)                                          \
+  X(device, "INTEGER NOT NULL") X(start_ns, "INTEGER NOT NULL")                   \
+  X(end_ns, "INTEGER NOT NULL") X(pid, "INTEGER NOT NULL")                        \
+  X(stream, "INTEGER NOT NULL") X(correlation, "INTEGER NOT NULL")                \
+  X(grid_x, "INTEGER NOT NULL") X(grid_y, "INTEGER NOT NULL") X(grid_z, "INTEGER NOT NULL") \
+  X(block_x, "INTEGER NOT NULL") X(block_y, "INTEGER NOT NULL") X(block_z, "INTEGER NOT NULL") \
+  X(name, "TEXT NOT NULL")
+// clang-format on
+
 #define SOLSCOPE_TRACE_DDL_HEAD(name, type) ", " #name " " type
 #define SOLSCOPE_TRACE_DDL_FIGURE(name, expr) ", " #name " REAL"
 
-/// The DDL of schema 1, run by the writer in one transaction.
+/// The DDL of schema 2, run by the writer in one transaction.
 inline constexpr std::string_view kSchemaSql =
     "CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;\n"
     "CREATE TABLE devices(\n"
@@ -114,7 +146,13 @@ inline constexpr std::string_view kSchemaSql =
     "TEXT);\n"
     "CREATE TABLE samples(id INTEGER PRIMARY KEY NOT NULL" SOLSCOPE_TRACE_HEAD_COLUMNS(
         SOLSCOPE_TRACE_DDL_HEAD) SOLSCOPE_TRACE_FIGURE_COLUMNS(SOLSCOPE_TRACE_DDL_FIGURE) ");\n"
-    "CREATE TABLE sample_counters(sample_id INTEGER PRIMARY KEY NOT NULL, raw BLOB NOT NULL);\n";
+    "CREATE TABLE sample_counters(sample_id INTEGER PRIMARY KEY NOT NULL, raw BLOB NOT NULL);\n"
+    "CREATE TABLE kernels(id INTEGER PRIMARY KEY NOT NULL" SOLSCOPE_TRACE_KERNEL_COLUMNS(
+        SOLSCOPE_TRACE_DDL_HEAD) ");\n";
+
+/// Longest kernel name a trace stores, in bytes (core::KernelRecord::name); longer names are cut at a UTF-8
+/// character boundary at or below it.
+inline constexpr std::size_t kMaxKernelNameBytes = 512;
 
 #undef SOLSCOPE_TRACE_DDL_HEAD
 #undef SOLSCOPE_TRACE_DDL_FIGURE

@@ -5,6 +5,7 @@ add_library(solscope_trace STATIC
   ${CMAKE_CURRENT_LIST_DIR}/detail/file_lock.cpp
   ${CMAKE_CURRENT_LIST_DIR}/detail/file_probe.cpp
   ${CMAKE_CURRENT_LIST_DIR}/detail/forwarding_vfs.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/detail/kernel_rows.cpp
   ${CMAKE_CURRENT_LIST_DIR}/detail/reader_cursor.cpp
   ${CMAKE_CURRENT_LIST_DIR}/detail/reader_damage.cpp
   ${CMAKE_CURRENT_LIST_DIR}/detail/reader_open.cpp

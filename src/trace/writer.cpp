@@ -11,6 +11,7 @@
 
 #include "core/sol_terms.hpp"
 #include "trace/detail/columns.hpp"
+#include "trace/detail/kernel_rows.hpp"
 #include "trace/detail/sqlite.hpp"
 #include "trace/detail/writer_setup.hpp"
 #include "trace/schema.hpp"
@@ -65,11 +66,16 @@ struct Writer::Impl {
   detail::Statement insert_sample;
   detail::Statement insert_counters;
   detail::Statement mark_unordered;
+  detail::Statement insert_kernel;
   std::vector<Row> pending;
-  std::vector<std::uint32_t> order;  ///< scratch for commit(): pending indices in time order
-  std::vector<char> keep;            ///< scratch for commit(): 1 for rows held back
+  std::vector<core::KernelRecord> pending_kernels;  ///< committed whole at the next commit (any order)
+  std::vector<std::uint32_t> order;                 ///< scratch for commit(): pending indices in time order
+  std::vector<char> keep;                           ///< scratch for commit(): 1 for rows held back
   std::vector<DeviceClock> clocks;
   std::uint64_t committed = 0;
+  std::uint64_t committed_kernels = 0;
+  std::int64_t kernel_mark_ns = std::numeric_limits<std::int64_t>::min();  ///< max end_ns at the last commit
+  std::int64_t max_kernel_end_ns = std::numeric_limits<std::int64_t>::min();
   std::size_t appended_since_commit = 0;
   std::int64_t commit_mark_ns = std::numeric_limits<std::int64_t>::min();
   std::int64_t max_t_start_ns = std::numeric_limits<std::int64_t>::min();
@@ -87,6 +93,10 @@ struct Writer::Impl {
   auto write_meta(std::string_view key, std::string_view value) -> core::Result<void>;
   [[nodiscard]] auto cutoff_ns(bool force) const -> std::int64_t;
   [[nodiscard]] auto commit(bool force) -> core::Result<void>;
+  /// Sorts `order` over pending and returns how many of its first rows are ready to commit.
+  [[nodiscard]] auto ready_rows(bool force) -> std::size_t;
+  /// Keeps the pending rows past the first `ready` of `order` (the held-back ones).
+  void keep_held_back(std::size_t ready);
   [[nodiscard]] auto insert_rows(std::span<const std::uint32_t> rows) -> core::Result<void>;
   [[nodiscard]] auto insert_row(const Row& row) -> core::Result<void>;
   /// Ends the recording after a failed write: drops the buffered samples and returns the one error to
@@ -101,14 +111,19 @@ struct Writer::Impl {
 auto Writer::Impl::stop(const core::Error& cause) -> core::Error {
   stopped = true;
   const std::size_t lost = pending.size();
+  const std::size_t lost_kernels = pending_kernels.size();
   pending.clear();
+  pending_kernels.clear();
   std::string message = "recording to trace " + path.string() + " stopped: " + cause.message + "; ";
-  if (committed == 0) {
+  if (committed == 0 && committed_kernels == 0) {
     message += created ? "no sample was saved, the empty trace is removed" : "no sample was saved";
   } else {
     message += "the trace keeps the " + std::to_string(committed) + " samples committed before";
+    if (committed_kernels > 0) message += " and " + std::to_string(committed_kernels) + " kernel records";
     if (lost > 0) message += ", " + std::to_string(lost) + " buffered samples were not saved";
   }
+  if (lost_kernels > 0)
+    message += ", " + std::to_string(lost_kernels) + " buffered kernel records were not saved";
   std::string hint = cause.code == core::ErrorCode::ResourceExhausted
                          ? std::string(kDiskFullHint)
                          : "check the disk and its permissions, and record again";
@@ -217,10 +232,8 @@ auto Writer::Impl::insert_rows(std::span<const std::uint32_t> rows) -> core::Res
   return core::ok();
 }
 
-auto Writer::Impl::commit(bool force) -> core::Result<void> {
-  appended_since_commit = 0;
-  commit_mark_ns = max_t_end_ns;
-  if (pending.empty()) return core::ok();
+auto Writer::Impl::ready_rows(bool force) -> std::size_t {
+  if (pending.empty()) return 0;
   order.resize(pending.size());
   std::iota(order.begin(), order.end(), 0u);
   const auto earlier = [this](std::uint32_t a, std::uint32_t b) {
@@ -229,25 +242,13 @@ auto Writer::Impl::commit(bool force) -> core::Result<void> {
   if (!std::is_sorted(order.begin(), order.end(), earlier))
     std::stable_sort(order.begin(), order.end(), earlier);
   const std::int64_t cutoff = cutoff_ns(force);
-  const auto ready = static_cast<std::size_t>(
+  return static_cast<std::size_t>(
       std::find_if(order.begin(), order.end(),
                    [&](std::uint32_t i) { return pending[i].raw.t_start_ns > cutoff; }) -
       order.begin());
-  if (ready == 0) return core::ok();
+}
 
-  const std::string what = "cannot commit " + std::to_string(ready) + " samples";
-  const bool was_ordered = time_ordered;
-  const std::int64_t was_last = last_committed_t_start_ns;
-  auto done = detail::exec(db.get(), "BEGIN", what);
-  if (done) done = insert_rows(std::span(order).first(ready));
-  if (done) done = detail::exec(db.get(), "COMMIT", what);
-  if (!done) {
-    (void)detail::exec(db.get(), "ROLLBACK", what);  // the first error is the one to report
-    time_ordered = was_ordered;
-    last_committed_t_start_ns = was_last;
-    return core::fail(stop(done.error()));
-  }
-  committed += ready;
+void Writer::Impl::keep_held_back(std::size_t ready) {
   // Keep the held-back rows (any order: the next commit sorts) without giving up the buffer's capacity.
   keep.assign(pending.size(), 0);
   for (std::size_t k = ready; k < order.size(); ++k) keep[order[k]] = 1;
@@ -259,6 +260,33 @@ auto Writer::Impl::commit(bool force) -> core::Result<void> {
     }
   }
   pending.resize(kept);
+}
+
+auto Writer::Impl::commit(bool force) -> core::Result<void> {
+  appended_since_commit = 0;
+  commit_mark_ns = max_t_end_ns;
+  kernel_mark_ns = max_kernel_end_ns;
+  const std::size_t ready = ready_rows(force);
+  if (ready == 0 && pending_kernels.empty()) return core::ok();
+
+  const std::string what = "cannot commit " + std::to_string(ready) + " samples and " +
+                           std::to_string(pending_kernels.size()) + " kernel records";
+  const bool was_ordered = time_ordered;
+  const std::int64_t was_last = last_committed_t_start_ns;
+  auto done = detail::exec(db.get(), "BEGIN", what);
+  if (done) done = insert_rows(std::span(order).first(ready));
+  if (done) done = detail::insert_kernels(db.get(), insert_kernel.get(), pending_kernels);
+  if (done) done = detail::exec(db.get(), "COMMIT", what);
+  if (!done) {
+    (void)detail::exec(db.get(), "ROLLBACK", what);  // the first error is the one to report
+    time_ordered = was_ordered;
+    last_committed_t_start_ns = was_last;
+    return core::fail(stop(done.error()));
+  }
+  committed += ready;
+  committed_kernels += pending_kernels.size();
+  pending_kernels.clear();
+  if (ready > 0) keep_held_back(ready);
   return core::ok();
 }
 
@@ -284,6 +312,9 @@ auto Writer::Impl::prepare_statements() -> core::Result<void> {
   auto unordered = detail::prepare(conn, "UPDATE meta SET value = '0' WHERE key = 'time_ordered'",
                                    "cannot prepare meta update", true);
   if (!unordered) return core::propagate(unordered);
+  auto kernel = detail::prepare(conn, detail::insert_kernel_sql(), "cannot prepare kernel insert", true);
+  if (!kernel) return core::propagate(kernel);
+  insert_kernel = std::move(*kernel);
   insert_sample = std::move(*sample);
   insert_counters = std::move(*counters);
   mark_unordered = std::move(*unordered);
@@ -350,9 +381,12 @@ auto Writer::Impl::write_meta(std::string_view key, std::string_view value) -> c
 auto Writer::set_metadata(std::string_view key, std::string_view value) -> core::Result<void> {
   if (!impl_) return core::fail(moved_from_error());
   if (auto error = impl_->unusable()) return core::fail(*error);
-  constexpr std::string_view kReserved[] = {kMetaSchemaVersion, kMetaOldestReadableVersion, kMetaToolVersion,
-                                            kMetaHost,          kMetaStartTimeNs,           kMetaSynthetic,
-                                            kMetaTimeOrdered,   kMetaHasAttainable};
+  constexpr std::string_view kReserved[] = {kMetaSchemaVersion, kMetaOldestReadableVersion,
+                                            kMetaToolVersion,   kMetaHost,
+                                            kMetaStartTimeNs,   kMetaSynthetic,
+                                            kMetaTimeOrdered,   kMetaHasAttainable,
+                                            kMetaKernelLog,     kMetaKernelClockOffsetNs,
+                                            kMetaKernelsDropped};
   if (key.empty() || std::find(std::begin(kReserved), std::end(kReserved), key) != std::end(kReserved)) {
     return core::fail(core::ErrorCode::InvalidArgument,
                       "trace meta key \"" + std::string(key) + "\" is reserved or empty",
@@ -389,6 +423,55 @@ auto Writer::append(const core::RawSample& raw, const core::SolSample& sol) -> c
   return core::ok();
 }
 
+auto Writer::append_kernels(std::span<const core::KernelRecord> kernels) -> core::Result<void> {
+  if (!impl_) return core::fail(moved_from_error());
+  Impl& w = *impl_;
+  if (auto error = w.unusable()) return core::fail(*error);
+  for (const core::KernelRecord& k : kernels) {
+    if (k.end_ns < k.start_ns) {
+      return core::fail(core::ErrorCode::InvalidArgument,
+                        "kernel record \"" + k.name.substr(0, 80) + "\" of device " +
+                            std::to_string(k.device) + " ends (" + std::to_string(k.end_ns) +
+                            " ns) before it starts (" + std::to_string(k.start_ns) + " ns)",
+                        "drop incomplete records before appending them");
+    }
+  }
+  for (const core::KernelRecord& k : kernels) {
+    w.pending_kernels.push_back(k);
+    if (k.name.size() > kMaxKernelNameBytes)
+      w.pending_kernels.back().name = detail::clip_kernel_name(std::move(w.pending_kernels.back().name));
+    w.max_kernel_end_ns = std::max(w.max_kernel_end_ns, k.end_ns);
+    if (w.kernel_mark_ns == std::numeric_limits<std::int64_t>::min()) w.kernel_mark_ns = k.end_ns;
+  }
+  if (w.pending_kernels.size() >= w.options.batch_samples ||
+      w.max_kernel_end_ns - w.kernel_mark_ns >= w.options.batch_span_ns) {
+    return w.commit(false);
+  }
+  return core::ok();
+}
+
+auto Writer::set_kernel_log(std::string_view source) -> core::Result<void> {
+  if (!impl_) return core::fail(moved_from_error());
+  if (auto error = impl_->unusable()) return core::fail(*error);
+  if (source.empty()) {
+    return core::fail(core::ErrorCode::InvalidArgument, "the kernel log source is empty",
+                      "name it: \"cupti\" or \"synthetic\"");
+  }
+  return impl_->write_meta(kMetaKernelLog, source);
+}
+
+auto Writer::set_kernel_clock_offset_ns(std::int64_t offset_ns) -> core::Result<void> {
+  if (!impl_) return core::fail(moved_from_error());
+  if (auto error = impl_->unusable()) return core::fail(*error);
+  return impl_->write_meta(kMetaKernelClockOffsetNs, std::to_string(offset_ns));
+}
+
+auto Writer::set_kernels_dropped(std::uint64_t dropped) -> core::Result<void> {
+  if (!impl_) return core::fail(moved_from_error());
+  if (auto error = impl_->unusable()) return core::fail(*error);
+  return impl_->write_meta(kMetaKernelsDropped, std::to_string(dropped));
+}
+
 auto Writer::flush() -> core::Result<void> {
   if (!impl_) return core::fail(moved_from_error());
   if (auto error = impl_->unusable()) return core::fail(*error);
@@ -405,6 +488,7 @@ auto Writer::close() -> core::Result<void> {
   w.insert_sample.reset();
   w.insert_counters.reset();
   w.mark_unordered.reset();
+  w.insert_kernel.reset();
   // Checkpoint and leave WAL mode so that the finished trace is one file. A reader holding the file open
   // makes this fail with SQLITE_BUSY; the trace then simply stays in WAL mode, which every reader handles.
   // After stop() the file stays in WAL mode, not even checkpointed on close: no more writes to a disk that
@@ -420,7 +504,8 @@ auto Writer::close() -> core::Result<void> {
     (void)w.db.release();
     // A recording stopped before its first sample leaves nothing worth keeping. Removed while still locked,
     // so that no other Writer can have taken the path meanwhile.
-    if (w.stopped && w.committed == 0 && w.created) detail::remove_trace_files(w.path);
+    if (w.stopped && w.committed == 0 && w.committed_kernels == 0 && w.created)
+      detail::remove_trace_files(w.path);
     w.lock.reset();
   }
   if (!flushed) return flushed;
@@ -435,6 +520,9 @@ auto Writer::stopped() const -> bool {
 }
 auto Writer::committed_samples() const -> std::uint64_t {
   return impl_ ? impl_->committed : 0;
+}
+auto Writer::committed_kernels() const -> std::uint64_t {
+  return impl_ ? impl_->committed_kernels : 0;
 }
 auto Writer::buffered_samples() const -> std::size_t {
   return impl_ ? impl_->pending.size() : 0;

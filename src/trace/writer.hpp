@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "core/device_info.hpp"
+#include "core/kernel_record.hpp"
 #include "core/raw_sample.hpp"
 #include "core/result.hpp"
 #include "core/sol_sample.hpp"
@@ -97,7 +98,8 @@ class Writer {
   [[nodiscard]] auto write_devices(std::span<const core::DeviceInfo> devices) -> core::Result<void>;
 
   /// Sets a meta key (e.g. "command" for `solscope record -- CMD`) and commits at once. The schema keys
-  /// (schema.hpp kMeta*) other than source_description are refused with InvalidArgument.
+  /// (schema.hpp kMeta*) other than source_description are refused with InvalidArgument (the kernel keys
+  /// have their own setters below).
   [[nodiscard]] auto set_metadata(std::string_view key, std::string_view value) -> core::Result<void>;
 
   /// Buffers one sample: identity and counters from `raw` (device, times, source, flags, values), figures
@@ -106,6 +108,26 @@ class Writer {
   /// FailedPrecondition after close() or stopped(); a failed commit (disk full: ResourceExhausted) stops
   /// the Writer (see above).
   [[nodiscard]] auto append(const core::RawSample& raw, const core::SolSample& sol) -> core::Result<void>;
+
+  /// Buffers kernel records (schema 2 `kernels` table) in any order relative to the samples and to each
+  /// other. They are committed in the samples' transactions (same durability: a killed recorder loses at
+  /// most the last batch), all at once at the next commit, which a batch_samples-th buffered record or
+  /// batch_span_ns of kernel time (end_ns) past the last commit also starts. Names longer than
+  /// kMaxKernelNameBytes are cut (schema.hpp). Errors: InvalidArgument when a record ends before it starts
+  /// (nothing of the batch is buffered); FailedPrecondition after close() or stopped(); a failed commit
+  /// stops the Writer (see above).
+  [[nodiscard]] auto append_kernels(std::span<const core::KernelRecord> kernels) -> core::Result<void>;
+
+  /// Marks the trace as holding a kernel log and from where (meta kernel_log: "cupti" or "synthetic"),
+  /// committed at once; call it before the first append_kernels() so that a reader of an empty table can tell
+  /// "no kernel ran" from "not recorded". Errors: InvalidArgument for an empty source; as set_metadata.
+  [[nodiscard]] auto set_kernel_log(std::string_view source) -> core::Result<void>;
+  /// meta kernel_clock_offset_ns: the offset that mapped CUPTI timestamps onto CLOCK_REALTIME (realtime =
+  /// CUPTI + offset_ns), committed at once. Errors: as set_metadata.
+  [[nodiscard]] auto set_kernel_clock_offset_ns(std::int64_t offset_ns) -> core::Result<void>;
+  /// meta kernels_dropped: kernel records lost before they reached the writer (total so far), committed at
+  /// once. Errors: as set_metadata.
+  [[nodiscard]] auto set_kernels_dropped(std::uint64_t dropped) -> core::Result<void>;
 
   /// Commits every buffered sample now, held-back ones included (a later sample older than these makes the
   /// file fall back to the slower sorted read, see schema.hpp "Order").
@@ -120,6 +142,8 @@ class Writer {
   [[nodiscard]] auto stopped() const -> bool;
   /// Samples committed to the file so far (durable against a killed process).
   [[nodiscard]] auto committed_samples() const -> std::uint64_t;
+  /// Kernel records committed to the file so far.
+  [[nodiscard]] auto committed_kernels() const -> std::uint64_t;
   /// Samples appended but not yet committed.
   [[nodiscard]] auto buffered_samples() const -> std::size_t;
   /// The file being written.

@@ -10,8 +10,9 @@ if(TARGET solscope_app)
             ${CMAKE_CURRENT_LIST_DIR}/trace_output_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/source_capabilities_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/check/check_run_test.cpp ${CMAKE_CURRENT_LIST_DIR}/check/phase_means_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/check/check_cli_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/report_html_test.cpp ${CMAKE_CURRENT_LIST_DIR}/report_cli_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../support/process.cpp
-    LIBS solscope_app solscope_httplib Threads::Threads CLI11::CLI11)
+    LIBS solscope_app solscope_httplib Threads::Threads CLI11::CLI11 nlohmann_json::nlohmann_json)
   target_compile_definitions(solscope_app_test PRIVATE SOLSCOPE_BINARY="$<TARGET_FILE:solscope>"
                              SOLSCOPE_MAKE_TRACE="$<TARGET_FILE:solscope_make_synthetic_trace>")
   add_dependencies(solscope_app_test solscope solscope_make_synthetic_trace)

@@ -54,6 +54,8 @@ auto prefix(Scope scope) -> std::vector<std::string> {
       return {"ceiling", "--gpu", "H100", "--model", "/nonexistent"};
     case Scope::Check:  // no driver here: exit 3 at once should the value ever pass
       return {"check"};
+    case Scope::Report:
+      return {"report", "/nonexistent/never.sqlite"};
   }
   return {};
 }

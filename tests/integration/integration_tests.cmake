@@ -39,7 +39,13 @@ if(SOLSCOPE_NODE)
     COMMAND ${SOLSCOPE_NODE} ${solscope_it_dir}/dashboard_test.mjs --solscope $<TARGET_FILE:solscope>
             --workdir ${solscope_it_out}/dashboard
             --screenshot ${PROJECT_SOURCE_DIR}/docs/screenshots/dashboard.png)
+  solscope_integration_test(NAME report_html_browser TIMEOUT 120
+    COMMAND ${SOLSCOPE_NODE} ${solscope_it_dir}/report_html_test.mjs --solscope $<TARGET_FILE:solscope>
+            --workdir ${solscope_it_out}/report_html
+            --screenshot ${PROJECT_SOURCE_DIR}/docs/screenshots/report.png)
 else()
   solscope_integration_test(NAME dashboard_browser TIMEOUT 10
+    COMMAND ${SOLSCOPE_PYTHON3} -c "print('SKIP: node is not installed'); raise SystemExit(77)")
+  solscope_integration_test(NAME report_html_browser TIMEOUT 10
     COMMAND ${SOLSCOPE_PYTHON3} -c "print('SKIP: node is not installed'); raise SystemExit(77)")
 endif()

@@ -7,6 +7,7 @@
 #include "core/derive.hpp"
 #include "data/synthetic/synthetic_trace.hpp"
 #include "trace/reader.hpp"
+#include "trace/schema.hpp"
 #include "trace/trace_test_support.hpp"
 #include "trace/writer.hpp"
 
@@ -94,17 +95,17 @@ TEST(ReaderErrorTest, newer_schema_is_refused) {
   const auto error = open_error(path);
   EXPECT_EQ(error.code, core::ErrorCode::Unimplemented);
   EXPECT_EQ(error.message, "trace " + path.string() +
-                               " was written by a newer solscope (schema 3, this build reads up to 1)");
+                               " was written by a newer solscope (schema 3, this build reads up to 2)");
   EXPECT_EQ(error.hint, "upgrade solscope");
 }
 
 TEST(ReaderErrorTest, newer_schema_that_old_readers_may_read_opens) {
   TempDir dir;
   const auto path = synthetic_file(dir, "t.sqlite");
-  testing::run_sql(path, "UPDATE meta SET value = '2' WHERE key = 'schema_version';");
+  testing::run_sql(path, "UPDATE meta SET value = '3' WHERE key = 'schema_version';");
   auto reader = Reader::open(path);
   ASSERT_TRUE(reader) << reader.error().describe();
-  EXPECT_EQ(reader->metadata().schema_version, 2);
+  EXPECT_EQ(reader->metadata().schema_version, 3);
   EXPECT_EQ(reader->sample_count(), 40u);
 }
 
@@ -138,7 +139,7 @@ TEST(ReaderErrorTest, newer_schema_message_gives_the_real_versions) {
   EXPECT_EQ(open_error(path).message,
             "trace " + path.string() +
                 " was written by a newer solscope (schema 99 that needs a reader of schema 7 or newer, this "
-                "build reads up to 1)");
+                "build reads up to 2)");
   // A file that needs a reader newer than its own schema: once printed as "schema 1" of a newer solscope.
   path = synthetic_file(dir, "t1.sqlite");
   testing::run_sql(path, "UPDATE meta SET value = '99' WHERE key = 'oldest_readable_version';");
@@ -146,7 +147,7 @@ TEST(ReaderErrorTest, newer_schema_message_gives_the_real_versions) {
   EXPECT_EQ(error.code, core::ErrorCode::DataLoss);
   EXPECT_EQ(error.message, "trace " + path.string() +
                                " has a damaged meta table: oldest_readable_version 99 is above its "
-                               "schema_version 1");
+                               "schema_version 2");
 }
 
 TEST(WriterErrorTest, existing_trace_is_not_overwritten_unless_asked) {
@@ -244,7 +245,7 @@ TEST(WriterErrorTest, mismatched_figures_closed_writer_and_reserved_meta_are_ref
   auto reader = Reader::open(dir.file("t.sqlite"));
   ASSERT_TRUE(reader);
   EXPECT_EQ(reader->metadata().entries.at("command"), "python train.py");
-  EXPECT_EQ(reader->metadata().schema_version, 1);
+  EXPECT_EQ(reader->metadata().schema_version, kSchemaVersion);
 }
 
 }  // namespace

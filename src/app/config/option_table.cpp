@@ -111,6 +111,10 @@ auto build_table() -> std::vector<OptionSpec> {
        kMaxReplaySpeed, false, true},
       {"--loop", Scope::Replay, Flag, "start again at the end", "", 0, 0, false, true},
 
+      {"--html", Scope::Report, Text, "also write the report as one self-contained HTML page to this file",
+       "", 0, 0, false, false},
+      {"--force", Scope::Report, Flag, "replace an existing --html file", "", 0, 0, false, false},
+
       {"--tp", Scope::Ceiling, Integer, "tensor-parallel degree", "1", 1, ceiling::kMaxTensorParallel},
       {"--batch", Scope::Ceiling, Integer, "requests per step, or sequences per training step", "1", 1,
        static_cast<double>(ceiling::kMaxBatch)},
@@ -187,6 +191,8 @@ auto scope_name(Scope scope) -> std::string_view {
       return "ceiling";
     case Scope::Check:
       return "check";
+    case Scope::Report:
+      return "report";
   }
   return "";
 }

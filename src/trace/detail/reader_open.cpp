@@ -174,6 +174,11 @@ auto load_meta(ReaderState& state) -> core::Result<void> {
   m.source_description = text(kMetaSourceDescription);
   m.time_ordered = text(kMetaTimeOrdered) != "0";
   state.has_attainable = text(kMetaHasAttainable) == "1";
+  m.kernel_log = text(kMetaKernelLog);
+  if (parse_int(text(kMetaKernelClockOffsetNs), number)) m.kernel_clock_offset_ns = number;
+  m.kernels_dropped = parse_int(text(kMetaKernelsDropped), number) && number > 0
+                          ? static_cast<std::uint64_t>(number)
+                          : 0;
   return core::ok();
 }
 
@@ -327,6 +332,7 @@ auto open_reader_state(const fs::path& path) -> core::Result<std::shared_ptr<Rea
       return core::fail(not_a_trace(path, std::string("lacks the ") + table + " table"));
     }
   }
+  state->has_kernel_table = tables.contains("kernels");
   if (auto done = check_sample_query(*state); !done) return core::propagate(done);
   load_devices(*state);
   if (auto done = load_metrics(*state); !done) return core::propagate(done);

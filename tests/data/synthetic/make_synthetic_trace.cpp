@@ -3,6 +3,7 @@
 //   solscope_make_synthetic_trace -o FILE [--force] [--devices N]
 //       [--samples N] [--seed S]                                   random profile (synthetic_trace.hpp)
 //       [--profile random|demo|phases|constant] [--hz N] [--seconds S] [--start-ns NS] [--attainable-gpu G]
+//       [--kernels]                 also a SYNTHETIC kernels table following the phases (not with random)
 //
 // The committed fixtures were made with
 //   solscope_make_synthetic_trace -o tests/data/synthetic/synthetic-v1.sqlite --devices 2 --samples 60 --seed
@@ -62,6 +63,8 @@ auto parse(int argc, char** argv, Args& args) -> bool {
     const std::string_view arg = argv[i];
     if (arg == "--force") {
       args.profile.overwrite = true;
+    } else if (arg == "--kernels") {
+      args.profile.kernels = true;
     } else if (i + 1 >= argc || !parse_one(arg, argv[++i], args)) {
       return false;
     }
@@ -76,7 +79,8 @@ auto main(int argc, char** argv) -> int {
   if (!parse(argc, argv, args)) {
     std::fprintf(stderr,
                  "usage: %s -o FILE [--force] [--devices N] [--samples N] [--seed S] [--profile "
-                 "random|demo|phases|constant] [--hz N] [--seconds S] [--start-ns NS] [--attainable-gpu G]\n",
+                 "random|demo|phases|constant] [--hz N] [--seconds S] [--start-ns NS] [--attainable-gpu G] "
+                 "[--kernels]\n",
                  argv[0]);
     return 2;
   }

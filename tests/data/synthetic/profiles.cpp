@@ -71,15 +71,9 @@ auto wobbled(const Load& p, double t, double gpu, bool idle) -> Load {
 }
 
 auto load_at(const ProfileOptions& o, std::uint32_t gpu, double t) -> Load {
-  const auto g = static_cast<double>(gpu);
   if (o.profile == Profile::Constant) return constant_load(gpu);
-  if (o.profile == Profile::Demo) {
-    const double quarter = o.seconds / 4.0;
-    const int phase = static_cast<int>(std::fmod(t + g * o.seconds / 8.0, o.seconds) / quarter) % 4;
-    return wobbled(kPhases[phase], t, g, phase == 0);
-  }
-  const int phase = static_cast<int>((t + g * kPhaseSeconds / 2) / kPhaseSeconds) % 4;
-  return wobbled(kPhases[phase], t, g, phase == 0);
+  const int phase = phase_at(o, gpu, t);
+  return wobbled(kPhases[phase], t, static_cast<double>(gpu), phase == 0);
 }
 
 auto raw_sample(const ProfileOptions& o, std::uint32_t gpu, std::int64_t n) -> core::RawSample {
@@ -138,6 +132,21 @@ auto profile_name(Profile p) -> std::string {
 
 }  // namespace
 
+auto phase_at(const ProfileOptions& o, std::uint32_t gpu, double t) -> int {
+  const auto g = static_cast<double>(gpu);
+  switch (o.profile) {
+    case Profile::Random:
+      return 0;
+    case Profile::Constant:
+      return 1;
+    case Profile::Demo:
+      return static_cast<int>(std::fmod(t + g * o.seconds / 8.0, o.seconds) / (o.seconds / 4.0)) % 4;
+    case Profile::Phases:
+      break;
+  }
+  return static_cast<int>((t + g * kPhaseSeconds / 2) / kPhaseSeconds) % 4;
+}
+
 auto parse_profile(std::string_view name) -> std::optional<Profile> {
   for (Profile p : {Profile::Random, Profile::Demo, Profile::Phases, Profile::Constant}) {
     if (profile_name(p) == name) return p;
@@ -154,6 +163,11 @@ auto write_profile_trace(const std::filesystem::path& path, const ProfileOptions
   }
   const auto per_device = static_cast<std::int64_t>(std::llround(options.seconds * options.hz));
   if (options.profile == Profile::Random) {
+    if (options.kernels) {
+      return core::fail(
+          core::ErrorCode::InvalidArgument,
+          "synthetic kernels follow a profile's phases: use --profile demo, phases or constant");
+    }
     return write_trace(path, options.devices, static_cast<std::uint64_t>(per_device), options.seed,
                        {.overwrite = options.overwrite, .start_time_ns = options.start_ns});
   }
@@ -168,9 +182,13 @@ auto write_profile_trace(const std::filesystem::path& path, const ProfileOptions
                          " GPUs x " + std::to_string(o.hz) + " Hz); never measured on a GPU";
   std::vector<core::DeviceInfo> devs;
   for (std::uint32_t g = 0; g < o.devices; ++g) devs.push_back(profile_device(g));
+  if (o.kernels) w.source_description += "; with a synthetic kernels table";
+  const std::vector<core::KernelRecord> kernels =
+      o.kernels ? synthetic_kernels(o) : std::vector<core::KernelRecord>{};
   return write_samples(
       path, std::move(w), devs, static_cast<std::uint64_t>(per_device),
-      [&o](std::uint32_t g, std::uint64_t n) { return raw_sample(o, g, static_cast<std::int64_t>(n)); });
+      [&o](std::uint32_t g, std::uint64_t n) { return raw_sample(o, g, static_cast<std::int64_t>(n)); },
+      o.kernels ? &kernels : nullptr);
 }
 
 }  // namespace solscope::synthetic

@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <optional>
 #include <string_view>
+#include <vector>
 
+#include "core/kernel_record.hpp"
 #include "core/raw_sample.hpp"
 #include "core/result.hpp"
 
@@ -32,7 +34,19 @@ struct ProfileOptions {
   int attainable_device = -1;  ///< this GPU's samples carry an attainable SOL of 55 % / 40 %; -1 = none
   std::uint64_t seed = 1;      ///< random only
   bool overwrite = false;
+  /// Also write a SYNTHETIC kernels table (synthetic_kernels()); not for the random profile.
+  bool kernels = false;
 };
+
+/// The load of GPU `gpu` at `t_s` seconds into the trace: 0 idle, 1 tensor-bound, 2 DRAM-bound,
+/// 3 launch-bound (Constant: always 1; Random: 0).
+[[nodiscard]] auto phase_at(const ProfileOptions& options, std::uint32_t gpu, double t_s) -> int;
+
+/// A SYNTHETIC kernel log that matches the profile's phases (kernels named "synthetic_*", pid 4242):
+/// tensor phases run a 4 ms GEMM every 5 ms with a 1.5 ms all-reduce on a second stream overlapping every
+/// 4th; DRAM phases a 2 ms GEMV every 2.5 ms; launch-bound phases a 40 us elementwise kernel every 2 ms;
+/// idle phases nothing. Times are absolute (options.start_ns must be set); in start order per GPU.
+[[nodiscard]] auto synthetic_kernels(const ProfileOptions& options) -> std::vector<core::KernelRecord>;
 
 /// Writes the trace (devices, samples with core::derive figures, meta.synthetic = 1) and closes it. Returns
 /// the number of samples. Errors: InvalidArgument for options out of range, and the trace writer's.

@@ -2,7 +2,8 @@
 # test fragments; defined once.
 include_guard(GLOBAL)
 add_library(solscope_synthetic_trace STATIC ${CMAKE_CURRENT_LIST_DIR}/synthetic_trace.cpp
-                                            ${CMAKE_CURRENT_LIST_DIR}/profiles.cpp)
+                                            ${CMAKE_CURRENT_LIST_DIR}/profiles.cpp
+                                            ${CMAKE_CURRENT_LIST_DIR}/kernels.cpp)
 target_include_directories(solscope_synthetic_trace PUBLIC ${PROJECT_SOURCE_DIR}/tests)
 target_link_libraries(solscope_synthetic_trace PUBLIC solscope::trace PRIVATE solscope_options)
 

@@ -93,8 +93,8 @@ auto write_trace(const std::filesystem::path& path, std::uint32_t device_count, 
 
 auto write_samples(const std::filesystem::path& path, trace::WriterOptions options,
                    const std::vector<core::DeviceInfo>& devs, std::uint64_t per_device,
-                   const std::function<core::RawSample(std::uint32_t, std::uint64_t)>& sample_at)
-    -> core::Result<std::uint64_t> {
+                   const std::function<core::RawSample(std::uint32_t, std::uint64_t)>& sample_at,
+                   const std::vector<core::KernelRecord>* kernels) -> core::Result<std::uint64_t> {
   options.synthetic = true;
   auto writer = trace::Writer::open(path, options);
   if (!writer) return core::propagate(writer);
@@ -106,6 +106,11 @@ auto write_samples(const std::filesystem::path& path, trace::WriterOptions optio
       if (auto done = writer->append(raw, core::derive(raw, devs[d])); !done) return core::propagate(done);
       ++written;
     }
+  }
+  if (kernels != nullptr) {
+    if (auto done = writer->set_kernel_log("synthetic"); !done) return core::propagate(done);
+    if (auto done = writer->set_kernels_dropped(0); !done) return core::propagate(done);
+    if (auto done = writer->append_kernels(*kernels); !done) return core::propagate(done);
   }
   if (auto done = writer->close(); !done) return core::propagate(done);
   return written;

@@ -1,0 +1,130 @@
+// `solscope report` on a 1-hour, 8-GPU trace at 10 ms (2.88 M SYNTHETIC samples, written once into a
+// temporary directory by the one synthetic generator): wall time and peak RSS of building the report (every
+// sample derived, phases, text and JSON), against the baseline of reading the same trace alone (cursor over
+// the raw samples), measured in the same run. Goal (issue 14, item 5): under 5 s and 500 MB.
+//
+// Peak RSS: each case runs once more in a forked child, whose ru_maxrss (wait4) is its own peak; the child
+// starts with the parent's resident pages, reported as `parent_rss_mb` beside it.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <sstream>
+
+#include "app/report_command.hpp"
+#include "core/derive.hpp"
+#include "data/synthetic/synthetic_trace.hpp"
+#include "report/report_json.hpp"
+#include "report/report_text.hpp"
+#include "trace/reader.hpp"
+
+namespace {
+
+using namespace solscope;
+constexpr std::uint32_t kGpus = 8;
+constexpr std::uint64_t kSamplesPerGpu = 360'000;  // 1 hour at 10 ms
+
+/// The trace, written on first use and removed at exit.
+class BenchTrace {
+ public:
+  BenchTrace() {
+    dir_ = std::filesystem::temp_directory_path() / ("solscope-report-bench-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    path_ = (dir_ / "hour-8gpu-10ms.sqlite").string();
+    auto written = synthetic::write_trace(path_, kGpus, kSamplesPerGpu, 7);
+    if (!written) {
+      std::cerr << "cannot write the benchmark trace: " << written.error().describe() << "\n";
+      std::abort();
+    }
+  }
+  ~BenchTrace() { std::filesystem::remove_all(dir_); }
+  BenchTrace(const BenchTrace&) = delete;
+  auto operator=(const BenchTrace&) -> BenchTrace& = delete;
+  [[nodiscard]] auto path() const -> const std::string& { return path_; }
+
+ private:
+  std::filesystem::path dir_;
+  std::string path_;
+};
+
+auto trace_path() -> const std::string& {
+  static const BenchTrace trace;
+  return trace.path();
+}
+
+/// Baseline: every raw sample of the trace, read and counted.
+auto read_only(const std::string& path) -> std::uint64_t {
+  auto reader = trace::Reader::open(path);
+  if (!reader) std::abort();
+  auto cursor = reader->cursor();
+  if (!cursor) std::abort();
+  core::RawSample raw;
+  std::uint64_t n = 0;
+  while (cursor->next(raw)) ++n;
+  return n;
+}
+
+/// The report as `solscope report` and `solscope report --json` build it, both forms rendered.
+auto build(const std::string& path) -> std::uint64_t {
+  auto reader = trace::Reader::open(path);
+  if (!reader) std::abort();
+  std::ostringstream err;
+  auto report = app::build_report(*reader, path, err);
+  if (!report) std::abort();
+  const std::string text = report::render_text(*report);
+  const std::string json = report::to_json(*report).dump(2);
+  benchmark::DoNotOptimize(text.data());
+  benchmark::DoNotOptimize(json.data());
+  return report->samples;
+}
+
+auto rss_mb_now() -> double {
+  std::ifstream statm("/proc/self/statm");
+  long pages_total = 0;
+  long pages_resident = 0;
+  statm >> pages_total >> pages_resident;
+  return static_cast<double>(pages_resident) * static_cast<double>(::sysconf(_SC_PAGESIZE)) / 1e6;
+}
+
+/// Peak RSS (MB) of one run of `work` in a forked child; -1 when the child failed.
+auto child_peak_rss_mb(const std::function<void()>& work) -> double {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    work();
+    ::_exit(0);
+  }
+  int status = 0;
+  rusage usage{};
+  if (pid < 0 || ::wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return -1.0;
+  }
+  return static_cast<double>(usage.ru_maxrss) * 1024.0 / 1e6;  // ru_maxrss: KiB (getrusage(2))
+}
+
+void run_case(benchmark::State& state, const std::function<std::uint64_t(const std::string&)>& work) {
+  const std::string& path = trace_path();
+  std::uint64_t samples = 0;
+  for (auto _ : state) samples = work(path);
+  state.counters["samples"] = static_cast<double>(samples);
+  state.counters["parent_rss_mb"] = rss_mb_now();
+  state.counters["peak_rss_mb"] = child_peak_rss_mb([&] { (void)work(path); });
+}
+
+void BM_ReadTraceOnly(benchmark::State& state) {
+  run_case(state, read_only);
+}
+void BM_Report(benchmark::State& state) {
+  run_case(state, build);
+}
+
+BENCHMARK(BM_ReadTraceOnly)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
+BENCHMARK(BM_Report)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
+
+}  // namespace

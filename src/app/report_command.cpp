@@ -1,0 +1,114 @@
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/report_command.hpp"
+
+#include "app/commands.hpp"
+#include "app/exit_codes.hpp"
+#include "app/messages.hpp"
+#include "app/output_path.hpp"
+#include "app/report_html.hpp"
+#include "app/sinks.hpp"
+#include "app/source_factory.hpp"
+#include "core/derive.hpp"
+#include "report/report_builder.hpp"
+#include "report/report_json.hpp"
+#include "report/report_text.hpp"
+#include "trace/reader.hpp"
+
+namespace solscope::app {
+namespace {
+
+auto facts_of(const trace::Reader& reader, const std::string& path) -> report::TraceFacts {
+  const trace::TraceMetadata& meta = reader.metadata();
+  return report::TraceFacts{.path = path,
+                            .synthetic = meta.synthetic,
+                            .source_description = meta.source_description,
+                            .host = meta.host,
+                            .tool_version = meta.tool_version,
+                            .kernel_log = meta.kernel_log,
+                            .kernels_dropped = meta.kernels_dropped};
+}
+
+/// The recorded devices by index, for derive(); an index the trace does not describe gets a bare DeviceInfo.
+class DeviceLookup {
+ public:
+  explicit DeviceLookup(const std::vector<core::DeviceInfo>& devices) {
+    for (const auto& d : devices) {
+      if (d.index >= by_index_.size()) by_index_.resize(d.index + 1);
+      by_index_[d.index] = d;
+      by_index_[d.index].index = d.index;
+    }
+  }
+  auto operator()(std::uint32_t index) -> const core::DeviceInfo& {
+    if (index < by_index_.size() && by_index_[index].index == index) return by_index_[index];
+    bare_ = core::DeviceInfo{};
+    bare_.index = index;
+    return bare_;
+  }
+
+ private:
+  std::vector<core::DeviceInfo> by_index_;
+  core::DeviceInfo bare_;
+};
+
+}  // namespace
+
+auto build_report(const trace::Reader& reader, const std::string& path, std::ostream& err)
+    -> core::Result<report::Report> {
+  auto table = reader.kernels();
+  if (!table) return core::propagate(std::move(table));
+  if (!table->note.empty()) print_warning(err, table->note);
+  report::ReportBuilder builder(reader.devices(), table->kernels, reader.sample_count());
+  std::vector<core::KernelRecord>().swap(table->kernels);  // the builder keeps what it needs
+  auto cursor = reader.cursor();
+  if (!cursor) return core::propagate(std::move(cursor));
+  DeviceLookup device(reader.devices());
+  core::RawSample raw;
+  while (cursor->next(raw)) builder.add(core::derive(raw, device(raw.device_index)));
+  if (auto problem = reader.problem(cursor->report())) {
+    if (cursor->samples_read() == 0) return core::fail(std::move(*problem));
+    print_warning(err, problem->describe());
+  }
+  return builder.finish(facts_of(reader, path));
+}
+
+auto run_report(const ReportArgs& args, std::ostream& out, std::ostream& err) -> int {
+  if (!args.html.empty()) {
+    const std::string inputs[] = {args.file};
+    if (auto checked = check_output_path(args.html, inputs, args.force); !checked) {
+      print_error(err, checked.error());
+      return kExitUsage;
+    }
+  }
+  auto reader = trace::Reader::open(args.file);
+  if (!reader) {
+    print_error(err, reader.error());
+    return kExitBadTrace;
+  }
+  auto built = build_report(*reader, args.file, err);
+  if (!built) {
+    print_error(err, built.error());
+    return built.error().code == core::ErrorCode::DataLoss ? kExitBadTrace : kExitFailure;
+  }
+  if (!args.html.empty()) {
+    if (auto written = write_html_report(*built, args.html); !written) {
+      print_error(err, written.error());
+      return kExitFailure;
+    }
+  }
+  if (args.json) {
+    out << report::to_json(*built).dump(2) << '\n';
+  } else {
+    out << report::render_text(*built);
+  }
+  if (auto flushed = flush_output(out); !flushed) {
+    if (is_reader_gone(flushed.error())) return kExitOk;  // `solscope report X | head`
+    print_error(err, flushed.error());
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace solscope::app

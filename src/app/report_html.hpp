@@ -1,0 +1,43 @@
+// `solscope report TRACE --html FILE`: the report as one self-contained HTML page. The template
+// (web/src/report.html, .css, .js) and uPlot are built into the binary; the report's JSON (docs/report.md) is
+// inlined, so the file opens from disk, offline, and makes no request.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/result.hpp"
+#include "report/report.hpp"
+
+namespace solscope::app {
+
+/// `report` as JSON text that is safe inside a `<script type="application/json">` element: every `<`, `>` and
+/// `&` is written `\u003c`, `\u003e`, `\u0026`, and U+2028/U+2029 as `\u2028`/`\u2029` (they can only occur
+/// inside JSON strings, so JSON.parse reads the same value back). Invalid UTF-8 in a string becomes U+FFFD.
+[[nodiscard]] auto json_for_script(const nlohmann::ordered_json& report) -> std::string;
+
+/// JavaScript or CSS text that is safe inside a `<script>` or `<style>` element: each `</` that begins
+/// `</script` or `</style` (any case) becomes `<\/`, an equivalent escape inside JS strings and CSS.
+[[nodiscard]] auto text_for_element(std::string_view code) -> std::string;
+
+/// The whole page: the template with uPlot's JS and CSS, the page's own JS and CSS and
+/// json_for_script(report) in place of its five markers. Errors: Internal when the built-in template lacks a
+/// file or a marker (a build problem: web/src or web/node_modules/uplot was missing when solscope was built).
+[[nodiscard]] auto render_html_report(const nlohmann::ordered_json& report) -> core::Result<std::string>;
+
+/// Writes render_html_report(report) to `out`, replacing what it holds. The caller checks the path first
+/// (check_output_path: never over the trace, an existing file only with --force). Errors: those of
+/// render_html_report; PermissionDenied or NotFound naming `out` when it cannot be opened; DataLoss when a
+/// write fails (a full disk).
+[[nodiscard]] auto write_html_report(const nlohmann::ordered_json& report, const std::filesystem::path& out)
+    -> core::Result<void>;
+
+/// The HTML report of `report`: write_html_report(report::to_json_with_series(report), out), so that the page
+/// holds the `--json` report plus each GPU's series for its charts (report_series.hpp).
+[[nodiscard]] auto write_html_report(const report::Report& report, const std::filesystem::path& out)
+    -> core::Result<void>;
+
+}  // namespace solscope::app

@@ -1,0 +1,66 @@
+// ReportBuilder: computes `solscope report`'s figures (report.hpp) from the SOL samples of a trace and its
+// kernel log, in one pass over the samples.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <vector>
+
+#include "core/device_info.hpp"
+#include "core/kernel_record.hpp"
+#include "core/sol_sample.hpp"
+#include "core/window.hpp"
+#include "report/kernel_join.hpp"
+#include "report/phase_detection.hpp"
+#include "report/report.hpp"
+
+namespace solscope::report {
+
+/// Feed it every sample (core::derive figures, each device's samples in nondecreasing t_start_ns, as
+/// trace::Reader returns them), then take the report. Memory: one PhasePoint (40 bytes) per sample plus the
+/// kernel index. Not thread-safe.
+///
+/// Per GPU: the whole-trace figures are core::WindowAccumulator's duration-weighted means (unknown values
+/// skipped; pipe and path: highest mean), energy is the sum of power x duration over the samples with a known
+/// power, headroom is the attainable SOL's mean minus the measured mean (percentage points; unknown unless
+/// both are known), time per bound class sums sample durations by core::derive's class, phases come from
+/// detect_phases() with min_phase_ns(sampled time), and kernels from KernelJoin.
+class ReportBuilder {
+ public:
+  /// `devices`: as the trace recorded them. `kernels`: the trace's kernel log (may be empty); only read here.
+  /// `expected_samples` (optional) reserves memory up front.
+  ReportBuilder(std::span<const core::DeviceInfo> devices, std::span<const core::KernelRecord> kernels,
+                std::uint64_t expected_samples = 0);
+
+  /// Adds one sample.
+  void add(const core::SolSample& sample);
+
+  /// The report: every recorded device, and every device that has samples or kernels, by ascending index.
+  [[nodiscard]] auto finish(TraceFacts facts) -> Report;
+
+ private:
+  struct Lane {
+    core::DeviceInfo device;
+    core::SourceKind source = core::SourceKind::None;
+    std::uint64_t samples = 0;
+    std::int64_t start_ns = 0;
+    std::int64_t end_ns = 0;
+    std::int64_t sampled_ns = 0;
+    double energy_j = 0.0;
+    std::int64_t power_known_ns = 0;
+    BoundTimes bound_ns{};
+    core::WindowAccumulator total;
+    std::vector<PhasePoint> points;
+  };
+  auto lane(std::uint32_t device) -> Lane&;
+  [[nodiscard]] auto gpu_report(Lane& lane) const -> GpuReport;
+
+  std::map<std::uint32_t, Lane> lanes_;
+  KernelJoin kernels_;
+  std::uint64_t samples_ = 0;
+  std::uint64_t kernel_calls_ = 0;
+  std::uint64_t reserve_per_device_ = 0;
+};
+
+}  // namespace solscope::report

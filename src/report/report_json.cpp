@@ -1,0 +1,130 @@
+#include "report/report_json.hpp"
+
+#include <cmath>
+
+#include "report/phase_detection.hpp"
+
+namespace solscope::report {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+auto number(double v) -> Json {
+  return std::isnan(v) || std::isinf(v) ? Json(nullptr) : Json(v);
+}
+
+auto seconds(std::int64_t ns) -> double {
+  return static_cast<double>(ns) / static_cast<double>(core::kNsPerS);
+}
+
+auto pipe_name(core::Pipe pipe) -> Json {
+  return pipe == core::Pipe::kCount ? Json(nullptr) : Json(std::string(core::to_string(pipe)));
+}
+
+auto path_name(core::MemPath path) -> Json {
+  return path == core::MemPath::kCount ? Json(nullptr) : Json(std::string(core::to_string(path)));
+}
+
+auto bound_seconds(const BoundTimes& times) -> Json {
+  Json out = Json::object();
+  for (std::size_t i = 0; i < kBoundOrder.size(); ++i) {
+    out[std::string(core::to_string(kBoundOrder[i]))] = seconds(times[i]);
+  }
+  return out;
+}
+
+void put_figures(Json& out, const Figures& f) {
+  out["compute_sol_pct"] = number(f.compute_sol_pct);
+  out["compute_pipe"] = pipe_name(f.compute_pipe);
+  out["memory_sol_pct"] = number(f.memory_sol_pct);
+  out["memory_path"] = path_name(f.memory_path);
+  out["gpu_util_pct"] = number(f.gpu_util_pct);
+  out["sm_active_pct"] = number(f.sm_active_pct);
+  out["mean_power_w"] = number(f.mean_power_w);
+  out["energy_j"] = number(f.energy_j);
+  out["power_known_s"] = seconds(f.power_known_ns);
+}
+
+auto phase_json(const Phase& p, std::int64_t origin_ns) -> Json {
+  Json out{{"bound", std::string(core::to_string(p.bound))},
+           {"start_ns", p.start_ns},
+           {"end_ns", p.end_ns},
+           {"start_s", seconds(p.start_ns - origin_ns)},
+           {"duration_s", seconds(p.end_ns - p.start_ns)},
+           {"sampled_s", seconds(p.sampled_ns)},
+           {"samples", p.samples}};
+  out["bound_s"] = bound_seconds(p.bound_ns);
+  put_figures(out, p.figures);
+  return out;
+}
+
+auto kernel_json(const KernelRow& k) -> Json {
+  return Json{
+      {"name", k.name},
+      {"calls", k.calls},
+      {"total_s", seconds(k.total_ns)},
+      {"mean_us", k.calls > 0 ? Json(static_cast<double>(k.total_ns) / 1e3 / static_cast<double>(k.calls))
+                              : Json(nullptr)},
+      {"time_share_pct", k.time_share_pct},
+      {"sampled_s", seconds(k.sampled_ns)},
+      {"compute_sol_pct", number(k.compute_sol_pct)},
+      {"compute_pipe", pipe_name(k.compute_pipe)},
+      {"memory_sol_pct", number(k.memory_sol_pct)},
+      {"memory_path", path_name(k.memory_path)},
+      {"overlapped", k.overlapped()},
+      {"overlapped_calls", k.overlapped_calls}};
+}
+
+auto gpu_json(const GpuReport& g) -> Json {
+  Json out{{"index", g.device.index},
+           {"uuid", g.device.uuid},
+           {"name", g.device.name},
+           {"source", std::string(core::to_string(g.source))},
+           {"samples", g.samples},
+           {"start_ns", g.start_ns},
+           {"end_ns", g.end_ns},
+           {"duration_s", seconds(g.end_ns - g.start_ns)},
+           {"sampled_s", seconds(g.sampled_ns)}};
+  put_figures(out, g.figures);
+  out["attainable_compute_sol_pct"] = number(g.attainable_compute_sol_pct);
+  out["attainable_memory_sol_pct"] = number(g.attainable_memory_sol_pct);
+  out["compute_headroom_pct"] = number(g.compute_headroom_pct);
+  out["memory_headroom_pct"] = number(g.memory_headroom_pct);
+  out["bound_s"] = bound_seconds(g.bound_ns);
+  out["min_phase_s"] = seconds(g.min_phase_ns);
+  Json phases = Json::array();
+  for (const auto& p : g.phases) phases.push_back(phase_json(p, g.start_ns));
+  out["phases"] = std::move(phases);
+  Json top = Json::array();
+  for (const auto& k : g.top_kernels) top.push_back(kernel_json(k));
+  out["kernels"] = Json{{"calls", g.kernel_calls},
+                        {"names", g.kernel_names},
+                        {"total_s", seconds(g.kernel_total_ns)},
+                        {"top", std::move(top)}};
+  return out;
+}
+
+}  // namespace
+
+auto to_json(const Report& report) -> nlohmann::ordered_json {
+  Json out{{"report_version", kReportJsonVersion}};
+  out["trace"] =
+      Json{{"path", report.trace.path},
+           {"synthetic", report.trace.synthetic},
+           {"source_description", report.trace.source_description},
+           {"host", report.trace.host},
+           {"tool_version", report.trace.tool_version},
+           {"kernel_log", report.trace.kernel_log.empty() ? Json(nullptr) : Json(report.trace.kernel_log)},
+           {"kernels_dropped", report.trace.kernels_dropped}};
+  out["phase_method"] = Json{{"name", "bound-class runs, shortest merged first"},
+                             {"min_phase_s", seconds(kMinPhaseNs)},
+                             {"min_phase_share_pct", kMinPhaseShare * core::kPercent}};
+  out["samples"] = report.samples;
+  out["kernel_calls"] = report.kernel_calls;
+  Json gpus = Json::array();
+  for (const auto& g : report.gpus) gpus.push_back(gpu_json(g));
+  out["gpus"] = std::move(gpus);
+  return out;
+}
+
+}  // namespace solscope::report

@@ -1,0 +1,253 @@
+#!/usr/bin/env node
+// Integration test: headless Chromium, driven by playwright-core, opens the file of `solscope report TRACE --html`
+// from disk.
+//
+//   node report_html_test.mjs --solscope BIN --workdir DIR [--trace tests/data/demo-trace.sqlite]
+//                             [--screenshot docs/screenshots/report.png] [--chromium /usr/bin/chromium]
+//
+// For each trace (the demo trace, SYNTHETIC, 4 GPUs; a SYNTHETIC trace with a kernels table from the project's
+// generator, $SOLSCOPE_MAKE_TRACE; and that trace with one kernel renamed "</script><script>...", which must show
+// as a name and run nothing) the page must
+// show one section per GPU of `solscope report --json`, each with a uPlot chart whose canvas holds pixels of the
+// Compute SOL colour and, for each phase class, pixels of its shaded band; a bound-class bar whose segments carry
+// the report's seconds; and a kernel table whose rows are the report's kernels, in order. The console must stay
+// free of errors and the only request is the file itself. Screenshots at 1280 px (kept in DIR and, for the
+// kernel trace, at --screenshot) and at a phone width of 390 px, where nothing may overflow sideways.
+// Exit status: 0 pass, 1 fail (with the reason), 77 skip (Chromium or playwright-core missing).
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
+
+const SKIP = 77;
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..', '..');
+
+function parseArgs() {
+  const out = { trace: path.join(root, 'tests/data/demo-trace.sqlite'), chromium: '/usr/bin/chromium' };
+  const argv = process.argv.slice(2);
+  for (let i = 0; i < argv.length; i += 2) out[argv[i].replace(/^--/, '')] = argv[i + 1];
+  if (!out.solscope || !out.workdir) throw new Error('usage: --solscope BIN --workdir DIR');
+  return out;
+}
+
+class Failure extends Error {}
+const check = (cond, message) => { if (!cond) throw new Failure(message); };
+
+// ---------------------------------------------------------------- the report, as JSON and as a page
+function solscope(bin, args, cwd) {
+  try {
+    return execFileSync(bin, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 256 << 20, cwd });
+  } catch (err) {
+    throw new Failure(`solscope ${args.join(' ')} exited ${err.status}:\n${err.stderr}`);
+  }
+}
+
+function makeReport(args, trace, name) {
+  // Run beside the trace, so that the page names it without this machine's folders.
+  const [dir, file, bin] = [path.dirname(trace), path.basename(trace), path.resolve(args.solscope)];
+  const json = JSON.parse(solscope(bin, ['report', file, '--json'], dir));
+  const html = path.resolve(args.workdir, `${name}.html`);
+  solscope(bin, ['report', file, '--html', html, '--force'], dir);
+  const text = readFileSync(html, 'utf8');
+  check(!/(src|href)\s*=\s*["']?\s*(https?:)?\/\//i.test(text), `${html} links an external URL`);
+  // The page holds the --json report, plus a series per GPU for its charts.
+  const m = /<script type="application\/json" id="report-data">([^<]*)<\/script>/.exec(text);
+  check(m, `${html} has no inlined report data`);
+  const inlined = JSON.parse(m[1]);
+  const series = inlined.gpus.map((g) => g.series);
+  for (const g of inlined.gpus) delete g.series;
+  check(isDeepStrictEqual(inlined, json), `${html}: the inlined report differs from \`solscope report --json\``);
+  json.gpus.forEach((g, i) => { g.series = series[i]; });
+  return { json, html };
+}
+
+// ---------------------------------------------------------------- page checks
+function watchPage(page, fileUrl, problems) {
+  page.on('request', (req) => { if (req.url() !== fileUrl) problems.push(`request other than the file: ${req.url()}`); });
+  page.on('console', (msg) => { if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`); });
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+}
+
+// What the page shows for each GPU: chart pixels of the Compute SOL colour and of each phase band, the bar and the
+// kernel table.
+async function readSections(page) {
+  return page.evaluate(() => {
+    const css = getComputedStyle(document.documentElement);
+    const rgbOf = (name) => { const h = css.getPropertyValue(name).trim(); return [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16)); };
+    const near = (d, i, rgb, tol) => Math.abs(d[i] - rgb[0]) <= tol && Math.abs(d[i + 1] - rgb[1]) <= tol &&
+                                     Math.abs(d[i + 2] - rgb[2]) <= tol;
+    const compute = rgbOf('--compute');
+    const alpha = Number(css.getPropertyValue('--shade-alpha'));
+    const classes = ['compute', 'memory', 'latency', 'idle', 'unknown'];
+    const shades = Object.fromEntries(classes.map((c) => [c, rgbOf(`--bound-${c}`)]));
+    return [...document.querySelectorAll('section.gpu')].map((sec) => {
+      let computePixels = 0;
+      let painted = 0;
+      const shadePixels = Object.fromEntries(classes.map((c) => [c, 0]));
+      for (const canvas of sec.querySelectorAll('[data-chart] canvas')) {
+        const d = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+        for (let i = 0; i < d.length; i += 4) {
+          if (d[i + 3] === 0) continue;
+          ++painted;
+          if (d[i + 3] > 200 && near(d, i, compute, 24)) ++computePixels;
+          // A band alone: the class colour at the band's opacity (nothing drawn over it).
+          if (Math.abs(d[i + 3] - 255 * alpha) <= 3) {
+            for (const c of classes) if (near(d, i, shades[c], 8)) ++shadePixels[c];
+          }
+        }
+      }
+      const chart = sec.querySelector('[data-chart]');
+      return {
+        gpu: Number(sec.dataset.gpu),
+        points: Number(chart.dataset.points),
+        phasesDrawn: Number(chart.dataset.phasesDrawn),
+        computePixels, painted, shadePixels,
+        bar: [...sec.querySelectorAll('[data-boundbar] span')].map((s) => [s.dataset.class, Number(s.dataset.seconds)]),
+        kernels: [...sec.querySelectorAll('tbody[data-kernels] tr')].map((tr) => ({
+          name: tr.dataset.name, cells: [...tr.children].map((td) => td.textContent) })),
+        phaseRows: sec.querySelectorAll('tbody[data-phases] tr').length,
+        noTable: !sec.querySelector('[data-kernels-none]').hidden,
+        noKernels: !sec.querySelector('[data-kernels-empty]').hidden,
+        compute: sec.querySelector('[data-field="compute_sol_pct"]').dataset.value,
+      };
+    });
+  });
+}
+
+function compareSection(sec, gpu, hasKernelLog, what) {
+  const tag = `${what} GPU ${sec.gpu}`;
+  const series = gpu.series || {};
+  const points = (series.t_ns || []).length;
+  check(points > 0 || !(gpu.samples > 0), `${tag}: no series for a GPU with ${gpu.samples} samples`);
+  check(sec.points === points, `${tag}: the chart has ${sec.points} points, the report ${points}`);
+  if (points > 1 && (series.compute_sol_pct || []).some((v) => typeof v === 'number')) {
+    check(sec.computePixels > 100, `${tag}: the chart has ${sec.computePixels} pixels of the Compute SOL line`);
+  }
+  const phases = gpu.phases || [];
+  check(sec.phaseRows === phases.length, `${tag}: ${sec.phaseRows} phase rows, the report has ${phases.length}`);
+  check(sec.phasesDrawn === phases.length, `${tag}: ${sec.phasesDrawn} bands painted for ${phases.length} phases`);
+  for (const cls of new Set(phases.map((p) => p.bound))) {
+    check(sec.shadePixels[cls] > 200, `${tag}: ${sec.shadePixels[cls]} pixels of the ${cls} band on the chart`);
+  }
+  const wantBar = Object.entries(gpu.bound_s || {}).filter(([, s]) => s > 0);
+  check(sec.bar.length === wantBar.length && wantBar.every(([c, s]) => sec.bar.some(([bc, bs]) => bc === c && bs === s)),
+        `${tag}: the bound-class bar ${JSON.stringify(sec.bar)}, the report ${JSON.stringify(gpu.bound_s)}`);
+  const kernels = (gpu.kernels && gpu.kernels.top) || [];
+  check(sec.noTable === (kernels.length === 0 && !hasKernelLog),
+        `${tag}: "no kernel table" shown=${sec.noTable}, the trace's kernel_log is ${hasKernelLog}`);
+  check(sec.noKernels === (kernels.length === 0 && hasKernelLog),
+        `${tag}: "no kernel of this GPU" shown=${sec.noKernels} with ${kernels.length} kernels`);
+  check(sec.kernels.length === kernels.length, `${tag}: ${sec.kernels.length} kernel rows, the report has ${kernels.length}`);
+  kernels.forEach((k, i) => {
+    const row = sec.kernels[i];
+    check(row.name === k.name && row.cells[1] === k.name,
+          `${tag}: kernel row ${i + 1} is "${row.cells[1]}", the report's is "${k.name}"`);
+    check(row.cells[2] === String(k.calls).replace(/\B(?=(\d{3})+(?!\d))/g, ','),
+          `${tag}: kernel "${k.name}" shows ${row.cells[2]} calls, the report ${k.calls}`);
+  });
+  const want = typeof gpu.compute_sol_pct === 'number' ? String(gpu.compute_sol_pct) : '';
+  check(sec.compute === want, `${tag}: Compute SOL ${sec.compute}, the report ${want}`);
+}
+
+async function openReport(browser, html, viewport, problems) {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, colorScheme: 'light' });
+  const page = await context.newPage();
+  const url = pathToFileURL(html).href;
+  watchPage(page, url, problems);
+  await page.goto(url, { waitUntil: 'load' });
+  await page.waitForSelector('body[data-state="ready"], body[data-state="error"]', { timeout: 20000 });
+  check(await page.evaluate(() => document.body.dataset.state) === 'ready', `${html}: the page says it failed`);
+  return { context, page };
+}
+
+async function checkTrace(browser, args, trace, name, screenshot) {
+  const { json, html } = makeReport(args, trace, name);
+  const problems = [];
+  const { context, page } = await openReport(browser, html, { width: 1280, height: 900 }, problems);
+  const sections = await readSections(page);
+  check(sections.length === json.gpus.length, `${name}: ${sections.length} GPU sections for ${json.gpus.length} GPUs`);
+  for (const sec of sections) {
+    const gpu = json.gpus.find((g) => g.index === sec.gpu);
+    check(gpu, `${name}: a section for GPU ${sec.gpu}, which the report does not list`);
+    compareSection(sec, gpu, Boolean(json.trace.kernel_log), name);
+  }
+  check(await page.title() === 'solscope report', `${name}: the page's title became "${await page.title()}"`);
+  const synthetic = await page.locator('#synthetic-banner').isVisible();
+  check(synthetic === Boolean(json.trace && json.trace.synthetic), `${name}: SYNTHETIC banner visible=${synthetic}`);
+  const shot = path.join(args.workdir, `${name}.png`);
+  await page.screenshot({ path: shot, fullPage: true });
+  if (screenshot) {
+    mkdirSync(path.dirname(screenshot), { recursive: true });
+    copyFileSync(shot, screenshot);
+  }
+  await context.close();
+
+  const phone = await openReport(browser, html, { width: 390, height: 844 }, problems);
+  const overflow = await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  check(overflow <= 1, `${name}: at 390 px the page is ${overflow} px wider than the screen`);
+  await phone.page.screenshot({ path: path.join(args.workdir, `${name}-phone.png`), fullPage: true });
+  await phone.context.close();
+  check(problems.length === 0, `${name}:\n${problems.join('\n')}`);
+  const kernels = json.gpus.reduce((n, g) => n + ((g.kernels && g.kernels.top) || []).length, 0);
+  if (name !== 'report') check(kernels > 0, `${name}: the report of a trace with a kernels table lists no kernel`);
+  if (name === 'report-hostile') {
+    check(json.gpus.some((g) => g.kernels.top.some((k) => k.name === kHostileName)),
+          `${name}: the renamed kernel is not in the report`);
+  }
+  const phases = json.gpus.reduce((n, g) => n + (g.phases || []).length, 0);
+  console.log(`${name}: ${sections.length} GPUs, ${phases} phases shaded, ${kernels} kernel rows, no request, ` +
+              `no console error; screenshot ${shot}`);
+}
+
+// Two SYNTHETIC traces with a kernels table (solscope_make_synthetic_trace --kernels): as generated, and with one
+// kernel's name made hostile by Python's sqlite3 (the harness's Python 3). Null without the generator.
+const kHostileName = '</script><script>document.title="injected"</script><!-- \u2028';
+function makeKernelTraces(workdir) {
+  const tool = process.env.SOLSCOPE_MAKE_TRACE;
+  if (!tool) return null;
+  const make = (trace) => execFileSync(tool, ['-o', trace, '--force', '--devices', '2', '--hz', '100', '--seconds',
+    '60', '--profile', 'phases', '--kernels'], { stdio: 'ignore' });
+  const plain = path.join(workdir, 'kernels.sqlite');
+  const hostile = path.join(workdir, 'hostile.sqlite');
+  make(plain);
+  make(hostile);
+  execFileSync('python3', ['-c', `import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+name = db.execute('SELECT name FROM kernels ORDER BY id LIMIT 1').fetchone()[0]
+db.execute('UPDATE kernels SET name = ? WHERE name = ?', (sys.argv[2], name))
+db.commit()`, hostile, kHostileName], { stdio: 'inherit' });
+  return { plain, hostile };
+}
+
+async function main() {
+  const args = parseArgs();
+  const require = createRequire(import.meta.url);
+  const pw = path.join(root, 'web/node_modules/playwright-core');
+  if (!existsSync(pw)) { console.log('SKIP: playwright-core is not installed (npm ci --prefix web)'); process.exit(SKIP); }
+  if (!existsSync(args.chromium)) { console.log(`SKIP: ${args.chromium} is not installed`); process.exit(SKIP); }
+  mkdirSync(args.workdir, { recursive: true });
+  const { chromium } = require(pw);
+  const browser = await chromium.launch({ executablePath: args.chromium, headless: true,
+                                          args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  try {
+    const traces = makeKernelTraces(args.workdir);
+    await checkTrace(browser, args, args.trace, 'report', traces ? null : args.screenshot);
+    if (traces) {
+      await checkTrace(browser, args, traces.plain, 'report-kernels', args.screenshot);
+      await checkTrace(browser, args, traces.hostile, 'report-hostile', null);
+    } else {
+      console.log('note: $SOLSCOPE_MAKE_TRACE is not set: the kernel-table part is left out');
+    }
+  } finally {
+    await browser.close();
+  }
+  console.log('PASS');
+}
+
+main().catch((err) => {
+  console.error(`FAIL: ${err instanceof Failure ? err.message : err.stack}`);
+  process.exit(1);
+});
