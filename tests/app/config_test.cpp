@@ -52,6 +52,8 @@ auto prefix(Scope scope) -> std::vector<std::string> {
       return {"replay", "/nonexistent/never.sqlite"};
     case Scope::Ceiling:
       return {"ceiling", "--gpu", "H100", "--model", "/nonexistent"};
+    case Scope::Run:
+      return {"run"};  // without `--` CMD: exit 2 should the value ever pass
   }
   return {};
 }
