@@ -287,7 +287,7 @@ auto run_job(const CommonOptions& common, const RunArgs& args, std::ostream& /*o
     if (exit.error().code == core::ErrorCode::NotFound) return 127;
     return exit.error().code == core::ErrorCode::PermissionDenied ? 126 : kExitFailure;
   }
-  if (auto done = write_run_end(*writer, realtime_now_ns(), *exit, job.sink.written_devices()); !done) {
+  if (auto done = write_run_end(*writer, realtime_now_ns(), *exit, job.sink.used_devices()); !done) {
     print_error(err, done.error());
   }
   const bool keep = finish_trace(job, *path);

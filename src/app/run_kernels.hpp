@@ -88,6 +88,9 @@ class KernelLog {
   /// behind may keep it open), then stops reading, writes what is queued and joins. Idempotent. Returns the
   /// counts; an append error (the trace writer stopped) is kept in error().
   auto finish(std::int64_t grace_ms) -> KernelLogCounts;
+  /// True once the reader has seen end-of-file and queued every record (the writer thread may still be
+  /// appending them).
+  [[nodiscard]] auto reached_end_of_file() const -> bool { return eof_.load(); }
   /// The first failed append, if any.
   [[nodiscard]] auto error() const -> const std::optional<core::Error>& { return error_; }
 

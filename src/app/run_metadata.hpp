@@ -20,7 +20,8 @@ inline constexpr std::string_view kMetaRunEndNs = "run_end_ns";        ///< when
 inline constexpr std::string_view kMetaRunExitStatus = "exit_status";  ///< "exit 3", "signal 15 (...)"
 inline constexpr std::string_view kMetaRunExitCode = "exit_code";      ///< solscope's: 3, 143
 inline constexpr std::string_view kMetaRunCudaVisible = "cuda_visible_devices";  ///< the value or "(unset)"
-inline constexpr std::string_view kMetaRunGpus = "gpus_used";  ///< NVML indices in the trace: "0,2" or ""
+/// NVML indices of the GPUs the job was seen using (process lists, kernels) or sampled: "0,2" or "".
+inline constexpr std::string_view kMetaRunGpus = "gpus_used";
 
 /// `argv` as one line a POSIX shell reads back to the same words: words with anything but
 /// [A-Za-z0-9_./=:,+@%-] are single-quoted ('it'\''s').

@@ -17,6 +17,13 @@ auto RunTraceSink::written_devices() const -> std::set<std::uint32_t> {
   return written_;
 }
 
+auto RunTraceSink::used_devices() const -> std::set<std::uint32_t> {
+  const std::lock_guard lock(mutex_);
+  std::set<std::uint32_t> out = used_;
+  out.insert(written_.begin(), written_.end());
+  return out;
+}
+
 auto RunTraceSink::left_out_samples() const -> std::uint64_t {
   const std::lock_guard lock(mutex_);
   std::uint64_t waiting = 0;

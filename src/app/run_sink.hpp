@@ -49,6 +49,8 @@ class RunTraceSink : public SampleSink {
   void stop_filtering();
   /// Devices written to the trace so far.
   [[nodiscard]] auto written_devices() const -> std::set<std::uint32_t>;
+  /// Devices the job was seen using (NVML process lists, kernels) or whose samples were written.
+  [[nodiscard]] auto used_devices() const -> std::set<std::uint32_t>;
   /// Samples left out: of GPUs the job never used, and the oldest ones beyond kRunBacklogSamples.
   [[nodiscard]] auto left_out_samples() const -> std::uint64_t;
 

@@ -1,0 +1,181 @@
+// End-to-end tests of `solscope run -- CMD` with the built binary (no GPU here: sampling falls back and the
+// command still runs): exit codes, signal forwarding to the command's process group, the trace's metadata,
+// the temporary trace, bad usage.
+#include <signal.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "support/process.hpp"
+#include "trace/reader.hpp"
+
+namespace solscope::app {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::run_process;
+namespace fs = std::filesystem;
+
+const std::string kBinary = SOLSCOPE_BINARY;
+
+auto read_text(const fs::path& path) -> std::string {
+  std::stringstream text;
+  text << std::ifstream(path).rdbuf();
+  return text.str();
+}
+
+auto wait_for_file(const fs::path& path, std::chrono::milliseconds timeout) -> bool {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  while (!fs::exists(path)) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(10ms);
+  }
+  return true;
+}
+
+class RunCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("solscope-run-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "tmp");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  [[nodiscard]] auto path(const std::string& name) const -> std::string { return (dir_ / name).string(); }
+  /// `solscope run ARGS...` with TMPDIR in the test's directory.
+  [[nodiscard]] auto run(std::vector<std::string> args) const -> testing::ProcessResult {
+    args.insert(args.begin(), {kBinary, "run"});
+    return run_process(args, 60s, {"TMPDIR=" + path("tmp")});
+  }
+  /// Entries of the test's TMPDIR (temporary traces left behind).
+  [[nodiscard]] auto temp_entries() const -> int {
+    return static_cast<int>(std::distance(fs::directory_iterator(dir_ / "tmp"), fs::directory_iterator()));
+  }
+  fs::path dir_;
+};
+
+TEST_F(RunCliTest, exits_with_the_commands_exit_code_and_removes_the_temporary_trace) {
+  for (const auto& [script, code] : std::vector<std::pair<std::string, int>>{{"exit 0", 0}, {"exit 3", 3}}) {
+    const auto r = run({"--", "sh", "-c", script});
+    EXPECT_EQ(r.exit_code, code) << r.err;
+    EXPECT_NE(r.err.find("no GPU is sampled"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("solscope: run: 0 samples of 0 GPU(s)"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("the trace is at"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(temp_entries(), 0) << "the temporary traces are removed";
+}
+
+TEST_F(RunCliTest, a_command_killed_by_a_signal_gives_128_plus_the_signal) {
+  const auto r = run({"--no-kernels", "--", "sh", "-c", "kill -TERM $$"});
+  EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;
+}
+
+TEST_F(RunCliTest, the_commands_output_and_arguments_pass_through) {
+  const auto r =
+      run({"--no-kernels", "--", "sh", "-c", "echo \"$1|$2\"; echo oops >&2", "sh", "a b", "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "a b|--json\n");
+  EXPECT_NE(r.err.find("oops\n"), std::string::npos);
+}
+
+TEST_F(RunCliTest, with_o_the_trace_keeps_the_jobs_metadata) {
+  const std::string trace = path("job.sqlite");
+  const auto r = run({"-o", trace, "--", "sh", "-c", "exit 3", "it's"});
+  ASSERT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("the trace is at " + trace), std::string::npos) << r.err;
+  auto reader = trace::Reader::open(trace);
+  ASSERT_TRUE(reader) << reader.error().describe();
+  const auto& meta = reader->metadata().entries;
+  EXPECT_EQ(meta.at("command"), "sh -c 'exit 3' 'it'\\''s'");
+  EXPECT_EQ(meta.at("exit_status"), "exit 3");
+  EXPECT_EQ(meta.at("exit_code"), "3");
+  EXPECT_EQ(meta.at("cuda_visible_devices"), "(unset)");
+  EXPECT_EQ(meta.at("gpus_used"), "");
+  EXPECT_FALSE(reader->metadata().synthetic);
+  EXPECT_NE(reader->metadata().source_description.find("without GPU sampling"), std::string::npos);
+  const auto start = std::stoll(meta.at("run_start_ns"));
+  const auto end = std::stoll(meta.at("run_end_ns"));
+  EXPECT_GE(end, start);
+  EXPECT_LT(end - start, 60'000'000'000);
+  EXPECT_EQ(reader->sample_count(), 0u);
+  // Replacing it needs --force; the refusal is a bad command line and runs nothing.
+  const auto again = run({"-o", trace, "--", "sh", "-c", "touch " + path("ran")});
+  EXPECT_EQ(again.exit_code, 2) << again.err;
+  EXPECT_FALSE(fs::exists(path("ran")));
+  const auto forced = run({"-o", trace, "--force", "--", "env"});
+  EXPECT_EQ(forced.exit_code, 0) << forced.err;
+}
+
+TEST_F(RunCliTest, cuda_visible_devices_is_summarised) {
+  const std::string trace = path("cvd.sqlite");
+  const auto r = run_process({kBinary, "run", "--no-kernels", "-o", trace, "--", "true"}, 60s,
+                             {"CUDA_VISIBLE_DEVICES=1,3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto reader = trace::Reader::open(trace);
+  ASSERT_TRUE(reader);
+  EXPECT_EQ(reader->metadata().entries.at("cuda_visible_devices"), "1,3");
+}
+
+TEST_F(RunCliTest, sigterm_to_solscope_reaches_every_process_of_the_commands_group) {
+  // The command and a background child of it both trap SIGTERM and write a file; the command then exits 7,
+  // which solscope returns.
+  const std::string script =
+      "(trap 'echo child > " + path("child") + "; exit 0' TERM; touch " + path("child-ready") +
+      "; while :; do sleep 0.05; done) & "
+      "trap 'echo parent > " +
+      path("parent") + "; wait; exit 7' TERM; touch " + path("ready") + "; while :; do sleep 0.05; done";
+  testing::BackgroundProcess solscope({kBinary, "run", "--no-kernels", "--", "sh", "-c", script},
+                                      path("out.txt"), path("err.txt"));
+  ASSERT_TRUE(wait_for_file(path("ready"), 20s)) << read_text(path("err.txt"));
+  ASSERT_TRUE(wait_for_file(path("child-ready"), 20s));
+  solscope.signal(SIGTERM);
+  EXPECT_EQ(solscope.wait(20s), 7) << read_text(path("err.txt"));
+  EXPECT_EQ(read_text(path("parent")), "parent\n");
+  EXPECT_EQ(read_text(path("child")), "child\n");
+}
+
+TEST_F(RunCliTest, sigint_is_forwarded_and_the_default_action_ends_the_command) {
+  testing::BackgroundProcess solscope(
+      {kBinary, "run", "--no-kernels", "--", "sh", "-c", "touch " + path("ready") + "; exec sleep 30"},
+      path("out.txt"), path("err.txt"));
+  ASSERT_TRUE(wait_for_file(path("ready"), 20s));
+  std::this_thread::sleep_for(100ms);  // the exec of sleep
+  solscope.signal(SIGINT);
+  EXPECT_EQ(solscope.wait(20s), 128 + SIGINT) << read_text(path("err.txt"));
+}
+
+TEST_F(RunCliTest, bad_usage_is_exit_2_with_how_to_give_the_command) {
+  auto r = run({});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("run needs a command after `--`"), std::string::npos) << r.err;
+  r = run({"--"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("run needs a command after `--`"), std::string::npos) << r.err;
+  r = run({"echo", "hi"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("run takes its command after `--`"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("-- echo hi"), std::string::npos) << r.err;
+  r = run({"--interval", "nan", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(temp_entries(), 0);
+}
+
+TEST_F(RunCliTest, a_command_that_cannot_start_is_127_or_126) {
+  auto r = run({"--no-kernels", "--", "solscope-no-such-command"});
+  EXPECT_EQ(r.exit_code, 127);
+  EXPECT_NE(r.err.find("cannot run solscope-no-such-command: no such command in PATH"), std::string::npos)
+      << r.err;
+  std::ofstream(path("not-executable")) << "#!/bin/sh\n";
+  r = run({"--no-kernels", "--", path("not-executable")});
+  EXPECT_EQ(r.exit_code, 126) << r.err;
+  EXPECT_NE(r.err.find("Permission denied"), std::string::npos) << r.err;
+  EXPECT_EQ(temp_entries(), 0);
+}
+
+}  // namespace
+}  // namespace solscope::app
