@@ -25,6 +25,14 @@ namespace solscope::inject {
 /// The environment variable that holds the decimal number of the pipe's write end in the workload. One name,
 /// used by the recorder (which sets it) and the injection library (which reads it).
 inline constexpr const char* kKernelFdEnv = "SOLSCOPE_KERNEL_FD";
+/// Optional: the full path of the libcupti the injection library should dlopen (the recorder sets it to the
+/// one it found); unset, the library tries an already loaded libcupti, then libcupti.so.13 / .so.12 by
+/// soname.
+inline constexpr const char* kCuptiLibraryEnv = "SOLSCOPE_INJECT_CUPTI";
+/// The injection library's file name; the build puts it next to the solscope binary, `install` in
+/// kInjectInstallDir relative to the binary's folder.
+inline constexpr const char* kInjectLibraryName = "libsolscope_inject.so";
+inline constexpr const char* kInjectInstallDir = "../lib/solscope";
 
 /// Version of the wire layout; the fourth byte of every frame's magic. A decoder rejects any other version.
 inline constexpr std::uint8_t kWireVersion = 1;
@@ -32,7 +40,7 @@ inline constexpr std::uint8_t kWireVersion = 1;
 inline constexpr std::array<std::uint8_t, 4> kFrameMagic{'S', 'K', 'W', kWireVersion};
 /// Largest frame in bytes, header included: POSIX PIPE_BUF on Linux, the largest write a pipe keeps atomic.
 inline constexpr std::size_t kFrameMaxBytes = 4096;
-/// Frame header: magic (4), payload bytes (u16), record count (u16), pid (i32), FNV-1a checksum of the
+/// Frame header: magic (4), payload bytes (u16), record count (u16), pid (i32), checksum of the
 /// payload (u32).
 inline constexpr std::size_t kFrameHeaderBytes = 16;
 /// Record header: type (u8), reserved zero (u8), body bytes (u16).

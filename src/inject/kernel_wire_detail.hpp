@@ -15,7 +15,10 @@ inline constexpr std::array<std::size_t, 5> kFixedBodyBytes{8, 20, 16, 0, 16};
 /// each), name length (u16).
 inline constexpr std::size_t kKernelFixedBytes = 3 * 8 + 8 * 4 + 2;
 
-/// FNV-1a (32 bit) over the frame header's fields after the magic (bytes 4..11) and the payload.
+/// The frame checksum over the header's fields after the magic (bytes 4..11) and the payload: 64-bit
+/// multiply-xor (FNV prime and offset basis) in four lanes over little-endian 8-byte words, the header word
+/// first, payload word i in lane (i + 1) mod 4, the tail zero-padded; lanes folded in order, then the high
+/// and low halves xor'ed.
 [[nodiscard]] auto checksum(std::span<const std::uint8_t> header_fields,
                             std::span<const std::uint8_t> payload) -> std::uint32_t;
 

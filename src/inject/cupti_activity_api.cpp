@@ -1,0 +1,75 @@
+// Resolves the CUPTI Activity API from libcupti at run time (see cupti_activity_api.hpp).
+#include "inject/cupti_activity_api.hpp"
+
+#include <dlfcn.h>
+
+#include <array>
+
+namespace solscope::inject {
+namespace {
+
+constexpr std::array<const char*, 3> kSonames{"libcupti.so.13", "libcupti.so.12", "libcupti.so"};
+
+auto open_cupti(const std::string& explicit_path, std::string& tried) -> void* {
+  if (!explicit_path.empty()) {
+    void* handle = ::dlopen(explicit_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+      const char* why = ::dlerror();
+      tried = explicit_path + ": " + (why != nullptr ? why : "cannot be opened");
+    }
+    return handle;
+  }
+  for (const char* soname : kSonames) {  // one the workload already loaded (e.g. PyTorch's wheel) comes first
+    if (void* handle = ::dlopen(soname, RTLD_NOW | RTLD_NOLOAD)) {
+      return handle;
+    }
+  }
+  for (const char* soname : kSonames) {
+    if (void* handle = ::dlopen(soname, RTLD_NOW | RTLD_LOCAL)) {
+      return handle;
+    }
+    tried += std::string(tried.empty() ? "" : ", ") + soname;
+  }
+  tried = "none of " + tried + " could be opened";
+  return nullptr;
+}
+
+template <class Fn>
+void resolve(void* handle, const char* name, Fn& fn) {
+  fn = reinterpret_cast<Fn>(::dlsym(handle, name));
+}
+
+}  // namespace
+
+auto CuptiActivityApi::load(const std::string& explicit_path) -> std::string {
+  std::string tried;
+  void* handle = open_cupti(explicit_path, tried);
+  if (handle == nullptr) {
+    return "libcupti not found (" + tried + ")";
+  }
+  resolve(handle, "cuptiActivityRegisterCallbacks", register_callbacks);
+  resolve(handle, "cuptiActivityEnable", enable);
+  resolve(handle, "cuptiActivityFlushAll", flush_all);
+  resolve(handle, "cuptiGetTimestamp", get_timestamp);
+  resolve(handle, "cuptiActivityGetNextRecord", get_next_record);
+  resolve(handle, "cuptiGetResultString", get_result_string);
+  resolve(handle, "cuptiActivityGetNumDroppedRecords", get_num_dropped);
+  resolve(handle, "cuptiActivityFlushPeriod", flush_period);
+  resolve(handle, "cuptiGetVersion", get_version);
+  if (register_callbacks == nullptr || enable == nullptr || flush_all == nullptr ||
+      get_timestamp == nullptr || get_next_record == nullptr || get_result_string == nullptr) {
+    *this = CuptiActivityApi{};
+    return "libcupti lacks the Activity API (cuptiActivityRegisterCallbacks ...): too old";
+  }
+  return {};
+}
+
+auto CuptiActivityApi::describe(CUptiResult rc) const -> std::string {
+  const char* text = nullptr;
+  if (get_result_string != nullptr && get_result_string(rc, &text) == CUPTI_SUCCESS && text != nullptr) {
+    return text;
+  }
+  return "CUPTI error " + std::to_string(static_cast<int>(rc));
+}
+
+}  // namespace solscope::inject
