@@ -24,6 +24,7 @@
 #include "app/run_usage.hpp"
 #include "app/signals.hpp"
 #include "app/source_factory.hpp"
+#include "inject/kernel_wire.hpp"
 #include "trace/schema.hpp"
 #include "workload/process_info.hpp"
 
@@ -93,7 +94,7 @@ auto plan_kernels(const RunArgs& args, std::ostream& err) -> std::optional<Kerne
   if (args.no_kernels) return std::nullopt;
   const auto library = find_injection_library();
   if (!library) {
-    print_warning(err, std::string("kernels are not logged: ") + kInjectionLibraryName +
+    print_warning(err, std::string("kernels are not logged: ") + inject::kInjectLibraryName +
                            " is not installed beside solscope (give --no-kernels to silence this)");
     return std::nullopt;
   }

@@ -16,8 +16,7 @@ auto find_injection_library() -> std::optional<std::filesystem::path> {
   const std::filesystem::path exe = executable_dir();
   if (exe.empty()) return std::nullopt;
   for (const auto& candidate :
-       {exe / kInjectionLibraryName, exe / ".." / "lib" / "solscope" / kInjectionLibraryName,
-        exe / ".." / "lib" / kInjectionLibraryName}) {
+       {exe / inject::kInjectLibraryName, exe / inject::kInjectInstallDir / inject::kInjectLibraryName}) {
     std::error_code ec;
     if (std::filesystem::is_regular_file(candidate, ec))
       return std::filesystem::weakly_canonical(candidate, ec);

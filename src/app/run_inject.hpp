@@ -12,11 +12,9 @@
 
 namespace solscope::app {
 
-/// The file name of the injection library (the build's libsolscope_inject.so target).
-inline constexpr const char* kInjectionLibraryName = "libsolscope_inject.so";
-
-/// The injection library beside the solscope binary (a build tree), or in <exe dir>/../lib/solscope or
-/// <exe dir>/../lib (an install); nullopt when none exists. The one place that knows where it lives.
+/// The injection library (inject::kInjectLibraryName) beside the solscope binary (a build tree), or in
+/// inject::kInjectInstallDir relative to it (an install); nullopt when neither exists. The one place where
+/// `run` looks for it.
 [[nodiscard]] auto find_injection_library() -> std::optional<std::filesystem::path>;
 
 /// The pipe between CMD's processes and the kernel log: both ends close-on-exec (ChildSpec::inherit_fd

@@ -5,11 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
+#include "inject/kernel_wire.hpp"
 #include "support/process.hpp"
 #include "trace/reader.hpp"
 
@@ -175,6 +177,52 @@ TEST_F(RunCliTest, a_command_that_cannot_start_is_127_or_126) {
   EXPECT_EQ(r.exit_code, 126) << r.err;
   EXPECT_NE(r.err.find("Permission denied"), std::string::npos) << r.err;
   EXPECT_EQ(temp_entries(), 0);
+}
+
+TEST_F(RunCliTest, kernel_records_written_by_the_command_reach_the_recorder) {
+  const fs::path library = fs::path(kBinary).parent_path() / inject::kInjectLibraryName;
+  if (!fs::exists(library)) GTEST_SKIP() << "no injection library in this build (no CUPTI headers)";
+  // The command plays the injection library: it writes frames to SOLSCOPE_KERNEL_FD. Their GPU UUID is no
+  // GPU's (there is no GPU here), so every kernel is counted as unplaced; the job's own drop totals add 3.
+  inject::FrameEncoder encoder(4242);
+  const std::array<std::uint8_t, 16> uuid{0xde, 0xad};
+  ASSERT_TRUE(encoder.add(inject::Device{0, uuid}));
+  ASSERT_TRUE(encoder.add(inject::Clock{1000, 1'767'225'600'000'000'000}));
+  for (std::uint64_t i = 0; i < 3; ++i) {
+    inject::Kernel k;
+    k.start_cupti_ns = 2000 + i;
+    k.end_cupti_ns = 3000 + i;
+    k.name = "k";
+    ASSERT_TRUE(encoder.add(k));
+  }
+  ASSERT_TRUE(encoder.add(inject::Dropped{2, 1}));
+  const auto frame = encoder.finish();
+  std::ofstream(path("frames.bin"), std::ios::binary)
+      .write(reinterpret_cast<const char*>(frame.data()), static_cast<std::streamsize>(frame.size()));
+  const std::string trace = path("k.sqlite");
+  const auto r = run({"-o", trace, "--", "sh", "-c",
+                      "test \"$CUDA_INJECTION64_PATH\" = \"" + fs::weakly_canonical(library).string() +
+                          "\" && cat " + path("frames.bin") + " > /dev/fd/$SOLSCOPE_KERNEL_FD"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(
+      r.err.find("6 kernel records were lost (3 in the job's buffers, 0 in solscope's queue, 3 without a "
+                 "clock or a known GPU)"),
+      std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("0 kernels (6 dropped)"), std::string::npos) << r.err;
+  auto reader = trace::Reader::open(trace);
+  ASSERT_TRUE(reader);
+  EXPECT_EQ(reader->metadata().kernel_log, "cupti");
+  EXPECT_EQ(reader->metadata().kernels_dropped, 6u);
+  EXPECT_EQ(reader->metadata().kernel_clock_offset_ns,
+            std::optional<std::int64_t>(1'767'225'600'000'000'000 - 1000));
+  // --no-kernels: no library, no pipe, no kernel log.
+  const auto plain = run({"--no-kernels", "-o", path("n.sqlite"), "--", "sh", "-c",
+                          "test -z \"$CUDA_INJECTION64_PATH$SOLSCOPE_KERNEL_FD\""});
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  auto none = trace::Reader::open(path("n.sqlite"));
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->metadata().kernel_log, "");
 }
 
 }  // namespace
