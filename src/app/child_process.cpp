@@ -1,6 +1,7 @@
 #include "app/child_process.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -17,8 +18,16 @@ namespace {
 /// In the forked child, before exec: only async-signal-safe calls. Reports errno on `status_fd` and exits
 /// 127 when exec fails.
 [[noreturn]] void exec_child(const char* file, char* const* argv, char* const* envp, int inherit_fd,
-                             int status_fd) {
+                             int terminal_fd, int status_fd) {
   (void)setpgid(0, 0);
+  if (terminal_fd >= 0) {
+    // Also here (the parent does it too), so that CMD never reads the terminal as a background group.
+    sigset_t ttou;
+    sigemptyset(&ttou);
+    sigaddset(&ttou, SIGTTOU);
+    (void)sigprocmask(SIG_BLOCK, &ttou, nullptr);
+    (void)tcsetpgrp(terminal_fd, getpid());
+  }
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);
@@ -36,6 +45,22 @@ namespace {
 auto is_executable_file(const std::string& path) -> bool {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+/// Standard input when it is a terminal whose foreground group is ours; -1 otherwise.
+auto our_terminal() -> int {
+  return isatty(STDIN_FILENO) == 1 && tcgetpgrp(STDIN_FILENO) == getpgrp() ? STDIN_FILENO : -1;
+}
+
+/// tcsetpgrp with SIGTTOU blocked (a background group may then change the foreground group).
+void set_foreground(int fd, pid_t group) {
+  sigset_t ttou;
+  sigset_t old;
+  sigemptyset(&ttou);
+  sigaddset(&ttou, SIGTTOU);
+  (void)pthread_sigmask(SIG_BLOCK, &ttou, &old);
+  (void)tcsetpgrp(fd, group);
+  (void)pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
 auto exec_error(const std::string& command, int error) -> core::Error {
@@ -96,8 +121,9 @@ auto ChildProcess::spawn(const ChildSpec& spec) -> core::Result<ChildProcess> {
     return core::fail(core::ErrorCode::Unavailable,
                       std::string("cannot start a process: ") + std::strerror(errno));
   }
+  const int terminal = spec.take_terminal ? our_terminal() : -1;
   const pid_t pid = fork();
-  if (pid == 0) exec_child(file->c_str(), argv.data(), envp.data(), spec.inherit_fd, status[1]);
+  if (pid == 0) exec_child(file->c_str(), argv.data(), envp.data(), spec.inherit_fd, terminal, status[1]);
   const int fork_errno = errno;
   close(status[1]);
   if (pid < 0) {
@@ -106,6 +132,7 @@ auto ChildProcess::spawn(const ChildSpec& spec) -> core::Result<ChildProcess> {
                       std::string("cannot start a process: ") + std::strerror(fork_errno));
   }
   (void)setpgid(pid, pid);  // also here, so that the group exists before any signal is forwarded
+  if (terminal >= 0) set_foreground(terminal, pid);
   int exec_errno = 0;
   ssize_t got = 0;
   do {
@@ -113,33 +140,46 @@ auto ChildProcess::spawn(const ChildSpec& spec) -> core::Result<ChildProcess> {
   } while (got < 0 && errno == EINTR);
   close(status[0]);
   ChildProcess child(pid);
+  child.terminal_fd_ = terminal;
   if (got == static_cast<ssize_t>(sizeof exec_errno)) {
     int ignored = 0;
     while (waitpid(pid, &ignored, 0) < 0 && errno == EINTR) {
     }
     child.exit_ = ChildExit{127, 0};
+    child.return_terminal();
     return core::fail(exec_error(command, exec_errno));
   }
   return child;
 }
 
 ChildProcess::ChildProcess(ChildProcess&& other) noexcept
-    : pid_(std::exchange(other.pid_, -1)), exit_(std::move(other.exit_)) {}
+    : pid_(std::exchange(other.pid_, -1)),
+      terminal_fd_(std::exchange(other.terminal_fd_, -1)),
+      exit_(std::move(other.exit_)) {}
 
 auto ChildProcess::operator=(ChildProcess&& other) noexcept -> ChildProcess& {
   if (this != &other) {
     pid_ = std::exchange(other.pid_, -1);
+    terminal_fd_ = std::exchange(other.terminal_fd_, -1);
     exit_ = std::move(other.exit_);
   }
   return *this;
 }
 
 ChildProcess::~ChildProcess() {
-  if (pid_ <= 0 || exit_) return;
-  (void)kill(-pid_, SIGKILL);
-  int ignored = 0;
-  while (waitpid(pid_, &ignored, 0) < 0 && errno == EINTR) {
+  if (pid_ > 0 && !exit_) {
+    (void)kill(-pid_, SIGKILL);
+    int ignored = 0;
+    while (waitpid(pid_, &ignored, 0) < 0 && errno == EINTR) {
+    }
   }
+  return_terminal();
+}
+
+void ChildProcess::return_terminal() {
+  if (terminal_fd_ < 0) return;
+  set_foreground(terminal_fd_, getpgrp());
+  terminal_fd_ = -1;
 }
 
 auto ChildProcess::poll() -> std::optional<ChildExit> {
@@ -152,6 +192,7 @@ auto ChildProcess::poll() -> std::optional<ChildExit> {
   } else {
     exit_ = ChildExit{WEXITSTATUS(status), 0};
   }
+  return_terminal();
   return exit_;
 }
 

@@ -21,6 +21,10 @@ struct ChildSpec {
   /// A descriptor of this process that CMD inherits under the same number (its close-on-exec flag is cleared
   /// in CMD only); -1 = none. Every other descriptor opened with O_CLOEXEC stays closed in CMD.
   int inherit_fd = -1;
+  /// When solscope's standard input is its terminal's foreground process group, hand the terminal to CMD's
+  /// group (tcsetpgrp) until CMD ends, so that CMD can read the terminal and Ctrl-C reaches it directly (a
+  /// background group reading the terminal would be stopped by SIGTTIN). Given back when CMD ends.
+  bool take_terminal = true;
 };
 
 /// How CMD ended.
@@ -59,7 +63,10 @@ class ChildProcess {
 
  private:
   explicit ChildProcess(pid_t pid) : pid_(pid) {}
+  /// Gives the terminal back to solscope's process group (SIGTTOU blocked meanwhile) when CMD had it.
+  void return_terminal();
   pid_t pid_ = -1;
+  int terminal_fd_ = -1;  ///< the terminal handed to CMD's group; -1 when none
   std::optional<ChildExit> exit_;
 };
 

@@ -151,12 +151,24 @@ auto wait_for(ChildProcess& child, Job& job, GpuUsage* usage) -> ChildExit {
   }
 }
 
+/// Writes the samples of GPUs found in use at the very end (by the kernel log) and says what was left out.
+void settle_samples(Job& job) {
+  if (!job.sampling) return;
+  if (auto done = job.sink.write_late_backlogs(); !done) print_error(job.err, done.error());
+  if (const std::uint64_t left = job.sink.left_out_samples(); left > 0) {
+    print_note(job.err,
+               fmt::format("left out {} samples of GPUs the command was not seen using (or older than the "
+                           "{} kept per GPU before it was)",
+                           left, kRunBacklogSamples));
+  }
+}
+
 /// After CMD ended: stops sampling and the kernel log, and writes their figures into the meta.
 void wind_down(Job& job) {
   job.stop_engine.store(true);
   if (job.engine_thread.joinable()) job.engine_thread.join();
   if (job.engine_error) print_error(job.err, *job.engine_error);
-  if (!job.kernels) return;
+  if (!job.kernels) return settle_samples(job);
   const KernelLogCounts counts = job.kernels->finish(kKernelGraceMs);
   if (job.kernels->error()) print_error(job.err, *job.kernels->error());
   if (!counts.wire_problem.empty())
@@ -168,6 +180,7 @@ void wind_down(Job& job) {
     return w.set_kernels_dropped(counts.dropped());
   });
   if (!meta) print_error(job.err, meta.error());
+  settle_samples(job);
   if (counts.dropped() > 0) {
     print_warning(job.err,
                   fmt::format("{} kernel records were lost ({} in the job's buffers, {} in solscope's "

@@ -89,6 +89,21 @@ auto RunTraceSink::on_sample(const core::RawSample& raw, const core::SolSample& 
   return core::ok();
 }
 
+auto RunTraceSink::write_late_backlogs() -> core::Result<void> {
+  std::vector<std::uint32_t> late;
+  {
+    const std::lock_guard lock(mutex_);
+    for (const auto& [device, queue] : backlog_) {
+      if (!queue.empty() && (!filter_ || used_.contains(device))) late.push_back(device);
+    }
+  }
+  for (const std::uint32_t device : late) {
+    if (!is_written(device)) continue;
+    if (auto done = write_backlog(device); !done) return done;
+  }
+  return core::ok();
+}
+
 auto RunTraceSink::flush() -> core::Result<void> {
   return core::ok();  // the writer commits by its own batching; close() commits the rest
 }

@@ -47,6 +47,9 @@ class RunTraceSink : public SampleSink {
   void use_device(std::uint32_t device);
   /// Writes every sampled GPU from now on (the filter could not work).
   void stop_filtering();
+  /// After the engine stopped (no more on_sample()): writes the backlog of every GPU found in use since its
+  /// last sample (e.g. by a kernel that arrived at the end). Errors: the writer's.
+  [[nodiscard]] auto write_late_backlogs() -> core::Result<void>;
   /// Devices written to the trace so far.
   [[nodiscard]] auto written_devices() const -> std::set<std::uint32_t>;
   /// Devices the job was seen using (NVML process lists, kernels) or whose samples were written.

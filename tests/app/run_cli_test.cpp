@@ -1,7 +1,10 @@
 // End-to-end tests of `solscope run -- CMD` with the built binary (no GPU here: sampling falls back and the
 // command still runs): exit codes, signal forwarding to the command's process group, the trace's metadata,
 // the temporary trace, bad usage.
+#include <pty.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -149,6 +152,54 @@ TEST_F(RunCliTest, sigint_is_forwarded_and_the_default_action_ends_the_command) 
   std::this_thread::sleep_for(100ms);  // the exec of sleep
   solscope.signal(SIGINT);
   EXPECT_EQ(solscope.wait(20s), 128 + SIGINT) << read_text(path("err.txt"));
+}
+
+/// Runs `argv` on a new pseudo-terminal and types `input` once the output shows `after` (at once when empty);
+/// returns (exit code, terminal output).
+auto run_on_terminal(const std::vector<std::string>& argv, const std::string& input,
+                     const std::string& after = {}) -> std::pair<int, std::string> {
+  int master = -1;
+  const pid_t pid = ::forkpty(&master, nullptr, nullptr, nullptr);
+  if (pid == 0) {
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  if (pid < 0) return {-1, "forkpty failed"};
+  std::string output;
+  bool typed = false;
+  const auto type = [&] {
+    if (!typed && output.find(after) != std::string::npos) {
+      (void)!::write(master, input.data(), input.size());  // a line waits in the terminal until read
+      typed = true;
+    }
+  };
+  type();
+  std::array<char, 4096> buffer{};
+  for (;;) {
+    const ssize_t got = ::read(master, buffer.data(), buffer.size());
+    if (got <= 0) break;  // EIO once every process on the terminal has gone
+    output.append(buffer.data(), static_cast<std::size_t>(got));
+    type();
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ::close(master);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), output};
+}
+
+TEST_F(RunCliTest, on_a_terminal_the_command_reads_it_and_ctrl_c_reaches_it) {
+  // The command's own process group gets the terminal: a background group reading it would be stopped.
+  auto [code, output] = run_on_terminal(
+      {kBinary, "run", "--no-kernels", "--", "sh", "-c", "read x; echo got:$x; exit 5"}, "hello\n");
+  EXPECT_EQ(code, 5) << output;
+  EXPECT_NE(output.find("got:hello"), std::string::npos) << output;
+  // Ctrl-C typed on the terminal (once the command runs) reaches the command's group, the foreground one.
+  std::tie(code, output) = run_on_terminal(
+      {kBinary, "run", "--no-kernels", "--", "sh", "-c", "echo ready; exec sleep 30"}, "\x03", "ready");
+  EXPECT_EQ(code, 128 + SIGINT) << output;
 }
 
 TEST_F(RunCliTest, bad_usage_is_exit_2_with_how_to_give_the_command) {

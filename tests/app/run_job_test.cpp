@@ -276,12 +276,19 @@ TEST_F(RunJobTest, the_sink_writes_a_gpu_with_its_backlog_once_the_job_uses_it) 
   for (std::uint32_t d : {0u, 1u}) ASSERT_TRUE(sink.on_sample(sample(d, 3), core::derive(sample(d, 3), d0)));
   EXPECT_EQ(sink.written_devices(), (std::set<std::uint32_t>{1}));
   EXPECT_EQ(sink.left_out_samples(), 4u) << "GPU 0's four samples";
+  // A kernel on GPU 0 arrives after the last sample: its backlog is written at the end.
+  ASSERT_TRUE(sink.write_late_backlogs());
+  EXPECT_EQ(sink.left_out_samples(), 4u);
+  sink.use_device(0);
+  ASSERT_TRUE(sink.write_late_backlogs());
+  EXPECT_EQ(sink.left_out_samples(), 0u);
+  EXPECT_EQ(sink.used_devices(), (std::set<std::uint32_t>{0, 1}));
   ASSERT_TRUE(writer->close());
   auto reader = trace::Reader::open(path);
   ASSERT_TRUE(reader);
-  EXPECT_EQ(reader->sample_count(), 4u);
-  ASSERT_EQ(reader->devices().size(), 1u);
-  EXPECT_EQ(reader->devices()[0].uuid, "GPU-1");
+  EXPECT_EQ(reader->sample_count(), 8u);
+  ASSERT_EQ(reader->devices().size(), 2u);
+  EXPECT_EQ(reader->devices()[1].uuid, "GPU-1");
 }
 
 TEST(RunMetadataTest, quoting_summaries_and_exit_descriptions) {
