@@ -10,6 +10,8 @@
 #include <optional>
 #include <thread>
 
+#include "app/run_command.hpp"
+
 #include "app/child_process.hpp"
 #include "app/commands.hpp"
 #include "app/config/environment.hpp"
@@ -63,8 +65,9 @@ struct Sampling {
   std::string names;
 };
 
-auto open_sampling(const sources::SourceConfig& config, std::ostream& err) -> std::optional<Sampling> {
-  auto opened = open_nvidia_source(config);
+auto open_sampling(const RunHooks& hooks, const sources::SourceConfig& config, std::ostream& err)
+    -> std::optional<Sampling> {
+  auto opened = hooks.open_source(config);
   if (!opened) {
     print_warning(err, "no GPU is sampled (" + opened.error().error.describe() +
                            "); the command runs anyway and the trace keeps its metadata");
@@ -79,20 +82,19 @@ auto open_sampling(const sources::SourceConfig& config, std::ostream& err) -> st
 
 /// NVML's GPU UUIDs -> indices, for the kernel log: every GPU of the machine when the probe answers, else
 /// the sampled ones.
-auto uuid_index(const std::optional<Sampling>& sampling) -> GpuUuidIndex {
-  GpuUuidIndex index;
-  if (auto probe = probe_gpus()) {
-    for (const auto& d : probe->devices) index.emplace(d.info.uuid, d.info.index);
-  } else if (sampling) {
+auto uuid_index(const RunHooks& hooks, const std::optional<Sampling>& sampling) -> GpuUuidIndex {
+  GpuUuidIndex index = hooks.gpu_uuids();
+  if (index.empty() && sampling) {
     for (const auto& d : sampling->source->devices()) index.emplace(d.uuid, d.index);
   }
   return index;
 }
 
 /// The kernel log's pipe, unless --no-kernels or the library is missing (said on stderr).
-auto plan_kernels(const RunArgs& args, std::ostream& err) -> std::optional<KernelPipe> {
+auto plan_kernels(const RunHooks& hooks, const RunArgs& args, std::ostream& err)
+    -> std::optional<KernelPipe> {
   if (args.no_kernels) return std::nullopt;
-  const auto library = find_injection_library();
+  const auto library = hooks.injection_library();
   if (!library) {
     print_warning(err, std::string("kernels are not logged: ") + inject::kInjectLibraryName +
                            " is not installed beside solscope (give --no-kernels to silence this)");
@@ -109,6 +111,7 @@ auto plan_kernels(const RunArgs& args, std::ostream& err) -> std::optional<Kerne
 /// Everything of one job that runs while CMD runs.
 struct Job {
   const RunArgs& args;
+  const RunHooks& hooks;
   std::ostream& err;
   SharedWriter& shared;
   trace::Writer& writer;
@@ -203,8 +206,9 @@ auto run_child(Job& job, const sources::SourceConfig& config) -> core::Result<Ch
   }
   forward_signals_to_group(child->pid());
   if (job.pipe) {
-    job.kernels = std::make_unique<KernelLog>(job.pipe->read_fd, uuid_index(job.sampling), job.shared,
-                                              [&job](std::uint32_t d) { job.sink.use_device(d); });
+    job.kernels =
+        std::make_unique<KernelLog>(job.pipe->read_fd, uuid_index(job.hooks, job.sampling), job.shared,
+                                    [&job](std::uint32_t d) { job.sink.use_device(d); });
     job.kernels->start();
   }
   start_engine(job, config.interval_ns);
@@ -212,8 +216,7 @@ auto run_child(Job& job, const sources::SourceConfig& config) -> core::Result<Ch
   if (job.sampling && config.devices.empty()) {
     std::vector<std::uint32_t> devices;
     for (const auto& d : job.sampling->source->devices()) devices.push_back(d.index);
-    usage.emplace(std::move(devices), make_nvml_pid_lister(),
-                  [](std::int32_t root) { return workload::descendant_pids("/proc", root); });
+    usage.emplace(std::move(devices), job.hooks.pid_lister(), job.hooks.process_tree);
   }
   const ChildExit exit = wait_for(*child, job, usage ? &*usage : nullptr);
   forward_signals_to_group(0);
@@ -242,8 +245,28 @@ auto finish_trace(Job& job, const fs::path& path) -> bool {
 
 }  // namespace
 
-auto run_job(const CommonOptions& common, const RunArgs& args, std::ostream& /*out*/, std::ostream& err)
-    -> int {
+auto machine_run_hooks() -> RunHooks {
+  RunHooks hooks;
+  hooks.open_source = open_nvidia_source;
+  hooks.pid_lister = make_nvml_pid_lister;
+  hooks.process_tree = [](std::int32_t root) { return workload::descendant_pids("/proc", root); };
+  hooks.gpu_uuids = [] {
+    GpuUuidIndex index;
+    if (auto probe = probe_gpus()) {
+      for (const auto& d : probe->devices) index.emplace(d.info.uuid, d.info.index);
+    }
+    return index;
+  };
+  hooks.injection_library = find_injection_library;
+  return hooks;
+}
+
+auto run_job(const CommonOptions& common, const RunArgs& args, std::ostream& out, std::ostream& err) -> int {
+  return run_job_with(common, args, machine_run_hooks(), out, err);
+}
+
+auto run_job_with(const CommonOptions& common, const RunArgs& args, const RunHooks& hooks,
+                  std::ostream& /*out*/, std::ostream& err) -> int {
   if (args.command.empty()) {
     print_error(err, core::Error{core::ErrorCode::InvalidArgument, "run needs a command after `--`",
                                  "solscope run [--interval 10ms] [-o trace.sqlite] -- CMD ARGS..."});
@@ -271,18 +294,19 @@ auto run_job(const CommonOptions& common, const RunArgs& args, std::ostream& /*o
     print_error(err, writer.error());
     return writer.error().code == core::ErrorCode::InvalidArgument ? kExitUsage : kExitFailure;
   }
-  std::optional<Sampling> sampling = open_sampling(*config, err);
+  std::optional<Sampling> sampling = open_sampling(hooks, *config, err);
   if (auto done = writer->set_metadata(trace::kMetaSourceDescription, describe_source(sampling, common));
       !done)
     print_error(err, done.error());
   SharedWriter shared(*writer);
   Job job{args,
+          hooks,
           err,
           shared,
           *writer,
           RunTraceSink(shared, config->devices.empty()),
           std::move(sampling),
-          plan_kernels(args, err)};
+          plan_kernels(hooks, args, err)};
   std::optional<std::string> cuda_visible;
   if (auto value = config::process_environment()("CUDA_VISIBLE_DEVICES")) cuda_visible = *value;
   if (job.pipe) (void)writer->set_kernel_log("cupti");
