@@ -1,8 +1,11 @@
 #include "app/cli.hpp"
 
+#include <algorithm>
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -91,6 +94,29 @@ auto known_words(const CLI::App& app, bool options) -> std::vector<std::string> 
   return words;
 }
 
+/// `solscope ... run ... -- CMD ARGS...`: the words after the first `--` when a `run` comes before it, taken
+/// off `args` (CLI11 never sees CMD's own options); nullopt otherwise (`--` then means what CLI11 makes of
+/// it).
+auto split_run_command(std::vector<char*>& args) -> std::optional<std::vector<std::string>> {
+  const auto dashes =
+      std::find_if(args.begin() + 1, args.end(), [](const char* a) { return std::string_view(a) == "--"; });
+  if (dashes == args.end()) return std::nullopt;
+  const bool run =
+      std::any_of(args.begin() + 1, dashes, [](const char* a) { return std::string_view(a) == "run"; });
+  if (!run) return std::nullopt;
+  std::vector<std::string> command(dashes + 1, args.end());
+  args.erase(dashes, args.end());
+  return command;
+}
+
+void add_run_options(CLI::App& run, RunArgs& args) {
+  using config::Scope;
+  config::add_option(run, Scope::Run, "--output", args.output, "-o,--output");
+  config::add_option(run, Scope::Run, "--force", args.force);
+  config::add_option(run, Scope::Run, "--html", args.html);
+  config::add_option(run, Scope::Run, "--no-kernels", args.no_kernels);
+}
+
 /// Reports words CLI11 left unmatched, with a suggestion. Returns true when there were any.
 auto report_extras(const CLI::App& app, std::ostream& err) -> bool {
   std::vector<std::string> extras = app.remaining();
@@ -111,6 +137,9 @@ auto report_extras(const CLI::App& app, std::ostream& err) -> bool {
 }  // namespace
 
 auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
+  std::vector<char*> args(argv, argv + argc);
+  RunArgs run_args;
+  if (auto command = split_run_command(args)) run_args.command = std::move(*command);
   CLI::App app{kDescription, "solscope"};
   app.footer(kExitCodes);
   app.set_version_flag("--version", std::string("solscope ") + SOLSCOPE_VERSION);
@@ -166,6 +195,12 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   reporter->add_flag("--json", report_args.json, "print the JSON report (docs/report.md)");
   config::add_option(*reporter, config::Scope::Report, "--html", report_args.html);
   config::add_option(*reporter, config::Scope::Report, "--force", report_args.force);
+  auto* run_sub = configure(app.add_subcommand(
+      "run",
+      "run a command, sample the GPUs it uses, log its kernels, report when it ends (run -- CMD ARGS)"));
+  run_sub->footer(
+      "Usage: solscope run [OPTIONS] -- CMD ARGS...  (exit code: CMD's, or 128 + the signal that ended it)");
+  add_run_options(*run_sub, run_args);
   CeilingArgs ceiling_args;
   auto* ceiling =
       configure(app.add_subcommand("ceiling", "attainable SOL of a described workload (roofline)"));
@@ -178,7 +213,7 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   add_check_options(*checker, check_args);
 
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e, out, err);
   } catch (const CLI::CallForAllHelp& e) {
@@ -188,6 +223,19 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   } catch (const CLI::ParseError& e) {
     print_error(err,
                 core::Error{core::ErrorCode::InvalidArgument, e.what(), "run `solscope --help` for usage"});
+    return kExitUsage;
+  }
+  if (run_sub->parsed() && run_args.command.empty()) {
+    // `solscope run CMD` (no `--`) or `solscope run --`: say how to give the command.
+    std::vector<std::string> words = app.remaining();
+    for (const auto& w : run_sub->remaining()) words.push_back(w);
+    std::string given;
+    for (const auto& w : words) given += " " + w;
+    print_error(err, core::Error{core::ErrorCode::InvalidArgument,
+                                 words.empty() ? "run needs a command after `--`"
+                                               : "run takes its command after `--`",
+                                 "solscope run [--interval 10ms] [-o trace.sqlite] --" +
+                                     (given.empty() ? std::string(" CMD ARGS...") : given)});
     return kExitUsage;
   }
   if (report_extras(app, err)) return kExitUsage;
@@ -205,6 +253,7 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   if (reporter->parsed()) return run_report(report_args, out, err);
   if (ceiling->parsed()) return run_ceiling(ceiling_args, out, err);
   if (checker->parsed()) return run_check_command(common, check_args, out, err);
+  if (run_sub->parsed()) return run_job(common, run_args, out, err);
   return run_top(common, workloads, top_args, out, err);
 }
 

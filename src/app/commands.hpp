@@ -4,6 +4,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "app/cli.hpp"
 
@@ -61,5 +62,17 @@ struct ExportArgs {
   bool force = false;  ///< overwrite an existing non-empty output file
 };
 auto run_export(const ExportArgs& args, std::ostream& out, std::ostream& err) -> int;
+
+/// `solscope run [options] -- CMD ARGS...`: runs CMD, samples the GPUs it uses, logs its kernels, prints the
+/// report to stderr when it ends, and exits with CMD's exit code (128 + signal when a signal ended it; 127 /
+/// 126 when it cannot be started; 2 for a bad command line before it started).
+struct RunArgs {
+  std::vector<std::string> command;  ///< CMD ARGS... (everything after `--`)
+  std::string output;       ///< -o: keep the trace here; empty = a temporary trace, removed at the end
+  bool force = false;       ///< replace an existing -o file
+  std::string html;         ///< --html FILE: also the HTML report
+  bool no_kernels = false;  ///< --no-kernels: no injection library, no kernel log
+};
+auto run_job(const CommonOptions& common, const RunArgs& args, std::ostream& out, std::ostream& err) -> int;
 
 }  // namespace solscope::app

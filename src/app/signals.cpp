@@ -1,5 +1,7 @@
 #include "app/signals.hpp"
 
+#include <signal.h>
+
 #include <csignal>
 
 namespace solscope::app {
@@ -7,8 +9,14 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 volatile std::sig_atomic_t g_signal = 0;
+std::atomic<int> g_forward_group{0};  // lock-free on Linux: safe to read in a handler
 
 extern "C" void on_stop_signal(int signo) {
+  if (const int group = g_forward_group.load(); group > 0) {
+    g_signal = signo;
+    (void)kill(-group, signo);
+    return;
+  }
   if (g_stop.load()) {
     std::signal(signo, SIG_DFL);  // second request: let the next one terminate the process
   }
@@ -29,6 +37,10 @@ auto install_stop_signals() -> const std::atomic<bool>& {
   for (int signo : {SIGINT, SIGTERM, SIGHUP}) sigaction(signo, &action, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
   return g_stop;
+}
+
+void forward_signals_to_group(int group) {
+  g_forward_group.store(group);
 }
 
 auto stop_signal() -> int {

@@ -12,6 +12,12 @@ namespace solscope::app {
 /// with a second Ctrl-C.
 auto install_stop_signals() -> const std::atomic<bool>&;
 
+/// For `solscope run`: from now on SIGINT, SIGTERM and SIGHUP are sent on to process group `group`
+/// (kill(-group, signo) in the handler), each time one arrives, instead of stopping solscope: the command
+/// decides when to end and solscope waits for it. stop_signal() still names the last one. `group` 0 turns
+/// forwarding off again (the handlers then stop solscope as before). Call install_stop_signals() first.
+void forward_signals_to_group(int group);
+
 /// The signal that requested the stop (0 when none).
 auto stop_signal() -> int;
 

@@ -14,15 +14,12 @@
 #include "sources/replay/trace_replay_source.hpp"
 
 namespace solscope::app {
-namespace {
 
 auto executable_dir() -> std::filesystem::path {
   std::error_code ec;
   auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   return ec ? std::filesystem::path{} : exe.parent_path();
 }
-
-}  // namespace
 
 auto source_config_from(const CommonOptions& common) -> core::Result<sources::SourceConfig> {
   sources::SourceConfig config;

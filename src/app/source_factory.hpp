@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -60,5 +61,8 @@ struct OpenedSource {
 /// The bundled demo trace: $SOLSCOPE_DEMO_TRACE, <exe dir>/../share/solscope/demo-trace.sqlite,
 /// <exe dir>/demo-trace.sqlite, or the source tree's tests/data/demo-trace.sqlite. Empty when none exists.
 [[nodiscard]] auto find_demo_trace() -> std::string;
+
+/// The directory of the running solscope binary (/proc/self/exe); empty when it cannot be read.
+[[nodiscard]] auto executable_dir() -> std::filesystem::path;
 
 }  // namespace solscope::app

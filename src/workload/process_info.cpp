@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <string>
+#include <utility>
 
 #include "core/text.hpp"
 #include "workload/detail/file_read.hpp"
@@ -191,6 +192,28 @@ auto child_pids(const std::filesystem::path& procfs_root, std::int32_t pid) -> s
     auto status = detail::read_file(procfs_root / std::to_string(candidate) / "status", 4096);
     if (status && parse_status(*status).parent_pid == pid)
       out.push_back(static_cast<std::int32_t>(candidate));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+auto descendant_pids(const std::filesystem::path& procfs_root, std::int32_t pid)
+    -> std::vector<std::int32_t> {
+  std::vector<std::pair<std::int32_t, std::int32_t>> parent_of;  // (parent, child)
+  for (const std::int64_t candidate : detail::numeric_entries(procfs_root)) {
+    if (candidate <= 0 || candidate > INT32_MAX) continue;
+    auto status = detail::read_file(procfs_root / std::to_string(candidate) / "status", 4096);
+    if (status)
+      parent_of.emplace_back(parse_status(*status).parent_pid, static_cast<std::int32_t>(candidate));
+  }
+  std::sort(parent_of.begin(), parent_of.end());
+  std::vector<std::int32_t> out{pid};
+  for (std::size_t next = 0; next < out.size(); ++next) {
+    const auto first =
+        std::lower_bound(parent_of.begin(), parent_of.end(), std::make_pair(out[next], INT32_MIN));
+    for (auto it = first; it != parent_of.end() && it->first == out[next]; ++it) {
+      if (std::find(out.begin(), out.end(), it->second) == out.end()) out.push_back(it->second);
+    }
   }
   std::sort(out.begin(), out.end());
   return out;

@@ -95,4 +95,10 @@ using UserNameLookup = std::function<std::string(std::uint32_t uid)>;
 [[nodiscard]] auto child_pids(const std::filesystem::path& procfs_root, std::int32_t pid)
     -> std::vector<std::int32_t>;
 
+/// `pid` and every process below it (children, their children, ...), from one scan of
+/// `<procfs_root>/<n>/status` (PPid), ascending. Processes that exit during the scan may be missing; a
+/// `pid` that does not exist gives just {pid}.
+[[nodiscard]] auto descendant_pids(const std::filesystem::path& procfs_root, std::int32_t pid)
+    -> std::vector<std::int32_t>;
+
 }  // namespace solscope::workload

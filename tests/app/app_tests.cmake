@@ -11,11 +11,16 @@ if(TARGET solscope_app)
             ${CMAKE_CURRENT_LIST_DIR}/check/check_run_test.cpp ${CMAKE_CURRENT_LIST_DIR}/check/phase_means_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/check/check_cli_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/report_html_test.cpp ${CMAKE_CURRENT_LIST_DIR}/report_cli_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/run_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/run_job_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/run_hooks_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../support/process.cpp
     LIBS solscope_app solscope_httplib Threads::Threads CLI11::CLI11 nlohmann_json::nlohmann_json)
   target_compile_definitions(solscope_app_test PRIVATE SOLSCOPE_BINARY="$<TARGET_FILE:solscope>"
                              SOLSCOPE_MAKE_TRACE="$<TARGET_FILE:solscope_make_synthetic_trace>")
   add_dependencies(solscope_app_test solscope solscope_make_synthetic_trace)
+  if(TARGET solscope_inject)  # `solscope run`'s kernel log test runs the binary with the library beside it
+    add_dependencies(solscope_app_test solscope_inject)
+  endif()
   # Issue 10, item 19: no dynamic_cast or vendor #ifdef in the app; vendor headers only in the glue file.
   add_test(NAME app.vendor_glue
            COMMAND ${CMAKE_COMMAND} -DROOT=${PROJECT_SOURCE_DIR} -P ${CMAKE_CURRENT_LIST_DIR}/check_vendor_glue.cmake)

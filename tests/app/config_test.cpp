@@ -56,6 +56,8 @@ auto prefix(Scope scope) -> std::vector<std::string> {
       return {"check"};
     case Scope::Report:
       return {"report", "/nonexistent/never.sqlite"};
+    case Scope::Run:
+      return {"run"};  // without `--` CMD: exit 2 should the value ever pass
   }
   return {};
 }

@@ -1,5 +1,7 @@
 #include "app/config/environment.hpp"
 
+#include <unistd.h>
+
 #include <cstdlib>
 
 namespace solscope::app::config {
@@ -21,6 +23,25 @@ auto cupti_search_from_environment() -> sources::LibrarySearch {
                                 .toolkit_home = env_or_empty("CUDA_HOME"),
                                 .home = env_or_empty("HOME"),
                                 .virtual_env = env_or_empty("VIRTUAL_ENV")};
+}
+
+auto environment_with(const std::vector<std::pair<std::string, std::string>>& overrides)
+    -> std::vector<std::string> {
+  std::vector<std::string> out;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const std::string_view key = text.substr(0, text.find('='));
+    bool replaced = false;
+    for (const auto& [name, value] : overrides) replaced = replaced || name == key;
+    if (!replaced) out.emplace_back(text);
+  }
+  for (const auto& [name, value] : overrides) out.push_back(name + "=" + value);
+  return out;
+}
+
+auto temporary_directory() -> std::string {
+  const std::string dir = env_or_empty("TMPDIR");
+  return dir.empty() ? std::string("/tmp") : dir;
 }
 
 }  // namespace solscope::app::config

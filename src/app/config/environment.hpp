@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "app/config/config_file.hpp"
 #include "sources/library_search.hpp"
@@ -20,5 +22,13 @@ namespace solscope::app::config {
 /// Where to look for libcupti: $SOLSCOPE_CUPTI_DIR, $CUDA_HOME, $HOME and $VIRTUAL_ENV (README "Counter
 /// sources").
 [[nodiscard]] auto cupti_search_from_environment() -> sources::LibrarySearch;
+
+/// This process's environment as "KEY=VALUE" entries, with each `overrides` key set to its value (replaced
+/// where present, appended otherwise): the environment `solscope run` gives its command.
+[[nodiscard]] auto environment_with(const std::vector<std::pair<std::string, std::string>>& overrides)
+    -> std::vector<std::string>;
+
+/// The directory for temporary files: $TMPDIR when set and not empty, else /tmp.
+[[nodiscard]] auto temporary_directory() -> std::string;
 
 }  // namespace solscope::app::config

@@ -114,6 +114,12 @@ auto build_table() -> std::vector<OptionSpec> {
       {"--html", Scope::Report, Text, "also write the report as one self-contained HTML page to this file",
        "", 0, 0, false, false},
       {"--force", Scope::Report, Flag, "replace an existing --html file", "", 0, 0, false, false},
+      {"--output", Scope::Run, Text, "keep the trace in this file", "a temporary trace, removed at the end",
+       0, 0, false, false},
+      {"--force", Scope::Run, Flag, "replace an existing --output file", "", 0, 0, false, false},
+      {"--html", Scope::Run, Text, "also write the HTML report to this file", "", 0, 0, false, false},
+      {"--no-kernels", Scope::Run, Flag, "no kernel log (no injection library in the command)", "", 0, 0,
+       false, true},
 
       {"--tp", Scope::Ceiling, Integer, "tensor-parallel degree", "1", 1, ceiling::kMaxTensorParallel},
       {"--batch", Scope::Ceiling, Integer, "requests per step, or sequences per training step", "1", 1,
@@ -193,6 +199,8 @@ auto scope_name(Scope scope) -> std::string_view {
       return "check";
     case Scope::Report:
       return "report";
+    case Scope::Run:
+      return "run";
   }
   return "";
 }

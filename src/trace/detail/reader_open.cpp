@@ -176,9 +176,8 @@ auto load_meta(ReaderState& state) -> core::Result<void> {
   state.has_attainable = text(kMetaHasAttainable) == "1";
   m.kernel_log = text(kMetaKernelLog);
   if (parse_int(text(kMetaKernelClockOffsetNs), number)) m.kernel_clock_offset_ns = number;
-  m.kernels_dropped = parse_int(text(kMetaKernelsDropped), number) && number > 0
-                          ? static_cast<std::uint64_t>(number)
-                          : 0;
+  m.kernels_dropped =
+      parse_int(text(kMetaKernelsDropped), number) && number > 0 ? static_cast<std::uint64_t>(number) : 0;
   return core::ok();
 }
 
