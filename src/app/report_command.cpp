@@ -9,6 +9,7 @@
 #include "app/messages.hpp"
 #include "app/output_path.hpp"
 #include "app/report_html.hpp"
+#include "app/run_metadata.hpp"
 #include "app/sinks.hpp"
 #include "app/source_factory.hpp"
 #include "core/derive.hpp"
@@ -20,6 +21,11 @@
 namespace solscope::app {
 namespace {
 
+auto meta_text(const trace::TraceMetadata& meta, std::string_view key) -> std::string {
+  const auto it = meta.entries.find(key);
+  return it == meta.entries.end() ? std::string() : std::string(it->second);
+}
+
 auto facts_of(const trace::Reader& reader, const std::string& path) -> report::TraceFacts {
   const trace::TraceMetadata& meta = reader.metadata();
   return report::TraceFacts{.path = path,
@@ -28,7 +34,9 @@ auto facts_of(const trace::Reader& reader, const std::string& path) -> report::T
                             .host = meta.host,
                             .tool_version = meta.tool_version,
                             .kernel_log = meta.kernel_log,
-                            .kernels_dropped = meta.kernels_dropped};
+                            .kernels_dropped = meta.kernels_dropped,
+                            .command = meta_text(meta, kMetaRunCommand),
+                            .exit_status = meta_text(meta, kMetaRunExitStatus)};
 }
 
 /// The recorded devices by index, for derive(); an index the trace does not describe gets a bare DeviceInfo.

@@ -17,6 +17,7 @@
 #include "app/config/environment.hpp"
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
+#include "app/output_path.hpp"
 #include "app/run_inject.hpp"
 #include "app/run_kernels.hpp"
 #include "app/run_metadata.hpp"
@@ -232,7 +233,7 @@ auto describe_source(const std::optional<Sampling>& sampling, const CommonOption
 
 /// Closes the trace, prints the report and removes a temporary trace; true when the trace should be kept.
 auto finish_trace(Job& job, const fs::path& path) -> bool {
-  bool keep = !job.args.html.empty();
+  bool keep = false;
   if (auto closed = job.writer.close(); !closed) {
     print_error(job.err, closed.error());
     keep = true;
@@ -281,6 +282,23 @@ auto run_job_with(const CommonOptions& common, const RunArgs& args, const RunHoo
   if (!config) {
     print_error(err, config.error());
     return kExitUsage;
+  }
+  std::error_code ec;  // a path that cannot be resolved compares as written (check_output_path says why)
+  if (!args.html.empty() && !args.output.empty() &&
+      fs::weakly_canonical(args.html, ec) == fs::weakly_canonical(args.output, ec)) {
+    print_error(err, core::Error{core::ErrorCode::InvalidArgument,
+                                 "--html " + args.html + " is the trace this run writes (-o)",
+                                 "give the HTML page another path"});
+    return kExitUsage;
+  }
+  if (!args.html.empty()) {  // checked before CMD runs: a refused --html must not cost the user the job
+    const std::vector<std::string> inputs{args.output};
+    if (auto checked = check_output_path(
+            args.html, args.output.empty() ? std::span<const std::string>{} : inputs, args.force);
+        !checked) {
+      print_error(err, checked.error());
+      return kExitUsage;
+    }
   }
   const bool temporary = args.output.empty();
   auto path = temporary ? make_temporary_trace() : core::Result<fs::path>(fs::path(args.output));

@@ -5,9 +5,9 @@
 #include <charconv>
 
 #include "app/exit_codes.hpp"
+#include "app/messages.hpp"
 #include "app/report_command.hpp"
 #include "app/report_html.hpp"
-#include "app/messages.hpp"
 #include "app/run_metadata.hpp"
 #include "core/units.hpp"
 #include "report/report_text.hpp"

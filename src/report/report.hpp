@@ -112,6 +112,8 @@ struct TraceFacts {
   /// none, so that "no kernels" is told apart from "none recorded".
   std::string kernel_log;
   std::uint64_t kernels_dropped = 0;  ///< kernel records the recorder lost (meta kernels_dropped)
+  std::string command;      ///< `solscope run`'s command line (meta command); empty for other traces
+  std::string exit_status;  ///< how that command ended (meta exit_status: "exit 3", "signal 15 (...)")
 };
 
 /// The whole report.

@@ -108,14 +108,16 @@ auto gpu_json(const GpuReport& g) -> Json {
 
 auto to_json(const Report& report) -> nlohmann::ordered_json {
   Json out{{"report_version", kReportJsonVersion}};
-  out["trace"] =
-      Json{{"path", report.trace.path},
-           {"synthetic", report.trace.synthetic},
-           {"source_description", report.trace.source_description},
-           {"host", report.trace.host},
-           {"tool_version", report.trace.tool_version},
-           {"kernel_log", report.trace.kernel_log.empty() ? Json(nullptr) : Json(report.trace.kernel_log)},
-           {"kernels_dropped", report.trace.kernels_dropped}};
+  out["trace"] = Json{
+      {"path", report.trace.path},
+      {"synthetic", report.trace.synthetic},
+      {"source_description", report.trace.source_description},
+      {"host", report.trace.host},
+      {"tool_version", report.trace.tool_version},
+      {"kernel_log", report.trace.kernel_log.empty() ? Json(nullptr) : Json(report.trace.kernel_log)},
+      {"kernels_dropped", report.trace.kernels_dropped},
+      {"command", report.trace.command.empty() ? Json(nullptr) : Json(report.trace.command)},
+      {"exit_status", report.trace.exit_status.empty() ? Json(nullptr) : Json(report.trace.exit_status)}};
   out["phase_method"] = Json{{"name", "bound-class runs, shortest merged first"},
                              {"min_phase_s", seconds(kMinPhaseNs)},
                              {"min_phase_share_pct", kMinPhaseShare * core::kPercent}};

@@ -160,6 +160,11 @@ auto render_text(const Report& report) -> std::string {
     fmt::format_to(std::back_inserter(out), "SYNTHETIC trace, not measured: {}\n",
                    fit(report.trace.source_description, kTextWidth - 31));
   }
+  if (!report.trace.command.empty()) {
+    const std::string ended = report.trace.exit_status.empty() ? "" : " (" + report.trace.exit_status + ")";
+    fmt::format_to(std::back_inserter(out), "command: {}{}\n",
+                   fit(report.trace.command, kTextWidth - 9 - ended.size()), ended);
+  }
   fmt::format_to(std::back_inserter(out), "{} GPUs, {} samples, {} kernel calls\n", report.gpus.size(),
                  report.samples, report.kernel_calls);
   if (report.trace.kernels_dropped > 0) {

@@ -276,5 +276,26 @@ TEST_F(RunCliTest, kernel_records_written_by_the_command_reach_the_recorder) {
   EXPECT_EQ(none->metadata().kernel_log, "");
 }
 
+TEST_F(RunCliTest, html_writes_the_report_page_and_the_temporary_trace_is_still_removed) {
+  const auto r = run({"--html", path("r.html"), "--", "sh", "-c", "exit 4"});
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  const std::string page = read_text(path("r.html"));
+  EXPECT_NE(page.find("<!doctype html>"), std::string::npos) << page.substr(0, 200);
+  EXPECT_NE(page.find("\"exit_status\":\"exit 4\""), std::string::npos) << "the run facts are inlined";
+  EXPECT_EQ(temp_entries(), 0) << "the HTML page does not need the trace";
+}
+
+TEST_F(RunCliTest, a_refused_html_path_stops_before_the_command_runs) {
+  std::ofstream(path("old.html")) << "keep me";
+  const auto r = run({"--html", path("old.html"), "--", "sh", "-c", "touch " + path("ran")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("already exists"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("ran"))) << "the command must not run";
+  EXPECT_EQ(read_text(path("old.html")), "keep me");
+  const auto same = run({"-o", path("t.sqlite"), "--html", path("t.sqlite"), "--force", "--", "true"});
+  EXPECT_EQ(same.exit_code, 2) << same.err;
+  EXPECT_FALSE(fs::exists(path("t.sqlite")));
+}
+
 }  // namespace
 }  // namespace solscope::app

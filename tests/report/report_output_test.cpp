@@ -53,6 +53,8 @@ TEST(ReportJson, FieldsUnitsAndNulls) {
   EXPECT_EQ(json["trace"]["synthetic"], true);
   EXPECT_EQ(json["trace"]["kernel_log"], "synthetic");
   EXPECT_EQ(json["trace"]["kernels_dropped"], 0);
+  EXPECT_TRUE(json["trace"]["command"].is_null()) << "not a `solscope run` trace";
+  EXPECT_TRUE(json["trace"]["exit_status"].is_null());
   EXPECT_EQ(json["samples"], 31);
   EXPECT_EQ(json["kernel_calls"], 2);
   EXPECT_DOUBLE_EQ(json["phase_method"]["min_phase_s"].get<double>(), 1.0);
@@ -109,6 +111,17 @@ TEST(ReportText, FitsOneHundredColumnsAndEscapesNames) {
   EXPECT_NE(text.find("xxx... "), std::string::npos) << text;
   EXPECT_NE(text.find("attainable    n/a"), std::string::npos);
   EXPECT_NE(text.find("energy        n/a"), std::string::npos);
+}
+
+TEST(ReportText, ARunTraceNamesItsCommandAndHowItEnded) {
+  Report report = sample_report();
+  report.trace.command = "python train.py --steps 10";
+  report.trace.exit_status = "exit 3";
+  const std::string text = render_text(report);
+  EXPECT_NE(text.find("\ncommand: python train.py --steps 10 (exit 3)\n"), std::string::npos) << text;
+  const auto json = to_json(report);
+  EXPECT_EQ(json["trace"]["command"], "python train.py --steps 10");
+  EXPECT_EQ(json["trace"]["exit_status"], "exit 3");
 }
 
 }  // namespace

@@ -116,7 +116,7 @@ auto build_table() -> std::vector<OptionSpec> {
       {"--force", Scope::Report, Flag, "replace an existing --html file", "", 0, 0, false, false},
       {"--output", Scope::Run, Text, "keep the trace in this file", "a temporary trace, removed at the end",
        0, 0, false, false},
-      {"--force", Scope::Run, Flag, "replace an existing --output file", "", 0, 0, false, false},
+      {"--force", Scope::Run, Flag, "replace an existing --output or --html file", "", 0, 0, false, false},
       {"--html", Scope::Run, Text, "also write the HTML report to this file", "", 0, 0, false, false},
       {"--no-kernels", Scope::Run, Flag, "no kernel log (no injection library in the command)", "", 0, 0,
        false, true},
