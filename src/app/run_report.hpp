@@ -10,8 +10,8 @@ namespace solscope::app {
 
 /// Prints the report of the finished trace at `trace` to `err` (stderr). Returns kExitOk, or the exit
 /// code of a failure to read the trace (kExitBadTrace), which `run` reports but does not return (it returns
-/// CMD's code). First "solscope: run: N samples of G GPU(s), K kernels (D dropped), S s of the command", then,
-/// when the trace has samples, report::render_text() of the trace.
+/// CMD's code). First "solscope: run: N samples of G GPU(s), K kernels (D dropped), S s of the command",
+/// then, when the trace has samples, report::render_text() of the trace.
 [[nodiscard]] auto print_run_report(const std::filesystem::path& trace, std::ostream& err) -> int;
 
 /// Writes the HTML report of `trace` to `html` (`run --html FILE`); same returns as print_run_report().
