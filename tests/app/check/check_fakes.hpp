@@ -89,8 +89,7 @@ class FakeRunner : public check::KernelRunner {
     if (faulting.contains(std::string(kernel.name))) {
       timeline_.advance(10 * kMs);
       // The real runner answers Aborted (kernel_runner.hpp); any error makes the phase a FAULT.
-      return core::fail(core::ErrorCode::Aborted,
-                        "CUDA_ERROR_ILLEGAL_ADDRESS in " + std::string(kernel.name),
+      return core::fail(core::ErrorCode::Aborted, "CUDA_ERROR_ILLEGAL_ADDRESS in " + std::string(kernel.name),
                         "check dmesg for Xid errors");
     }
     check::RunResult r;
