@@ -139,6 +139,9 @@ TEST_F(TraceOutputCliTest, a_second_recorder_of_one_file_is_refused_and_the_firs
                       std::to_string(first.pid()) + ")"),
       std::string::npos)
       << second.err;
+  // On a loaded machine the first recorder may not have committed a sample yet: wait for one (readers open a
+  // trace while it records), so that "keeps its samples" has samples to keep.
+  for (int i = 0; i < 100 && exported_lines(trace) < 2; ++i) std::this_thread::sleep_for(200ms);
   first.signal(SIGINT);
   ASSERT_EQ(first.wait(20s), 0);
   const std::string err = read_text(path("err1"));
