@@ -140,7 +140,8 @@ auto wait_for(ChildProcess& child, Job& job, GpuUsage* usage) -> ChildExit {
   auto next_usage = std::chrono::steady_clock::now();
   bool said = false;
   for (;;) {
-    if (auto exit = child.poll()) return *exit;
+    // The process lists are asked before the exit status, so that they are asked at least once even for a
+    // command that ends at once (else a machine without them kept no GPU's samples, and said nothing).
     if (usage != nullptr && std::chrono::steady_clock::now() >= next_usage) {
       for (const std::uint32_t d : usage->poll(child.pid())) job.sink.use_device(d);
       if (usage->error() && !said) {
@@ -151,6 +152,7 @@ auto wait_for(ChildProcess& child, Job& job, GpuUsage* usage) -> ChildExit {
       }
       next_usage += kUsagePollInterval;
     }
+    if (auto exit = child.poll()) return *exit;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 }
