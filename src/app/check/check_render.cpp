@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "app/check/overhead.hpp"
 #include "app/check/phase_checks.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/text.hpp"
@@ -82,10 +83,6 @@ auto bound_name(check::Bound bound) -> std::string_view {
   return "point";
 }
 
-auto interval_text(std::int64_t interval_ns) -> std::string {
-  return interval_ns == 0 ? "off" : fmt::format("{} ms", interval_ns / 1'000'000);
-}
-
 void render_source(const SourceCheck& check, std::ostream& out) {
   out << fmt::format("GPU {}  {}  source {}\n", check.device, core::terminal_safe(check.device_name),
                      core::to_string(check.source));
@@ -115,7 +112,7 @@ void render_overhead(const OverheadCheck& overhead, std::ostream& out) {
                      "ratio", "SM clock");
   for (const OverheadRow& row : overhead.rows) {
     out << fmt::format("  {:<14} {:<9} {:>5} {:>14.1f} {:>8} {:>10}\n", row.kernel,
-                       interval_text(row.interval_ns), row.repetitions, row.launches_per_s,
+                       overhead_setting_name(row.interval_ns), row.repetitions, row.launches_per_s,
                        std::isnan(row.ratio) ? "n/a" : fmt::format("{:.3f}", row.ratio),
                        std::isnan(row.sm_clock_mhz) ? "n/a" : fmt::format("{:.0f} MHz", row.sm_clock_mhz));
   }
