@@ -211,6 +211,12 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   auto* checker = configure(app.add_subcommand(
       "check", "run calibrated kernels and show expected next to measured, per source; sampling overhead"));
   add_check_options(*checker, check_args);
+  checker->footer(
+      std::string(
+          "Also: --devices LIST (which GPUs; default all) and --json (the table as one JSON document), "
+          "given before or\nafter `check`. Method, phases, tolerances and the overhead runs: "
+          "docs/accuracy.md.\n\n") +
+      kExitCodes);
 
   try {
     app.parse(static_cast<int>(args.size()), args.data());

@@ -2,6 +2,7 @@
 // them, never from a counter (docs/accuracy.md, "Expected values").
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <string>
 
 #include "check/kernels.hpp"
@@ -16,23 +17,23 @@ using core::MetricId;
 constexpr double kFullPct = 100.0;
 constexpr std::uint64_t kCopyBytesPerElement = 16;  // 8 read from buffer_a + 8 written to buffer_b
 
-constexpr std::string_view kPipeBasis =
+constexpr const char* kPipeBasis =
     "work / (elapsed x SMs x per-SM rate x SM clock); work = launches x grid x block x iterations x "
     "instructions per iteration x work per instruction";
-constexpr std::string_view kSplitBasis =
+constexpr const char* kSplitBasis =
     "FFMA work as for the FMA pipe; the heavy and lite halves each take half of it (exact at peak)";
-constexpr std::string_view kDramBasis =
+constexpr const char* kDramBasis =
     "bytes / (elapsed x peak DRAM bandwidth); bytes = launches x iterations x "
     "elements x 16 (8 read + 8 written)";
-constexpr std::string_view kL2DramBasis = "the buffers stay in L2: DRAM near 0";
-constexpr std::string_view kSmActiveBasis =
+constexpr const char* kL2DramBasis = "the buffers stay in L2: DRAM near 0";
+constexpr const char* kSmActiveBasis =
     "blocks run on min(grid, SMs) distinct SMs: 100 x min(grid, SMs) / SMs";
-constexpr std::string_view kLaunchSmBasis =
+constexpr const char* kLaunchSmBasis =
     "one 32-thread block per launch, launches in one stream: at most 1 SM active at a time, 100 / SMs";
-constexpr std::string_view kUtilBasis = "a kernel runs during the whole phase";
-constexpr std::string_view kLaunchUtilBasis =
+constexpr const char* kUtilBasis = "a kernel runs during the whole phase";
+constexpr const char* kLaunchUtilBasis =
     "back-to-back tiny launches keep a kernel resident most of the time (the classic figure reads high)";
-constexpr std::string_view kIdleBasis = "no kernel runs";
+constexpr const char* kIdleBasis = "no kernel runs";
 
 auto invalid(std::string message) -> core::Unexpected<core::Error> {
   return core::fail(core::ErrorCode::InvalidArgument, std::move(message),
@@ -160,6 +161,14 @@ auto copy_figures(const KernelSpec& kernel, const DeviceFacts& device, const Pha
   return out;
 }
 
+/// `formula`, then the per-SM rate used and its source: "...; per-SM rate 128 per clock (data/gpu_specs.json
+/// H100-SXM5-80GB ...)".
+auto rate_basis(std::string_view formula, double rate, const PerSmRates& rates) -> std::string {
+  std::ostringstream text;
+  text << formula << "; per-SM rate " << rate << " per clock (" << rates.source << ")";
+  return text.str();
+}
+
 auto pipe_figures(const KernelSpec& kernel, const DeviceFacts& device, const PhaseMeasurement& measured)
     -> core::Result<std::vector<ExpectedFigure>> {
   if (!(measured.sm_clock_mhz > 0))
@@ -177,11 +186,13 @@ auto pipe_figures(const KernelSpec& kernel, const DeviceFacts& device, const Pha
   std::vector<ExpectedFigure> out{{.metric = pipe_metric(kernel.phase),
                                    .expected_pct = pct,
                                    .tolerance_pct = kComputeTolerancePct,
-                                   .basis = kPipeBasis}};
+                                   .basis = rate_basis(kPipeBasis, rate, *rates)}};
   if (pipe_metric(kernel.phase) == MetricId::FmaPipe && splits_fma(device.chip)) {
     for (MetricId id : {MetricId::FmaHeavyPipe, MetricId::FmaLitePipe}) {
-      out.push_back(
-          {.metric = id, .expected_pct = pct, .tolerance_pct = kComputeTolerancePct, .basis = kSplitBasis});
+      out.push_back({.metric = id,
+                     .expected_pct = pct,
+                     .tolerance_pct = kComputeTolerancePct,
+                     .basis = rate_basis(kSplitBasis, rate, *rates)});
     }
   }
   for (ExpectedFigure& f : activity(device, measured)) out.push_back(f);

@@ -129,7 +129,9 @@ struct ExpectedFigure {
   core::MetricId metric = core::MetricId::SmActive;
   double expected_pct = 0.0;
   double tolerance_pct = 0.0;
-  std::string_view basis;  ///< the formula, for the table and docs/accuracy.md
+  /// The formula (docs/accuracy.md), for the JSON report; a pipe figure also names the per-SM rate it used
+  /// and where that rate comes from (PerSmRates::source).
+  std::string basis;
   Bound bound = Bound::Point;
 };
 

@@ -119,6 +119,10 @@ TEST(Expected, FmaOnH100) {
   EXPECT_NEAR(figure(*f, MetricId::GpuUtil).expected_pct, 100.0, kEps);
   EXPECT_DOUBLE_EQ(figure(*f, MetricId::GpuUtil).tolerance_pct, 5.0);
   EXPECT_EQ(f->size(), 3U);  // GH100 counts FMA as one pipe: no heavy/lite figures
+  // The rate and its source are named with the figure (issue 11: "with the source named").
+  EXPECT_NE(fma.basis.find("; per-SM rate 128 per clock (data/gpu_specs.json H100-SXM5-80GB"),
+            std::string::npos)
+      << fma.basis;
 }
 
 TEST(Expected, FmaOnHalfTheSmsOfH100) {

@@ -5,9 +5,11 @@
 
 #include <fmt/format.h>
 
+#include "app/check/overhead.hpp"
 #include "app/check/phase_checks.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/text.hpp"
+#include "trace/json_format.hpp"
 
 namespace solscope::app {
 namespace {
@@ -81,14 +83,6 @@ auto bound_name(check::Bound bound) -> std::string_view {
   return "point";
 }
 
-auto interval_text(std::int64_t interval_ns) -> std::string {
-  return interval_ns == 0 ? "off" : fmt::format("{} ms", interval_ns / 1'000'000);
-}
-
-auto number_or_null(double v) -> nlohmann::json {
-  return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v);
-}
-
 void render_source(const SourceCheck& check, std::ostream& out) {
   out << fmt::format("GPU {}  {}  source {}\n", check.device, core::terminal_safe(check.device_name),
                      core::to_string(check.source));
@@ -118,7 +112,7 @@ void render_overhead(const OverheadCheck& overhead, std::ostream& out) {
                      "ratio", "SM clock");
   for (const OverheadRow& row : overhead.rows) {
     out << fmt::format("  {:<14} {:<9} {:>5} {:>14.1f} {:>8} {:>10}\n", row.kernel,
-                       interval_text(row.interval_ns), row.repetitions, row.launches_per_s,
+                       overhead_setting_name(row.interval_ns), row.repetitions, row.launches_per_s,
                        std::isnan(row.ratio) ? "n/a" : fmt::format("{:.3f}", row.ratio),
                        std::isnan(row.sm_clock_mhz) ? "n/a" : fmt::format("{:.0f} MHz", row.sm_clock_mhz));
   }
@@ -132,8 +126,8 @@ auto row_json(const CheckRow& row) -> nlohmann::json {
   return {{"phase", row.phase},
           {"metric", core::metric_def(row.metric).name},
           {"expected_pct", row.expected_pct},
-          {"measured_pct", number_or_null(row.measured_pct)},
-          {"difference_pct", number_or_null(row.measured_pct - row.expected_pct)},
+          {"measured_pct", trace::number_or_null(row.measured_pct)},
+          {"difference_pct", trace::number_or_null(row.measured_pct - row.expected_pct)},
           {"tolerance_pct", row.tolerance_pct},
           {"bound", bound_name(row.bound)},
           {"samples", row.samples},
@@ -171,8 +165,8 @@ auto check_json(const CheckReport& report) -> nlohmann::json {
                       {"interval_ns", row.interval_ns},
                       {"repetitions", row.repetitions},
                       {"launches_per_s", row.launches_per_s},
-                      {"ratio", number_or_null(row.ratio)},
-                      {"sm_clock_mhz", number_or_null(row.sm_clock_mhz)}});
+                      {"ratio", trace::number_or_null(row.ratio)},
+                      {"sm_clock_mhz", trace::number_or_null(row.sm_clock_mhz)}});
     }
     overhead.push_back({{"gpu", o.device}, {"source", core::to_string(o.source)}, {"rows", rows}});
   }

@@ -71,11 +71,11 @@ auto run_once(check::KernelRunner& runner, const PlannedPhase& phase, const core
   return out;
 }
 
-auto setting_name(std::int64_t interval_ns) -> std::string {
+}  // namespace
+
+auto overhead_setting_name(std::int64_t interval_ns) -> std::string {
   return interval_ns == 0 ? "off" : fmt::format("{} ms", interval_ns / 1'000'000);
 }
-
-}  // namespace
 
 auto measure_overhead(check::KernelRunner& runner, std::span<const PlannedPhase> phases,
                       const core::DeviceInfo& device, const SourceStarter& start_source,
@@ -94,7 +94,7 @@ auto measure_overhead(check::KernelRunner& runner, std::span<const PlannedPhase>
         auto one = run_once(runner, *kernels[k], device, start_source, interval, options, stop);
         if (!one) {
           notes.push_back(fmt::format("GPU {}: overhead run {} at sampling {} left out: {}", device.index,
-                                      kernels[k]->kernel->name, setting_name(interval),
+                                      kernels[k]->kernel->name, overhead_setting_name(interval),
                                       one.error().describe()));
           continue;
         }

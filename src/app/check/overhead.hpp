@@ -24,6 +24,9 @@ using SourceStarter =
 /// The sampling settings compared, in run order within each repetition: off, 100 ms, 10 ms, 1 ms.
 inline constexpr std::int64_t kOverheadIntervalsNs[] = {0, 100'000'000, 10'000'000, 1'000'000};
 
+/// A sampling setting as the table and notes name it: "off" for 0, else whole milliseconds ("10 ms").
+[[nodiscard]] auto overhead_setting_name(std::int64_t interval_ns) -> std::string;
+
 /// How the overhead runs go.
 struct OverheadOptions {
   std::int64_t run_ns = 1'000'000'000;                          ///< each kernel run

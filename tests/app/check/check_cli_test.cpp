@@ -60,5 +60,16 @@ TEST(CheckCliTest, help_lists_exit_code_6) {
   EXPECT_NE(r.out.find("--no-overhead"), std::string::npos);
 }
 
+TEST(CheckCliTest, help_names_the_common_options_check_uses_and_the_method) {
+  const auto r = solscope({"check", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(
+      r.out.find("--devices LIST (which GPUs; default all) and --json (the table as one JSON document)"),
+      std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("docs/accuracy.md"), std::string::npos);
+  EXPECT_NE(r.out.find("6 `solscope check` found a figure off"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace solscope::app

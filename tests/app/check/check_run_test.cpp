@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -198,6 +199,49 @@ TEST_F(CheckFixture, all_pass_exits_0_with_the_exact_table) {
   ASSERT_EQ(started.size(), 1u);
   EXPECT_EQ(started[0].interval_ns, 10 * kMs);
   EXPECT_EQ(started[0].best_source, SourceKind::PmSampling);
+}
+
+TEST_F(CheckFixture, the_real_catalog_runs_every_phase_an_a100_can_in_order) {
+  args.source = "pm";
+  args.no_overhead = true;
+  common.json = true;
+  auto d = deps();
+  d.catalog = default_check_catalog();  // src/check's kernels, launch shapes and expected figures
+  std::ostringstream out, err;
+  const std::atomic<bool> stop{false};
+  // The fake measures what figures_of() names for the test's kernels and 0 elsewhere: most rows fail.
+  EXPECT_EQ(run_check_with(common, args, std::move(d), stop, out, err), kExitCheckFailed) << err.str();
+  EXPECT_EQ(runner->ran, (std::vector<std::string>{"fma", "mma_bf16", "alu", "dfma", "dram_copy", "l2_copy",
+                                                   "launch_bound", "fma_half_sms"}))
+      << "GA100 (cc 8.0, fast FP64): every phase but wgmma";
+  const auto j = nlohmann::json::parse(out.str());
+  ASSERT_EQ(j["checks"].size(), 1u);
+  const auto& rows = j["checks"][0]["rows"];
+  std::vector<std::string> phases;
+  std::map<std::string, nlohmann::json> by_key;
+  for (const auto& row : rows) {
+    const std::string phase = row["phase"];
+    if (phases.empty() || phases.back() != phase) phases.push_back(phase);
+    by_key[phase + " " + row["metric"].get<std::string>()] = row;
+  }
+  EXPECT_EQ(phases, (std::vector<std::string>{"idle", "fma", "mma_bf16", "alu", "dfma", "dram_copy",
+                                              "l2_copy", "launch_bound", "fma_half_sms"}));
+  EXPECT_EQ(rows.size(), 28u)
+      << "idle 5 rows, every other phase 3 (its pipe or DRAM, SM active, utilisation)";
+  // Launches sized for 10 ms at the assumed 1500 MHz (no max clock known) take 1 ms of fake time each, and
+  // the phase's SM clock reads 1350 MHz: 100 x (2000 x 10 ms / 2 s) x 1500 / 1350 = 1111.1% (7324 whole
+  // iterations of the 7324.2 that 10 ms needs: 1111.08%).
+  EXPECT_NEAR(by_key["fma fma_pipe_pct"]["expected_pct"].get<double>(), 1111.08, 0.01);
+  EXPECT_NEAR(by_key["fma_half_sms fma_pipe_pct"]["expected_pct"].get<double>(), 555.54, 0.01);
+  EXPECT_DOUBLE_EQ(by_key["fma_half_sms sm_active_pct"]["expected_pct"].get<double>(), 50.0);
+  EXPECT_DOUBLE_EQ(by_key["fma sm_active_pct"]["expected_pct"].get<double>(), 100.0);
+  EXPECT_DOUBLE_EQ(by_key["l2_copy dram_pct"]["expected_pct"].get<double>(), 0.0);
+  EXPECT_EQ(by_key["launch_bound sm_active_pct"]["bound"], "at_most");
+  EXPECT_DOUBLE_EQ(by_key["launch_bound sm_active_pct"]["expected_pct"].get<double>(), 100.0 / 108.0);
+  EXPECT_EQ(by_key["launch_bound sm_active_pct"]["result"], "PASS");
+  EXPECT_EQ(by_key["launch_bound gpu_util_pct"]["bound"], "at_least");
+  EXPECT_DOUBLE_EQ(by_key["launch_bound gpu_util_pct"]["expected_pct"].get<double>(), 50.0);
+  EXPECT_EQ(j["notes"][0], "GPU 0: wgmma_bf16: not run: needs compute capability 90 to 90 (this GPU: 80)");
 }
 
 TEST_F(CheckFixture, a_metric_off_by_4_points_fails_with_exit_6) {
