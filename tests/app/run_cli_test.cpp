@@ -276,6 +276,23 @@ TEST_F(RunCliTest, kernel_records_written_by_the_command_reach_the_recorder) {
   EXPECT_EQ(none->metadata().kernel_log, "");
 }
 
+TEST_F(RunCliTest, a_background_process_holding_the_kernel_pipe_does_not_keep_run_or_its_end_time) {
+  const fs::path library = fs::path(kBinary).parent_path() / inject::kInjectLibraryName;
+  if (!fs::exists(library)) GTEST_SKIP() << "no injection library in this build (no CUPTI headers)";
+  // The command leaves a daemon behind that holds the kernel pipe open (inherited) for 4 s; run still ends
+  // once the kernel log's grace (2 s) is over, and run_end_ns is when the command itself ended (written by
+  // the command just before it exits), not after that grace.
+  const std::string trace = path("d.sqlite");
+  const auto r = run({"-o", trace, "--", "sh", "-c", "sleep 4 & date +%s%N > " + path("ended") + "; exit 5"});
+  ASSERT_EQ(r.exit_code, 5) << r.err;
+  auto reader = trace::Reader::open(trace);
+  ASSERT_TRUE(reader);
+  const auto ended = std::stoll(read_text(path("ended")));
+  const auto end = std::stoll(reader->metadata().entries.at("run_end_ns"));
+  EXPECT_GE(end, ended);
+  EXPECT_LT(end - ended, 1'900'000'000) << "run_end_ns must not include the kernel log's 2 s grace";
+}
+
 TEST_F(RunCliTest, html_writes_the_report_page_and_the_temporary_trace_is_still_removed) {
   const auto r = run({"--html", path("r.html"), "--", "sh", "-c", "exit 4"});
   EXPECT_EQ(r.exit_code, 4) << r.err;
