@@ -154,6 +154,23 @@ TEST_F(RunCliTest, sigint_is_forwarded_and_the_default_action_ends_the_command) 
   EXPECT_EQ(solscope.wait(20s), 128 + SIGINT) << read_text(path("err.txt"));
 }
 
+TEST_F(RunCliTest, the_third_stop_signal_kills_a_command_that_ignores_them) {
+  // The command ignores SIGTERM and SIGINT; the first two are forwarded as they are, the third becomes
+  // SIGKILL of its group, so solscope returns 128 + 9 instead of waiting for it forever.
+  testing::BackgroundProcess solscope(
+      {kBinary, "run", "--no-kernels", "--", "sh", "-c",
+       "trap '' TERM INT; touch " + path("ready") + "; while :; do sleep 0.05; done"},
+      path("out.txt"), path("err.txt"));
+  ASSERT_TRUE(wait_for_file(path("ready"), 20s));
+  for (const int signo : {SIGTERM, SIGINT, SIGTERM}) {
+    solscope.signal(signo);
+    std::this_thread::sleep_for(200ms);  // one signal at a time (pending signals of one kind merge)
+  }
+  EXPECT_EQ(solscope.wait(20s), 128 + SIGKILL) << read_text(path("err.txt"));
+  EXPECT_NE(read_text(path("err.txt")).find("run: 0 samples"), std::string::npos)
+      << "the trace is still closed";
+}
+
 /// Runs `argv` on a new pseudo-terminal and types `input` once the output shows `after` (at once when empty);
 /// returns (exit code, terminal output).
 auto run_on_terminal(const std::vector<std::string>& argv, const std::string& input,
