@@ -241,8 +241,7 @@ auto finish_trace(Job& job, const fs::path& path) -> bool {
     keep = true;
   }
   keep = keep || job.writer.stopped();
-  if (print_run_report(path, job.err) != kExitOk) keep = true;
-  if (!job.args.html.empty() && write_run_html(path, job.args.html, job.err) != kExitOk) keep = true;
+  if (print_run_report(path, job.args.html, job.err) != kExitOk) keep = true;
   return keep;
 }
 
