@@ -82,6 +82,18 @@ TEST_F(RunCliTest, a_command_killed_by_a_signal_gives_128_plus_the_signal) {
   EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;
 }
 
+TEST_F(RunCliTest, an_ignored_sigchld_inherited_by_solscope_does_not_hide_the_commands_exit) {
+  // `env --ignore-signal=CHLD` starts solscope with SIGCHLD ignored (as some launchers do): the kernel would
+  // then reap the command by itself and run would wait for it forever.
+  const auto r = run({"--no-kernels", "--", "sh", "-c", "exit 3"});
+  ASSERT_EQ(r.exit_code, 3) << r.err;
+  const auto ignored = run_process(
+      {"/usr/bin/env", "--ignore-signal=CHLD", kBinary, "run", "--no-kernels", "--", "sh", "-c", "exit 3"},
+      20s, {"TMPDIR=" + path("tmp")});
+  EXPECT_EQ(ignored.exit_code, 3) << ignored.err;
+  EXPECT_EQ(temp_entries(), 0) << "it ended normally: its temporary trace is removed";
+}
+
 TEST_F(RunCliTest, the_commands_output_and_arguments_pass_through) {
   const auto r =
       run({"--no-kernels", "--", "sh", "-c", "echo \"$1|$2\"; echo oops >&2", "sh", "a b", "--json"});
