@@ -121,6 +121,12 @@ auto ChildProcess::spawn(const ChildSpec& spec) -> core::Result<ChildProcess> {
     return core::fail(core::ErrorCode::Unavailable,
                       std::string("cannot start a process: ") + std::strerror(errno));
   }
+  // A SIGCHLD that solscope's own parent left ignored would make the kernel reap CMD by itself: waitpid then
+  // never reports its exit and `run` would wait forever. Children must stay waitable.
+  struct sigaction child_default {};
+  child_default.sa_handler = SIG_DFL;
+  sigemptyset(&child_default.sa_mask);
+  (void)sigaction(SIGCHLD, &child_default, nullptr);
   const int terminal = spec.take_terminal ? our_terminal() : -1;
   const pid_t pid = fork();
   if (pid == 0) exec_child(file->c_str(), argv.data(), envp.data(), spec.inherit_fd, terminal, status[1]);

@@ -42,7 +42,9 @@ struct ChildExit {
 class ChildProcess {
  public:
   /// fork/exec of spec.argv in a new process group, with the default action for every signal solscope
-  /// handles (SIGINT, SIGTERM, SIGHUP, SIGPIPE) and an empty signal mask. Only async-signal-safe calls run
+  /// handles (SIGINT, SIGTERM, SIGHUP, SIGPIPE) and an empty signal mask. Sets solscope's own SIGCHLD to its
+  /// default action first (an ignored SIGCHLD, inherited from solscope's parent, would let the kernel reap
+  /// CMD unseen). Only async-signal-safe calls run
   /// between fork and exec; an exec that fails is reported here, not as an exit status. Errors:
   /// InvalidArgument for an empty argv; NotFound "cannot run CMD: no such command in PATH" / "... No such
   /// file or directory"; PermissionDenied "cannot run CMD: Permission denied"; Unavailable when fork fails.

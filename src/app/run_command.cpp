@@ -123,6 +123,7 @@ struct Job {
   std::atomic<bool> stop_engine{false};
   std::thread engine_thread;
   std::optional<core::Error> engine_error;
+  std::int64_t ended_ns = 0;  ///< CLOCK_REALTIME ns when CMD was seen ending (before the kernel log's grace)
 };
 
 void start_engine(Job& job, std::int64_t interval_ns) {
@@ -222,6 +223,7 @@ auto run_child(Job& job, const sources::SourceConfig& config) -> core::Result<Ch
     usage.emplace(std::move(devices), job.hooks.pid_lister(), job.hooks.process_tree);
   }
   const ChildExit exit = wait_for(*child, job, usage ? &*usage : nullptr);
+  job.ended_ns = realtime_now_ns();
   forward_signals_to_group(0);
   wind_down(job);
   return exit;
@@ -241,8 +243,7 @@ auto finish_trace(Job& job, const fs::path& path) -> bool {
     keep = true;
   }
   keep = keep || job.writer.stopped();
-  if (print_run_report(path, job.err) != kExitOk) keep = true;
-  if (!job.args.html.empty() && write_run_html(path, job.args.html, job.err) != kExitOk) keep = true;
+  if (print_run_report(path, job.args.html, job.err) != kExitOk) keep = true;
   return keep;
 }
 
@@ -345,7 +346,7 @@ auto run_job_with(const CommonOptions& common, const RunArgs& args, const RunHoo
     if (exit.error().code == core::ErrorCode::NotFound) return 127;
     return exit.error().code == core::ErrorCode::PermissionDenied ? 126 : kExitFailure;
   }
-  if (auto done = write_run_end(*writer, realtime_now_ns(), *exit, job.sink.used_devices()); !done) {
+  if (auto done = write_run_end(*writer, job.ended_ns, *exit, job.sink.used_devices()); !done) {
     print_error(err, done.error());
   }
   const bool keep = finish_trace(job, *path);

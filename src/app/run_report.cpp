@@ -27,50 +27,30 @@ auto meta_int(const trace::TraceMetadata& meta, std::string_view key) -> std::op
 
 }  // namespace
 
-auto print_run_report(const std::filesystem::path& trace, std::ostream& err) -> int {
+auto print_run_report(const std::filesystem::path& trace, const std::string& html, std::ostream& err) -> int {
   auto reader = trace::Reader::open(trace);
   if (!reader) {
     print_error(err, reader.error());
     return kExitBadTrace;
   }
-  const trace::TraceMetadata& meta = reader->metadata();
-  auto kernels = reader->kernels();
-  if (!kernels) {
-    print_error(err, kernels.error());
+  auto built = build_report(*reader, trace.string(), err);
+  if (!built) {
+    print_error(err, built.error());
     return kExitBadTrace;
   }
-  if (!kernels->note.empty()) print_warning(err, kernels->note);
+  const trace::TraceMetadata& meta = reader->metadata();
   const auto start = meta_int(meta, kMetaRunStartNs);
   const auto end = meta_int(meta, kMetaRunEndNs);
   const double seconds =
       start && end ? static_cast<double>(*end - *start) / static_cast<double>(core::kNsPerS) : 0.0;
-  std::string kernel_text =
-      meta.kernel_log.empty()
-          ? std::string("no kernel log")
-          : fmt::format("{} kernels ({} dropped)", kernels->kernels.size(), meta.kernels_dropped);
-  print_note(err, fmt::format("run: {} samples of {} GPU(s), {}, {:.1f} s of the command",
-                              reader->sample_count(), reader->devices().size(), kernel_text, seconds));
-  if (reader->sample_count() == 0) return kExitOk;  // no GPU sampled: the summary says all there is
-  auto built = build_report(*reader, trace.string(), err);
-  if (!built) {
-    print_error(err, built.error());
-    return kExitBadTrace;
-  }
-  err << report::render_text(*built);
-  return kExitOk;
-}
-
-auto write_run_html(const std::filesystem::path& trace, const std::string& html, std::ostream& err) -> int {
-  auto reader = trace::Reader::open(trace);
-  if (!reader) {
-    print_error(err, reader.error());
-    return kExitBadTrace;
-  }
-  auto built = build_report(*reader, trace.string(), err);
-  if (!built) {
-    print_error(err, built.error());
-    return kExitBadTrace;
-  }
+  std::string kernel_text = meta.kernel_log.empty() ? std::string("no kernel log")
+                                                    : fmt::format("{} kernels ({} dropped)",
+                                                                  built->kernel_calls, meta.kernels_dropped);
+  print_note(err, fmt::format("run: {} samples of {} GPU(s), {}, {:.1f} s of the command", built->samples,
+                              reader->devices().size(), kernel_text, seconds));
+  // Without samples or kernels (no GPU sampled, no kernel seen) the summary says all there is.
+  if (built->samples > 0 || built->kernel_calls > 0) err << report::render_text(*built);
+  if (html.empty()) return kExitOk;
   if (auto written = write_html_report(*built, html); !written) {
     print_error(err, written.error());
     return kExitFailure;

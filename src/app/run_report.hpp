@@ -8,15 +8,13 @@
 
 namespace solscope::app {
 
-/// Prints the report of the finished trace at `trace` to `err` (stderr). Returns kExitOk, or the exit
-/// code of a failure to read the trace (kExitBadTrace), which `run` reports but does not return (it returns
-/// CMD's code). First "solscope: run: N samples of G GPU(s), K kernels (D dropped), S s of the command",
-/// then, when the trace has samples, report::render_text() of the trace.
-[[nodiscard]] auto print_run_report(const std::filesystem::path& trace, std::ostream& err) -> int;
-
-/// Writes the HTML report of `trace` to `html` (`run --html FILE`); same returns as print_run_report().
-/// kExitFailure when the file cannot be written.
-[[nodiscard]] auto write_run_html(const std::filesystem::path& trace, const std::string& html,
-                                  std::ostream& err) -> int;
+/// Prints the report of the finished trace at `trace` to `err` (stderr) and, when `html` is not empty,
+/// writes its HTML page there (`run --html FILE`); the trace is read once for both. First "solscope: run: N
+/// samples of G GPU(s), K kernels (D dropped), S s of the command", then, when the trace has samples or
+/// kernels, report::render_text() of the trace (kernels of GPUs that were not sampled are listed with their
+/// SOL unknown). Returns kExitOk; kExitBadTrace when the trace cannot be read, kExitFailure when the page
+/// cannot be written: `run` reports these but does not return them (it returns CMD's code).
+[[nodiscard]] auto print_run_report(const std::filesystem::path& trace, const std::string& html,
+                                    std::ostream& err) -> int;
 
 }  // namespace solscope::app

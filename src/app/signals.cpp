@@ -10,11 +10,13 @@ namespace {
 std::atomic<bool> g_stop{false};
 volatile std::sig_atomic_t g_signal = 0;
 std::atomic<int> g_forward_group{0};  // lock-free on Linux: safe to read in a handler
+std::atomic<int> g_forwarded{0};      // signals forwarded to g_forward_group since it was set
 
 extern "C" void on_stop_signal(int signo) {
   if (const int group = g_forward_group.load(); group > 0) {
     g_signal = signo;
-    (void)kill(-group, signo);
+    const bool force = g_forwarded.fetch_add(1) + 1 >= kForwardsBeforeKill;
+    (void)kill(-group, force ? SIGKILL : signo);
     return;
   }
   if (g_stop.load()) {
@@ -40,6 +42,7 @@ auto install_stop_signals() -> const std::atomic<bool>& {
 }
 
 void forward_signals_to_group(int group) {
+  g_forwarded.store(0);
   g_forward_group.store(group);
 }
 

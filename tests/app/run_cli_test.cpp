@@ -8,12 +8,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
+#include "app/signals.hpp"
 #include "inject/kernel_wire.hpp"
 #include "support/process.hpp"
 #include "trace/reader.hpp"
@@ -78,6 +80,18 @@ TEST_F(RunCliTest, exits_with_the_commands_exit_code_and_removes_the_temporary_t
 TEST_F(RunCliTest, a_command_killed_by_a_signal_gives_128_plus_the_signal) {
   const auto r = run({"--no-kernels", "--", "sh", "-c", "kill -TERM $$"});
   EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;
+}
+
+TEST_F(RunCliTest, an_ignored_sigchld_inherited_by_solscope_does_not_hide_the_commands_exit) {
+  // `env --ignore-signal=CHLD` starts solscope with SIGCHLD ignored (as some launchers do): the kernel would
+  // then reap the command by itself and run would wait for it forever.
+  const auto r = run({"--no-kernels", "--", "sh", "-c", "exit 3"});
+  ASSERT_EQ(r.exit_code, 3) << r.err;
+  const auto ignored = run_process(
+      {"/usr/bin/env", "--ignore-signal=CHLD", kBinary, "run", "--no-kernels", "--", "sh", "-c", "exit 3"},
+      20s, {"TMPDIR=" + path("tmp")});
+  EXPECT_EQ(ignored.exit_code, 3) << ignored.err;
+  EXPECT_EQ(temp_entries(), 0) << "it ended normally: its temporary trace is removed";
 }
 
 TEST_F(RunCliTest, the_commands_output_and_arguments_pass_through) {
@@ -152,6 +166,36 @@ TEST_F(RunCliTest, sigint_is_forwarded_and_the_default_action_ends_the_command) 
   std::this_thread::sleep_for(100ms);  // the exec of sleep
   solscope.signal(SIGINT);
   EXPECT_EQ(solscope.wait(20s), 128 + SIGINT) << read_text(path("err.txt"));
+}
+
+TEST_F(RunCliTest, the_third_stop_signal_kills_a_command_that_survives_them) {
+  // The command traps SIGTERM and SIGINT (writes a line, carries on); the first two are forwarded as they
+  // are, the third becomes SIGKILL of its group, so solscope returns 128 + 9 instead of waiting forever.
+  // Each signal is sent once the command has seen the one before (pending signals of one kind merge); one
+  // not seen within 2 s (under load, or sent while solscope was still starting the command) is sent again.
+  const std::string seen = path("seen");
+  testing::BackgroundProcess solscope(
+      {kBinary, "run", "--no-kernels", "--", "sh", "-c",
+       "trap 'echo >> " + seen + "' TERM INT; touch " + path("ready") + "; while :; do sleep 0.05; done"},
+      path("out.txt"), path("err.txt"));
+  ASSERT_TRUE(wait_for_file(path("ready"), 20s));
+  auto lines_seen = [&] {
+    const std::string text = read_text(seen);
+    return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+  };
+  auto ended = [&] { return read_text(path("err.txt")).find("run: 0 samples") != std::string::npos; };
+  for (int sent = 0; sent < 12 && !ended(); ++sent) {
+    const int before = lines_seen();
+    solscope.signal(sent % 2 == 0 ? SIGTERM : SIGINT);
+    const auto until = std::chrono::steady_clock::now() + 2s;
+    while (lines_seen() == before && !ended() && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(20ms);
+    }
+  }
+  EXPECT_EQ(solscope.wait(20s), 128 + SIGKILL) << read_text(path("err.txt"));
+  EXPECT_TRUE(ended()) << "solscope itself ended and closed the trace: " << read_text(path("err.txt"));
+  EXPECT_GE(lines_seen(), 1);
+  EXPECT_LE(lines_seen(), kForwardsBeforeKill - 1) << "the third forwarded signal is SIGKILL";
 }
 
 /// Runs `argv` on a new pseudo-terminal and types `input` once the output shows `after` (at once when empty);
@@ -274,6 +318,23 @@ TEST_F(RunCliTest, kernel_records_written_by_the_command_reach_the_recorder) {
   auto none = trace::Reader::open(path("n.sqlite"));
   ASSERT_TRUE(none);
   EXPECT_EQ(none->metadata().kernel_log, "");
+}
+
+TEST_F(RunCliTest, a_background_process_holding_the_kernel_pipe_does_not_keep_run_or_its_end_time) {
+  const fs::path library = fs::path(kBinary).parent_path() / inject::kInjectLibraryName;
+  if (!fs::exists(library)) GTEST_SKIP() << "no injection library in this build (no CUPTI headers)";
+  // The command leaves a daemon behind that holds the kernel pipe open (inherited) for 4 s; run still ends
+  // once the kernel log's grace (2 s) is over, and run_end_ns is when the command itself ended (written by
+  // the command just before it exits), not after that grace.
+  const std::string trace = path("d.sqlite");
+  const auto r = run({"-o", trace, "--", "sh", "-c", "sleep 4 & date +%s%N > " + path("ended") + "; exit 5"});
+  ASSERT_EQ(r.exit_code, 5) << r.err;
+  auto reader = trace::Reader::open(trace);
+  ASSERT_TRUE(reader);
+  const auto ended = std::stoll(read_text(path("ended")));
+  const auto end = std::stoll(reader->metadata().entries.at("run_end_ns"));
+  EXPECT_GE(end, ended);
+  EXPECT_LT(end - ended, 1'900'000'000) << "run_end_ns must not include the kernel log's 2 s grace";
 }
 
 TEST_F(RunCliTest, html_writes_the_report_page_and_the_temporary_trace_is_still_removed) {

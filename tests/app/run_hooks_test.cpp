@@ -177,6 +177,14 @@ TEST_F(RunHooksTest, kernels_are_listed_where_no_gpu_is_sampled) {
   EXPECT_EQ(table->kernels[0].pid, 4242);
   EXPECT_EQ(reader->metadata().entries.at("gpus_used"), "3");
   EXPECT_NE(err.str().find("1 kernels (0 dropped)"), std::string::npos) << err.str();
+  // ... and the report on stderr lists it under its GPU, with its SOL unknown.
+  const std::string text = err.str();
+  const auto row = text.find("\n    gemm ");
+  ASSERT_NE(row, std::string::npos) << text;
+  const std::string line = text.substr(row + 1, text.find('\n', row + 1) - row - 1);
+  EXPECT_NE(line.find("       1 "), std::string::npos) << line;
+  EXPECT_NE(line.find("n/a"), std::string::npos) << line;
+  EXPECT_LT(text.find("GPU 3"), row) << text;
 }
 
 TEST_F(RunHooksTest, a_command_that_ends_at_once_still_asks_the_process_lists_and_keeps_the_samples) {
