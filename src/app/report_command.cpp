@@ -39,28 +39,6 @@ auto facts_of(const trace::Reader& reader, const std::string& path) -> report::T
                             .exit_status = meta_text(meta, kMetaRunExitStatus)};
 }
 
-/// The recorded devices by index, for derive(); an index the trace does not describe gets a bare DeviceInfo.
-class DeviceLookup {
- public:
-  explicit DeviceLookup(const std::vector<core::DeviceInfo>& devices) {
-    for (const auto& d : devices) {
-      if (d.index >= by_index_.size()) by_index_.resize(d.index + 1);
-      by_index_[d.index] = d;
-      by_index_[d.index].index = d.index;
-    }
-  }
-  auto operator()(std::uint32_t index) -> const core::DeviceInfo& {
-    if (index < by_index_.size() && by_index_[index].index == index) return by_index_[index];
-    bare_ = core::DeviceInfo{};
-    bare_.index = index;
-    return bare_;
-  }
-
- private:
-  std::vector<core::DeviceInfo> by_index_;
-  core::DeviceInfo bare_;
-};
-
 }  // namespace
 
 auto build_report(const trace::Reader& reader, const std::string& path, std::ostream& err)
@@ -72,9 +50,14 @@ auto build_report(const trace::Reader& reader, const std::string& path, std::ost
   std::vector<core::KernelRecord>().swap(table->kernels);  // the builder keeps what it needs
   auto cursor = reader.cursor();
   if (!cursor) return core::propagate(std::move(cursor));
-  DeviceLookup device(reader.devices());
+  // Each sample is derived again from its raw counters and its recorded device (Reader::device); an index the
+  // trace does not describe gets a bare DeviceInfo (unknown DRAM peak).
+  static const core::DeviceInfo kUnknownDevice{};
   core::RawSample raw;
-  while (cursor->next(raw)) builder.add(core::derive(raw, device(raw.device_index)));
+  while (cursor->next(raw)) {
+    const core::DeviceInfo* device = reader.device(raw.device_index);
+    builder.add(core::derive(raw, device != nullptr ? *device : kUnknownDevice));
+  }
   if (auto problem = reader.problem(cursor->report())) {
     if (cursor->samples_read() == 0) return core::fail(std::move(*problem));
     print_warning(err, problem->describe());
