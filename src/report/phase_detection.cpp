@@ -12,10 +12,6 @@ namespace {
 
 constexpr std::size_t kNone = static_cast<std::size_t>(-1);
 
-auto weight_ns(const PhasePoint& p) -> std::int64_t {
-  return std::max<std::int64_t>(p.t_end_ns - p.t_start_ns, 1);
-}
-
 /// A candidate phase: points [first, last], linked to its neighbours.
 struct Run {
   std::size_t first = 0;
@@ -113,18 +109,6 @@ void merge_short_runs(std::vector<Run>& runs, std::int64_t min_phase_ns) {
   }
 }
 
-/// Duration-weighted mean of the known values.
-struct Mean {
-  double sum = 0.0;
-  double weight = 0.0;
-  void add(float v, double w) {
-    if (std::isnan(v)) return;
-    sum += static_cast<double>(v) * w;
-    weight += w;
-  }
-  [[nodiscard]] auto value() const -> double { return weight > 0.0 ? sum / weight : core::kUnknown; }
-};
-
 template <std::size_t N>
 auto longest(const std::array<double, N>& times) -> std::size_t {
   std::size_t best = N;
@@ -142,11 +126,11 @@ auto min_phase_ns(std::int64_t sampled_ns) -> std::int64_t {
 }
 
 auto point_figures(std::span<const PhasePoint> points) -> Figures {
-  Mean compute;
-  Mean memory;
-  Mean util;
-  Mean sm_active;
-  Mean power;
+  WeightedMean compute;
+  WeightedMean memory;
+  WeightedMean util;
+  WeightedMean sm_active;
+  WeightedMean power;
   std::array<double, core::kPipeCount> pipe_ns{};
   std::array<double, core::kMemPathCount> path_ns{};
   for (const auto& p : points) {

@@ -11,23 +11,9 @@ namespace {
 
 constexpr float kUnknownF = std::numeric_limits<float>::quiet_NaN();
 
-/// Duration-weighted sums of one figure's known values.
-struct Mean {
-  double sum = 0.0;
-  double weight = 0.0;
-  void add(float value, double w) {
-    if (std::isnan(value)) return;
-    sum += static_cast<double>(value) * w;
-    weight += w;
-  }
-  [[nodiscard]] auto value() const -> float {
-    return weight > 0.0 ? static_cast<float>(sum / weight) : kUnknownF;
-  }
-};
-
 struct Bucket {
   std::int64_t t_ns = 0;
-  Mean compute, memory, util;
+  WeightedMean compute, memory, util;
 };
 
 void push(Series& out, std::int64_t t_ns, float compute, float memory, float util) {
@@ -38,7 +24,8 @@ void push(Series& out, std::int64_t t_ns, float compute, float memory, float uti
 }
 
 void flush(Series& out, const Bucket& b) {
-  push(out, b.t_ns, b.compute.value(), b.memory.value(), b.util.value());
+  push(out, b.t_ns, static_cast<float>(b.compute.value()), static_cast<float>(b.memory.value()),
+       static_cast<float>(b.util.value()));
 }
 
 auto number(float v) -> nlohmann::ordered_json {
@@ -68,7 +55,7 @@ auto downsample_series(std::span<const PhasePoint> points, std::size_t buckets) 
       bucket = Bucket{.t_ns = p.t_start_ns};
       index = at;
     }
-    const auto w = static_cast<double>(std::max<std::int64_t>(p.t_end_ns - p.t_start_ns, 1));
+    const auto w = static_cast<double>(weight_ns(p));
     bucket.compute.add(p.compute_sol_pct, w);
     bucket.memory.add(p.memory_sol_pct, w);
     bucket.util.add(p.gpu_util_pct, w);
