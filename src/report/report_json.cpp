@@ -33,11 +33,16 @@ auto bound_seconds(const BoundTimes& times) -> Json {
   return out;
 }
 
+/// The four SOL keys that GPUs, phases and kernels share, in this order.
+void put_sol(Json& out, double compute_sol_pct, core::Pipe pipe, double memory_sol_pct, core::MemPath path) {
+  out["compute_sol_pct"] = number(compute_sol_pct);
+  out["compute_pipe"] = pipe_name(pipe);
+  out["memory_sol_pct"] = number(memory_sol_pct);
+  out["memory_path"] = path_name(path);
+}
+
 void put_figures(Json& out, const Figures& f) {
-  out["compute_sol_pct"] = number(f.compute_sol_pct);
-  out["compute_pipe"] = pipe_name(f.compute_pipe);
-  out["memory_sol_pct"] = number(f.memory_sol_pct);
-  out["memory_path"] = path_name(f.memory_path);
+  put_sol(out, f.compute_sol_pct, f.compute_pipe, f.memory_sol_pct, f.memory_path);
   out["gpu_util_pct"] = number(f.gpu_util_pct);
   out["sm_active_pct"] = number(f.sm_active_pct);
   out["mean_power_w"] = number(f.mean_power_w);
@@ -59,20 +64,18 @@ auto phase_json(const Phase& p, std::int64_t origin_ns) -> Json {
 }
 
 auto kernel_json(const KernelRow& k) -> Json {
-  return Json{
+  Json out{
       {"name", k.name},
       {"calls", k.calls},
       {"total_s", seconds(k.total_ns)},
       {"mean_us", k.calls > 0 ? Json(static_cast<double>(k.total_ns) / 1e3 / static_cast<double>(k.calls))
                               : Json(nullptr)},
       {"time_share_pct", k.time_share_pct},
-      {"sampled_s", seconds(k.sampled_ns)},
-      {"compute_sol_pct", number(k.compute_sol_pct)},
-      {"compute_pipe", pipe_name(k.compute_pipe)},
-      {"memory_sol_pct", number(k.memory_sol_pct)},
-      {"memory_path", path_name(k.memory_path)},
-      {"overlapped", k.overlapped()},
-      {"overlapped_calls", k.overlapped_calls}};
+      {"sampled_s", seconds(k.sampled_ns)}};
+  put_sol(out, k.compute_sol_pct, k.compute_pipe, k.memory_sol_pct, k.memory_path);
+  out["overlapped"] = k.overlapped();
+  out["overlapped_calls"] = k.overlapped_calls;
+  return out;
 }
 
 auto gpu_json(const GpuReport& g) -> Json {
