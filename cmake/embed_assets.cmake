@@ -70,18 +70,13 @@ function(solscope_embed_assets)
     COMMAND ${CMAKE_COMMAND} -DMANIFEST=${manifest_file} -DOUTPUT=${ARG_OUTPUT}
             -DNAMESPACE=${ARG_NAMESPACE} -DHEADER=${ARG_HEADER} -P ${CMAKE_CURRENT_FUNCTION_LIST_FILE}
     DEPENDS ${depends} "${manifest_file}" "${CMAKE_CURRENT_FUNCTION_LIST_FILE}"
-    COMMENT "Embedding the web dashboard assets"
+    COMMENT "Embedding web assets into ${ARG_OUTPUT}"
     VERBATIM)
 endfunction()
 
-# Script mode: MANIFEST (lines "url|content type|file") -> OUTPUT (.cpp).
+# Script mode: MANIFEST (lines "url|content type|file") -> OUTPUT (.cpp) in NAMESPACE, including HEADER (the
+# function above always passes both, defaulted there).
 if(CMAKE_SCRIPT_MODE_FILE AND DEFINED MANIFEST AND DEFINED OUTPUT)
-  if(NOT NAMESPACE)
-    set(NAMESPACE "solscope::server::detail")
-  endif()
-  if(NOT HEADER)
-    set(HEADER "server/detail/assets_table.hpp")
-  endif()
   file(STRINGS "${MANIFEST}" lines)
   set(body "")
   set(table "")
