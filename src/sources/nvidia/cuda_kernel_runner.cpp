@@ -89,7 +89,6 @@ auto create_context(CudaRunnerState& s) -> core::Result<void> {
     return driver_failure(s, "cuCtxCreate", rc);
   }
   s.context = context;
-  ++s.contexts_created;
   for (std::size_t i = 0; i < 2; ++i) {
     CUresult rc = api.cu_event_create(&s.timing[i], CU_EVENT_DEFAULT);
     if (rc == CUDA_SUCCESS) rc = api.cu_event_create(&s.markers[i], CU_EVENT_DISABLE_TIMING);
@@ -239,10 +238,6 @@ CudaKernelRunner::~CudaKernelRunner() {
 
 auto CudaKernelRunner::device() const -> const check::DeviceFacts& {
   return state_->facts;
-}
-
-auto CudaKernelRunner::contexts_created() const -> std::uint32_t {
-  return state_->contexts_created;
 }
 
 auto CudaKernelRunner::load(std::span<const check::KernelSpec> kernels) -> core::Result<void> {

@@ -88,9 +88,6 @@ class CudaKernelRunner final : public check::KernelRunner {
                          std::int64_t duration_ns, const std::atomic<bool>* stop)
       -> core::Result<check::RunResult> override;
 
-  /// Contexts created so far (1 after open(), one more after each fault); for `solscope check`'s report.
-  [[nodiscard]] auto contexts_created() const -> std::uint32_t;
-
  private:
   explicit CudaKernelRunner(std::unique_ptr<CudaRunnerState> state);
   std::unique_ptr<CudaRunnerState> state_;
