@@ -24,8 +24,8 @@ auto default_realtime_ns() -> std::int64_t {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-auto uuid_text(const CUuuid& uuid, bool mig) -> std::string {
-  std::string out = mig ? "MIG-" : "GPU-";
+auto uuid_text(const CUuuid& uuid) -> std::string {
+  std::string out = "GPU-";
   for (std::size_t i = 0; i < sizeof(uuid.bytes); ++i) {
     if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
     std::array<char, 3> hex{};
@@ -216,7 +216,7 @@ auto CudaKernelRunner::open(std::shared_ptr<const CudaLaunchApi> api, CudaKernel
   }
   CUuuid uuid{};
   if (cuda.cu_device_get_uuid(&uuid, s->device) == CUDA_SUCCESS) {
-    s->label += " (" + uuid_text(uuid, s->options.mig_enabled) + ")";
+    s->label += " (" + uuid_text(uuid) + ")";
   }
   if (auto facts = read_facts(*s); !facts) return core::propagate(std::move(facts));
   if (auto created = create_context(*s); !created) return core::propagate(std::move(created));
