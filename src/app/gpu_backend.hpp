@@ -63,13 +63,12 @@ struct GpuProbe {
 /// this machine lacks, Unavailable in a build without the NVIDIA source.
 [[nodiscard]] auto detect_gpu_name(const std::vector<std::uint32_t>& devices) -> core::Result<std::string>;
 
-/// A runner of `solscope check`'s calibration kernels on the GPU with this NVML index (NVIDIA: the CUDA
-/// driver API over libcuda.so.1, the CUDA device matched by PCI bus id; with MIG on, the first MIG instance
-/// CUDA shows). `chip` (CUPTI's name, e.g. "GH100", from the sampler's DeviceInfo::chip) becomes
-/// DeviceFacts::chip; "" when unknown. Errors: Unavailable "no NVIDIA driver ..." (exit 3), NotFound for an
-/// index NVML does not have or a GPU CUDA does not see (CUDA_VISIBLE_DEVICES), the driver's errors of
-/// cuInit/cuCtxCreate; Unimplemented in a build without the NVIDIA source.
-[[nodiscard]] auto make_kernel_runner(std::uint32_t nvml_index, std::string_view chip = {})
+/// A runner of `solscope check`'s calibration kernels on `gpu`, a device of probe_gpus() (NVIDIA: the CUDA
+/// driver API over libcuda.so.1, the CUDA device matched by gpu.pci_bus_id). gpu.chip (CUPTI's name, e.g.
+/// "GH100"; "" when unknown) becomes DeviceFacts::chip. Errors: Unavailable "no NVIDIA driver ..." (exit 3),
+/// NotFound for a GPU CUDA does not see (CUDA_VISIBLE_DEVICES), the driver's errors of cuInit/cuCtxCreate;
+/// Unimplemented in a build without the NVIDIA source.
+[[nodiscard]] auto make_kernel_runner(const core::DeviceInfo& gpu)
     -> core::Result<std::unique_ptr<check::KernelRunner>>;
 
 }  // namespace solscope::app

@@ -31,7 +31,7 @@ auto detect_gpu_name(const std::vector<std::uint32_t>& /*devices*/) -> core::Res
                     "pass --gpu NAME, or rebuild with the CUDA toolkit headers (CUDA >= 12.6) installed");
 }
 
-auto make_kernel_runner(std::uint32_t /*nvml_index*/, std::string_view /*chip*/)
+auto make_kernel_runner(const core::DeviceInfo& /*gpu*/)
     -> core::Result<std::unique_ptr<check::KernelRunner>> {
   return core::fail(
       core::ErrorCode::Unimplemented, kNoGpuSource,

@@ -104,22 +104,9 @@ auto detect_gpu_name(const std::vector<std::uint32_t>& devices) -> core::Result<
                     "pick one with --devices, or pass --gpu NAME");
 }
 
-auto make_kernel_runner(std::uint32_t nvml_index, std::string_view chip)
-    -> core::Result<std::unique_ptr<check::KernelRunner>> {
-  auto api = nvidia::load_nvml();
-  if (!api) return core::propagate(std::move(api));
-  auto nvml = nvidia::NvmlReader::open(std::move(*api));
-  if (!nvml) return core::propagate(std::move(nvml));
-  if (nvml_index >= nvml->device_count()) {
-    return core::fail(core::ErrorCode::NotFound,
-                      "GPU " + std::to_string(nvml_index) + " not found (" +
-                          std::to_string(nvml->device_count()) + " GPU(s) here)",
-                      "pick one with --devices");
-  }
-  auto runner = nvidia::open_cuda_kernel_runner({.nvml_index = nvml_index,
-                                                 .pci_bus_id = nvml->device_info(nvml_index).pci_bus_id,
-                                                 .chip = std::string(chip),
-                                                 .mig_enabled = nvml->mig_enabled(nvml_index)});
+auto make_kernel_runner(const core::DeviceInfo& gpu) -> core::Result<std::unique_ptr<check::KernelRunner>> {
+  auto runner = nvidia::open_cuda_kernel_runner(
+      {.nvml_index = gpu.index, .pci_bus_id = gpu.pci_bus_id, .chip = gpu.chip});
   if (!runner) return core::propagate(std::move(runner));
   return std::unique_ptr<check::KernelRunner>(std::move(*runner));
 }

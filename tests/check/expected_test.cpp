@@ -8,6 +8,7 @@
 
 #include "check/kernels.hpp"
 #include "check/rates.hpp"
+#include "check_fixtures.hpp"
 
 namespace solscope::check {
 namespace {
@@ -16,23 +17,8 @@ using core::MetricId;
 
 constexpr double kEps = 1e-3;
 
-auto spec(PhaseKind phase) -> const KernelSpec& {
-  for (const KernelSpec& k : kernel_specs()) {
-    if (k.phase == phase) return k;
-  }
-  return idle_spec();
-}
-
-auto h100() -> DeviceFacts {
-  return {.nvml_index = 0,
-          .compute_capability = 90,
-          .sm_count = 132,
-          .l2_bytes = 50ULL << 20,
-          .chip = "GH100",
-          .name = "NVIDIA H100 80GB HBM3",
-          .max_sm_clock_mhz = 1980.0,
-          .dram_peak_bytes_per_s = 3.35e12};
-}
+using testing::h100;
+using testing::spec;
 
 auto a100() -> DeviceFacts {
   return {.nvml_index = 0,

@@ -4,28 +4,15 @@
 #include <string>
 
 #include "check/kernels.hpp"
+#include "check_fixtures.hpp"
 
 namespace solscope::check {
 namespace {
 
 constexpr std::int64_t kTenMs = 10'000'000;
 
-auto spec(PhaseKind phase) -> const KernelSpec& {
-  for (const KernelSpec& k : kernel_specs()) {
-    if (k.phase == phase) return k;
-  }
-  return idle_spec();
-}
-
-auto h100() -> DeviceFacts {
-  return {.compute_capability = 90,
-          .sm_count = 132,
-          .l2_bytes = 50ULL << 20,
-          .chip = "GH100",
-          .name = "NVIDIA H100 80GB HBM3",
-          .max_sm_clock_mhz = 1980.0,
-          .dram_peak_bytes_per_s = 3.35e12};
-}
+using testing::h100;
+using testing::spec;
 
 TEST(Kernels, TableInPhaseOrder) {
   const auto specs = kernel_specs();

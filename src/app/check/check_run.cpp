@@ -136,7 +136,7 @@ struct Session {
       return;
     }
     std::string chip = device.info.chip;
-    auto runner = deps.make_runner(index, chip);
+    auto runner = deps.make_runner(device.info);
     if (runner) {
       if (auto loaded = (*runner)->load(deps.catalog.kernels); !loaded)
         runner = core::propagate(std::move(loaded));

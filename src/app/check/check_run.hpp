@@ -25,10 +25,10 @@ class Writer;
 
 namespace solscope::app {
 
-/// Makes the KernelRunner of one GPU (NVML index; `chip` = CUPTI's chip name when known, else ""): the
-/// shape of the vendor glue's make_kernel_runner(). Errors: the driver's (Unavailable without one).
-using KernelRunnerFactory = std::function<core::Result<std::unique_ptr<check::KernelRunner>>(
-    std::uint32_t nvml_index, std::string_view chip)>;
+/// Makes the KernelRunner of one GPU as the probe found it (its index, PCI bus id and chip name): the shape
+/// of the vendor glue's make_kernel_runner(). Errors: the driver's (Unavailable without one).
+using KernelRunnerFactory =
+    std::function<core::Result<std::unique_ptr<check::KernelRunner>>(const core::DeviceInfo& gpu)>;
 
 /// How a check runs.
 struct CheckOptions {

@@ -9,6 +9,10 @@ SampleCollector::SampleCollector(sources::CounterSource& source, std::int64_t po
     : source_(source), poll_interval_ns_(poll_interval_ns) {}
 
 SampleCollector::~SampleCollector() {
+  join();
+}
+
+void SampleCollector::join() {
   {
     const std::lock_guard lock(mutex_);
     stop_ = true;
@@ -46,12 +50,7 @@ void SampleCollector::loop() {
 }
 
 auto SampleCollector::finish() -> core::Result<std::vector<core::RawSample>> {
-  {
-    const std::lock_guard lock(mutex_);
-    stop_ = true;
-  }
-  wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  join();
   if (fault_.failed()) return core::fail(core::ErrorCode::Internal, fault_.text());
   poll_once();  // the samples completed since the thread's last poll
   if (error_) return core::fail(*error_);

@@ -37,6 +37,7 @@ class SampleCollector {
  private:
   void loop();
   void poll_once();
+  void join();  ///< tells the thread to stop and waits for it (no-op when it is not running)
 
   sources::CounterSource& source_;
   std::int64_t poll_interval_ns_;

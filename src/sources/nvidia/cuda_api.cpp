@@ -27,8 +27,9 @@ auto resolve_cuda_api(const DynamicLibrary& lib, CudaApi& api) -> bool {
   return all;
 }
 
-auto load_cuda() -> core::Result<CudaApi> {
-  const std::array<std::string, 1> candidates{"libcuda.so.1"};
+auto load_cuda(std::span<const std::string> candidates) -> core::Result<CudaApi> {
+  const std::array<std::string, 1> soname{"libcuda.so.1"};
+  if (candidates.empty()) candidates = soname;
   auto lib = DynamicLibrary::open_first(candidates, kDriverHint);
   if (!lib) {
     return core::fail(core::ErrorCode::Unavailable, "no NVIDIA driver: " + lib.error().message,

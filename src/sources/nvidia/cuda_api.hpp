@@ -8,6 +8,7 @@
 #include <cuda.h>
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -32,10 +33,11 @@ class DynamicLibrary;
 /// false when one is missing. Does not set `library`.
 [[nodiscard]] auto resolve_cuda_api(const DynamicLibrary& lib, CudaApi& api) -> bool;
 
-/// Loads libcuda.so.1 (the driver's soname, searched by the dynamic loader) and resolves the table. Calls
-/// nothing. Errors: Unavailable "no NVIDIA driver" when the library is missing or lacks a symbol (the driver
-/// is not installed, or the container was started without the NVIDIA runtime).
-[[nodiscard]] auto load_cuda() -> core::Result<CudaApi>;
+/// Loads the first of `candidates` (default: libcuda.so.1, the driver's soname, searched by the dynamic
+/// loader) and resolves the table. Calls nothing. Errors: Unavailable "no NVIDIA driver" when the library is
+/// missing or lacks a symbol (the driver is not installed, or the container was started without the NVIDIA
+/// runtime).
+[[nodiscard]] auto load_cuda(std::span<const std::string> candidates = {}) -> core::Result<CudaApi>;
 
 /// "CUDA_ERROR_NO_DEVICE (100)" from cuGetErrorString, or the number alone.
 [[nodiscard]] auto cuda_result_name(const CudaApi& api, CUresult result) -> std::string;

@@ -24,8 +24,8 @@ auto default_realtime_ns() -> std::int64_t {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-auto uuid_text(const CUuuid& uuid, bool mig) -> std::string {
-  std::string out = mig ? "MIG-" : "GPU-";
+auto uuid_text(const CUuuid& uuid) -> std::string {
+  std::string out = "GPU-";
   for (std::size_t i = 0; i < sizeof(uuid.bytes); ++i) {
     if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
     std::array<char, 3> hex{};
@@ -89,7 +89,6 @@ auto create_context(CudaRunnerState& s) -> core::Result<void> {
     return driver_failure(s, "cuCtxCreate", rc);
   }
   s.context = context;
-  ++s.contexts_created;
   for (std::size_t i = 0; i < 2; ++i) {
     CUresult rc = api.cu_event_create(&s.timing[i], CU_EVENT_DEFAULT);
     if (rc == CUDA_SUCCESS) rc = api.cu_event_create(&s.markers[i], CU_EVENT_DISABLE_TIMING);
@@ -217,7 +216,7 @@ auto CudaKernelRunner::open(std::shared_ptr<const CudaLaunchApi> api, CudaKernel
   }
   CUuuid uuid{};
   if (cuda.cu_device_get_uuid(&uuid, s->device) == CUDA_SUCCESS) {
-    s->label += " (" + uuid_text(uuid, s->options.mig_enabled) + ")";
+    s->label += " (" + uuid_text(uuid) + ")";
   }
   if (auto facts = read_facts(*s); !facts) return core::propagate(std::move(facts));
   if (auto created = create_context(*s); !created) return core::propagate(std::move(created));
@@ -239,10 +238,6 @@ CudaKernelRunner::~CudaKernelRunner() {
 
 auto CudaKernelRunner::device() const -> const check::DeviceFacts& {
   return state_->facts;
-}
-
-auto CudaKernelRunner::contexts_created() const -> std::uint32_t {
-  return state_->contexts_created;
 }
 
 auto CudaKernelRunner::load(std::span<const check::KernelSpec> kernels) -> core::Result<void> {

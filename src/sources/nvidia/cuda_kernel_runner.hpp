@@ -32,9 +32,6 @@ struct CudaKernelRunnerOptions {
   std::uint32_t nvml_index = 0;
   std::string pci_bus_id;  ///< NVML's, e.g. "00000000:17:00.0": picks the CUDA device (cuda_ordinal_of)
   std::string chip;        ///< CUPTI chip name for DeviceFacts::chip ("GH100"); "" when unknown
-  /// NVML says MIG is on: CUDA then lists MIG instances, which share the GPU's bus id; the runner uses the
-  /// first one CUDA_VISIBLE_DEVICES shows (its SM count, its "MIG-..." UUID in messages).
-  bool mig_enabled = false;
   /// The longest wait for queued launches to finish, in ns (default 20 s). Past it the phase is Aborted and
   /// the runner refuses further runs (the GPU still runs the hung kernel).
   std::int64_t wait_budget_ns = 20'000'000'000;
@@ -87,9 +84,6 @@ class CudaKernelRunner final : public check::KernelRunner {
   [[nodiscard]] auto run(const check::KernelSpec& kernel, const check::LaunchShape& shape,
                          std::int64_t duration_ns, const std::atomic<bool>* stop)
       -> core::Result<check::RunResult> override;
-
-  /// Contexts created so far (1 after open(), one more after each fault); for `solscope check`'s report.
-  [[nodiscard]] auto contexts_created() const -> std::uint32_t;
 
  private:
   explicit CudaKernelRunner(std::unique_ptr<CudaRunnerState> state);

@@ -1,6 +1,5 @@
 #include "sources/nvidia/cuda_launch_api.hpp"
 
-#include <array>
 #include <memory>
 #include <utility>
 
@@ -8,10 +7,6 @@
 
 namespace solscope::nvidia {
 namespace {
-
-constexpr std::string_view kDriverHint =
-    "install the NVIDIA driver (it provides libcuda.so.1), or start the container with the NVIDIA runtime "
-    "(--gpus all)";
 
 // Resolves one symbol; remembers the first that is missing.
 template <class Fn>
@@ -49,26 +44,18 @@ auto resolve_launch_fns(const DynamicLibrary& lib, CudaLaunchFns& fns) -> std::s
 }  // namespace
 
 auto load_cuda_launch(std::span<const std::string> candidates) -> core::Result<CudaLaunchApi> {
-  const std::array<std::string, 1> soname{"libcuda.so.1"};
-  if (candidates.empty()) candidates = soname;
-  auto lib = DynamicLibrary::open_first(candidates, kDriverHint);
-  if (!lib) {
-    return core::fail(core::ErrorCode::Unavailable, "no NVIDIA driver: " + lib.error().message,
-                      std::string(kDriverHint));
-  }
+  auto base = load_cuda(candidates);
+  if (!base) return core::propagate(std::move(base));
   CudaLaunchApi api;
-  if (!resolve_cuda_api(*lib, api)) {
-    return core::fail(core::ErrorCode::Unavailable,
-                      "no usable NVIDIA driver: " + lib->path() + " lacks a CUDA driver function",
-                      "reinstall the NVIDIA driver");
-  }
-  if (std::string missing = resolve_launch_fns(*lib, api); !missing.empty()) {
+  static_cast<CudaApi&>(api) = std::move(*base);
+  // load_cuda keeps its DynamicLibrary in `library` (a shared_ptr<void> so that the table hides the type).
+  const auto& lib = *std::static_pointer_cast<const DynamicLibrary>(api.library);
+  if (std::string missing = resolve_launch_fns(lib, api); !missing.empty()) {
     return core::fail(
         core::ErrorCode::Unavailable,
-        "the NVIDIA driver is too old for solscope check: " + lib->path() + " lacks " + missing,
+        "the NVIDIA driver is too old for solscope check: " + lib.path() + " lacks " + missing,
         "install a driver for CUDA 12.5 or newer (nvidia-smi shows the CUDA version it supports)");
   }
-  api.library = std::make_shared<DynamicLibrary>(std::move(*lib));
   return api;
 }
 

@@ -35,7 +35,6 @@ struct CudaRunnerState {
   std::string label;         ///< "GPU 0 (GPU-5fd3...)" for messages
   CUdevice device = 0;
   CUcontext context = nullptr;
-  std::uint32_t contexts_created = 0;
   std::vector<check::KernelSpec> specs;  ///< what load() asked for, reloaded into a fresh context
   std::vector<LoadedKernel> loaded;
   CUdeviceptr buffer_a = 0;

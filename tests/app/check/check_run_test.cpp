@@ -94,8 +94,7 @@ struct CheckFixture : ::testing::Test {
       p.devices.push_back(dev);
       return p;
     };
-    d.make_runner = [this](std::uint32_t,
-                           std::string_view) -> core::Result<std::unique_ptr<check::KernelRunner>> {
+    d.make_runner = [this](const core::DeviceInfo&) -> core::Result<std::unique_ptr<check::KernelRunner>> {
       struct Shared : check::KernelRunner {
         std::shared_ptr<testing::FakeRunner> inner;
         auto device() const -> const check::DeviceFacts& override { return inner->device(); }

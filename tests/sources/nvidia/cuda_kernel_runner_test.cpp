@@ -78,7 +78,6 @@ TEST_F(CudaKernelRunnerTest, OpenReadsTheDeviceFactsOfTheBusId) {
   EXPECT_EQ(facts.sm_count, 84U);
   EXPECT_EQ(facts.l2_bytes, 6'291'456U);
   EXPECT_EQ(facts.chip, "GH100");
-  EXPECT_EQ((*runner)->contexts_created(), 1U);
   EXPECT_EQ(fl::state().contexts.size(), 1U);
 }
 
@@ -186,7 +185,7 @@ TEST_F(CudaKernelRunnerTest, AFaultAbortsThePhaseAndTheNextRunsOnAFreshContext) 
       "GPU 3 (GPU-10111213-1415-1617-1819-1a1b1c1d1e1f): kernel fma (grid 132 x block 256) faulted: "
       "CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access was encountered (from cuLaunchKernel)");
   EXPECT_EQ(fl::state().launches, 3U);
-  EXPECT_EQ(runner->contexts_created(), 2U);
+  EXPECT_EQ(fl::state().contexts.size(), 2U);
   EXPECT_EQ(fl::state().contexts_destroyed, 1);
   EXPECT_EQ(fl::state().module_loads, 4);  // both kernels reloaded into the fresh context
 
@@ -194,7 +193,7 @@ TEST_F(CudaKernelRunnerTest, AFaultAbortsThePhaseAndTheNextRunsOnAFreshContext) 
   ASSERT_TRUE(next.has_value()) << next.error().describe();
   EXPECT_EQ(next->launches, 10U);
   EXPECT_EQ(next->gpu_elapsed_ns, 10'000'000);
-  EXPECT_EQ(runner->contexts_created(), 2U);
+  EXPECT_EQ(fl::state().contexts.size(), 2U);
 }
 
 TEST_F(CudaKernelRunnerTest, AFaultTheDriverKeepsForTheProcessMakesLaterRunsUnavailable) {
@@ -227,7 +226,7 @@ TEST_F(CudaKernelRunnerTest, ALostGpuIsUnavailableForThisAndEveryLaterRun) {
       "GPU 3 (GPU-10111213-1415-1617-1819-1a1b1c1d1e1f) was lost while running kernel fma (grid 132 x "
       "block 256): CUDA_ERROR_DEVICE_UNAVAILABLE (46): CUDA-capable device(s) is/are busy or unavailable "
       "(from cuLaunchKernel)");
-  EXPECT_EQ(runner->contexts_created(), 1U);
+  EXPECT_EQ(fl::state().contexts.size(), 1U);
   const int calls = fl::state().calls;
   auto again = runner->run(kFma, kCompute, 10'000'000, nullptr);
   ASSERT_FALSE(again.has_value());
@@ -264,7 +263,7 @@ TEST_F(CudaKernelRunnerTest, ABlockTooLargeForTheKernelsRegistersIsAClearResourc
   EXPECT_NE(
       ran.error().message.find("cannot launch with grid 132 x block 1024: at most 512 threads per block"),
       std::string::npos);
-  EXPECT_EQ(runner->contexts_created(), 1U);  // not a fault: the context stays
+  EXPECT_EQ(fl::state().contexts.size(), 1U);  // not a fault: the context stays
   EXPECT_TRUE(runner->run(kFma, kCompute, 1'000'000, nullptr).has_value());
 }
 
