@@ -46,21 +46,22 @@ auto RunTraceSink::claim_locked(std::uint32_t device) -> Claim {
 auto RunTraceSink::write_backlog(std::uint32_t device) -> core::Result<void> {
   std::vector<core::DeviceInfo> row;
   if (auto it = devices_.find(device); it != devices_.end()) row.push_back(it->second);
-  auto done = writer_.with([&](trace::Writer& w) { return w.write_devices(row); });
-  if (!done) return done;
-  std::deque<Pending> queue;
-  {
-    const std::lock_guard lock(mutex_);
-    auto it = backlog_.find(device);
-    if (it == backlog_.end()) return core::ok();
-    queue = std::move(it->second);
-    backlog_.erase(it);
-  }
-  for (const auto& [raw, sol] : queue) {
-    if (auto appended = writer_.with([&](trace::Writer& w) { return w.append(raw, sol); }); !appended)
-      return appended;
-  }
-  return core::ok();
+  // One writer lock for the whole backlog. mutex_ is taken inside it; no path takes them the other way round.
+  return writer_.with([&](trace::Writer& w) -> core::Result<void> {
+    if (auto done = w.write_devices(row); !done) return done;
+    std::deque<Pending> queue;
+    {
+      const std::lock_guard lock(mutex_);
+      auto it = backlog_.find(device);
+      if (it == backlog_.end()) return core::ok();
+      queue = std::move(it->second);
+      backlog_.erase(it);
+    }
+    for (const auto& [raw, sol] : queue) {
+      if (auto appended = w.append(raw, sol); !appended) return appended;
+    }
+    return core::ok();
+  });
 }
 
 auto RunTraceSink::on_sample(const core::RawSample& raw, const core::SolSample& sol) -> core::Result<void> {
