@@ -55,11 +55,6 @@ auto make_temporary_trace() -> core::Result<fs::path> {
   return fs::path(pattern);
 }
 
-void remove_trace(const fs::path& path) {
-  std::error_code ec;
-  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(path.string() + suffix, ec);
-}
-
 /// The GPUs being sampled, when a source could be opened.
 struct Sampling {
   std::unique_ptr<sources::CounterSource> source;
@@ -311,7 +306,7 @@ auto run_job_with(const CommonOptions& common, const RunArgs& args, const RunHoo
   }
   auto writer = trace::Writer::open(*path, {.overwrite = args.force, .source_description = "solscope run"});
   if (!writer) {
-    if (temporary) remove_trace(*path);
+    if (temporary) trace::remove_trace_files(*path);
     print_error(err, writer.error());
     return writer.error().code == core::ErrorCode::InvalidArgument ? kExitUsage : kExitFailure;
   }
@@ -340,7 +335,7 @@ auto run_job_with(const CommonOptions& common, const RunArgs& args, const RunHoo
   if (!exit) {
     if (job.sampling) job.sampling->source->stop();
     (void)writer->close();
-    if (temporary) remove_trace(*path);
+    if (temporary) trace::remove_trace_files(*path);
     print_error(err, exit.error());
     // As shells report a command that cannot be started: 127 not found, 126 not executable.
     if (exit.error().code == core::ErrorCode::NotFound) return 127;
@@ -351,7 +346,7 @@ auto run_job_with(const CommonOptions& common, const RunArgs& args, const RunHoo
   }
   const bool keep = finish_trace(job, *path);
   if (temporary && !keep) {
-    remove_trace(*path);
+    trace::remove_trace_files(*path);
   } else {
     print_note(err, "the trace is at " + path->string());
   }

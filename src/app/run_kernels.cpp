@@ -67,6 +67,12 @@ void KernelLog::start() {
 void KernelLog::read_loop() {
   std::array<std::uint8_t, 65536> buffer{};
   std::vector<inject::WireRecord> records;
+  const auto queue_kernels = [&] {
+    for (const inject::WireRecord& r : records) {
+      if (auto kernel = mapper_.map(r)) (void)queue_.push(std::move(*kernel));
+    }
+    records.clear();
+  };
   while (!stop_.load()) {
     pollfd pfd{fd_, POLLIN, 0};
     const int ready = ::poll(&pfd, 1, 50);
@@ -75,17 +81,11 @@ void KernelLog::read_loop() {
     const ssize_t got = ::read(fd_, buffer.data(), buffer.size());
     if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (got <= 0) break;  // end of file: every process of the job closed the pipe
-    records.clear();
     decoder_.feed(std::span(buffer.data(), static_cast<std::size_t>(got)), records);
-    for (const inject::WireRecord& r : records) {
-      if (auto kernel = mapper_.map(r)) (void)queue_.push(std::move(*kernel));
-    }
+    queue_kernels();
   }
-  records.clear();
   (void)decoder_.finish(records);
-  for (const inject::WireRecord& r : records) {
-    if (auto kernel = mapper_.map(r)) (void)queue_.push(std::move(*kernel));
-  }
+  queue_kernels();
   eof_.store(true);
   queue_.close();
 }

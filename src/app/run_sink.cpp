@@ -36,57 +36,55 @@ auto RunTraceSink::begin(const std::vector<core::DeviceInfo>& devices) -> core::
   return core::ok();
 }
 
-auto RunTraceSink::is_written(std::uint32_t device) -> bool {
-  const std::lock_guard lock(mutex_);
-  if (written_.contains(device)) return true;
-  if (!filter_ || used_.contains(device)) {
-    written_.insert(device);
-    return true;
-  }
-  return false;
+auto RunTraceSink::claim_locked(std::uint32_t device) -> Claim {
+  if (written_.contains(device)) return Claim::Written;
+  if (filter_ && !used_.contains(device)) return Claim::Held;
+  written_.insert(device);
+  return Claim::First;
 }
 
 auto RunTraceSink::write_backlog(std::uint32_t device) -> core::Result<void> {
   std::vector<core::DeviceInfo> row;
   if (auto it = devices_.find(device); it != devices_.end()) row.push_back(it->second);
-  auto done = writer_.with([&](trace::Writer& w) { return w.write_devices(row); });
-  if (!done) return done;
-  std::deque<Pending> queue;
-  {
-    const std::lock_guard lock(mutex_);
-    auto it = backlog_.find(device);
-    if (it == backlog_.end()) return core::ok();
-    queue = std::move(it->second);
-    backlog_.erase(it);
-  }
-  for (const auto& [raw, sol] : queue) {
-    if (auto appended = writer_.with([&](trace::Writer& w) { return w.append(raw, sol); }); !appended)
-      return appended;
-  }
-  return core::ok();
+  // One writer lock for the whole backlog. mutex_ is taken inside it; no path takes them the other way round.
+  return writer_.with([&](trace::Writer& w) -> core::Result<void> {
+    if (auto done = w.write_devices(row); !done) return done;
+    std::deque<Pending> queue;
+    {
+      const std::lock_guard lock(mutex_);
+      auto it = backlog_.find(device);
+      if (it == backlog_.end()) return core::ok();
+      queue = std::move(it->second);
+      backlog_.erase(it);
+    }
+    for (const auto& [raw, sol] : queue) {
+      if (auto appended = w.append(raw, sol); !appended) return appended;
+    }
+    return core::ok();
+  });
 }
 
 auto RunTraceSink::on_sample(const core::RawSample& raw, const core::SolSample& sol) -> core::Result<void> {
   const std::uint32_t device = raw.device_index;
   bool first = false;
   {
-    const std::lock_guard lock(mutex_);
-    first = !written_.contains(device);
-  }
-  if (is_written(device)) {
-    if (first) {
-      if (auto done = write_backlog(device); !done) return done;
+    const std::lock_guard lock(mutex_);  // once per sample: the claim and, when held, the backlog
+    const Claim claim = claim_locked(device);
+    if (claim == Claim::Held) {
+      std::deque<Pending>& queue = backlog_[device];
+      if (queue.size() >= kRunBacklogSamples) {
+        queue.pop_front();
+        ++left_out_;
+      }
+      queue.emplace_back(raw, sol);
+      return core::ok();
     }
-    return writer_.with([&](trace::Writer& w) { return w.append(raw, sol); });
+    first = claim == Claim::First;
   }
-  const std::lock_guard lock(mutex_);
-  std::deque<Pending>& queue = backlog_[device];
-  if (queue.size() >= kRunBacklogSamples) {
-    queue.pop_front();
-    ++left_out_;
+  if (first) {
+    if (auto done = write_backlog(device); !done) return done;
   }
-  queue.emplace_back(raw, sol);
-  return core::ok();
+  return writer_.with([&](trace::Writer& w) { return w.append(raw, sol); });
 }
 
 auto RunTraceSink::write_late_backlogs() -> core::Result<void> {
@@ -98,7 +96,10 @@ auto RunTraceSink::write_late_backlogs() -> core::Result<void> {
     }
   }
   for (const std::uint32_t device : late) {
-    if (!is_written(device)) continue;
+    {
+      const std::lock_guard lock(mutex_);
+      if (claim_locked(device) == Claim::Held) continue;
+    }
     if (auto done = write_backlog(device); !done) return done;
   }
   return core::ok();

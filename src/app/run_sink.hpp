@@ -66,7 +66,10 @@ class RunTraceSink : public SampleSink {
 
  private:
   using Pending = std::pair<core::RawSample, core::SolSample>;
-  [[nodiscard]] auto is_written(std::uint32_t device) -> bool;
+  enum class Claim { Held, First, Written };
+  /// With mutex_ held: Held while the device's samples wait for the job to use it; First when this call
+  /// marks it written (its backlog is due); Written after that.
+  [[nodiscard]] auto claim_locked(std::uint32_t device) -> Claim;
   [[nodiscard]] auto write_backlog(std::uint32_t device) -> core::Result<void>;
 
   SharedWriter& writer_;

@@ -532,4 +532,8 @@ auto Writer::path() const -> const std::filesystem::path& {
   return impl_ ? impl_->path : kNone;
 }
 
+void remove_trace_files(const std::filesystem::path& path) {
+  detail::remove_trace_files(path);
+}
+
 }  // namespace solscope::trace

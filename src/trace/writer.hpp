@@ -155,4 +155,8 @@ class Writer {
   std::unique_ptr<Impl> impl_;
 };
 
+/// Removes the trace `path` and its -wal, -shm and -journal files, ignoring errors (e.g. a temporary trace
+/// that is not to be kept). Never call it while a Writer holds `path`.
+void remove_trace_files(const std::filesystem::path& path);
+
 }  // namespace solscope::trace

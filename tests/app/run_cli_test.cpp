@@ -18,6 +18,7 @@
 #include "app/signals.hpp"
 #include "inject/kernel_wire.hpp"
 #include "support/process.hpp"
+#include "support/scratch_dir.hpp"
 #include "trace/reader.hpp"
 
 namespace solscope::app {
@@ -46,13 +47,7 @@ auto wait_for_file(const fs::path& path, std::chrono::milliseconds timeout) -> b
 
 class RunCliTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("solscope-run-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "tmp");
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { fs::create_directories(dir_ / "tmp"); }
   [[nodiscard]] auto path(const std::string& name) const -> std::string { return (dir_ / name).string(); }
   /// `solscope run ARGS...` with TMPDIR in the test's directory.
   [[nodiscard]] auto run(std::vector<std::string> args) const -> testing::ProcessResult {
@@ -63,7 +58,8 @@ class RunCliTest : public ::testing::Test {
   [[nodiscard]] auto temp_entries() const -> int {
     return static_cast<int>(std::distance(fs::directory_iterator(dir_ / "tmp"), fs::directory_iterator()));
   }
-  fs::path dir_;
+  testing::ScratchDir scratch_{"solscope-run"};
+  const fs::path dir_ = scratch_.path();
 };
 
 TEST_F(RunCliTest, exits_with_the_commands_exit_code_and_removes_the_temporary_trace) {

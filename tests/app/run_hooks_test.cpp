@@ -9,6 +9,7 @@
 #include "app/run_command.hpp"
 #include "inject/kernel_wire.hpp"
 #include "support/fake_counter_source.hpp"
+#include "support/scratch_dir.hpp"
 #include "trace/reader.hpp"
 
 namespace solscope::app {
@@ -51,13 +52,17 @@ auto device(std::uint32_t index) -> core::DeviceInfo {
 
 class RunHooksTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("solscope-runhooks-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+  /// A source of GPUs 0 and 1 that delivers `rounds` polls of one sample per GPU, then creates `release`.
+  static auto two_gpus_releasing(const fs::path& release, std::int64_t rounds) {
+    return [release, rounds](const sources::SourceConfig&) -> Outcome<OpenedSource> {
+      auto source = std::make_unique<ReleasingSource>(release);
+      source->devices_list = {device(0), device(1)};
+      source->never_finish = true;
+      for (std::int64_t n = 0; n < rounds; ++n)
+        source->batches.emplace_back(std::vector{sample(0, n), sample(1, n)});
+      return OpenedSource{std::move(source), "fake GPUs", false, true};
+    };
   }
-  void TearDown() override { fs::remove_all(dir_); }
   /// Hooks with no GPU, no NVML and no injection library; tests replace what they need.
   static auto no_machine() -> RunHooks {
     RunHooks hooks;
@@ -75,20 +80,14 @@ class RunHooksTest : public ::testing::Test {
     hooks.injection_library = []() -> std::optional<fs::path> { return std::nullopt; };
     return hooks;
   }
-  fs::path dir_;
+  testing::ScratchDir scratch_{"solscope-runhooks"};
+  const fs::path dir_ = scratch_.path();
 };
 
 TEST_F(RunHooksTest, only_the_gpus_the_commands_tree_uses_reach_the_trace) {
   const fs::path release = dir_ / "release";
   RunHooks hooks = no_machine();
-  hooks.open_source = [&](const sources::SourceConfig&) -> Outcome<OpenedSource> {
-    auto source = std::make_unique<ReleasingSource>(release);
-    source->devices_list = {device(0), device(1)};
-    source->never_finish = true;
-    for (std::int64_t n = 0; n < 3; ++n)
-      source->batches.emplace_back(std::vector{sample(0, n), sample(1, n)});
-    return OpenedSource{std::move(source), "fake GPUs", false, true};
-  };
+  hooks.open_source = two_gpus_releasing(release, 3);
   // NVML: a stranger (pid 1) on GPU 0; pid 777, a child of the command, on GPU 1.
   hooks.pid_lister = [] {
     return GpuPidLister([](std::uint32_t d) -> core::Result<std::vector<std::int32_t>> {
@@ -118,13 +117,7 @@ TEST_F(RunHooksTest, only_the_gpus_the_commands_tree_uses_reach_the_trace) {
 TEST_F(RunHooksTest, without_the_process_lists_every_sampled_gpu_is_kept) {
   const fs::path release = dir_ / "release";
   RunHooks hooks = no_machine();
-  hooks.open_source = [&](const sources::SourceConfig&) -> Outcome<OpenedSource> {
-    auto source = std::make_unique<ReleasingSource>(release);
-    source->devices_list = {device(0), device(1)};
-    source->never_finish = true;
-    source->batches.emplace_back(std::vector{sample(0, 0), sample(1, 0)});
-    return OpenedSource{std::move(source), "fake GPUs", false, true};
-  };
+  hooks.open_source = two_gpus_releasing(release, 1);
   RunArgs args;
   args.output = (dir_ / "t.sqlite").string();
   args.command = {"sh", "-c", "while [ ! -e " + release.string() + " ]; do sleep 0.01; done"};

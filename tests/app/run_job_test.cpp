@@ -19,6 +19,7 @@
 #include "app/run_usage.hpp"
 #include "core/derive.hpp"
 #include "inject/kernel_wire.hpp"
+#include "support/scratch_dir.hpp"
 #include "trace/reader.hpp"
 #include "trace/writer.hpp"
 #include "workload/process_info.hpp"
@@ -35,14 +36,8 @@ constexpr std::int64_t kRealtime = 1'767'225'600'000'000'000;  // 2026-01-01
 
 class RunJobTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("solscope-runjob-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
+  testing::ScratchDir scratch_{"solscope-runjob"};
+  const fs::path dir_ = scratch_.path();
 };
 
 auto kernel(std::uint32_t cuda, std::uint64_t start, std::uint64_t end, std::uint64_t correlation,
