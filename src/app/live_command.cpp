@@ -11,6 +11,7 @@
 #include "app/source_factory.hpp"
 #include "app/text_view.hpp"
 #include "app/tui_session.hpp"
+#include "core/units.hpp"
 
 namespace solscope::app {
 namespace {
@@ -75,7 +76,7 @@ auto run_live(const CommonOptions& common, const WorkloadOptions& workloads, std
     return code != kExitOk ? code : read;
   }
   JsonLinesSink json(out);
-  TextViewSink text(out, 1'000'000'000, "# solscope " SOLSCOPE_VERSION ": " + opened->description);
+  TextViewSink text(out, core::kNsPerS, "# solscope " SOLSCOPE_VERSION ": " + opened->description);
   if (attainable) {
     text.set_device_notes([&attainable](std::uint32_t device) { return attainable->description_of(device); });
   }

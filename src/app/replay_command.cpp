@@ -9,6 +9,7 @@
 #include "app/source_factory.hpp"
 #include "app/text_view.hpp"
 #include "app/tui_session.hpp"
+#include "core/units.hpp"
 
 namespace solscope::app {
 
@@ -43,7 +44,7 @@ auto run_replay(const CommonOptions& common, const ReplayArgs& args, std::ostrea
   }
   if (!common.json) print_note(err, "playing " + opened->description);
   JsonLinesSink json(out);
-  TextViewSink text(out, 1'000'000'000, "# solscope " SOLSCOPE_VERSION ": " + opened->description);
+  TextViewSink text(out, core::kNsPerS, "# solscope " SOLSCOPE_VERSION ": " + opened->description);
   SampleSink* sink = common.json ? static_cast<SampleSink*>(&json) : &text;
   const int code = run_engine(*opened->source, {sink}, options, err);
   const int read = report_replay_end(*opened, err);  // samples read and skipped, where the damage begins

@@ -3,10 +3,11 @@
 #include <unistd.h>
 
 #include <array>
-#include <cstdlib>
 #include <filesystem>
+#include <string>
 #include <system_error>
 
+#include "app/config/environment.hpp"
 #include "app/exit_codes.hpp"
 #include "app/gpu_backend.hpp"
 #include "app/messages.hpp"
@@ -85,7 +86,7 @@ auto report_replay_end(const OpenedSource& opened, std::ostream& err) -> int {
 }
 
 auto find_demo_trace() -> std::string {
-  if (const char* env = std::getenv("SOLSCOPE_DEMO_TRACE"); env != nullptr && *env != '\0') return env;
+  if (std::string env = config::env_or_empty("SOLSCOPE_DEMO_TRACE"); !env.empty()) return env;
   const auto exe_dir = executable_dir();
   const std::array<std::filesystem::path, 3> candidates{
       exe_dir / ".." / "share" / "solscope" / "demo-trace.sqlite", exe_dir / "demo-trace.sqlite",

@@ -123,9 +123,8 @@ void configure(httplib::Server& http, const ServerOptions& o, const std::shared_
     started->set(true);
     return new detail::ConnectionPool(threads);
   };
-  http.set_read_timeout(std::chrono::duration_cast<std::chrono::seconds>(o.request_deadline).count() + 1);
-  http.set_write_timeout(std::chrono::duration_cast<std::chrono::seconds>(kWriteTimeout).count());
-  http.set_keep_alive_max_count(1);
+  // No read/write timeouts or keep-alive settings: detail::GuardedServer serves each connection itself
+  // (non-blocking, one request, its own deadlines), so cpp-httplib's would not apply.
   http.set_payload_max_length(0);
 }
 

@@ -14,6 +14,7 @@
 #include "core/raw_sample.hpp"
 #include "core/result.hpp"
 #include "core/sol_sample.hpp"
+#include "core/units.hpp"
 
 namespace solscope::trace {
 
@@ -26,7 +27,7 @@ struct WriterOptions {
   std::size_t batch_samples = 4096;
   /// ... or once the appended samples reach this many ns of sample time past the last commit (>= 1). With the
   /// default 1 s, a killed recorder loses at most about the last second of samples.
-  std::int64_t batch_span_ns = 1'000'000'000;
+  std::int64_t batch_span_ns = core::kNsPerS;
   /// How far (in sample time) a device may lag the newest sample of any device and still be waited for, so
   /// that samples of devices polled one after the other are committed in time order (>= 0). Set it above the
   /// longest delay between a sample's end and its append.

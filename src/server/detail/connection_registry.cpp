@@ -85,8 +85,4 @@ auto socket_endpoint(int fd, EndpointSide side) -> Endpoint {
   return rc == 0 ? endpoint_of(addr) : Endpoint{};
 }
 
-auto peer_address(int fd) -> std::string {
-  return socket_endpoint(fd, EndpointSide::Peer).address;
-}
-
 }  // namespace solscope::server::detail

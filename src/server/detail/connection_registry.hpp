@@ -73,7 +73,5 @@ enum class EndpointSide { Peer, Local };
 /// The `side` end of socket `fd`; an empty address and port 0 when unknown (getpeername/getsockname failed,
 /// not IPv4 or IPv6).
 [[nodiscard]] auto socket_endpoint(int fd, EndpointSide side) -> Endpoint;
-/// The numeric address of the peer of socket `fd` (as socket_endpoint); "" when unknown.
-[[nodiscard]] auto peer_address(int fd) -> std::string;
 
 }  // namespace solscope::server::detail

@@ -102,9 +102,8 @@ auto DeadlineStream::write(const char* ptr, size_t size) -> ssize_t {
 }
 
 void DeadlineStream::get_remote_ip_and_port(std::string& ip, int& port) const {
-  Endpoint end = socket_endpoint(fd_, EndpointSide::Peer);
-  ip = std::move(end.address);
-  port = end.port;
+  ip = peer_.address;
+  port = peer_.port;
 }
 
 void DeadlineStream::get_local_ip_and_port(std::string& ip, int& port) const {

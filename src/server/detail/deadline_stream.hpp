@@ -9,17 +9,26 @@
 
 #include <chrono>
 #include <string>
+#include <utility>
+
+#include "server/detail/connection_registry.hpp"
 
 namespace solscope::server::detail {
 
 using Clock = std::chrono::steady_clock;
 
 /// A connection as cpp-httplib's Server::process_request reads and writes it. `fd` must be non-blocking;
-/// `ssl` (may be nullptr: plain HTTP) has completed its handshake on `fd`. Neither is owned.
+/// `ssl` (may be nullptr: plain HTTP) has completed its handshake on `fd`. Neither is owned. `peer` is the
+/// client's end of `fd` as the caller looked it up once (socket_endpoint).
 class DeadlineStream final : public httplib::Stream {
  public:
-  DeadlineStream(int fd, SSL* ssl, Clock::time_point read_deadline, std::chrono::milliseconds write_timeout)
-      : fd_(fd), ssl_(ssl), read_deadline_(read_deadline), write_timeout_(write_timeout) {}
+  DeadlineStream(int fd, SSL* ssl, Endpoint peer, Clock::time_point read_deadline,
+                 std::chrono::milliseconds write_timeout)
+      : fd_(fd),
+        ssl_(ssl),
+        peer_(std::move(peer)),
+        read_deadline_(read_deadline),
+        write_timeout_(write_timeout) {}
 
   /// True when bytes can be read before the read deadline.
   [[nodiscard]] auto is_readable() const -> bool override;
@@ -36,6 +45,7 @@ class DeadlineStream final : public httplib::Stream {
  private:
   int fd_;
   SSL* ssl_;
+  Endpoint peer_;
   Clock::time_point read_deadline_;
   std::chrono::milliseconds write_timeout_;
 };

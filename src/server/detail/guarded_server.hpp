@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <type_traits>
+#include <utility>
 
 #include "server/detail/connection_registry.hpp"
 #include "server/detail/deadline_stream.hpp"
@@ -62,11 +63,11 @@ class GuardedServer final : public Base {
     const auto deadline = Clock::now() + limits_.request_deadline;
     const ClosedAtExit closed{sock};
     ::fcntl(sock, F_SETFL, ::fcntl(sock, F_GETFL, 0) | O_NONBLOCK);
-    const std::string address = peer_address(sock);
+    Endpoint peer = socket_endpoint(sock, EndpointSide::Peer);  // looked up once per connection
     std::optional<ConnectionRegistry::Slot> slot;
-    const Admission admission = registry_.admit(sock, address, slot);
+    const Admission admission = registry_.admit(sock, peer.address, slot);
     if (admission != Admission::Admitted) {
-      if (admission == Admission::TooManyFromAddress && !kTls) send_refusal(sock, address);
+      if (admission == Admission::TooManyFromAddress && !kTls) send_refusal(sock, peer.address);
       return false;
     }
     if constexpr (kTls) {
@@ -75,11 +76,11 @@ class GuardedServer final : public Base {
       const std::unique_ptr<SSL, void (*)(SSL*)> owner(ssl, SSL_free);
       SSL_set_fd(ssl, sock);
       if (!tls_accept(ssl, sock, deadline)) return false;
-      const bool ok = serve(DeadlineStream(sock, ssl, deadline, limits_.write_timeout), ssl);
+      const bool ok = serve(DeadlineStream(sock, ssl, std::move(peer), deadline, limits_.write_timeout), ssl);
       if (ok) (void)SSL_shutdown(ssl);
       return ok;
     } else {
-      return serve(DeadlineStream(sock, nullptr, deadline, limits_.write_timeout), nullptr);
+      return serve(DeadlineStream(sock, nullptr, std::move(peer), deadline, limits_.write_timeout), nullptr);
     }
   }
 

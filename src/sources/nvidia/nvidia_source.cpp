@@ -274,18 +274,14 @@ auto NvidiaSource::status(std::uint32_t device) const -> sources::DeviceStatus {
   return dev != nullptr ? dev->status : sources::DeviceStatus{};
 }
 
-auto NvidiaSource::processes(std::uint32_t device) -> core::Result<std::vector<GpuProcess>> {
+auto NvidiaSource::processes_on(std::uint32_t device) -> core::Result<std::vector<sources::DeviceProcess>> {
   if (!reader_)
     return core::fail(core::ErrorCode::FailedPrecondition, "nvidia source not started", "call start() first");
   if (find(device) == nullptr) {
     return core::fail(core::ErrorCode::InvalidArgument,
                       "device " + std::to_string(device) + " is not being sampled");
   }
-  return reader_->processes(device);
-}
-
-auto NvidiaSource::processes_on(std::uint32_t device) -> core::Result<std::vector<sources::DeviceProcess>> {
-  auto listed = processes(device);
+  auto listed = reader_->processes(device);
   if (!listed) return core::propagate(std::move(listed));
   std::vector<sources::DeviceProcess> out;
   out.reserve(listed->size());

@@ -98,11 +98,9 @@ class NvidiaSource final : public sources::CounterSource, public sources::Proces
   /// Errors: as start() for the driver and NVML.
   [[nodiscard]] auto probe() const -> core::Result<NvidiaProbe>;
 
-  /// Compute processes on a device being sampled (NvmlReader::processes). Errors: FailedPrecondition when not
-  /// started, InvalidArgument for a device not sampled, NvmlReader::processes' errors.
-  [[nodiscard]] auto processes(std::uint32_t device) -> core::Result<std::vector<GpuProcess>>;
-
-  /// processes() as the ProcessLister capability (unknown memory becomes nullopt).
+  /// Compute processes on a device being sampled (NvmlReader::processes; unknown memory becomes nullopt), the
+  /// ProcessLister capability. Errors: FailedPrecondition when not started, InvalidArgument for a device not
+  /// sampled, NvmlReader::processes' errors.
   [[nodiscard]] auto processes_on(std::uint32_t device)
       -> core::Result<std::vector<sources::DeviceProcess>> override;
   [[nodiscard]] auto process_lister() -> sources::ProcessLister* override { return this; }

@@ -95,9 +95,9 @@ auto TraceReplaySource::fill_lookahead() -> bool {
   core::RawSample sample;
   bool got = cursor_->next(sample);
   if (cursor_->damage()) damaged_ = true;
-  if (!got) take_account();
   if (!got && options_.loop && pass_has_samples_) {
-    // Next pass: shift by the trace's span so that times keep increasing.
+    // Next pass (open_cursor takes this pass's account): shift by the trace's span so that times keep
+    // increasing.
     if (!span_ns_) {
       const auto span = reader_.time_span();
       span_ns_ = span && *span ? std::max<std::int64_t>((*span)->second - (*span)->first, 1) : 1;
@@ -105,6 +105,8 @@ auto TraceReplaySource::fill_lookahead() -> bool {
     shift_ns_ += *span_ns_;
     pass_has_samples_ = false;
     if (open_cursor(kMinNs)) got = cursor_->next(sample);
+  } else if (!got) {
+    take_account();
   }
   if (!got) return false;
   pass_has_samples_ = true;

@@ -14,11 +14,11 @@ namespace fs = std::filesystem;
 constexpr std::size_t kHeaderBytes = 100;
 constexpr char kMagic[] = "SQLite format 3";  // 16 bytes with its NUL (fileformat2.html 1.3)
 
+}  // namespace
+
 auto big_endian_u32(const unsigned char* p) -> std::uint32_t {
   return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
 }
-
-}  // namespace
 
 auto not_a_trace(const fs::path& path, std::string_view why) -> core::Error {
   return core::Error{core::ErrorCode::InvalidArgument,

@@ -32,6 +32,10 @@ struct FileProbe {
 /// True when the file is shorter than its header declares and no -wal could supply the missing pages.
 [[nodiscard]] auto cut_short(const FileProbe& probe) -> bool;
 
+/// The big-endian 32-bit word at `p` (4 readable bytes): how SQLite stores the integers of its database and
+/// -wal headers (fileformat2.html sections 1.3 and 4.1).
+[[nodiscard]] auto big_endian_u32(const unsigned char* p) -> std::uint32_t;
+
 /// "N bytes" as "12.3 KiB" / "4.0 MiB" for messages.
 [[nodiscard]] auto human_bytes(std::uintmax_t bytes) -> std::string;
 

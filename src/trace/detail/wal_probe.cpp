@@ -5,6 +5,8 @@
 #include <fstream>
 #include <vector>
 
+#include "trace/detail/file_probe.hpp"
+
 namespace solscope::trace::detail {
 namespace {
 
@@ -14,10 +16,6 @@ constexpr std::size_t kFrameHeaderBytes = 24;
 constexpr std::uint32_t kMagicLittle = 0x377f0682;  // checksums over little-endian words
 constexpr std::uint32_t kMagicBig = 0x377f0683;     // over big-endian words
 constexpr std::uint32_t kWalVersion = 3007000;
-
-auto big_endian_u32(const unsigned char* p) -> std::uint32_t {
-  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
-}
 
 auto little_endian_u32(const unsigned char* p) -> std::uint32_t {
   return (std::uint32_t{p[3]} << 24) | (std::uint32_t{p[2]} << 16) | (std::uint32_t{p[1]} << 8) | p[0];

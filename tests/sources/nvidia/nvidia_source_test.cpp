@@ -406,13 +406,14 @@ TEST_F(NvidiaSourceTest, processes_come_from_nvml) {
   fake_.gpus[0].processes = {
       {.pid = 4242, .used_gpu_memory = 1 << 20, .gpu_instance_id = ~0U, .compute_instance_id = ~0U}};
   NvidiaSource source(deps());
-  EXPECT_EQ(source.processes(0).error().code, core::ErrorCode::FailedPrecondition);
+  EXPECT_EQ(source.processes_on(0).error().code, core::ErrorCode::FailedPrecondition);
   ASSERT_TRUE(start(source).has_value());
-  const auto processes = source.processes(0);
+  const auto processes = source.processes_on(0);
   ASSERT_TRUE(processes.has_value());
   ASSERT_EQ(processes->size(), 1u);
-  EXPECT_EQ((*processes)[0].pid, 4242u);
-  EXPECT_EQ(source.processes(3).error().code, core::ErrorCode::InvalidArgument);
+  EXPECT_EQ((*processes)[0].pid, 4242);
+  EXPECT_EQ((*processes)[0].gpu_memory_bytes, std::optional<std::uint64_t>(1 << 20));
+  EXPECT_EQ(source.processes_on(3).error().code, core::ErrorCode::InvalidArgument);
 }
 
 }  // namespace
