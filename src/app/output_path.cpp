@@ -10,6 +10,11 @@ namespace fs = std::filesystem;
 auto is_same_or_sidecar(const std::string& a, const std::string& b) -> bool {
   std::error_code ec;
   if (fs::equivalent(a, b, ec)) return true;
+  // Paths not created yet (`run -o T --html T`): the same path once resolved.
+  std::error_code ea;
+  std::error_code eb;
+  const fs::path resolved_a = fs::weakly_canonical(a, ea);
+  if (!ea && resolved_a == fs::weakly_canonical(b, eb) && !eb) return true;
   for (const std::string_view suffix : {"-wal", "-shm", "-journal"}) {
     if (fs::equivalent(a, b + std::string(suffix), ec)) return true;
   }

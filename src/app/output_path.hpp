@@ -9,8 +9,8 @@
 
 namespace solscope::app {
 
-/// True when `a` and `b` name the same file (symbolic and hard links included), or `a` is a -wal, -shm or
-/// -journal file of trace `b`. False when either does not exist.
+/// True when `a` and `b` name the same file (symbolic and hard links included), or the same path once
+/// resolved (also when neither exists yet), or `a` is a -wal, -shm or -journal file of trace `b`.
 [[nodiscard]] auto is_same_or_sidecar(const std::string& a, const std::string& b) -> bool;
 
 /// Checks `output` before a command truncates it: refuses one of `inputs` (or a -wal/-shm/-journal file of

@@ -281,14 +281,6 @@ auto run_job_with(const CommonOptions& common, const RunArgs& args, const RunHoo
     print_error(err, config.error());
     return kExitUsage;
   }
-  std::error_code ec;  // a path that cannot be resolved compares as written (check_output_path says why)
-  if (!args.html.empty() && !args.output.empty() &&
-      fs::weakly_canonical(args.html, ec) == fs::weakly_canonical(args.output, ec)) {
-    print_error(err, core::Error{core::ErrorCode::InvalidArgument,
-                                 "--html " + args.html + " is the trace this run writes (-o)",
-                                 "give the HTML page another path"});
-    return kExitUsage;
-  }
   if (!args.html.empty()) {  // checked before CMD runs: a refused --html must not cost the user the job
     const std::vector<std::string> inputs{args.output};
     if (auto checked = check_output_path(
