@@ -22,6 +22,15 @@ struct DeviceInfo {
   /// Peak DRAM bandwidth in bytes/s: bus width (bits) / 8 x max memory clock (Hz) x 2 transfers per clock
   /// (DDR/HBM), e.g. H100 SXM 5120 / 8 x 2619e6 x 2 = 3.35e12. NaN when NVML does not give both figures.
   double dram_peak_bytes_per_s = std::numeric_limits<double>::quiet_NaN();
+  /// Machine the GPU is in (dcgm-exporter's `Hostname`, an import's host); empty = this machine.
+  std::string host;
+  /// MIG GPU-instance profile, e.g. "1g.10gb" (dcgm-exporter `GPU_I_PROFILE`); empty = not a MIG slice.
+  std::string mig_profile;
+  /// MIG GPU-instance id (dcgm-exporter `GPU_I_ID`); -1 = not a MIG slice.
+  std::int32_t mig_instance_id = -1;
+  /// Who runs on the GPU, Kubernetes-style "namespace/pod/container" (dcgm-exporter's `namespace`, `pod`,
+  /// `container` labels, empty parts kept); empty = unknown.
+  std::string attribution;
 };
 
 }  // namespace solscope::core

@@ -45,6 +45,8 @@ enum class SourceKind : std::uint8_t {
   Gpm,         ///< NVML GPM (Hopper+): tensor/FP pipes, DRAM, SM activity; coarser
   NvmlOnly,    ///< NVML basic: classic utilization, clocks, power; no SOL
   Replay,      ///< a recorded trace
+  Dcgm,        ///< DCGM profiling fields (dcgm-exporter, dcgmi dmon): tensor/FP pipes, DRAM active; coarser
+  Nsys,        ///< Nsight Systems GPU metrics sampling (an nsys SQLite export); coarser
 };
 
 /// Lowercase names used in JSON, traces, Prometheus labels and the UI: "tensor", "dram", "memory",

@@ -18,6 +18,10 @@ auto source_label(core::SourceKind source) -> std::string {
       return "NVML only";
     case core::SourceKind::Replay:
       return "replay";
+    case core::SourceKind::Dcgm:
+      return "DCGM";
+    case core::SourceKind::Nsys:
+      return "Nsight Systems";
     case core::SourceKind::None:
       break;
   }
@@ -30,6 +34,8 @@ auto source_role(core::SourceKind source) -> Role {
       return Role::Good;
     case core::SourceKind::Gpm:
     case core::SourceKind::NvmlOnly:
+    case core::SourceKind::Dcgm:
+    case core::SourceKind::Nsys:
       return Role::Warn;
     case core::SourceKind::Replay:
       return Role::Dim;

@@ -1,0 +1,98 @@
+// The fleet view's data: one row per GPU (host x GPU) read from a Prometheus server, with the figures now and
+// over a window, the GPU-hours of "busy but doing little" (high classic utilization, low Compute SOL) and
+// stragglers against their node's or job's median; and one GPU's history for its detail view.
+//
+// Rows come from solscope's own series (`solscope_*`, docs/http-api.md) where present, otherwise from
+// dcgm-exporter's (`DCGM_FI_PROF_*`, core/dcgm_fields.hpp: Compute SOL = the busiest of tensor/FP64/FP32/FP16
+// pipe active, Memory SOL = DRAM active). The terminal view (`solscope fleet`) and the web dashboard
+// (`solscope serve --prometheus URL`, GET /api/v1/fleet) show the same FleetSnapshot.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/result.hpp"
+
+namespace solscope::fleet {
+
+inline constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
+
+/// Which series a row was read from.
+enum class SeriesKind : std::uint8_t { Solscope, Dcgm };
+
+/// One GPU of the fleet. (host, gpu) is unique within a snapshot.
+struct GpuKey {
+  std::string host;        ///< `Hostname` (dcgm-exporter) or `host`/`instance` label
+  std::string gpu;         ///< GPU index on the host as the series label it ("0"), "3/1g.10gb/2" for MIG
+  std::string uuid;        ///< "GPU-..." when the series carry it; empty otherwise
+  std::string model_name;  ///< "NVIDIA H100 80GB HBM3" when known
+  std::string job;         ///< "namespace/pod" (or Prometheus `job` label) for the straggler groups; empty = none
+};
+
+/// One GPU's figures. Percentages 0-100 (NaN = unknown; never 0 for unknown).
+struct FleetRow {
+  GpuKey key;
+  SeriesKind series = SeriesKind::Solscope;
+  double compute_sol_pct = kNoValue;  ///< newest value in the window
+  double memory_sol_pct = kNoValue;
+  double gpu_util_pct = kNoValue;     ///< classic utilization (nvidia-smi's)
+  double compute_sol_mean_pct = kNoValue;  ///< mean over the window (every step weighted alike)
+  double memory_sol_mean_pct = kNoValue;
+  double gpu_util_mean_pct = kNoValue;
+  /// GPU-hours in the window where classic utilization > 80 % and Compute SOL < 20 % (fleet_math.hpp).
+  double busy_idle_gpu_hours = 0;
+  /// Compute SOL mean minus the median of its group (same job when known, else same host); NaN when alone.
+  double straggler_gap_pct = kNoValue;
+  bool straggler = false;  ///< straggler_gap_pct below -kStragglerGapPct
+};
+
+/// A fleet at one moment.
+struct FleetSnapshot {
+  std::vector<FleetRow> rows;  ///< sorted by (host, gpu)
+  std::int64_t window_start_ns = 0;  ///< Unix ns
+  std::int64_t window_end_ns = 0;
+  std::int64_t step_ns = 0;          ///< query_range step used
+  std::string source;                ///< "prometheus at https://prom:9090, selector {cluster=\"a\"}"
+  /// Each limit that cut the answer ("series limit 10000 reached: 312 GPUs not shown"), and other notes.
+  std::vector<std::string> notes;
+};
+
+/// One point of a GPU's history.
+struct HistoryPoint {
+  std::int64_t t_ns = 0;
+  double compute_sol_pct = kNoValue;
+  double memory_sol_pct = kNoValue;
+  double gpu_util_pct = kNoValue;
+};
+
+/// One GPU over the window (the fleet view's Enter).
+struct GpuHistory {
+  GpuKey key;
+  SeriesKind series = SeriesKind::Solscope;
+  std::vector<HistoryPoint> points;  ///< in time order
+  std::vector<std::string> notes;
+};
+
+/// Where fleet figures come from: the Prometheus reader (prometheus_fleet.hpp), or a fake in tests.
+/// One thread at a time.
+class FleetProvider {
+ public:
+  virtual ~FleetProvider() = default;
+  /// The fleet now, over the provider's window. Errors: Unavailable (Prometheus not reachable),
+  /// PermissionDenied (401/403), InvalidArgument (a bad selector, with Prometheus' own message), DataLoss
+  /// (an answer that is not Prometheus' API).
+  [[nodiscard]] virtual auto snapshot() -> core::Result<FleetSnapshot> = 0;
+  /// One GPU over the window. Errors: as snapshot(); NotFound when no series matches the key.
+  [[nodiscard]] virtual auto history(const GpuKey& key) -> core::Result<GpuHistory> = 0;
+  /// "prometheus at URL, selector S, window 1h" for titles.
+  [[nodiscard]] virtual auto describe() const -> std::string = 0;
+
+ protected:
+  FleetProvider() = default;
+  FleetProvider(const FleetProvider&) = default;
+  auto operator=(const FleetProvider&) -> FleetProvider& = default;
+};
+
+}  // namespace solscope::fleet
