@@ -105,7 +105,13 @@ auto parse_line(std::string_view line, PromSample& out) -> bool {
   in.skip_spaces();
   if (!parse_value(in.token(), out.value)) return false;
   in.skip_spaces();
-  if (!in.at_end()) in.token();  // the optional timestamp, ignored
+  if (!in.at_end()) {
+    const std::string_view stamp = in.token();
+    std::int64_t ms = 0;
+    const auto [end, ec] = std::from_chars(stamp.data(), stamp.data() + stamp.size(), ms);
+    if (ec != std::errc{} || end != stamp.data() + stamp.size() || ms == kNoTimestamp) return false;
+    out.timestamp_ms = ms;
+  }
   in.skip_spaces();
   return in.at_end();
 }
@@ -126,13 +132,16 @@ auto PromSample::label(std::string_view key) const -> const std::string* {
 
 auto parse_prometheus_text(std::string_view text, std::span<const std::string_view> wanted) -> PromText {
   PromText out;
+  std::size_t line_number = 0;
   while (!text.empty()) {
     std::string_view line = detail::next_line(text);
+    ++line_number;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (is_blank_or_comment(line)) continue;
     PromSample sample;
+    sample.line = line_number;
     if (!parse_line(line, sample)) {
-      ++out.bad_lines;
+      if (out.bad_lines++ == 0) out.first_bad_line = line_number;
       continue;
     }
     if (wanted.empty() || std::find(wanted.begin(), wanted.end(), sample.name) != wanted.end()) {

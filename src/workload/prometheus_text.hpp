@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,11 +18,17 @@
 
 namespace solscope::workload {
 
+/// PromSample::timestamp_ms of a line without one.
+inline constexpr std::int64_t kNoTimestamp = std::numeric_limits<std::int64_t>::min();
+
 /// One sample line.
 struct PromSample {
   std::string name;
   std::vector<std::pair<std::string, std::string>> labels;  ///< in line order, values unescaped
   double value = 0;                                         ///< may be NaN or +-infinity
+  /// The optional timestamp after the value, in ms since the Unix epoch; kNoTimestamp when absent.
+  std::int64_t timestamp_ms = kNoTimestamp;
+  std::size_t line = 0;  ///< 1-based line number in the text (for messages)
 
   /// The value of label `key`, or nullptr when the sample has no such label.
   [[nodiscard]] auto label(std::string_view key) const -> const std::string*;
@@ -31,6 +38,7 @@ struct PromSample {
 struct PromText {
   std::vector<PromSample> samples;
   std::size_t bad_lines = 0;  ///< non-comment, non-blank lines that did not parse
+  std::size_t first_bad_line = 0;  ///< 1-based line number of the first of them; 0 when none
 };
 
 /// Parses an exposition text. When `wanted` is not empty, only samples whose name is in it are kept (the
