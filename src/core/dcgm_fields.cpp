@@ -43,14 +43,17 @@ auto find_field(Pred pred) -> std::optional<DcgmField> {
   return std::nullopt;
 }
 
-// DCGM_FT_FP64_BLANK and the three after it; DCGM_FT_INT64_BLANK (0x7ffffffffffffff0) and three; INT32 likewise.
+// DCGM_FT_FP64_BLANK and the three after it; DCGM_FT_INT64_BLANK (0x7ffffffffffffff0) and three; INT32
+// likewise.
 constexpr double kFp64Blank = 140737488355328.0;
 constexpr double kInt64Blank = 9223372036854775792.0;  // 0x7ffffffffffffff0; rounds to 2^63 as a double
 constexpr double kInt32Blank = 2147483632.0;           // 0x7ffffff0
 
 }  // namespace
 
-auto dcgm_fields() -> std::span<const DcgmField> { return kFields; }
+auto dcgm_fields() -> std::span<const DcgmField> {
+  return kFields;
+}
 
 auto dcgm_field_by_id(std::uint32_t id) -> std::optional<DcgmField> {
   return find_field([id](const DcgmField& f) { return f.id == id; });

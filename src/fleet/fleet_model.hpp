@@ -28,7 +28,7 @@ struct GpuKey {
   std::string gpu;         ///< GPU index on the host as the series label it ("0"), "3/1g.10gb/2" for MIG
   std::string uuid;        ///< "GPU-..." when the series carry it; empty otherwise
   std::string model_name;  ///< "NVIDIA H100 80GB HBM3" when known
-  std::string job;         ///< "namespace/pod" (or Prometheus `job` label) for the straggler groups; empty = none
+  std::string job;  ///< "namespace/pod" (or Prometheus `job` label) for the straggler groups; empty = none
 };
 
 /// One GPU's figures. Percentages 0-100 (NaN = unknown; never 0 for unknown).
@@ -37,7 +37,7 @@ struct FleetRow {
   SeriesKind series = SeriesKind::Solscope;
   double compute_sol_pct = kNoValue;  ///< newest value in the window
   double memory_sol_pct = kNoValue;
-  double gpu_util_pct = kNoValue;     ///< classic utilization (nvidia-smi's)
+  double gpu_util_pct = kNoValue;          ///< classic utilization (nvidia-smi's)
   double compute_sol_mean_pct = kNoValue;  ///< mean over the window (every step weighted alike)
   double memory_sol_mean_pct = kNoValue;
   double gpu_util_mean_pct = kNoValue;
@@ -50,11 +50,11 @@ struct FleetRow {
 
 /// A fleet at one moment.
 struct FleetSnapshot {
-  std::vector<FleetRow> rows;  ///< sorted by (host, gpu)
+  std::vector<FleetRow> rows;        ///< sorted by (host, gpu)
   std::int64_t window_start_ns = 0;  ///< Unix ns
   std::int64_t window_end_ns = 0;
-  std::int64_t step_ns = 0;          ///< query_range step used
-  std::string source;                ///< "prometheus at https://prom:9090, selector {cluster=\"a\"}"
+  std::int64_t step_ns = 0;  ///< query_range step used
+  std::string source;        ///< "prometheus at https://prom:9090, selector {cluster=\"a\"}"
   /// Each limit that cut the answer ("series limit 10000 reached: 312 GPUs not shown"), and other notes.
   std::vector<std::string> notes;
 };

@@ -38,29 +38,35 @@ class DcgmDeviceIndex {
 
 /// One GPU's values at one scrape. `sample.t_start_ns`/`t_end_ns` are left for the caller (the live source
 /// knows its scrape times; an import uses the lines' timestamps), except when the scrape's lines carry
-/// timestamps: then t_end_ns = the timestamp and t_start_ns = 0 (the caller sets it from the previous scrape).
+/// timestamps: then t_end_ns = the timestamp and t_start_ns = 0 (the caller sets it from the previous
+/// scrape).
 struct DcgmGpuSample {
-  core::DeviceInfo device;  ///< index from the DcgmDeviceIndex; uuid, name (modelName), host, MIG, attribution
-  core::RawSample sample;   ///< source = SourceKind::Dcgm, device_index = device.index; unmapped metrics NaN
+  core::DeviceInfo
+      device;              ///< index from the DcgmDeviceIndex; uuid, name (modelName), host, MIG, attribution
+  core::RawSample sample;  ///< source = SourceKind::Dcgm, device_index = device.index; unmapped metrics NaN
 };
 
 /// One scrape.
 struct DcgmScrape {
-  std::vector<DcgmGpuSample> gpus;                  ///< in device-index order
-  std::int64_t timestamp_ms = std::numeric_limits<std::int64_t>::min();            ///< the lines' timestamp when they carry one, else std::numeric_limits<std::int64_t>::min()
-  std::size_t lines_used = 0;                       ///< sample lines mapped to a known DCGM field
-  std::map<std::string, std::size_t> unknown_names; ///< DCGM_FI_* series with no mapping, and how many lines
+  std::vector<DcgmGpuSample> gpus;  ///< in device-index order
+  std::int64_t timestamp_ms =
+      std::numeric_limits<std::int64_t>::min();      ///< the lines' timestamp when they carry one, else
+                                                     ///< std::numeric_limits<std::int64_t>::min()
+  std::size_t lines_used = 0;                        ///< sample lines mapped to a known DCGM field
+  std::map<std::string, std::size_t> unknown_names;  ///< DCGM_FI_* series with no mapping, and how many lines
 };
 
-/// Parses one scrape. Lines of series other than `DCGM_FI_*` are ignored; placeholder values (2^47, 0x7ff..f2,
+/// Parses one scrape. Lines of series other than `DCGM_FI_*` are ignored; placeholder values (2^47,
+/// 0x7ff..f2,
 /// ...) are unknown. Errors: DataLoss "line N: ..." naming the first line that is not exposition text, and
 /// InvalidArgument "no DCGM_FI_* series" when the text holds none (not a dcgm-exporter scrape).
-[[nodiscard]] auto parse_dcgm_scrape(std::string_view text, DcgmDeviceIndex& index) -> core::Result<DcgmScrape>;
+[[nodiscard]] auto parse_dcgm_scrape(std::string_view text, DcgmDeviceIndex& index)
+    -> core::Result<DcgmScrape>;
 
 /// Splits a text of many scrapes (sample lines with timestamps; a scrape = the lines sharing one timestamp)
 /// into scrapes in time order, each parsed as parse_dcgm_scrape() does. A text without timestamps is one
-/// scrape. Errors: as parse_dcgm_scrape(); DataLoss "line N: ..." when some lines carry a timestamp and others
-/// do not.
+/// scrape. Errors: as parse_dcgm_scrape(); DataLoss "line N: ..." when some lines carry a timestamp and
+/// others do not.
 [[nodiscard]] auto parse_dcgm_scrapes(std::string_view text, DcgmDeviceIndex& index)
     -> core::Result<std::vector<DcgmScrape>>;
 

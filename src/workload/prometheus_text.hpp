@@ -37,7 +37,7 @@ struct PromSample {
 /// Samples of one exposition text.
 struct PromText {
   std::vector<PromSample> samples;
-  std::size_t bad_lines = 0;  ///< non-comment, non-blank lines that did not parse
+  std::size_t bad_lines = 0;       ///< non-comment, non-blank lines that did not parse
   std::size_t first_bad_line = 0;  ///< 1-based line number of the first of them; 0 when none
 };
 

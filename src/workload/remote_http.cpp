@@ -12,7 +12,8 @@ namespace solscope::workload {
 namespace {
 
 auto bad_url(std::string_view url, std::string_view why) -> core::Error {
-  return core::Error{core::ErrorCode::InvalidArgument, "bad URL '" + std::string(url) + "': " + std::string(why),
+  return core::Error{core::ErrorCode::InvalidArgument,
+                     "bad URL '" + std::string(url) + "': " + std::string(why),
                      "give http://HOST:PORT or https://HOST:PORT, optionally with a path prefix"};
 }
 
@@ -85,10 +86,10 @@ class HttplibRemote final : public RemoteHttp {
       return true;
     });
     if (too_big) {
-      return core::fail(core::ErrorCode::ResourceExhausted,
-                        describe() + path + " answered more than " + std::to_string(endpoint_.max_body_bytes) +
-                            " bytes",
-                        "narrow the query (a selector, a shorter window or a larger step)");
+      return core::fail(
+          core::ErrorCode::ResourceExhausted,
+          describe() + path + " answered more than " + std::to_string(endpoint_.max_body_bytes) + " bytes",
+          "narrow the query (a selector, a shorter window or a larger step)");
     }
     if (!result) {
       return core::fail(core::ErrorCode::Unavailable,
@@ -98,7 +99,9 @@ class HttplibRemote final : public RemoteHttp {
     return HttpResponse{result->status, std::move(body)};
   }
 
-  auto describe() const -> std::string override { return url_.origin + url_.prefix; }
+  auto describe() const -> std::string override {
+    return url_.origin + url_.prefix;
+  }
 
  private:
   RemoteEndpoint endpoint_;
@@ -144,20 +147,22 @@ auto make_remote_http(const RemoteEndpoint& endpoint) -> core::Result<std::uniqu
   if (!url) return core::propagate(url);
   const auto in = [](double v, double lo, double hi) { return std::isfinite(v) && v >= lo && v <= hi; };
   if (!in(endpoint.connect_timeout_s, 0.001, 60) || !in(endpoint.read_timeout_s, 0.001, 600)) {
-    return core::fail(core::ErrorCode::InvalidArgument, "HTTP timeouts out of range (connect 0.001-60 s, read "
-                                                        "0.001-600 s)");
+    return core::fail(core::ErrorCode::InvalidArgument,
+                      "HTTP timeouts out of range (connect 0.001-60 s, read "
+                      "0.001-600 s)");
   }
 #ifndef CPPHTTPLIB_OPENSSL_SUPPORT
   if (url->tls) {
-    return core::fail(core::ErrorCode::Unimplemented, "this build of solscope has no TLS: cannot reach " +
-                                                          endpoint.url,
+    return core::fail(core::ErrorCode::Unimplemented,
+                      "this build of solscope has no TLS: cannot reach " + endpoint.url,
                       "use http://, or a build with cpp-httplib's OpenSSL support");
   }
 #endif
   if (!endpoint.ca_cert_path.empty()) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(endpoint.ca_cert_path, ec)) {
-      return core::fail(core::ErrorCode::NotFound, "CA file " + endpoint.ca_cert_path + " is not a readable file",
+      return core::fail(core::ErrorCode::NotFound,
+                        "CA file " + endpoint.ca_cert_path + " is not a readable file",
                         "give the PEM file of the CA that signed the server's certificate");
     }
   }

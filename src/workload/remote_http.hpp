@@ -1,6 +1,6 @@
-// HTTP GET to a service on another machine (dcgm-exporter, a Prometheus server): a base URL, a bearer token and
-// TLS, with bounded timeouts and body size. Unlike http_client.hpp (discovery, loopback only), this client
-// contacts the address the user gave on the command line, and nothing else.
+// HTTP GET to a service on another machine (dcgm-exporter, a Prometheus server): a base URL, a bearer token
+// and TLS, with bounded timeouts and body size. Unlike http_client.hpp (discovery, loopback only), this
+// client contacts the address the user gave on the command line, and nothing else.
 #pragma once
 
 #include <cstddef>
@@ -18,20 +18,20 @@ struct RemoteEndpoint {
   /// "http://HOST:PORT[/PREFIX]", "https://HOST:PORT[/PREFIX]", or "HOST:PORT" (= http). Without a port:
   /// 80 for http, 443 for https. IPv6 hosts in brackets: "http://[::1]:9090".
   std::string url;
-  std::string token;         ///< bearer token sent as "Authorization: Bearer ..."; empty = none
-  std::string ca_cert_path;  ///< https: PEM file of the CA to trust; empty = the system's CAs
-  bool verify_tls = true;    ///< https: check the server's certificate and name (off only when asked)
-  double connect_timeout_s = 2.0;          ///< 0.001-60 s
-  double read_timeout_s = 10.0;            ///< per read, 0.001-600 s
+  std::string token;               ///< bearer token sent as "Authorization: Bearer ..."; empty = none
+  std::string ca_cert_path;        ///< https: PEM file of the CA to trust; empty = the system's CAs
+  bool verify_tls = true;          ///< https: check the server's certificate and name (off only when asked)
+  double connect_timeout_s = 2.0;  ///< 0.001-60 s
+  double read_timeout_s = 10.0;    ///< per read, 0.001-600 s
   std::size_t max_body_bytes = 64u << 20;  ///< larger bodies fail with ResourceExhausted
 };
 
 /// The parts of a RemoteEndpoint::url.
 struct ParsedUrl {
-  bool tls = false;      ///< https
-  std::string host;      ///< without brackets
-  int port = 0;          ///< 1-65535
-  std::string prefix;    ///< path prefix without a trailing '/', e.g. "/prometheus"; empty for none
+  bool tls = false;    ///< https
+  std::string host;    ///< without brackets
+  int port = 0;        ///< 1-65535
+  std::string prefix;  ///< path prefix without a trailing '/', e.g. "/prometheus"; empty for none
   /// "scheme://host:port" as cpp-httplib's Client takes it (brackets kept for IPv6).
   std::string origin;
 };
@@ -60,6 +60,7 @@ class RemoteHttp {
 /// The real client (cpp-httplib, with OpenSSL for https). Follows no redirects; asks for an uncompressed
 /// body. Errors: InvalidArgument from parse_url(), or for timeouts out of range; NotFound when ca_cert_path
 /// is not a readable file; Unimplemented when https is asked of a build without TLS.
-[[nodiscard]] auto make_remote_http(const RemoteEndpoint& endpoint) -> core::Result<std::unique_ptr<RemoteHttp>>;
+[[nodiscard]] auto make_remote_http(const RemoteEndpoint& endpoint)
+    -> core::Result<std::unique_ptr<RemoteHttp>>;
 
 }  // namespace solscope::workload

@@ -79,7 +79,7 @@ auto add_value(Scope scope, std::string_view key, const toml::node& node, const 
 
 auto scope_of_table(std::string_view name) -> std::optional<Scope> {
   for (Scope s : {Scope::Serve, Scope::Record, Scope::Replay, Scope::Ceiling, Scope::Check, Scope::Report,
-                  Scope::Run}) {
+                  Scope::Run, Scope::Import, Scope::Fleet}) {
     if (scope_name(s) == name) return s;
   }
   return std::nullopt;

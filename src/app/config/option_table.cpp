@@ -201,6 +201,10 @@ auto scope_name(Scope scope) -> std::string_view {
       return "report";
     case Scope::Run:
       return "run";
+    case Scope::Import:
+      return "import";
+    case Scope::Fleet:
+      return "fleet";
   }
   return "";
 }
