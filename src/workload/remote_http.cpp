@@ -17,7 +17,7 @@ auto bad_url(std::string_view url, std::string_view why) -> core::Error {
                      "give http://HOST:PORT or https://HOST:PORT, optionally with a path prefix"};
 }
 
-/// Splits "host:port" / "[v6]:port" / "host"; port 0 when absent.
+/// Splits "host:port" / "[v6]:port" / "host"; port -1 when absent.
 auto split_authority(std::string_view authority, std::string& host, int& port) -> bool {
   std::string_view port_text;
   if (authority.starts_with('[')) {
@@ -38,7 +38,7 @@ auto split_authority(std::string_view authority, std::string& host, int& port) -
       if (port_text.empty()) return false;
     }
   }
-  port = 0;
+  port = -1;
   if (!port_text.empty()) {
     const auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
     if (ec != std::errc{} || end != port_text.data() + port_text.size()) return false;
@@ -133,7 +133,7 @@ auto parse_url(std::string_view url) -> core::Result<ParsedUrl> {
   if (!split_authority(authority, out.host, out.port) || out.host.empty()) {
     return core::fail(bad_url(url, "no host, or a port that is not a number"));
   }
-  if (out.port == 0) out.port = out.tls ? 443 : 80;
+  if (out.port == -1) out.port = out.tls ? 443 : 80;
   if (out.port < 1 || out.port > 65535) return core::fail(bad_url(url, "port outside 1-65535"));
   out.prefix = std::move(prefix);
   const bool v6 = out.host.find(':') != std::string::npos;

@@ -31,6 +31,19 @@ TEST(PrometheusTextTest, parses_names_labels_values_and_timestamps) {
   EXPECT_EQ(t.samples[2].labels.size(), 2u);
   EXPECT_EQ(t.samples[2].value, 1000.0);
   EXPECT_EQ(t.samples[2].label("c"), nullptr);
+  EXPECT_EQ(t.samples[0].timestamp_ms, kNoTimestamp);
+  EXPECT_EQ(t.samples[1].timestamp_ms, 1735689600000);
+  EXPECT_EQ(t.samples[0].line, 3u);
+  EXPECT_EQ(t.samples[1].line, 4u);
+  EXPECT_EQ(t.samples[2].line, 5u);
+}
+
+TEST(PrometheusTextTest, refuses_a_timestamp_that_is_not_an_integer_and_names_the_first_bad_line) {
+  const PromText t = parse_prometheus_text("a 1 -5\nb 2\nc 3 1.5\nd 4 x\n");
+  ASSERT_EQ(t.samples.size(), 2u);
+  EXPECT_EQ(t.samples[0].timestamp_ms, -5);
+  EXPECT_EQ(t.bad_lines, 2u);
+  EXPECT_EQ(t.first_bad_line, 3u);
 }
 
 TEST(PrometheusTextTest, unescapes_label_values) {
