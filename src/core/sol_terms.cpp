@@ -9,7 +9,8 @@ constexpr std::array<std::string_view, kPipeCount> kPipeNames{
     "tensor", "fma", "fma_heavy", "fma_lite", "alu", "alu_lite", "fp64", "fp16", "issue", "lsu"};
 constexpr std::array<std::string_view, kMemPathCount> kPathNames{"dram", "l2", "l1"};
 constexpr std::array<std::string_view, 5> kBoundNames{"unknown", "idle", "compute", "memory", "latency"};
-constexpr std::array<std::string_view, 7> kSourceNames{"none", "pm_sampling", "gpm", "nvml", "replay", "dcgm", "nsys"};
+constexpr std::array<std::string_view, 7> kSourceNames{"none",   "pm_sampling", "gpm", "nvml",
+                                                       "replay", "dcgm",        "nsys"};
 
 template <class Enum, std::size_t N>
 auto from_names(const std::array<std::string_view, N>& names, std::string_view name) -> std::optional<Enum> {
