@@ -91,14 +91,23 @@ auto resolve_precision(const ModelArch& arch, const Workload& workload, const Gp
       p.notes.push_back("--dtype replaces quantization_config (" + arch.quant.method + ")");
   }
   if (q.bits_per_weight > 0) {
-    const Dtype math = q.math == Dtype::Bf16 ? p.activation : runnable(gpu, q.math, p.activation, p);
+    // The math runs natively only where the GPU reads the stored format (2.9): MXFP4/NVFP4 need FP4.
+    const Dtype needs = q.tensor_format == Dtype::Bf16 ? q.math : q.tensor_format;
+    const Dtype math = q.math == Dtype::Bf16                            ? p.activation
+                       : runnable(gpu, needs, p.activation, p) == needs ? q.math
+                                                                        : p.activation;
+    if (!q.format.empty()) {
+      p.notes.push_back(q.format + " weights run " + std::string(to_string(math)) + " math on " + gpu.id +
+                        (math == p.activation ? " (dequantised in the GEMM)" : ""));
+    }
     for (std::size_t m = 0; m < kModuleCount; ++m) {
       if (!q.converted[m]) continue;
       p.weight_bytes[m] = q.bits_per_weight / 8.0;
       p.math[m] = math;
     }
   }
-  const Dtype kv = workload.kv_dtype.value_or(p.activation);
+  const Dtype kv =
+      workload.kv_dtype.value_or(workload.dtype ? p.activation : arch.kv_cache_dtype.value_or(p.activation));
   if (!is_storage_dtype(kv)) {
     return core::fail(core::ErrorCode::InvalidArgument,
                       "KV-cache dtype " + std::string(to_string(kv)) + " is not modelled",
