@@ -4,7 +4,7 @@
 // `hf_quant_config.json`) and a nested `text_config`.
 //
 // Source: docs/design/ceiling-model.md section 3.1 (field mapping, aliases and pitfalls), 3.2 (values
-// of the configs the tests use), 2.7 (attention kinds), 2.8 (MoE layouts), 2.9 (quantisation formats);
+// of the configs the tests use), 3.4 (attention kinds), 3.5 (MoE layouts), 3.6 (quantisation formats);
 // parameter shapes from section 2.2.
 #pragma once
 
@@ -61,7 +61,7 @@ struct Quantization {
   /// GEMM math of converted modules where the GPU has a tensor rate for `tensor_format`: FP4 for NVFP4 on
   /// Blackwell, FP8 for W8A8 and for MXFP4 x MXFP8 on Blackwell, BF16 for weight-only INT4 [G]. Without that
   /// rate the kernels dequantise the weights and run the activation dtype (BF16 on Ampere, and on Hopper for
-  /// FP4 formats); docs/design/ceiling-model.md 2.9.
+  /// FP4 formats); docs/design/ceiling-model.md 3.6.
   Dtype math = Dtype::Bf16;
   Dtype tensor_format = Dtype::Bf16;  ///< tensor-core input format `math` needs (Fp4 for NVFP4 and MXFP4)
   std::array<bool, kModuleCount> converted{};  ///< modules stored in the quantized format
@@ -92,7 +92,7 @@ struct MlaShape {
   std::int64_t v_head_dim = 0;
 };
 
-/// The token mixer of a layer (docs/design/ceiling-model.md 2.7). MLA is a model-wide variant of Full
+/// The token mixer of a layer (docs/design/ceiling-model.md 3.4). MLA is a model-wide variant of Full
 /// (ModelArch::mla).
 enum class AttentionKind : std::uint8_t {
   Full,     ///< softmax attention over every cached token; holds KV for every token
@@ -115,7 +115,7 @@ struct LayerGroup {
   }
 };
 
-/// Head shape of the softmax-attention layers of one kind (docs/design/ceiling-model.md 2.7).
+/// Head shape of the softmax-attention layers of one kind (docs/design/ceiling-model.md 3.4).
 struct AttentionShape {
   std::int64_t num_heads = 0;     ///< n_q
   std::int64_t num_kv_heads = 0;  ///< n_kv
@@ -123,7 +123,7 @@ struct AttentionShape {
   bool k_eq_v = false;  ///< V comes from K's projection (no v_proj weights); K and V are both cached [G]
 };
 
-/// Gated DeltaNet shapes (Qwen3-Next, Qwen3.5 `linear_*` fields; docs/design/ceiling-model.md 2.7).
+/// Gated DeltaNet shapes (Qwen3-Next, Qwen3.5 `linear_*` fields; docs/design/ceiling-model.md 3.4).
 struct LinearAttentionShape {
   std::int64_t num_key_heads = 0;    ///< heads of q and k (`linear_num_key_heads`)
   std::int64_t num_value_heads = 0;  ///< heads of v and of the state (`linear_num_value_heads`)

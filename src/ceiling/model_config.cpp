@@ -90,7 +90,7 @@ auto read_moe(const FieldReader& f, ModelArch& m) -> Result<void> {
   // Mixtral and gpt-oss give the per-expert width as intermediate_size (3.1).
   m.expert_intermediate_size = moe_ffn->value_or(m.intermediate_size);
   if (m.expert_intermediate_size <= 0) return invalid(f.context() + ": MoE config without an expert width");
-  // Gemma-4's MoE layers run the dense MLP (intermediate_size) beside the experts (2.8).
+  // Gemma-4's MoE layers run the dense MLP (intermediate_size) beside the experts (3.5).
   m.dense_mlp_beside_moe = beside->value_or(false) && moe_ffn->has_value() && m.intermediate_size > 0;
   if (!moe_ffn->has_value()) m.intermediate_size = 0;
   m.shared_intermediate_size = shared_ffn->value_or(shared->value_or(0) * m.expert_intermediate_size);
@@ -114,7 +114,7 @@ auto read_mla(const FieldReader& f, ModelArch& m) -> Result<void> {
   return core::ok();
 }
 
-/// Gated DeltaNet shapes (Qwen3-Next, Qwen3.5; 2.7) and the output gate of their full-attention layers.
+/// Gated DeltaNet shapes (Qwen3-Next, Qwen3.5; 3.4) and the output gate of their full-attention layers.
 auto read_linear_attention(const FieldReader& f, ModelArch& m) -> Result<void> {
   auto gate = f.boolean({"attn_output_gate"});
   if (!gate) return core::propagate(gate);
@@ -143,7 +143,7 @@ auto read_linear_attention(const FieldReader& f, ModelArch& m) -> Result<void> {
   return core::ok();
 }
 
-/// Gemma-4's full-attention ("global") layers: their own head size, KV heads and K = V projection (2.7).
+/// Gemma-4's full-attention ("global") layers: their own head size, KV heads and K = V projection (3.4).
 auto read_global_heads(const FieldReader& f, ModelArch& m) -> Result<void> {
   auto dim = f.ranged_integer({"global_head_dim"}, 1, kMaxWidth);
   auto kv = f.ranged_integer({"num_global_key_value_heads"}, 1, kMaxCount);

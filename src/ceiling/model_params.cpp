@@ -36,7 +36,7 @@ auto attention_params(const ModelArch& m, AttentionKind kind) -> double {
   return h * (q_out + kv_out) + bias + as_double(a.num_heads) * d * h + qk_norm + norms;
 }
 
-/// Gated DeltaNet weights of one layer (docs/design/ceiling-model.md 2.7): projections of q, k, v, the output
+/// Gated DeltaNet weights of one layer (docs/design/ceiling-model.md 3.4): projections of q, k, v, the output
 /// gate z and the per-head decay and update rates (a, b), the depthwise convolution, per-head A and dt bias,
 /// the gated RMSNorm and out_proj; with the layer's two RMSNorm vectors.
 auto linear_attention_params(const ModelArch& m) -> double {

@@ -11,7 +11,7 @@ namespace {
 
 using core::Result;
 
-// Formats of docs/design/ceiling-model.md 2.9.
+// Formats of docs/design/ceiling-model.md 3.6.
 constexpr double kMxfp4Group = 32;      // OCP MX v1.0: one E8M0 (8-bit) scale per 32 FP4 (E2M1) values
 constexpr double kNvfp4Group = 16;      // NVIDIA NVFP4: one FP8 E4M3 scale per 16 FP4 values
 constexpr double kScaleBits = 16.0;     // one FP16/BF16 scale per group for AWQ/GPTQ/compressed-tensors [S]
@@ -214,7 +214,7 @@ auto read_method(const FieldReader& f, const Json& config, const std::string& co
     q.group_size = static_cast<std::int64_t>(kMxfp4Group);
     q.bits_per_weight = 4.0 + 8.0 / kMxfp4Group;
     // MXFP4 weights x MXFP8 activations on Blackwell's FP4-capable tensor cores run at the FP8 rate; without
-    // FP4 support (Hopper, Ampere) the kernels dequantise to BF16 (2.9, [G]).
+    // FP4 support (Hopper, Ampere) the kernels dequantise to BF16 (3.6, [G]).
     q.math = Dtype::Fp8;
     q.tensor_format = Dtype::Fp4;
   } else if (method == "modelopt" || method == "modelopt_fp4") {

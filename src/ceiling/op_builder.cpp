@@ -78,7 +78,7 @@ void OpBuilder::add_norm(std::string_view name, double instances, double width) 
   add_memory(name, instances, 4.0 * dims_.tokens * width * dims_.act_bytes + width * dims_.act_bytes);
 }
 
-/// Softmax attention in the head shape of the group's kind (Gemma-4's full layers have their own, 2.7).
+/// Softmax attention in the head shape of the group's kind (Gemma-4's full layers have their own, 3.4).
 void OpBuilder::add_standard_attention(const LayerGroup& group) {
   const double n = as_double(group.count);
   const double t = dims_.tokens;
@@ -105,7 +105,7 @@ void OpBuilder::add_standard_attention(const LayerGroup& group) {
   add_norm("post_attention_norm", n, dims_.hidden);
 }
 
-/// Gated DeltaNet (2.7): in_proj (q, k, v, z, a, b), causal conv over q, k and v, the delta-rule recurrence
+/// Gated DeltaNet (3.4): in_proj (q, k, v, z, a, b), causal conv over q, k and v, the delta-rule recurrence
 /// on a state of n_v x d_k x d_v per request, gated RMSNorm and out_proj; heads split across TP ranks.
 /// Decode runs the recurrence on the FMA pipes (linear_attention_state: read and write the state, no tensor
 /// work); prefill chunks run the chunked form on the tensor pipe (linear_attention: per token 4 n_v d_k d_v
@@ -245,7 +245,7 @@ void OpBuilder::build() {
     const auto n = as_double(group.count);
     if (group.moe) {
       add_moe(n);
-      // Gemma-4: the dense MLP runs beside the experts in the same layer (2.8).
+      // Gemma-4: the dense MLP runs beside the experts in the same layer (3.5).
       if (arch_.dense_mlp_beside_moe) {
         add_dense_mlp(dense_names, n, as_double(arch_.intermediate_size), Module::DenseMlp);
       }

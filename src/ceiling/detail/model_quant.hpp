@@ -17,7 +17,7 @@ namespace solscope::ceiling::detail {
 
 /// Fills `arch.quant` (and `arch.kv_cache_dtype`) from a ModelOpt `hf_quant_config.json` document:
 /// {"quantization": {"quant_algo", "group_size", "exclude_modules", "kv_cache_quant_algo"}}. Errors:
-/// InvalidArgument without a `quantization` object or for an unknown quant_algo (2.9).
+/// InvalidArgument without a `quantization` object or for an unknown quant_algo (3.6).
 [[nodiscard]] auto read_hf_quant_config(const Json& file, const std::string& context, ModelArch& arch)
     -> core::Result<void>;
 
