@@ -242,6 +242,12 @@ struct ParamCounts {
 [[nodiscard]] auto kv_bytes_per_sequence(const ModelArch& arch, double tokens, double kv_bytes_per_element)
     -> double;
 
+/// KV-cache bytes one GPU of a `tensor_parallel` group holds for one sequence of `tokens` tokens: each layer
+/// kind's KV heads are split max(1, n_kv / t) / n_kv (replicated when t > n_kv, so Gemma-4's 4 global KV
+/// heads at t = 8 cost twice their share); MLA's latent cache is replicated on every rank (section 2.2).
+[[nodiscard]] auto kv_bytes_per_sequence_per_gpu(const ModelArch& arch, double tokens,
+                                                 double kv_bytes_per_element, int tensor_parallel) -> double;
+
 /// Bytes of the fixed per-request state of the linear-attention layers, summed over them: the recurrent
 /// state n_v d_k d_v per layer (at LinearAttentionShape::state_bytes_per_element when the config names it,
 /// else `bytes_per_element`) plus the causal-convolution state (K - 1) x conv_dim at `bytes_per_element`.

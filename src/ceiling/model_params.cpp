@@ -179,6 +179,24 @@ auto kv_bytes_per_sequence(const ModelArch& m, double tokens, double kv_bytes_pe
                     kv_bytes_per_token_per_layer(m, AttentionKind::Sliding, kv_bytes_per_element) * windowed;
 }
 
+auto kv_bytes_per_sequence_per_gpu(const ModelArch& m, double tokens, double kv_bytes_per_element,
+                                   int tensor_parallel) -> double {
+  const double tp = std::max(1, tensor_parallel);
+  auto share = [&](AttentionKind kind) {
+    if (m.mla) return 1.0;
+    const double kv = as_double(attention_shape(m, kind).num_kv_heads);
+    return kv > 0 ? std::max(1.0, kv / tp) / kv : 1.0;
+  };
+  const double full = as_double(m.full_layers()) * tokens *
+                      kv_bytes_per_token_per_layer(m, AttentionKind::Full, kv_bytes_per_element) *
+                      share(AttentionKind::Full);
+  const double windowed = std::min(tokens, as_double(m.sliding_window));
+  const double sliding = as_double(m.sliding_layers()) * windowed *
+                         kv_bytes_per_token_per_layer(m, AttentionKind::Sliding, kv_bytes_per_element) *
+                         share(AttentionKind::Sliding);
+  return full + sliding;
+}
+
 auto recurrent_state_bytes_per_layer(const ModelArch& m, double bytes_per_element) -> double {
   if (!m.linear) return 0.0;
   const LinearAttentionShape& s = *m.linear;

@@ -118,6 +118,19 @@ TEST(ModelArch2026Test, kv_bytes_per_token_by_layer_type) {
   EXPECT_DOUBLE_EQ(kv_bytes_per_token(fixture_arch("deepseek-r1"), 2), 61.0 * 576 * 2);
 }
 
+TEST(ModelArch2026Test, kv_bytes_per_gpu_split_each_layer_kind_by_its_own_heads) {
+  // Gemma-4-31B at TP 8: sliding layers split 16 KV heads (1/8 each), the global layers' 4 heads are
+  // replicated to one per rank (1/4 of their bytes).
+  const ModelArch gemma = fixture_arch("gemma-4-31b-it-nvfp4");
+  const double full = 10 * 2.0 * 4 * 512 * 2 * 4096 / 4;
+  const double sliding = 50 * 2.0 * 16 * 256 * 2 * 1024 / 8;
+  EXPECT_DOUBLE_EQ(kv_bytes_per_sequence_per_gpu(gemma, 4096, 2, 8), full + sliding);
+  EXPECT_DOUBLE_EQ(kv_bytes_per_sequence_per_gpu(gemma, 4096, 2, 1), kv_bytes_per_sequence(gemma, 4096, 2));
+  // MLA: the latent cache is on every rank.
+  const ModelArch r1 = fixture_arch("deepseek-r1");
+  EXPECT_DOUBLE_EQ(kv_bytes_per_sequence_per_gpu(r1, 1000, 1, 8), kv_bytes_per_sequence(r1, 1000, 1));
+}
+
 TEST(ModelArch2026Test, gemma4_global_layers_have_their_own_heads) {
   const ModelArch gemma = fixture_arch("gemma-4-31b-it-nvfp4");
   EXPECT_EQ(gemma.full_layers(), 10);
