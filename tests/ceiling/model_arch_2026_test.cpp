@@ -263,6 +263,7 @@ TEST(ModelArch2026Test, w4a16_bits_count_scales_and_zero_points) {
   EXPECT_DOUBLE_EQ(awq->quant.bits_per_weight, 4.15625);
   EXPECT_TRUE(awq->quant.zero_points);
   EXPECT_EQ(awq->quant.group_size, 128);
+  EXPECT_TRUE(awq->quant.dequantises_on(true));  // weight-only: dequantised on every GPU
 }
 
 TEST(ModelArch2026Test, math_runs_on_the_dtype_the_gpu_executes) {
@@ -278,6 +279,8 @@ TEST(ModelArch2026Test, math_runs_on_the_dtype_the_gpu_executes) {
   const ModelArch oss = fixture_arch("gpt-oss-120b");
   EXPECT_EQ(resolve_precision(oss, Workload{}, b200)->math[experts], Dtype::Fp8);  // MXFP4 x MXFP8
   EXPECT_EQ(resolve_precision(oss, Workload{}, h100)->math[experts], Dtype::Bf16);
+  EXPECT_TRUE(oss.quant.dequantises_on(false));  // no FP4 tensor rate
+  EXPECT_FALSE(oss.quant.dequantises_on(true));
   const ModelArch r1 = fixture_arch("deepseek-r1");
   EXPECT_EQ(resolve_precision(r1, Workload{}, h100)->math[experts], Dtype::Fp8);
   EXPECT_EQ(resolve_precision(r1, Workload{}, a100)->math[experts], Dtype::Bf16);
