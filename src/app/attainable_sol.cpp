@@ -1,7 +1,7 @@
 #include "app/attainable_sol.hpp"
 
 #include "app/ceiling_report.hpp"
-#include "app/text_file.hpp"
+#include "app/model_config_file.hpp"
 
 #include <fmt/format.h>
 
@@ -136,10 +136,7 @@ auto AttainableSol::slot_of(std::uint32_t device_index) const -> std::optional<s
 auto AttainableSol::model_arch(const std::string& config_path) -> const core::Result<ceiling::ModelArch>& {
   auto it = arch_cache_.find(config_path);
   if (it != arch_cache_.end()) return it->second;
-  auto text = read_text_file(config_path, "model config");
-  core::Result<ceiling::ModelArch> arch = text ? ceiling::parse_model_config(*text, config_path)
-                                               : core::Result<ceiling::ModelArch>(core::propagate(text));
-  return arch_cache_.emplace(config_path, std::move(arch)).first->second;
+  return arch_cache_.emplace(config_path, load_model_arch(config_path)).first->second;
 }
 
 auto AttainableSol::figures_for(std::size_t slot, const workload::Workload& w) -> AttainableFigures {

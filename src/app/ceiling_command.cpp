@@ -1,4 +1,5 @@
 #include "app/ceiling_command.hpp"
+#include "app/model_config_file.hpp"
 
 #include <cerrno>
 #include <cmath>
@@ -161,9 +162,7 @@ auto run(const CeilingArgs& args, std::ostream& out) -> Outcome<void> {
   if (!gpu) return core::propagate(gpu);
   auto path = resolve_config_path(args.model);
   if (!path) return core::propagate(path);
-  auto text = read_text_file(*path, "model config", "pass a config.json or a directory holding one");
-  if (!text) return file_error(text.error());
-  auto arch = ceiling::parse_model_config(*text, path->string());
+  auto arch = load_model_arch(*path, "pass a config.json or a directory holding one");
   if (!arch) return file_error(arch.error());
   auto result = ceiling::evaluate(*db, **gpu, *arch, *workload);
   if (!result) return usage(result.error());

@@ -62,17 +62,26 @@ auto read_shapes(const FieldReader& f, ModelArch& m) -> Result<void> {
 }
 
 auto read_moe(const FieldReader& f, ModelArch& m) -> Result<void> {
-  auto experts = f.ranged_integer({"num_local_experts", "num_experts", "n_routed_experts"}, 1, kMaxCount);
-  auto k = f.ranged_integer({"num_experts_per_tok", "experts_per_token", "moe_topk"}, 1, kMaxCount);
-  auto moe_ffn = f.ranged_integer({"moe_intermediate_size"}, 1, kMaxWidth);
-  auto shared = f.ranged_integer({"n_shared_experts"}, 0, kMaxCount);
+  auto experts = f.ranged_integer(
+      {"num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts", "num_routed_experts"}, 1,
+      kMaxCount);
+  auto k = f.ranged_integer({"num_experts_per_tok", "num_experts_per_token", "experts_per_token", "moe_topk",
+                             "moe_top_k", "top_k_experts", "num_selected_experts"},
+                            1, kMaxCount);
+  auto moe_ffn = f.ranged_integer({"moe_intermediate_size", "expert_intermediate_size"}, 1, kMaxWidth);
+  auto shared = f.ranged_integer({"n_shared_experts", "num_shared_experts"}, 0, kMaxCount);
   auto shared_ffn = f.ranged_integer({"shared_expert_intermediate_size"}, 0, kMaxWidth);
+  auto beside = f.boolean({"enable_moe_block"});
   for (const auto* r : {&experts, &k, &moe_ffn, &shared, &shared_ffn}) {
     if (!*r) return core::propagate(*r);
   }
+  if (!beside) return core::propagate(beside);
   if (!experts->has_value()) return core::ok();
   m.num_experts = **experts;
-  if (!k->has_value()) return invalid(f.context() + ": MoE config without 'num_experts_per_tok'");
+  if (!k->has_value()) {
+    return invalid(f.context() + ": MoE config without experts per token",
+                   "expected one of 'num_experts_per_tok', 'top_k_experts', 'experts_per_token', 'moe_topk'");
+  }
   m.experts_per_token = **k;
   if (m.experts_per_token > m.num_experts) {
     return invalid(f.context() + ": " + std::to_string(m.experts_per_token) + " experts per token but only " +
@@ -81,6 +90,8 @@ auto read_moe(const FieldReader& f, ModelArch& m) -> Result<void> {
   // Mixtral and gpt-oss give the per-expert width as intermediate_size (3.1).
   m.expert_intermediate_size = moe_ffn->value_or(m.intermediate_size);
   if (m.expert_intermediate_size <= 0) return invalid(f.context() + ": MoE config without an expert width");
+  // Gemma-4's MoE layers run the dense MLP (intermediate_size) beside the experts (3.5).
+  m.dense_mlp_beside_moe = beside->value_or(false) && moe_ffn->has_value() && m.intermediate_size > 0;
   if (!moe_ffn->has_value()) m.intermediate_size = 0;
   m.shared_intermediate_size = shared_ffn->value_or(shared->value_or(0) * m.expert_intermediate_size);
   return core::ok();
@@ -100,6 +111,54 @@ auto read_mla(const FieldReader& f, ModelArch& m) -> Result<void> {
   }
   m.mla = MlaShape{q_lora->value_or(0), **kv_lora, *nope, *rope, *v};
   m.head_dim = *nope + *rope;
+  return core::ok();
+}
+
+/// Gated DeltaNet shapes (Qwen3-Next, Qwen3.5; 3.4) and the output gate of their full-attention layers.
+auto read_linear_attention(const FieldReader& f, ModelArch& m) -> Result<void> {
+  auto gate = f.boolean({"attn_output_gate"});
+  if (!gate) return core::propagate(gate);
+  m.attn_output_gate = gate->value_or(m.model_type.rfind("qwen3_next", 0) == 0);
+  auto nk = f.ranged_integer({"linear_num_key_heads"}, 1, kMaxCount);
+  if (!nk) return core::propagate(nk);
+  if (!nk->has_value()) return core::ok();
+  auto nv = f.required_integer({"linear_num_value_heads"}, 1, kMaxCount);
+  auto dk = f.required_integer({"linear_key_head_dim"}, 1, kMaxWidth);
+  auto dv = f.required_integer({"linear_value_head_dim"}, 1, kMaxWidth);
+  auto conv = f.ranged_integer({"linear_conv_kernel_dim"}, 1, kMaxCount);
+  auto state = f.string({"mamba_ssm_dtype"});
+  for (const auto* r : {&nv, &dk, &dv}) {
+    if (!*r) return core::propagate(*r);
+  }
+  if (!conv) return core::propagate(conv);
+  if (!state) return core::propagate(state);
+  LinearAttentionShape s{**nk, *nv, *dk, *dv, conv->value_or(4), 0.0};
+  if (!conv->has_value()) m.notes.push_back("no 'linear_conv_kernel_dim': assumed 4");
+  if (state->has_value()) {
+    const auto dtype = dtype_from_string(**state);
+    if (!dtype) return invalid(f.context() + ": unsupported mamba_ssm_dtype '" + **state + "'");
+    s.state_bytes_per_element = bytes_per_element(*dtype);
+  }
+  m.linear = s;
+  return core::ok();
+}
+
+/// Gemma-4's full-attention ("global") layers: their own head size, KV heads and K = V projection (3.4).
+auto read_global_heads(const FieldReader& f, ModelArch& m) -> Result<void> {
+  auto dim = f.ranged_integer({"global_head_dim"}, 1, kMaxWidth);
+  auto kv = f.ranged_integer({"num_global_key_value_heads"}, 1, kMaxCount);
+  auto k_eq_v = f.boolean({"attention_k_eq_v"});
+  if (!dim) return core::propagate(dim);
+  if (!kv) return core::propagate(kv);
+  if (!k_eq_v) return core::propagate(k_eq_v);
+  m.global_head_dim = dim->value_or(0);
+  m.global_kv_heads = kv->value_or(0);
+  m.global_k_eq_v = k_eq_v->value_or(false);
+  if (m.global_kv_heads > 0 && m.num_heads % m.global_kv_heads != 0) {
+    return invalid(f.context() + ": " + std::to_string(m.num_heads) +
+                   " attention heads are not a multiple of " + std::to_string(m.global_kv_heads) +
+                   " global key-value heads");
+  }
   return core::ok();
 }
 
@@ -173,18 +232,51 @@ auto sliding_flags(const FieldReader& f, ModelArch& m) -> Result<std::vector<boo
   return sliding;
 }
 
+/// Per-layer linear-attention flags from `layer_types` ("linear_attention") or `full_attention_interval`
+/// (layer i is full when (i + 1) is a multiple of it; Qwen3-Next's rule), for models with linear_* shapes.
+auto linear_flags(const FieldReader& f, const ModelArch& m) -> Result<std::vector<bool>> {
+  std::vector<bool> linear(static_cast<std::size_t>(m.num_layers), false);
+  auto interval = f.ranged_integer({"full_attention_interval"}, 1, kMaxCount);
+  if (!interval) return core::propagate(interval);
+  const Json* types = f.find({"layer_types"});
+  if (types != nullptr && types->is_array() && types->size() == linear.size()) {
+    for (std::size_t i = 0; i < linear.size(); ++i) {
+      const Json& t = (*types)[i];
+      linear[i] = t.is_string() && t.get<std::string>().find("linear") != std::string::npos;
+    }
+  } else if (m.linear && interval->has_value()) {
+    for (std::size_t i = 0; i < linear.size(); ++i)
+      linear[i] = (i + 1) % static_cast<std::size_t>(**interval) != 0;
+  }
+  const bool any = std::find(linear.begin(), linear.end(), true) != linear.end();
+  if (any && !m.linear) {
+    return invalid(f.context() + ": linear-attention layers but no 'linear_num_key_heads'",
+                   "the config needs linear_num_key_heads, linear_num_value_heads, linear_key_head_dim and "
+                   "linear_value_head_dim");
+  }
+  if (m.linear && !any) {
+    return invalid(f.context() + ": linear-attention shapes but no layer marked linear",
+                   "add 'layer_types' or 'full_attention_interval'");
+  }
+  return linear;
+}
+
 auto build_layer_groups(const FieldReader& f, ModelArch& m) -> Result<void> {
   auto moe = moe_flags(f, m);
   if (!moe) return core::propagate(moe);
   auto sliding = sliding_flags(f, m);
   if (!sliding) return core::propagate(sliding);
+  auto linear = linear_flags(f, m);
+  if (!linear) return core::propagate(linear);
   for (std::size_t i = 0; i < moe->size(); ++i) {
-    const bool s = (*sliding)[i];
+    const bool l = (*linear)[i];
+    const bool s = (*sliding)[i] && !l;
     const bool e = (*moe)[i];
-    auto it = std::find_if(m.layer_groups.begin(), m.layer_groups.end(),
-                           [&](const LayerGroup& g) { return g.sliding == s && g.moe == e; });
+    auto it = std::find_if(m.layer_groups.begin(), m.layer_groups.end(), [&](const LayerGroup& g) {
+      return g.sliding == s && g.moe == e && g.linear == l;
+    });
     if (it == m.layer_groups.end()) {
-      m.layer_groups.push_back(LayerGroup{1, s, e});
+      m.layer_groups.push_back(LayerGroup{1, s, e, l});
     } else {
       ++it->count;
     }
@@ -212,7 +304,8 @@ auto read_identity(const FieldReader& f, const Json& root, ModelArch& m) -> Resu
   auto bias = f.boolean({"attention_bias", "qkv_bias"});
   if (!bias) return core::propagate(bias);
   m.qkv_bias = bias->value_or(qwen2);
-  m.qk_norm = m.model_type.rfind("qwen3", 0) == 0;
+  m.qk_norm = m.model_type.rfind("qwen3", 0) == 0 || m.model_type.rfind("gemma3", 0) == 0 ||
+              m.model_type.rfind("gemma4", 0) == 0;
   return core::ok();
 }
 
@@ -242,6 +335,11 @@ auto read_dtype(const FieldReader& text, const FieldReader& top, ModelArch& m) -
 }  // namespace
 
 auto parse_model_config(std::string_view json_text, std::string_view origin) -> Result<ModelArch> {
+  return parse_model_config(json_text, origin, std::string_view{});
+}
+
+auto parse_model_config(std::string_view json_text, std::string_view origin,
+                        std::string_view hf_quant_config_text) -> Result<ModelArch> {
   const std::string context = "model config " + std::string(origin);
   auto root = detail::parse_json(json_text, context);
   if (!root) return core::propagate(root);
@@ -256,12 +354,21 @@ auto parse_model_config(std::string_view json_text, std::string_view origin) -> 
   if (auto r = read_shapes(f, m); !r) return core::propagate(r);
   if (auto r = read_moe(f, m); !r) return core::propagate(r);
   if (auto r = read_mla(f, m); !r) return core::propagate(r);
+  if (auto r = read_linear_attention(f, m); !r) return core::propagate(r);
+  if (auto r = read_global_heads(f, m); !r) return core::propagate(r);
   if (auto r = read_mlp_kind(f, m); !r) return core::propagate(r);
   if (auto r = build_layer_groups(f, m); !r) return core::propagate(r);
   if (auto r = read_dtype(f, top, m); !r) return core::propagate(r);
   const Json* quant = f.find({"quantization_config"});
   if (quant == nullptr) quant = top.find({"quantization_config"});
   if (auto r = detail::read_quantization(quant, context, m); !r) return core::propagate(r);
+  if (!hf_quant_config_text.empty()) {
+    auto hf_quant = detail::parse_json(hf_quant_config_text, context + " hf_quant_config.json");
+    if (!hf_quant) return core::propagate(hf_quant);
+    if (auto r = detail::read_hf_quant_config(*hf_quant, context + " hf_quant_config.json", m); !r) {
+      return core::propagate(r);
+    }
+  }
   if (use_nested) m.notes.push_back("read the language model from the nested 'text_config'");
   return m;
 }

@@ -1,6 +1,7 @@
 // The operators of each layer (docs/design/ceiling-model.md 2.2, operators of one layer).
 #include "ceiling/detail/op_builder.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace solscope::ceiling::detail {
@@ -77,14 +78,19 @@ void OpBuilder::add_norm(std::string_view name, double instances, double width) 
   add_memory(name, instances, 4.0 * dims_.tokens * width * dims_.act_bytes + width * dims_.act_bytes);
 }
 
+/// Softmax attention in the head shape of the group's kind (Gemma-4's full layers have their own, 3.4).
 void OpBuilder::add_standard_attention(const LayerGroup& group) {
   const double n = as_double(group.count);
   const double t = dims_.tokens;
   const double a = dims_.act_bytes;
-  const double qd = dims_.heads * dims_.head_dim;
-  const double kvd = dims_.kv_heads * dims_.head_dim;
+  const AttentionShape shape = attention_shape(arch_, group.attention());
+  const double head_dim = as_double(shape.head_dim);
+  const double qd = as_double(shape.num_heads) / dims_.tp * head_dim;
+  const double kvd = std::max(1.0, as_double(shape.num_kv_heads) / dims_.tp) * head_dim;
+  const double q_out = arch_.attn_output_gate ? 2.0 * qd : qd;  // query and its output gate
+  const double kv_out = shape.k_eq_v ? kvd : 2.0 * kvd;         // V taken from K's projection
   add_norm("input_norm", n, dims_.hidden);
-  add_gemm("qkv_proj", Module::Attention, n, GemmShape{t, qd + 2.0 * kvd, dims_.hidden, 1}, true);
+  add_gemm("qkv_proj", Module::Attention, n, GemmShape{t, q_out + kv_out, dims_.hidden, 1}, true);
   if (arch_.qk_norm) add_memory("qk_norm", n, 2.0 * t * (qd + kvd) * a);
   add_memory("rope", n, 2.0 * t * (qd + kvd) * a);
   add_memory("kv_cache_write", n, 2.0 * t * kvd * (a + precision_.kv_bytes));
@@ -93,7 +99,47 @@ void OpBuilder::add_standard_attention(const LayerGroup& group) {
   const double flops = 4.0 * qd * w.pairs;
   const double bytes = w.kv_tokens_read * 2.0 * kvd * precision_.kv_bytes + 2.0 * t * qd * a;
   add_attention(group.sliding ? "attention_window" : "attention", n, flops, bytes);
+  if (arch_.attn_output_gate) add_memory("attention_gate", n, 3.0 * t * qd * a);
   add_gemm("o_proj", Module::Attention, n, GemmShape{t, dims_.hidden, qd, 1}, true);
+  add_all_reduce(n);
+  add_norm("post_attention_norm", n, dims_.hidden);
+}
+
+/// Gated DeltaNet (3.4): in_proj (q, k, v, z, a, b), causal conv over q, k and v, the delta-rule recurrence
+/// on a state of n_v x d_k x d_v per request, gated RMSNorm and out_proj; heads split across TP ranks.
+/// Decode runs the recurrence on the FMA pipes (linear_attention_state: read and write the state, no tensor
+/// work); prefill chunks run the chunked form on the tensor pipe (linear_attention: per token 4 n_v d_k d_v
+/// for the state terms plus 2 n_v C (d_k + d_v) inside each chunk of C = 64 tokens) [G].
+void OpBuilder::add_linear_attention(const LayerGroup& group) {
+  const LinearAttentionShape& s = *arch_.linear;
+  const double n = as_double(group.count);
+  const double t = dims_.tokens;
+  const double a = dims_.act_bytes;
+  const double tp = dims_.tp;
+  const double nv = as_double(s.num_value_heads) / tp;
+  const double dk = as_double(s.key_head_dim);
+  const double dv = as_double(s.value_head_dim);
+  const double conv = as_double(s.conv_dim()) / tp;
+  const double vd = as_double(s.value_dim()) / tp;
+  const double state = recurrent_state_bytes_per_layer(arch_, a) / tp;
+  constexpr double kChunk = 64;  // chunk length of the chunked delta-rule kernels (fla) [G]
+  double requests = 0;
+  double prefill_tokens = 0;
+  for (const RequestGroup& g : workload_.step.groups) {
+    requests += as_double(g.requests);
+    if (g.new_tokens > 1) prefill_tokens += as_double(g.requests * g.new_tokens);
+  }
+  add_norm("input_norm", n, dims_.hidden);
+  add_gemm("linear_in_proj", Module::LinearAttention, n, GemmShape{t, conv + vd + 2.0 * nv, dims_.hidden, 1},
+           true);
+  add_memory("linear_conv", n, 2.0 * t * conv * a);
+  add_memory("linear_attention_state", n, 2.0 * requests * state + t * (conv + vd) * a);
+  if (prefill_tokens > 0) {
+    const double flops = prefill_tokens * nv * (4.0 * dk * dv + 2.0 * kChunk * (dk + dv));
+    add_attention("linear_attention", n, flops, prefill_tokens * (conv + vd) * a);
+  }
+  add_memory("linear_gated_norm", n, 3.0 * t * vd * a);
+  add_gemm("linear_out_proj", Module::LinearAttention, n, GemmShape{t, dims_.hidden, vd, 1}, true);
   add_all_reduce(n);
   add_norm("post_attention_norm", n, dims_.hidden);
 }
@@ -189,7 +235,9 @@ void OpBuilder::build() {
   const MlpNames dense_names = arch_.mlp == MlpKind::Gated ? MlpNames{"gate_up_proj", "mlp_act", "down_proj"}
                                                            : MlpNames{"up_proj", "mlp_act", "down_proj"};
   for (const LayerGroup& group : arch_.layer_groups) {
-    if (arch_.mla) {
+    if (group.linear) {
+      add_linear_attention(group);
+    } else if (arch_.mla) {
       add_mla_attention(group);
     } else {
       add_standard_attention(group);
@@ -197,6 +245,10 @@ void OpBuilder::build() {
     const auto n = as_double(group.count);
     if (group.moe) {
       add_moe(n);
+      // Gemma-4: the dense MLP runs beside the experts in the same layer (3.5).
+      if (arch_.dense_mlp_beside_moe) {
+        add_dense_mlp(dense_names, n, as_double(arch_.intermediate_size), Module::DenseMlp);
+      }
     } else {
       add_dense_mlp(dense_names, n, as_double(arch_.intermediate_size), Module::DenseMlp);
     }

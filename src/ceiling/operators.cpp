@@ -13,15 +13,6 @@ auto supported(const GpuSpec& gpu, Dtype d) -> bool {
   return gpu.flop_per_clock_per_sm[index_of(d)] > 0;
 }
 
-/// The math a GPU can run for `wanted`: FP8/INT8/FP4 fall back to the activation dtype (weight-only kernels).
-auto runnable(const GpuSpec& gpu, Dtype wanted, Dtype activation, Precision& p) -> Dtype {
-  if (supported(gpu, wanted)) return wanted;
-  p.notes.push_back(gpu.id + " has no " + std::string(to_string(wanted)) +
-                    " tensor rate: those weights run with " + std::string(to_string(activation)) +
-                    " math (weight-only kernels)");
-  return activation;
-}
-
 auto check_tp(const ModelArch& arch, int tp) -> core::Result<void> {
   auto fail = [](std::string message) {
     return core::fail(core::ErrorCode::InvalidArgument, std::move(message),
@@ -91,14 +82,26 @@ auto resolve_precision(const ModelArch& arch, const Workload& workload, const Gp
       p.notes.push_back("--dtype replaces quantization_config (" + arch.quant.method + ")");
   }
   if (q.bits_per_weight > 0) {
-    const Dtype math = q.math == Dtype::Bf16 ? p.activation : runnable(gpu, q.math, p.activation, p);
+    // The math runs natively only where the GPU reads the stored format (3.6): MXFP4/NVFP4 need FP4.
+    const Dtype needs = q.tensor_format == Dtype::Bf16 ? q.math : q.tensor_format;
+    const bool native = q.math != Dtype::Bf16 && supported(gpu, needs);
+    const Dtype math = native ? q.math : p.activation;
+    const std::string format = q.format.empty() ? q.method : q.format;
+    std::string note = format + " weights run " + std::string(to_string(math)) + " math on " + gpu.id;
+    if (!native && q.math != Dtype::Bf16) {
+      note += ": the GPU has no " + std::string(to_string(needs)) + " tensor rate, so the GEMMs dequantise";
+    } else if (!native) {
+      note += " (weight-only: the GEMMs dequantise)";
+    }
+    p.notes.push_back(std::move(note));
     for (std::size_t m = 0; m < kModuleCount; ++m) {
       if (!q.converted[m]) continue;
       p.weight_bytes[m] = q.bits_per_weight / 8.0;
       p.math[m] = math;
     }
   }
-  const Dtype kv = workload.kv_dtype.value_or(p.activation);
+  const Dtype kv =
+      workload.kv_dtype.value_or(workload.dtype ? p.activation : arch.kv_cache_dtype.value_or(p.activation));
   if (!is_storage_dtype(kv)) {
     return core::fail(core::ErrorCode::InvalidArgument,
                       "KV-cache dtype " + std::string(to_string(kv)) + " is not modelled",

@@ -98,14 +98,17 @@ TEST(ModelConfigTest, reads_quantization_config) {
   const ModelArch oss = fixture_arch("gpt-oss-20b");
   EXPECT_EQ(oss.quant.method, "mxfp4");
   EXPECT_DOUBLE_EQ(oss.quant.bits_per_weight, 4.25);
-  EXPECT_EQ(oss.quant.math, Dtype::Bf16);
+  EXPECT_EQ(oss.quant.math, Dtype::Fp8);           // MXFP4 x MXFP8 where FP4 tensor cores exist
+  EXPECT_EQ(oss.quant.tensor_format, Dtype::Fp4);  // ... else dequantised to BF16
+  EXPECT_EQ(oss.quant.group_size, 32);
   EXPECT_TRUE(oss.quant.converted[static_cast<std::size_t>(Module::Experts)]);
   EXPECT_FALSE(oss.quant.converted[static_cast<std::size_t>(Module::Attention)]);
   EXPECT_FALSE(oss.quant.converted[static_cast<std::size_t>(Module::Router)]);
   EXPECT_FALSE(oss.quant.converted[static_cast<std::size_t>(Module::LmHead)]);
   const ModelArch ds = fixture_arch("deepseek-v3");
   EXPECT_EQ(ds.quant.math, Dtype::Fp8);
-  EXPECT_DOUBLE_EQ(ds.quant.bits_per_weight, 8.0);
+  EXPECT_DOUBLE_EQ(ds.quant.bits_per_weight, 8.0 + 32.0 / (128 * 128));  // FP32 scale per 128x128 block
+  EXPECT_EQ(ds.quant.format, "fp8 block 128x128");
   EXPECT_TRUE(ds.quant.converted[static_cast<std::size_t>(Module::Attention)]);
 }
 

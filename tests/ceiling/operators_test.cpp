@@ -156,6 +156,7 @@ TEST(OperatorsTest, precision_follows_quantization_and_overrides) {
   EXPECT_EQ(on_h100->main_math, Dtype::Fp8);
   EXPECT_EQ(on_a100->main_math, Dtype::Bf16);
   ASSERT_EQ(on_a100->notes.size(), 1u);
+  EXPECT_NE(on_a100->notes[0].find("fp8 block 128x128 weights run bf16 math on A100"), std::string::npos);
   EXPECT_NE(on_a100->notes[0].find("has no fp8 tensor rate"), std::string::npos);
 
   Workload fp8;

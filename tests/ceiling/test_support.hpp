@@ -29,9 +29,19 @@ inline auto fixture_text(const std::string& model) -> std::string {
   return text.str();
 }
 
-/// A parsed fixture config; aborts the test on a parse error.
+/// The text of the fixture's hf_quant_config.json (ModelOpt checkpoints), or "" when it has none.
+inline auto fixture_quant_text(const std::string& model) -> std::string {
+  std::ifstream in(std::string(SOLSCOPE_TEST_DATA_DIR) + "/hf_configs/" + model + "/hf_quant_config.json");
+  if (!in.good()) return {};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// A parsed fixture config (with its hf_quant_config.json when present, as the app reads it); aborts the
+/// test on a parse error.
 inline auto fixture_arch(const std::string& model) -> ModelArch {
-  auto arch = parse_model_config(fixture_text(model), fixture_path(model));
+  auto arch = parse_model_config(fixture_text(model), fixture_path(model), fixture_quant_text(model));
   EXPECT_TRUE(arch.has_value()) << (arch ? "" : arch.error().describe());
   return arch ? *arch : ModelArch{};
 }

@@ -47,6 +47,7 @@ class OpBuilder {
 
   void add_standard_attention(const LayerGroup& group);
   void add_mla_attention(const LayerGroup& group);
+  void add_linear_attention(const LayerGroup& group);
   void add_dense_mlp(const MlpNames& names, double instances, double width, Module module);
   void add_moe(double instances);
   void add_model_ends();
