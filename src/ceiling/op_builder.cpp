@@ -188,6 +188,7 @@ void OpBuilder::build() {
   add_model_ends();
   const MlpNames dense_names = arch_.mlp == MlpKind::Gated ? MlpNames{"gate_up_proj", "mlp_act", "down_proj"}
                                                            : MlpNames{"up_proj", "mlp_act", "down_proj"};
+  const std::size_t first_layer_op = out_.size();
   for (const LayerGroup& group : arch_.layer_groups) {
     if (arch_.mla) {
       add_mla_attention(group);
@@ -195,6 +196,10 @@ void OpBuilder::build() {
       add_standard_attention(group);
     }
     const auto n = as_double(group.count);
+    if (group.moe && dims_.ep > 1) {
+      add_expert_parallel_moe(n);  // its all-to-all combine replaces the all-reduce (2.8)
+      continue;
+    }
     if (group.moe) {
       add_moe(n);
     } else {
@@ -202,6 +207,8 @@ void OpBuilder::build() {
     }
     add_all_reduce(n);
   }
+  scale_layers(first_layer_op, out_.size());
+  add_pipeline_send();
   const double r = dims_.emitted;
   const double vocab = std::ceil(as_double(arch_.vocab_size) / dims_.tp);
   add_norm("final_norm", 1, dims_.hidden);

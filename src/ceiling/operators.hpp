@@ -23,6 +23,10 @@ namespace solscope::ceiling {
 /// kernels (norms, RoPE, activations, KV writes) only move bytes; collectives use the GPU-GPU link.
 enum class OpKind : std::uint8_t { Gemm, Attention, Memory, Collective };
 
+/// Which collective a Collective operator runs (docs/design/ceiling-model.md 2.2, 2.8): the TP ring
+/// all-reduce, the EP all-to-all (dispatch or combine), or a pipeline stage's point-to-point send.
+enum class CollectiveKind : std::uint8_t { AllReduce, AllToAll, SendRecv };
+
 /// "gemm", "attention", "memory", "collective".
 [[nodiscard]] auto to_string(OpKind kind) -> std::string_view;
 
@@ -47,9 +51,14 @@ struct Op {
   double flops = 0;  ///< useful FLOPs per instance (GEMM 2mnk x groups; attention 2 n_h (d_qk + d_v) P)
   double bytes = 0;  ///< DRAM bytes per instance (weights + activations + KV), excluding collectives
   double weight_bytes = 0;      ///< the weights among `bytes`
-  double collective_bytes = 0;  ///< all-reduce message size per instance (Collective only)
-  Dtype math = Dtype::Bf16;     ///< rate column of the FLOPs
+  double collective_bytes = 0;  ///< message size per instance (Collective only; all-to-all: bytes sent)
+  CollectiveKind collective = CollectiveKind::AllReduce;  ///< Collective only
+  Dtype math = Dtype::Bf16;                               ///< rate column of the FLOPs
   bool sharded = true;  ///< split across TP ranks; false when every rank repeats it (router, MLA down-proj)
+  /// GPUs of a pipeline stage whose work this GPU's FLOPs stand for, when the TP rule (tp if sharded, else 1,
+  /// times the attention data-parallel ranks) does not hold: the EP degree for expert-parallel experts.
+  /// 0 = the TP rule (2.8).
+  double group_multiplier = 0;
 };
 
 /// Storage and math dtypes per module after `quantization_config`, `--dtype` and the GPU's supported dtypes.
