@@ -1,5 +1,6 @@
 #include "app/ceiling_command.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -122,6 +123,17 @@ auto parse_phase(const std::string& value) -> Outcome<ceiling::Phase> {
       (guess.empty() ? std::string() : "did you mean '" + guess + "'? ") + "use prefill, decode or train");
 }
 
+/// --ep, --dp-attention, --pp, --pp-microbatches (ranges are checked by the option table and by
+/// ceiling::parallel_layout, whose errors name the value).
+void set_parallelism(const CeilingArgs& args, ceiling::Workload& w) {
+  w.expert_parallel = static_cast<int>(std::clamp<std::int64_t>(args.ep, 0, ceiling::kMaxExpertParallel + 1));
+  w.dp_attention = args.dp_attention;
+  w.pipeline_parallel =
+      static_cast<int>(std::clamp<std::int64_t>(args.pp, 0, ceiling::kMaxPipelineParallel + 1));
+  w.pp_microbatches =
+      static_cast<int>(std::clamp<std::int64_t>(args.pp_microbatches, -1, ceiling::kMaxMicrobatches + 1));
+}
+
 auto make_workload(const CeilingArgs& args, ceiling::Phase phase) -> Outcome<ceiling::Workload> {
   if (args.tp < 1 || args.tp > ceiling::kMaxTensorParallel) {
     return usage("--tp " + std::to_string(args.tp) + " is out of range",
@@ -147,6 +159,7 @@ auto make_workload(const CeilingArgs& args, ceiling::Phase phase) -> Outcome<cei
   w.dtype = *dtype;
   w.kv_dtype = *kv;
   w.sm_clock_mhz = args.sm_clock_mhz;
+  set_parallelism(args, w);
   return w;
 }
 
@@ -191,6 +204,10 @@ void add_ceiling_options(CLI::App& sub, CeilingArgs& args) {
   sub.add_option("--kv-dtype", args.kv_dtype, "KV-cache dtype: auto, bf16, fp16, fp32, fp8");
   config::add_option(sub, Scope::Ceiling, "--sm-clock-mhz", args.sm_clock_mhz);
   config::add_option(sub, Scope::Ceiling, "--tokens-per-s", args.tokens_per_s);
+  config::add_option(sub, Scope::Ceiling, "--ep", args.ep);
+  config::add_option(sub, Scope::Ceiling, "--dp-attention", args.dp_attention);
+  config::add_option(sub, Scope::Ceiling, "--pp", args.pp);
+  config::add_option(sub, Scope::Ceiling, "--pp-microbatches", args.pp_microbatches);
   sub.add_option("--gpu-specs", args.gpu_specs, "GPU spec file replacing the built-in data/gpu_specs.json");
   sub.add_flag("--json", args.json, "print JSON");
 }
