@@ -126,12 +126,13 @@ auto parse_phase(const std::string& value) -> Outcome<ceiling::Phase> {
 /// --ep, --dp-attention, --pp, --pp-microbatches (ranges are checked by the option table and by
 /// ceiling::parallel_layout, whose errors name the value).
 void set_parallelism(const CeilingArgs& args, ceiling::Workload& w) {
-  w.expert_parallel = static_cast<int>(std::clamp<std::int64_t>(args.ep, 0, ceiling::kMaxExpertParallel + 1));
+  // Clamped only to what an int holds; parallel_layout() names an out-of-range value in its error.
+  static constexpr std::int64_t kIntLimit = 1'000'000'000;
+  auto narrow = [](std::int64_t v) { return static_cast<int>(std::clamp(v, -kIntLimit, kIntLimit)); };
+  w.expert_parallel = narrow(args.ep);
   w.dp_attention = args.dp_attention;
-  w.pipeline_parallel =
-      static_cast<int>(std::clamp<std::int64_t>(args.pp, 0, ceiling::kMaxPipelineParallel + 1));
-  w.pp_microbatches =
-      static_cast<int>(std::clamp<std::int64_t>(args.pp_microbatches, -1, ceiling::kMaxMicrobatches + 1));
+  w.pipeline_parallel = narrow(args.pp);
+  w.pp_microbatches = narrow(args.pp_microbatches);
 }
 
 auto make_workload(const CeilingArgs& args, ceiling::Phase phase) -> Outcome<ceiling::Workload> {
