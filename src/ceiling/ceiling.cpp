@@ -204,13 +204,12 @@ void add_residency(const ModelArch& arch, const Workload& w, const Precision& p,
   add_weights(arch, p, l, c);
   add_kv(arch, w, p, l, c);
   double widest = 0;  // input + output of the largest GEMM, the activations live at its peak [G]
-  double stream = 0;  // the residual stream, T x h x b_a
   for (const Op& op : ops) {
     if (op.kind == OpKind::Gemm) widest = std::max(widest, op.bytes - op.weight_bytes);
-    if (op.kind == OpKind::Collective && op.collective != CollectiveKind::AllToAll) {
-      stream = std::max(stream, op.collective_bytes);
-    }
   }
+  // The residual stream of one microbatch on this GPU: T x h x b_a.
+  const double tokens = count_tokens(rank_step(w.step, l.dp * l.microbatches)).computed;
+  const double stream = tokens * static_cast<double>(arch.hidden_size) * bytes_per_element(p.activation);
   c.resident_activation_bytes = widest + stream;
   c.memory_need_bytes = c.resident_weight_bytes + c.resident_kv_bytes + c.resident_activation_bytes;
   c.memory_usable_bytes = gpu.memory_bytes * (1.0 - db.memory_reserve_fraction);

@@ -109,9 +109,12 @@ struct Ceiling {
   std::vector<std::string> notes;  ///< assumptions and warnings for the user
 };
 
-/// Evaluates one step of `workload` for `arch` on `gpu` (a row of `db`). Errors: InvalidArgument for a bad
-/// step, TP degree or dtype (messages from make_step, build_ops and resolve_precision), for a clock outside
-/// 1-10,000 MHz, or for TP > 1 on a GPU with no link in the spec file. Pure and allocation-light: well under
+/// Evaluates one step of `workload` for `arch` on `gpu` (a row of `db`); with attention data parallelism
+/// and pipeline microbatches, the step is the whole group's and one GPU's share is costed (2.8). Errors:
+/// InvalidArgument for a bad step, TP degree, parallel layout or dtype (messages from make_step, build_ops,
+/// parallel_layout and resolve_precision), for a clock outside 1-10,000 MHz, or for TP, EP or PP > 1 on a
+/// GPU with no link in the spec file. A deployment that does not fit memory is not an error: `fits` is false
+/// and a note gives the numbers. Pure and allocation-light: well under
 /// 1 ms (bench/ceiling_bench.cpp).
 [[nodiscard]] auto evaluate(const GpuDatabase& db, const GpuSpec& gpu, const ModelArch& arch,
                             const Workload& workload) -> core::Result<Ceiling>;

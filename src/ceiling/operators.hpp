@@ -95,10 +95,11 @@ struct AttentionWork {
 /// active experts"). Mixtral (8, 2): 2 at T=1, 5.5 at T=4; Qwen3-30B-A3B (128, 8): 29 at T=4.
 [[nodiscard]] auto expected_active_experts(double experts, double per_token, double tokens) -> double;
 
-/// Builds the per-GPU operator list of `workload.step`, in execution order; operators of different layer
-/// groups share names (a name appears once per group). Errors: InvalidArgument when the TP degree does not
-/// divide the attention heads (n_q % t), or neither divides the other for the KV heads (KV is replicated when
-/// t > n_kv).
+/// Builds the per-GPU operator list of `workload.step` (one GPU's share of requests, see parallel.hpp: expert
+/// parallel MoE, the stage's share of the layers, all-to-all and pipeline sends), in execution order;
+/// operators of different layer groups share names (a name appears once per group). Errors: InvalidArgument
+/// when the TP degree does not divide the attention heads (n_q % t), or neither divides the other for the KV
+/// heads (KV is replicated when t > n_kv), and the errors of parallel_layout().
 [[nodiscard]] auto build_ops(const ModelArch& arch, const Workload& workload, const Precision& precision,
                              const ArchEfficiency& arch_eff) -> core::Result<std::vector<Op>>;
 
