@@ -12,8 +12,6 @@ auto as_double(std::int64_t v) -> double {
 
 /// Bytes of one logit: the sampler reads FP32 logits [G].
 constexpr double kLogitBytes = 4.0;
-/// Router output per routed token: an expert id and a weight (4 + 4 bytes) [G].
-constexpr double kRouteBytes = 8.0;
 
 }  // namespace
 

@@ -5,12 +5,6 @@
 #include "ceiling/detail/op_builder.hpp"
 
 namespace solscope::ceiling::detail {
-namespace {
-
-/// Router output per routed token: an expert id and a weight (4 + 4 bytes) [G]; as in op_builder.cpp.
-constexpr double kRouteBytes = 8.0;
-
-}  // namespace
 
 /// Routed experts split whole across ep GPUs (E / ep each). The tokens of every attention rank (T x dp)
 /// meet at the MoE layer; each GPU computes the T x dp x k / ep token-expert pairs routed to its experts,

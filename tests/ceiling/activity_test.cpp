@@ -105,5 +105,22 @@ TEST(ActivityTest, mxfp4_experts_dequantise_on_hopper_and_bf16_attention_does_no
   EXPECT_GT(c.dequant_s, 0.0);
 }
 
+TEST(ActivityTest, fp8_weights_on_ampere_dequantise_per_m16_tile_by_hand) {
+  // A100 has no FP8 tensor cores: FP8 weights run as W8A16 (Marlin), BF16 MMA after an in-register
+  // dequantisation. qkv_proj at batch 8: one 16-row tile, 6144 x 4096 weights x 2 instructions, 32 layers, at
+  // 108 SMs x 64 FP32 lanes x 1410 MHz.
+  const ModelArch llama = fixture_arch("llama-3.1-8b");
+  Workload w;
+  w.step = *make_step(Phase::Decode, 8, 1024, 0);
+  w.dtype = Dtype::Fp8;
+  auto c = evaluate(builtin_db(), builtin_gpu("A100-SXM4-80GB"), llama, w);
+  ASSERT_TRUE(c.has_value()) << c.error().describe();
+  const OpCost* qkv = find_op(*c, "qkv_proj");
+  ASSERT_NE(qkv, nullptr);
+  EXPECT_EQ(qkv->math, Dtype::Bf16);
+  EXPECT_NEAR(qkv->dequant_s, 32.0 * 6144 * 4096 * 2 / (108.0 * 64 * 1410e6), 1e-15);
+  EXPECT_DOUBLE_EQ(qkv->padded_flops, 2.0 * qkv->flops);  // MMA work: 16 rows for 8 tokens
+}
+
 }  // namespace
 }  // namespace solscope::ceiling

@@ -8,6 +8,9 @@
 
 namespace solscope::ceiling::detail {
 
+/// Router output per routed token: an expert id and a weight (4 + 4 bytes) [G].
+inline constexpr double kRouteBytes = 8.0;
+
 /// Per-GPU sizes of one step: tokens, heads and widths after the TP split (docs/design/ceiling-model.md 2.2).
 struct StepDims {
   double tokens = 0;        ///< T
