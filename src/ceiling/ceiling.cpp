@@ -281,7 +281,16 @@ auto to_string(Limiter limiter) -> std::string_view {
 
 namespace {
 
-void add_parallel_notes(const GpuDatabase& db, const ParallelLayout& l, Ceiling& c) {
+void add_parallel_notes(const GpuDatabase& db, const ParallelLayout& l, const Step& step, Ceiling& c) {
+  const int divisor = l.dp * l.microbatches;
+  for (const RequestGroup& g : step.groups) {
+    if (g.requests % divisor != 0) {
+      c.notes.push_back("requests do not divide evenly over " + std::to_string(l.dp) + " attention ranks x " +
+                        std::to_string(l.microbatches) +
+                        " microbatches: each share is rounded up (conservative)");
+      break;
+    }
+  }
   if (l.pp > 1) {
     c.notes.push_back("pipeline: " + std::to_string(l.pp) + " stages, " + std::to_string(l.microbatches) +
                       " microbatches, bubble " + std::to_string(std::lround(l.bubble_fraction * kPercent)) +
@@ -379,7 +388,7 @@ auto evaluate(const GpuDatabase& db, const GpuSpec& gpu, const ModelArch& arch, 
   sum_rows(*layout, c);
   add_residency(arch, workload, *precision, *layout, *ops, db, gpu, c);
   add_notes(arch, workload, *precision, c);
-  add_parallel_notes(db, *layout, c);
+  add_parallel_notes(db, *layout, workload.step, c);
   return c;
 }
 

@@ -144,6 +144,12 @@ TEST(ParallelTest, pipeline_splits_layers_and_adds_the_bubble) {
   const Ceiling three = run("H100", llama, workload(Phase::Decode, 9, 1024, 0, 1, 1, false, 3));
   EXPECT_EQ(three.microbatches, 3);
   EXPECT_DOUBLE_EQ(find_op(three, "qkv_proj")->kernels, 11.0 * 3);
+  // 8 requests in 3 microbatches: shares of 3 (rounded up), said in a note.
+  const Ceiling uneven = run("H100", llama, workload(Phase::Decode, 8, 1024, 0, 1, 1, false, 3));
+  bool noted = false;
+  for (const std::string& n : uneven.notes) noted = noted || n.find("rounded up") != std::string::npos;
+  EXPECT_TRUE(noted);
+  for (const std::string& n : three.notes) EXPECT_EQ(n.find("rounded up"), std::string::npos) << n;
 }
 
 TEST(ParallelTest, tp_all_reduce_stays_on_the_critical_path) {
