@@ -60,6 +60,14 @@ void BM_evaluate_llama8b_decode_b64(benchmark::State& state) {
 }
 BENCHMARK(BM_evaluate_llama8b_decode_b64);
 
+void BM_evaluate_deepseek_v3_decode_ep8_dp_attention(benchmark::State& state) {
+  Setup s = setup("deepseek-v3", Phase::Decode, 256, 1024, 0, 1);
+  s.workload.expert_parallel = 8;
+  s.workload.dp_attention = true;
+  run_evaluate(state, s);
+}
+BENCHMARK(BM_evaluate_deepseek_v3_decode_ep8_dp_attention);
+
 void BM_evaluate_llama8b_prefill_8192(benchmark::State& state) {
   run_evaluate(state, setup("llama-3.1-8b", Phase::Prefill, 1, 0, 8192, 1));
 }

@@ -166,13 +166,14 @@ auto AttainableSol::figures_for(std::size_t slot, const workload::Workload& w) -
   const double clock_mhz = sm_clock_mhz_[slot].load(std::memory_order_relaxed);
   auto c = evaluate_workload(*db_, **gpu, *arch, w, clock_mhz);
   if (!c) return no_ceiling(c.error().describe());
-  f.compute_sol_pct = c->compute_sol_pct;
+  f.compute_sol_pct = c->tensor_activity_pct;  // what the tensor-pipe counter reads (2.7)
+  f.useful_compute_sol_pct = c->useful_compute_sol_pct;
   f.memory_sol_pct = c->memory_sol_pct;
   f.ceiling_note = fmt::format(
-      "{}, tp {} on {} at {:.0f} MHz: attainable compute {:.1f}%, memory {:.1f}%, "
-      "limited by {}",
-      shape_text(*w.shape), c->tensor_parallel, (*gpu)->id, c->sm_clock_mhz, c->compute_sol_pct,
-      c->memory_sol_pct, limiter_text(c->limiter));
+      "{}, tp {} on {} at {:.0f} MHz: attainable compute {:.1f}% (tensor-pipe activity; useful "
+      "{:.1f}%), memory {:.1f}%, limited by {}",
+      shape_text(*w.shape), c->tensor_parallel, (*gpu)->id, c->sm_clock_mhz, c->tensor_activity_pct,
+      c->useful_compute_sol_pct, c->memory_sol_pct, limiter_text(c->limiter));
   f.description += "; " + f.ceiling_note;
   return f;
 }

@@ -51,7 +51,10 @@ struct AttainableSolDeps {
 /// model).
 struct AttainableFigures {
   std::uint32_t device_index = 0;
+  /// The ceiling's tensor-pipe activity (ceiling::Ceiling::tensor_activity_pct, padding included), the figure
+  /// a live Compute SOL is compared with (docs/design/ceiling-model.md 2.7).
   double compute_sol_pct = std::numeric_limits<double>::quiet_NaN();
+  double useful_compute_sol_pct = std::numeric_limits<double>::quiet_NaN();  ///< MFU at the ceiling's speed
   double memory_sol_pct = std::numeric_limits<double>::quiet_NaN();
   /// One line: the workload found and its ceiling ("found vLLM serving X on :8000; decode batch 12 context
   /// 1333, tp 2 on H100-SXM5-80GB at 1755 MHz: attainable compute 4.1%, memory 71.3%, limited by memory"),

@@ -1,6 +1,7 @@
 #include "app/ceiling_command.hpp"
 #include "app/model_config_file.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -123,6 +124,18 @@ auto parse_phase(const std::string& value) -> Outcome<ceiling::Phase> {
       (guess.empty() ? std::string() : "did you mean '" + guess + "'? ") + "use prefill, decode or train");
 }
 
+/// --ep, --dp-attention, --pp, --pp-microbatches (ranges are checked by the option table and by
+/// ceiling::parallel_layout, whose errors name the value).
+void set_parallelism(const CeilingArgs& args, ceiling::Workload& w) {
+  // Clamped only to what an int holds; parallel_layout() names an out-of-range value in its error.
+  static constexpr std::int64_t kIntLimit = 1'000'000'000;
+  auto narrow = [](std::int64_t v) { return static_cast<int>(std::clamp(v, -kIntLimit, kIntLimit)); };
+  w.expert_parallel = narrow(args.ep);
+  w.dp_attention = args.dp_attention;
+  w.pipeline_parallel = narrow(args.pp);
+  w.pp_microbatches = narrow(args.pp_microbatches);
+}
+
 auto make_workload(const CeilingArgs& args, ceiling::Phase phase) -> Outcome<ceiling::Workload> {
   if (args.tp < 1 || args.tp > ceiling::kMaxTensorParallel) {
     return usage("--tp " + std::to_string(args.tp) + " is out of range",
@@ -148,6 +161,7 @@ auto make_workload(const CeilingArgs& args, ceiling::Phase phase) -> Outcome<cei
   w.dtype = *dtype;
   w.kv_dtype = *kv;
   w.sm_clock_mhz = args.sm_clock_mhz;
+  set_parallelism(args, w);
   return w;
 }
 
@@ -190,6 +204,10 @@ void add_ceiling_options(CLI::App& sub, CeilingArgs& args) {
   sub.add_option("--kv-dtype", args.kv_dtype, "KV-cache dtype: auto, bf16, fp16, fp32, fp8");
   config::add_option(sub, Scope::Ceiling, "--sm-clock-mhz", args.sm_clock_mhz);
   config::add_option(sub, Scope::Ceiling, "--tokens-per-s", args.tokens_per_s);
+  config::add_option(sub, Scope::Ceiling, "--ep", args.ep);
+  config::add_option(sub, Scope::Ceiling, "--dp-attention", args.dp_attention);
+  config::add_option(sub, Scope::Ceiling, "--pp", args.pp);
+  config::add_option(sub, Scope::Ceiling, "--pp-microbatches", args.pp_microbatches);
   sub.add_option("--gpu-specs", args.gpu_specs, "GPU spec file replacing the built-in data/gpu_specs.json");
   sub.add_flag("--json", args.json, "print JSON");
 }

@@ -34,8 +34,12 @@ struct CeilingArgs {
       std::numeric_limits<double>::quiet_NaN();  ///< --sm-clock-mhz; NaN = tensor-spec clock
   double tokens_per_s =
       std::numeric_limits<double>::quiet_NaN();  ///< --tokens-per-s: measured speed, for MFU
-  std::string gpu_specs;                         ///< --gpu-specs: a spec file replacing the built-in one
-  bool json = false;                             ///< --json
+  std::int64_t ep = 1;                           ///< --ep: expert-parallel degree, 1-1024
+  bool dp_attention = false;         ///< --dp-attention: attention data-parallel across the EP group
+  std::int64_t pp = 1;               ///< --pp: pipeline stages, 1-256
+  std::int64_t pp_microbatches = 0;  ///< --pp-microbatches: 0 = the --pp degree
+  std::string gpu_specs;             ///< --gpu-specs: a spec file replacing the built-in one
+  bool json = false;                 ///< --json
   /// For --gpu auto: returns the device name of the GPU to model as NVML reports it (e.g. "NVIDIA H100 80GB
   /// HBM3"). Left empty, --gpu auto fails with "needs a GPU". Set by the caller (the app wires NVML).
   std::function<core::Result<std::string>()> detect_gpu;

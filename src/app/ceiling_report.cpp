@@ -59,8 +59,17 @@ void append_headline(const CeilingReportInput& in, std::string& out) {
   fmt::format_to(it, "  model config {}\n\n", in.config_path);
   fmt::format_to(
       it, "  attainable Compute SOL  {:5.1f}%  {} pipe busy at {:.0f} MHz ({} peak {:.1f} TFLOP/s dense)\n",
-      c.compute_sol_pct, c.main_math == ceiling::Dtype::Fp32 ? "FMA" : "tensor", c.sm_clock_mhz,
+      c.tensor_activity_pct, c.main_math == ceiling::Dtype::Fp32 ? "FMA" : "tensor", c.sm_clock_mhz,
       ceiling::to_string(c.main_math), c.peak_flops_per_s / 1e12);
+  fmt::format_to(it,
+                 "  useful Compute SOL      {:5.1f}%  MFU: model FLOPs over the peak, without MMA padding\n",
+                 c.useful_compute_sol_pct);
+  if (c.expert_parallel > 1 || c.pipeline_parallel > 1 || c.attention_dp > 1) {
+    fmt::format_to(it, "  parallel                TP {}, EP {}{}, attention DP {}, PP {}: {} GPUs\n",
+                   c.tensor_parallel, c.expert_parallel,
+                   c.experts_per_gpu > 0 ? fmt::format(" ({:g} experts per GPU)", c.experts_per_gpu) : "",
+                   c.attention_dp, c.pipeline_parallel, c.gpus);
+  }
   fmt::format_to(it, "  attainable Memory SOL   {:5.1f}%  of {:.0f} GB/s DRAM\n", c.memory_sol_pct,
                  c.peak_memory_bytes_per_s / core::kGiga);
   const double share = c.time_by_limiter_s[static_cast<std::size_t>(c.limiter)] / c.step_time_s * kPercent;
@@ -166,6 +175,17 @@ auto render_ceiling_json(const CeilingReportInput& in) -> std::string {
                    {"prompt", in.prompt},
                    {"tp", c.tensor_parallel}};
   j["compute_sol_pct"] = c.compute_sol_pct;
+  j["tensor_activity_pct"] = c.tensor_activity_pct;
+  j["useful_compute_sol_pct"] = c.useful_compute_sol_pct;
+  j["parallel"] = {{"tp", c.tensor_parallel},
+                   {"ep", c.expert_parallel},
+                   {"attention_dp", c.attention_dp},
+                   {"pp", c.pipeline_parallel},
+                   {"microbatches", c.microbatches},
+                   {"gpus", c.gpus},
+                   {"experts_per_gpu", c.experts_per_gpu},
+                   {"all_to_all_bytes", c.all_to_all_bytes},
+                   {"bubble_fraction", c.bubble_fraction}};
   j["memory_sol_pct"] = c.memory_sol_pct;
   j["limiter"] = ceiling::to_string(c.limiter);
   j["step_time_s"] = c.step_time_s;
@@ -181,7 +201,13 @@ auto render_ceiling_json(const CeilingReportInput& in) -> std::string {
     split[std::string(ceiling::to_string(l))] = c.time_by_limiter_s[static_cast<std::size_t>(l)];
   }
   j["time_by_limiter_s"] = split;
-  j["per_gpu"] = {{"weight_bytes", c.resident_weight_bytes}, {"kv_cache_bytes", c.resident_kv_bytes}};
+  j["per_gpu"] = {{"weight_bytes", c.resident_weight_bytes},
+                  {"kv_cache_bytes", c.resident_kv_bytes},
+                  {"expert_weight_bytes", c.resident_expert_bytes},
+                  {"activation_bytes", c.resident_activation_bytes},
+                  {"need_bytes", c.memory_need_bytes},
+                  {"usable_bytes", c.memory_usable_bytes},
+                  {"fits", c.fits}};
   Json ops = Json::array();
   for (const ceiling::OpCost& op : c.ops) {
     ops.push_back({{"name", op.name},

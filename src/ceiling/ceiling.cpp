@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "ceiling/efficiency.hpp"
+#include "ceiling/parallel.hpp"
 #include "core/units.hpp"
 
 namespace solscope::ceiling {
@@ -12,6 +13,8 @@ namespace {
 
 constexpr double kSecondsPerUs = 1e-6;
 constexpr double kPercent = 100.0;
+/// Tolerance when comparing bytes per weight with bytes per math element.
+constexpr double kDequantByteSlack = 1e-9;
 
 auto slot(Limiter l) -> std::size_t {
   return static_cast<std::size_t>(l);
@@ -22,11 +25,20 @@ struct CostContext {
   const GpuSpec& gpu;
   const ArchEfficiency& arch;
   const CollectiveModel& collective;
+  const Precision& precision;
+  const ParallelLayout& layout;
   double clock_mhz = 0;
   double t0_s = 0;
   bool training = false;
   int tp = 1;
 };
+
+/// A weight-only kernel (AWQ/GPTQ-Marlin, MXFP4 on Hopper, FP8 on Ampere) stores weights in fewer bytes
+/// than its math dtype and dequantises them in registers (2.7).
+auto dequantises(const Op& op, const Precision& p) -> bool {
+  return op.weight_bytes > 0 &&
+         p.weight_bytes[index_of(op.module)] < bytes_per_element(op.math) - kDequantByteSlack;
+}
 
 /// Adds `count` kernels of t = t0 + max(compute, memory) each (2.5 items 2-3).
 void add_kernels(OpCost& c, double count, double compute_s, double memory_s, double t0_s) {
@@ -49,10 +61,16 @@ void cost_gemm(const Op& op, const CostContext& x, OpCost& c) {
                                         GemmShape{f.n, f.k, f.m, f.groups}};
   const std::size_t count = x.training ? passes.size() : 1;
   const double memory_s = memory_time_s(op.bytes, x.gpu);
+  const bool dequant = dequantises(op, x.precision);
   for (std::size_t i = 0; i < count; ++i) {
     const GemmTiling tiling = gemm_tiling(passes[i], x.arch, x.gpu.sm_count);
+    const double dequant_s =
+        dequant && i == 0 ? dequant_alu_ops(passes[i], tiling.token_tile) / alu_ops_per_s(x.gpu, x.clock_mhz)
+                          : 0.0;
     const double compute_s =
-        tiling.padded_flops > 0 ? tiling.padded_flops / (tiling.wave_efficiency * peak * eta) : 0.0;
+        (tiling.padded_flops > 0 ? tiling.padded_flops / (tiling.wave_efficiency * peak * eta) : 0.0) +
+        dequant_s;
+    c.dequant_s += op.instances * dequant_s;
     add_kernels(c, op.instances, compute_s, memory_s, x.t0_s);
     c.padded_flops += op.instances * tiling.padded_flops;
     c.busy_s += op.instances * tiling.padded_flops / peak;
@@ -81,12 +99,26 @@ void cost_streaming(const Op& op, const CostContext& x, OpCost& c) {
   }
 }
 
+/// Exposed time of one collective: its transfer time less the overlapped share (2.8).
+auto collective_time_s(const Op& op, const CostContext& x) -> double {
+  const CollectiveModel& m = x.collective;
+  switch (op.collective) {
+    case CollectiveKind::AllReduce:
+      return all_reduce_time_s(op.collective_bytes, x.tp, x.gpu, m) * (1.0 - m.all_reduce_overlap);
+    case CollectiveKind::AllToAll:
+      return all_to_all_time_s(op.collective_bytes, x.layout.ep, x.gpu, m) * (1.0 - m.all_to_all_overlap);
+    case CollectiveKind::SendRecv:
+      return send_time_s(op.collective_bytes, x.gpu, m);
+  }
+  return 0.0;
+}
+
 void cost_collective(const Op& op, const CostContext& x, OpCost& c) {
   const double count = op.instances * (x.training ? 2.0 : 1.0);
   c.kernels += count;
-  c.time_by_limiter_s[slot(Limiter::Interconnect)] +=
-      count * all_reduce_time_s(op.collective_bytes, x.tp, x.gpu, x.collective);
+  c.time_by_limiter_s[slot(Limiter::Interconnect)] += count * collective_time_s(op, x);
   c.dram_bytes += count * op.bytes;
+  c.collective_bytes += count * op.collective_bytes;
 }
 
 auto largest(const std::array<double, kLimiterCount>& times) -> Limiter {
@@ -118,7 +150,8 @@ auto cost_ops(const std::vector<Op>& ops, const CostContext& x, double& model_fl
         cost_collective(op, x, *it);
         break;
     }
-    model_flops += (it->flops - flops_before) * (op.sharded ? static_cast<double>(x.tp) : 1.0);
+    const double tp_rule = (op.sharded ? static_cast<double>(x.tp) : 1.0) * x.layout.dp;
+    model_flops += (it->flops - flops_before) * (op.group_multiplier > 0 ? op.group_multiplier : tp_rule);
   }
   for (OpCost& r : rows) {
     for (double t : r.time_by_limiter_s) r.time_s += t;
@@ -127,31 +160,93 @@ auto cost_ops(const std::vector<Op>& ops, const CostContext& x, double& model_fl
   return rows;
 }
 
-/// Weights and KV cache held per GPU, and a note when they exceed its memory.
-void add_residency(const ModelArch& arch, const Workload& w, const Precision& p, const GpuSpec& gpu,
-                   Ceiling& c) {
+/// "84.1": bytes as GB with one decimal.
+auto gb_text(double bytes) -> std::string {
+  const long tenths = std::lround(bytes / core::kGiga * 10.0);
+  return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10);
+}
+
+/// Weights per GPU (2.8): experts split ep ways under EP (else tp ways), everything else tp ways; a pipeline
+/// stage holds its share of the layers and, conservatively, both the embedding and the LM head [G].
+void add_weights(const ModelArch& arch, const Precision& p, const ParallelLayout& l, Ceiling& c) {
   const ParamCounts params = count_params(arch);
-  const double tp = w.tensor_parallel;
   for (std::size_t m = 0; m < kModuleCount; ++m) {
-    c.resident_weight_bytes += params.by_module[m] * p.weight_bytes[m] / tp;
+    const auto module = static_cast<Module>(m);
+    const bool ends = module == Module::Embedding || module == Module::LmHead;
+    const bool experts = module == Module::Experts;
+    const double split = experts && l.ep > 1 ? l.ep : l.tp;
+    const double bytes = params.by_module[m] * p.weight_bytes[m] / split * (ends ? 1.0 : l.layer_fraction);
+    c.resident_weight_bytes += bytes;
+    if (experts) c.resident_expert_bytes = bytes;
   }
+  c.experts_per_gpu = arch.is_moe() ? static_cast<double>(arch.num_experts) / l.ep : 0.0;
+}
+
+/// KV cache of one attention rank's requests (all microbatches in flight) on its stage's layers.
+void add_kv(const ModelArch& arch, const Workload& w, const Precision& p, const ParallelLayout& l,
+            Ceiling& c) {
+  if (w.step.training) return;  // a training step holds activations, not a KV cache
+  const double tp = l.tp;
   const double kv_share = arch.mla ? 1.0
                                    : std::max(1.0, static_cast<double>(arch.num_kv_heads) / tp) /
                                          static_cast<double>(arch.num_kv_heads);
-  for (const RequestGroup& g : w.step.groups) {
-    if (w.step.training) break;  // a training step holds activations, not a KV cache
+  for (const RequestGroup& g : rank_step(w.step, l.dp).groups) {
     const auto tokens = static_cast<double>(g.cached_tokens + g.new_tokens);
-    c.resident_kv_bytes +=
-        static_cast<double>(g.requests) * kv_bytes_per_sequence(arch, tokens, p.kv_bytes) * kv_share;
+    c.resident_kv_bytes += static_cast<double>(g.requests) * kv_bytes_per_sequence(arch, tokens, p.kv_bytes) *
+                           kv_share * l.layer_fraction;
   }
-  const double need = c.resident_weight_bytes + c.resident_kv_bytes;
-  if (need > gpu.memory_bytes) {
-    c.notes.push_back(
-        "does not fit: weights " + std::to_string(std::lround(c.resident_weight_bytes / core::kGiga)) +
-        " GB + KV cache " + std::to_string(std::lround(c.resident_kv_bytes / core::kGiga)) +
-        " GB per GPU exceed the " + std::to_string(std::lround(gpu.memory_bytes / core::kGiga)) + " GB of " +
-        gpu.id + " (raise --tp or lower the batch)");
+}
+
+/// Weights, KV cache and activations held per GPU against its memory less the reserve (2.8); flags and
+/// notes "does not fit" with the numbers.
+void add_residency(const ModelArch& arch, const Workload& w, const Precision& p, const ParallelLayout& l,
+                   const std::vector<Op>& ops, const GpuDatabase& db, const GpuSpec& gpu, Ceiling& c) {
+  add_weights(arch, p, l, c);
+  add_kv(arch, w, p, l, c);
+  double widest = 0;  // input + output of the largest GEMM, the activations live at its peak [G]
+  for (const Op& op : ops) {
+    if (op.kind == OpKind::Gemm) widest = std::max(widest, op.bytes - op.weight_bytes);
   }
+  // The residual stream of one microbatch on this GPU: T x h x b_a.
+  const double tokens = count_tokens(rank_step(w.step, l.dp * l.microbatches)).computed;
+  const double stream = tokens * static_cast<double>(arch.hidden_size) * bytes_per_element(p.activation);
+  c.resident_activation_bytes = widest + stream;
+  c.memory_need_bytes = c.resident_weight_bytes + c.resident_kv_bytes + c.resident_activation_bytes;
+  c.memory_usable_bytes = gpu.memory_bytes * (1.0 - db.memory_reserve_fraction);
+  c.fits = c.memory_need_bytes <= c.memory_usable_bytes;
+  if (c.fits) return;
+  c.notes.push_back("does not fit: weights " + gb_text(c.resident_weight_bytes) + " GB + KV cache " +
+                    gb_text(c.resident_kv_bytes) + " GB + activations " +
+                    gb_text(c.resident_activation_bytes) + " GB = " + gb_text(c.memory_need_bytes) +
+                    " GB per GPU exceed the " + gb_text(c.memory_usable_bytes) + " GB usable of " + gpu.id +
+                    " (" + gb_text(gpu.memory_bytes) + " GB less a " +
+                    std::to_string(std::lround(db.memory_reserve_fraction * kPercent)) +
+                    "% reserve); raise --tp, --ep or --pp, or lower the batch");
+}
+
+/// Multiplies a GPU's per-microbatch rows by the microbatches of the step (2.8).
+void scale_rows(std::vector<OpCost>& rows, double m) {
+  if (m == 1.0) return;
+  for (OpCost& r : rows) {
+    for (double* v : {&r.kernels, &r.flops, &r.padded_flops, &r.dram_bytes, &r.weight_bytes, &r.busy_s,
+                      &r.time_s, &r.dequant_s, &r.collective_bytes}) {
+      *v *= m;
+    }
+    for (double& t : r.time_by_limiter_s) t *= m;
+  }
+}
+
+/// The idle time of a pipeline: (pp - 1) microbatch times, in a row of its own (2.8).
+void add_bubble(const ParallelLayout& l, Ceiling& c) {
+  if (l.pp <= 1 || l.microbatches <= 0) return;
+  const double bubble_s = c.step_time_s / l.microbatches * (l.pp - 1);
+  OpCost row{.name = "pipeline_bubble", .kind = OpKind::Memory};
+  row.time_s = bubble_s;
+  row.time_by_limiter_s[slot(Limiter::Overhead)] = bubble_s;
+  row.limiter = Limiter::Overhead;
+  c.ops.push_back(row);
+  c.step_time_s += bubble_s;
+  c.time_by_limiter_s[slot(Limiter::Overhead)] += bubble_s;
 }
 
 void add_notes(const ModelArch& arch, const Workload& w, Precision& p, Ceiling& c) {
@@ -184,38 +279,47 @@ auto to_string(Limiter limiter) -> std::string_view {
   return "unknown";
 }
 
-auto evaluate(const GpuDatabase& db, const GpuSpec& gpu, const ModelArch& arch, const Workload& workload)
-    -> core::Result<Ceiling> {
-  const double clock = std::isnan(workload.sm_clock_mhz) ? gpu.tensor_spec_clock_mhz : workload.sm_clock_mhz;
+namespace {
+
+void add_parallel_notes(const GpuDatabase& db, const ParallelLayout& l, const Step& step, Ceiling& c) {
+  const int divisor = l.dp * l.microbatches;
+  for (const RequestGroup& g : step.groups) {
+    if (g.requests % divisor != 0) {
+      c.notes.push_back("requests do not divide evenly over " + std::to_string(l.dp) + " attention ranks x " +
+                        std::to_string(l.microbatches) +
+                        " microbatches: each share is rounded up (conservative)");
+      break;
+    }
+  }
+  if (l.pp > 1) {
+    c.notes.push_back("pipeline: " + std::to_string(l.pp) + " stages, " + std::to_string(l.microbatches) +
+                      " microbatches, bubble " + std::to_string(std::lround(l.bubble_fraction * kPercent)) +
+                      "% of the step");
+  }
+  if (l.ep > 1) {
+    c.notes.push_back("expert parallel: " + std::to_string(l.ep) + " GPUs, " +
+                      std::to_string(std::lround(c.experts_per_gpu)) + " experts each; " +
+                      std::to_string(std::lround(db.collective.all_to_all_overlap * kPercent)) +
+                      "% of the all-to-all time assumed hidden behind compute");
+  }
+}
+
+auto check_clock_and_links(const GpuDatabase& db, const GpuSpec& gpu, const ParallelLayout& l, double clock)
+    -> core::Result<void> {
   if (!(clock >= kMinSmClockMhz && clock <= kMaxSmClockMhz)) {
     return core::fail(core::ErrorCode::InvalidArgument,
                       "SM clock " + std::to_string(clock) + " MHz is out of range", "use 1 to 10000 MHz");
   }
-  if (workload.tensor_parallel > 1 && all_reduce_bus_bytes_per_s(gpu, db.collective) <= 0) {
+  if ((l.tp > 1 || l.ep > 1 || l.pp > 1) && all_reduce_bus_bytes_per_s(gpu, db.collective) <= 0) {
     return core::fail(core::ErrorCode::InvalidArgument,
                       gpu.id + " has no GPU-GPU or host link in the spec file",
-                      "use --tp 1, or add link_bidir_gb_per_s to the spec file");
+                      "use --tp 1 --ep 1 --pp 1, or add link_bidir_gb_per_s to the spec file");
   }
-  auto precision = resolve_precision(arch, workload, gpu);
-  if (!precision) return core::propagate(precision);
-  const ArchEfficiency& arch_eff = db.arch_of(gpu);
-  auto ops = build_ops(arch, workload, *precision, arch_eff);
-  if (!ops) return core::propagate(ops);
-  const CostContext ctx{gpu,
-                        arch_eff,
-                        db.collective,
-                        clock,
-                        gpu.kernel_overhead_us * kSecondsPerUs,
-                        workload.step.training,
-                        workload.tensor_parallel};
-  Ceiling c;
-  c.ops = cost_ops(*ops, ctx, c.model_flops);
-  c.sm_clock_mhz = clock;
-  c.main_math = precision->main_math;
-  c.peak_flops_per_s = peak_flops_per_s(gpu, c.main_math, clock);
-  c.peak_memory_bytes_per_s = gpu.memory_bandwidth_bytes_per_s;
-  c.tensor_parallel = workload.tensor_parallel;
-  c.tokens = count_tokens(workload.step);
+  return core::ok();
+}
+
+/// Step totals, SOL figures and speeds from the costed rows (2.6, 2.7).
+void sum_rows(const ParallelLayout& l, Ceiling& c) {
   for (const OpCost& r : c.ops) {
     c.step_time_s += r.time_s;
     c.busy_s += r.busy_s;
@@ -223,16 +327,68 @@ auto evaluate(const GpuDatabase& db, const GpuSpec& gpu, const ModelArch& arch, 
     c.padded_flops += r.padded_flops;
     c.dram_bytes += r.dram_bytes;
     c.weight_bytes += r.weight_bytes;
+    c.dequant_s += r.dequant_s;
+    if (r.name == "ep_dispatch" || r.name == "ep_combine") c.all_to_all_bytes += r.collective_bytes;
     for (std::size_t i = 0; i < kLimiterCount; ++i) c.time_by_limiter_s[i] += r.time_by_limiter_s[i];
   }
+  add_bubble(l, c);
   c.limiter = largest(c.time_by_limiter_s);
-  c.compute_sol_pct = c.busy_s / c.step_time_s * kPercent;
+  c.tensor_activity_pct = c.busy_s / c.step_time_s * kPercent;
+  c.compute_sol_pct = c.tensor_activity_pct;
   c.memory_sol_pct = c.dram_bytes / (c.peak_memory_bytes_per_s * c.step_time_s) * kPercent;
   c.tokens_per_s = c.tokens.computed / c.step_time_s;
   c.output_tokens_per_s = c.tokens.emitted / c.step_time_s;
+  c.useful_busy_s = c.model_flops / (static_cast<double>(c.gpus_per_stage) * c.peak_flops_per_s);
+  c.useful_compute_sol_pct = c.useful_busy_s / c.step_time_s * kPercent;
   c.mfu_pct = mfu_pct(c, c.tokens_per_s);
-  add_residency(arch, workload, *precision, gpu, c);
+}
+
+}  // namespace
+
+auto evaluate(const GpuDatabase& db, const GpuSpec& gpu, const ModelArch& arch, const Workload& workload)
+    -> core::Result<Ceiling> {
+  const double clock = std::isnan(workload.sm_clock_mhz) ? gpu.tensor_spec_clock_mhz : workload.sm_clock_mhz;
+  auto layout = parallel_layout(arch, workload);
+  if (!layout) return core::propagate(layout);
+  if (auto ok = check_clock_and_links(db, gpu, *layout, clock); !ok) return core::propagate(ok);
+  auto precision = resolve_precision(arch, workload, gpu);
+  if (!precision) return core::propagate(precision);
+  const ArchEfficiency& arch_eff = db.arch_of(gpu);
+  if (auto step = validate_step(workload.step); !step) return core::propagate(step);
+  Workload local = workload;  // what one GPU runs per microbatch
+  local.step = rank_step(workload.step, layout->dp * layout->microbatches);
+  auto ops = build_ops(arch, local, *precision, arch_eff);
+  if (!ops) return core::propagate(ops);
+  const CostContext ctx{gpu,
+                        arch_eff,
+                        db.collective,
+                        *precision,
+                        *layout,
+                        clock,
+                        gpu.kernel_overhead_us * kSecondsPerUs,
+                        workload.step.training,
+                        workload.tensor_parallel};
+  Ceiling c;
+  c.ops = cost_ops(*ops, ctx, c.model_flops);
+  scale_rows(c.ops, layout->microbatches);
+  c.model_flops *= layout->microbatches;
+  c.sm_clock_mhz = clock;
+  c.main_math = precision->main_math;
+  c.peak_flops_per_s = peak_flops_per_s(gpu, c.main_math, clock);
+  c.peak_memory_bytes_per_s = gpu.memory_bandwidth_bytes_per_s;
+  c.tensor_parallel = workload.tensor_parallel;
+  c.expert_parallel = layout->ep;
+  c.attention_dp = layout->dp;
+  c.pipeline_parallel = layout->pp;
+  c.microbatches = layout->microbatches;
+  c.gpus_per_stage = layout->gpus_per_stage;
+  c.gpus = layout->gpus;
+  c.bubble_fraction = layout->bubble_fraction;
+  c.tokens = count_tokens(workload.step);
+  sum_rows(*layout, c);
+  add_residency(arch, workload, *precision, *layout, *ops, db, gpu, c);
   add_notes(arch, workload, *precision, c);
+  add_parallel_notes(db, *layout, workload.step, c);
   return c;
 }
 
@@ -242,7 +398,7 @@ auto mfu_pct(const Ceiling& c, double measured_tokens_per_s) -> double {
     return std::nan("");
   }
   const double per_token = c.model_flops / c.tokens.computed;
-  return measured_tokens_per_s * per_token / (static_cast<double>(c.tensor_parallel) * c.peak_flops_per_s) *
+  return measured_tokens_per_s * per_token / (static_cast<double>(c.gpus_per_stage) * c.peak_flops_per_s) *
          kPercent;
 }
 
@@ -251,19 +407,22 @@ auto combine_steps(std::span<const WeightedStep> steps) -> core::Result<MixCeili
     return core::fail(core::ErrorCode::InvalidArgument, std::move(message), "give each step a weight >= 0");
   };
   if (steps.empty()) return fail("the step mix is empty");
-  double busy = 0, time = 0, bytes_per_bw = 0;
+  double busy = 0, useful = 0, time = 0, bytes_per_bw = 0;
   std::array<double, kLimiterCount> by_limiter{};
   for (const WeightedStep& s : steps) {
     if (s.step == nullptr) return fail("the step mix holds a null step");
     if (!std::isfinite(s.weight) || s.weight < 0) return fail("a step weight is negative or not finite");
     busy += s.weight * s.step->busy_s;
+    useful += s.weight * s.step->useful_busy_s;
     time += s.weight * s.step->step_time_s;
     bytes_per_bw += s.weight * s.step->dram_bytes / s.step->peak_memory_bytes_per_s;
     for (std::size_t i = 0; i < kLimiterCount; ++i) by_limiter[i] += s.weight * s.step->time_by_limiter_s[i];
   }
   if (time <= 0) return fail("every step weight is 0");
   MixCeiling mix;
-  mix.compute_sol_pct = busy / time * kPercent;
+  mix.tensor_activity_pct = busy / time * kPercent;
+  mix.compute_sol_pct = mix.tensor_activity_pct;
+  mix.useful_compute_sol_pct = useful / time * kPercent;
   mix.memory_sol_pct = bytes_per_bw / time * kPercent;
   for (std::size_t i = 0; i < kLimiterCount; ++i) mix.time_share[i] = by_limiter[i] / time;
   mix.limiter = largest(by_limiter);

@@ -44,13 +44,15 @@ struct OpCost {
   std::string_view name;
   OpKind kind = OpKind::Memory;
   Dtype math = Dtype::Bf16;
-  double kernels = 0;       ///< kernel launches per step
-  double flops = 0;         ///< useful FLOPs
-  double padded_flops = 0;  ///< FLOPs the compute pipe executes, tile padding included
-  double dram_bytes = 0;    ///< DRAM traffic
-  double weight_bytes = 0;  ///< weights among dram_bytes
-  double busy_s = 0;        ///< compute-pipe busy time: padded_flops / peak(math)
-  double time_s = 0;        ///< modelled time
+  double kernels = 0;           ///< kernel launches per step
+  double flops = 0;             ///< useful FLOPs
+  double padded_flops = 0;      ///< FLOPs the compute pipe executes, tile padding included
+  double dram_bytes = 0;        ///< DRAM traffic
+  double weight_bytes = 0;      ///< weights among dram_bytes
+  double busy_s = 0;            ///< compute-pipe busy time: padded_flops / peak(math)
+  double dequant_s = 0;         ///< FMA/ALU time of weight-only kernels' dequantisation, inside time_s (2.7)
+  double collective_bytes = 0;  ///< bytes sent by this GPU's collectives (Collective rows)
+  double time_s = 0;            ///< modelled time
   std::array<double, kLimiterCount> time_by_limiter_s{};
   Limiter limiter = Limiter::Memory;  ///< the largest entry of time_by_limiter_s
 };
@@ -66,26 +68,53 @@ struct Ceiling {
   double busy_s = 0;  ///< compute-pipe busy time
   double flops = 0;   ///< useful FLOPs on this GPU
   double padded_flops = 0;
-  double model_flops = 0;  ///< useful FLOPs of the whole TP group (replicated work counted once)
+  double model_flops = 0;  ///< useful FLOPs of one pipeline stage's GPUs (replicated work counted once)
   double dram_bytes = 0;
   double weight_bytes = 0;
   std::array<double, kLimiterCount> time_by_limiter_s{};
   Limiter limiter = Limiter::Memory;  ///< the resource with the largest share of the step
-  double compute_sol_pct = 0;         ///< attainable Compute SOL: busy_s / step_time_s x 100
+  /// Tensor-pipe activity: busy_s / step_time_s x 100, what `sm__pipe_tensor_cycles_active` reads, MMA tile
+  /// padding at the batch's M and dequantising kernels' MMA work included (2.7). The attainable line to
+  /// compare with a live Compute SOL.
+  double tensor_activity_pct = 0;
+  double compute_sol_pct = 0;  ///< alias of tensor_activity_pct (kept for existing readers)
+  /// Useful Compute SOL = MFU: model FLOPs of the stage's GPUs / (GPUs x peak(main_math) x step time) x 100
+  /// (2.7); never above tensor_activity_pct when the main math is the tensor dtype.
+  double useful_compute_sol_pct = 0;
+  double useful_busy_s = 0;   ///< model FLOPs / (gpus_per_stage x peak): the useful part of busy_s
+  double dequant_s = 0;       ///< FMA/ALU dequantisation time of weight-only kernels (2.7)
   double memory_sol_pct = 0;  ///< attainable Memory SOL: dram_bytes / (spec bandwidth x step time) x 100
   StepTokens tokens;          ///< of the whole step (all requests)
   double tokens_per_s = 0;    ///< computed tokens (prompt + generated) per second at the modelled step time
   double output_tokens_per_s = 0;  ///< tokens sampled per second
   double mfu_pct = 0;              ///< model FLOPs utilisation at the modelled speed
   int tensor_parallel = 1;
-  double resident_weight_bytes = 0;  ///< weights held per GPU
-  double resident_kv_bytes = 0;      ///< KV cache of the step's requests per GPU (0 for a training step)
-  std::vector<std::string> notes;    ///< assumptions and warnings for the user
+  int expert_parallel = 1;      ///< EP degree (2.8)
+  int attention_dp = 1;         ///< attention data-parallel ranks (ep / tp with --dp-attention)
+  int pipeline_parallel = 1;    ///< pipeline stages
+  int microbatches = 1;         ///< microbatches per step under pipeline parallelism
+  int gpus_per_stage = 1;       ///< tp x attention_dp: the GPUs model_flops and MFU are spread over
+  int gpus = 1;                 ///< gpus_per_stage x pipeline_parallel
+  double bubble_fraction = 0;   ///< pipeline idle share of the step, (pp - 1) / (m + pp - 1)
+  double experts_per_gpu = 0;   ///< routed experts held per GPU: E / ep (0 for a dense model)
+  double all_to_all_bytes = 0;  ///< bytes this GPU sends in EP dispatch + combine per step, all MoE layers
+  double resident_weight_bytes = 0;      ///< weights held per GPU
+  double resident_expert_bytes = 0;      ///< the routed experts among resident_weight_bytes
+  double resident_kv_bytes = 0;          ///< KV cache of the step's requests per GPU (0 for a training step)
+  double resident_activation_bytes = 0;  ///< largest GEMM's input + output plus the residual stream [G]
+  double memory_need_bytes = 0;          ///< weights + KV + activations per GPU
+  double memory_usable_bytes = 0;        ///< device memory less the spec file's reserve (10%, vLLM's 0.9)
+  bool fits =
+      true;  ///< memory_need_bytes <= memory_usable_bytes; else a "does not fit" note with the numbers
+  std::vector<std::string> notes;  ///< assumptions and warnings for the user
 };
 
-/// Evaluates one step of `workload` for `arch` on `gpu` (a row of `db`). Errors: InvalidArgument for a bad
-/// step, TP degree or dtype (messages from make_step, build_ops and resolve_precision), for a clock outside
-/// 1-10,000 MHz, or for TP > 1 on a GPU with no link in the spec file. Pure and allocation-light: well under
+/// Evaluates one step of `workload` for `arch` on `gpu` (a row of `db`); with attention data parallelism
+/// and pipeline microbatches, the step is the whole group's and one GPU's share is costed (2.8). Errors:
+/// InvalidArgument for a bad step, TP degree, parallel layout or dtype (messages from make_step, build_ops,
+/// parallel_layout and resolve_precision), for a clock outside 1-10,000 MHz, or for TP, EP or PP > 1 on a
+/// GPU with no link in the spec file. A deployment that does not fit memory is not an error: `fits` is false
+/// and a note gives the numbers. Pure and allocation-light: well under
 /// 1 ms (bench/ceiling_bench.cpp).
 [[nodiscard]] auto evaluate(const GpuDatabase& db, const GpuSpec& gpu, const ModelArch& arch,
                             const Workload& workload) -> core::Result<Ceiling>;
@@ -104,7 +133,9 @@ struct WeightedStep {
 
 /// The ceiling of a mix of steps (2.6: prefill and decode steps weighted by the observed token rates).
 struct MixCeiling {
-  double compute_sol_pct = 0;                      ///< sum w busy / sum w time x 100
+  double tensor_activity_pct = 0;                  ///< sum w busy / sum w time x 100
+  double compute_sol_pct = 0;                      ///< alias of tensor_activity_pct
+  double useful_compute_sol_pct = 0;               ///< sum w useful_busy / sum w time x 100 (MFU)
   double memory_sol_pct = 0;                       ///< sum w bytes / (bandwidth x sum w time) x 100
   std::array<double, kLimiterCount> time_share{};  ///< fraction of the mix's time per resource, sums to 1
   Limiter limiter = Limiter::Memory;

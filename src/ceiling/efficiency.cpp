@@ -49,4 +49,29 @@ auto all_reduce_time_s(double bytes, int tp, const GpuSpec& gpu, const Collectiv
   return model.latency_us * kSecondsPerUs + transfer;
 }
 
+auto dequant_alu_ops(const GemmShape& shape, int token_tile) -> double {
+  if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.groups <= 0 || token_tile <= 0) return 0.0;
+  return shape.groups * std::ceil(shape.m / token_tile) * shape.n * shape.k * kDequantOpsPerWeight;
+}
+
+auto alu_ops_per_s(const GpuSpec& gpu, double sm_clock_mhz) -> double {
+  constexpr double kHzPerMhz = 1e6;
+  return static_cast<double>(gpu.sm_count) * gpu.flop_per_clock_per_sm[index_of(Dtype::Fp32)] / 2.0 *
+         sm_clock_mhz * kHzPerMhz;
+}
+
+auto all_to_all_time_s(double bytes_sent, int ep, const GpuSpec& gpu, const CollectiveModel& model)
+    -> double {
+  if (ep <= 1) return 0.0;
+  constexpr double kSecondsPerUs = 1e-6;
+  const double bus = all_reduce_bus_bytes_per_s(gpu, model);
+  return model.latency_us * kSecondsPerUs + (bus > 0 ? bytes_sent / bus : INFINITY);
+}
+
+auto send_time_s(double bytes, const GpuSpec& gpu, const CollectiveModel& model) -> double {
+  constexpr double kSecondsPerUs = 1e-6;
+  const double bus = all_reduce_bus_bytes_per_s(gpu, model);
+  return model.p2p_latency_us * kSecondsPerUs + (bus > 0 ? bytes / bus : INFINITY);
+}
+
 }  // namespace solscope::ceiling

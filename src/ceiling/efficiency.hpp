@@ -46,4 +46,26 @@ inline constexpr double kMinSplitK = 256;
 [[nodiscard]] auto all_reduce_time_s(double bytes, int tp, const GpuSpec& gpu, const CollectiveModel& model)
     -> double;
 
+/// ALU/FMA instructions per weight element to dequantise a weight-only format in registers [G, assumed]:
+/// Marlin's INT4 -> FP16/BF16 path is bit operations (lop3) on packed words plus one half2 subtract or FMA
+/// per two elements (vLLM csrc/quantization/gptq_marlin/dequant.h, its comment on fast dequantisation); 2
+/// per element is taken for the bit work, the scale and the conversion (docs/design/ceiling-model.md 2.7).
+inline constexpr double kDequantOpsPerWeight = 2.0;
+
+/// Dequantisation instructions of a weight-only GEMM: every CTA dequantises the weights of its M tile, so
+/// groups x ceil(m / token_tile) x n x k x kDequantOpsPerWeight (2.7). 0 for an empty shape.
+[[nodiscard]] auto dequant_alu_ops(const GemmShape& shape, int token_tile) -> double;
+
+/// Per-lane FP32 instructions per second: SMs x FP32 FLOP/clock/SM / 2 (an FMA is 2 FLOPs) x clock.
+[[nodiscard]] auto alu_ops_per_s(const GpuSpec& gpu, double sm_clock_mhz) -> double;
+
+/// Pairwise all-to-all where each GPU sends `bytes_sent` (spread over the other ep - 1 GPUs) over its link:
+/// latency + bytes_sent / (link_bidir / 2 x bus efficiency) (2.8); 0 for ep <= 1. Overlap is applied by the
+/// caller.
+[[nodiscard]] auto all_to_all_time_s(double bytes_sent, int ep, const GpuSpec& gpu,
+                                     const CollectiveModel& model) -> double;
+
+/// One pipeline send of `bytes` to the next stage: p2p latency + bytes / (link_bidir / 2 x bus efficiency).
+[[nodiscard]] auto send_time_s(double bytes, const GpuSpec& gpu, const CollectiveModel& model) -> double;
+
 }  // namespace solscope::ceiling

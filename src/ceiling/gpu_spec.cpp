@@ -51,6 +51,21 @@ auto read_rates(const Json* object, const std::string& context, double missing, 
   return rates;
 }
 
+/// Reads an optional {"field": "source text", ...} object into `out`. Errors: a value that is not a string.
+auto read_sources(const Json& row, const std::string& context, std::map<std::string, std::string>& out)
+    -> Result<void> {
+  const auto it = row.find("sources");
+  if (it == row.end()) return core::ok();
+  if (!it->is_object()) return invalid(context + ": 'sources' must be an object of field: source text");
+  for (const auto& [key, value] : it->items()) {
+    if (!value.is_string() || value.get<std::string>().empty()) {
+      return invalid(context + ": sources '" + key + "' must be a non-empty string");
+    }
+    out[key] = value.get<std::string>();
+  }
+  return core::ok();
+}
+
 auto read_tiles(const FieldReader& fields, ArchEfficiency& arch) -> Result<void> {
   const Json* tiles = fields.find({"gemm_token_tiles"});
   if (tiles == nullptr || !tiles->is_array() || tiles->empty()) {
@@ -98,6 +113,10 @@ auto parse_arch(const Json& row, const std::string& context) -> Result<ArchEffic
   auto feature = named_fields.ranged_integer({"gemm_feature_tile"}, 8, 4096);
   auto query = named_fields.ranged_integer({"attention_query_tile"}, 1, 4096);
   auto source = named_fields.string({"source"});
+  auto mma = named_fields.string({"mma_instruction"});
+  if (!mma) return core::propagate(mma);
+  arch.mma_instruction = mma->value_or("");
+  if (auto s = read_sources(row, named, arch.sources); !s) return core::propagate(s);
   if (!attn) return core::propagate(attn);
   if (!feature) return core::propagate(feature);
   if (!query) return core::propagate(query);
@@ -160,6 +179,7 @@ auto read_gpu_strings(const FieldReader& f, const Json& row, GpuSpec& gpu) -> Re
   gpu.chip = chip->value_or("");
   gpu.host_link = host->value_or("");
   gpu.source = **source;
+  if (auto s = read_sources(row, f.context(), gpu.sources); !s) return core::propagate(s);
   if (const auto it = row.find("aliases"); it != row.end()) {
     if (!it->is_array()) return invalid(f.context() + ": 'aliases' must be an array of strings");
     for (const Json& alias : *it) {
@@ -236,7 +256,36 @@ auto parse_collective(const Json& root, const std::string& context) -> Result<Co
   model.latency_us = *latency;
   model.bus_efficiency = *eff;
   model.source = source->value_or("");
+  auto ar = f.number({"all_reduce_overlap"});
+  auto a2a = f.number({"all_to_all_overlap"});
+  auto p2p = f.number({"p2p_latency_us"});
+  for (const auto* r : {&ar, &a2a, &p2p}) {
+    if (!*r) return core::propagate(*r);
+  }
+  for (const auto* r : {&ar, &a2a}) {
+    if (r->has_value() && !(**r >= 0.0 && **r <= 1.0)) {
+      return invalid(context + ": collective overlap fractions must be 0-1");
+    }
+  }
+  model.all_reduce_overlap = ar->value_or(0.0);
+  model.all_to_all_overlap = a2a->value_or(0.0);
+  model.p2p_latency_us = p2p->value_or(model.latency_us);
+  if (auto s = read_sources(*it, context + ": collective", model.sources); !s) return core::propagate(s);
   return model;
+}
+
+/// The optional "memory": {"reserve_fraction": x, "source": "..."} object (2.8).
+auto parse_memory_reserve(const Json& root, const std::string& context, GpuDatabase& db) -> Result<void> {
+  const auto it = root.find("memory");
+  if (it == root.end()) return core::ok();
+  FieldReader f(*it, context + ": memory");
+  auto reserve = f.required_number({"reserve_fraction"}, 0.0, 0.9);
+  auto source = f.string({"source"});
+  if (!reserve) return core::propagate(reserve);
+  if (!source) return core::propagate(source);
+  db.memory_reserve_fraction = *reserve;
+  db.memory_reserve_source = source->value_or("");
+  return core::ok();
 }
 
 }  // namespace
@@ -266,6 +315,7 @@ auto parse_gpu_database(std::string_view json_text, std::string_view origin) -> 
   auto collective = parse_collective(*root, context);
   if (!collective) return core::propagate(collective);
   db.collective = std::move(*collective);
+  if (auto memory = parse_memory_reserve(*root, context, db); !memory) return core::propagate(memory);
   if (auto unique = check_unique_names(db, origin); !unique) return core::propagate(unique);
   return db;
 }

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,7 +33,13 @@ struct ArchEfficiency {
   std::vector<int> gemm_token_tiles;
   int gemm_feature_tile = 128;     ///< output-feature tile width (2.5 item 2, [G])
   int attention_query_tile = 128;  ///< query rows per attention tile; K/V are re-read once per tile (2.2)
+  /// The MMA instruction the GEMM kernels of this generation issue (PTX ISA name, e.g. "wgmma ... m64nNk16");
+  /// its M sets the smallest token tile and thus the padding at decode (docs/design/ceiling-model.md 2.7).
+  std::string mma_instruction;
   std::string source;
+  /// Source of each calibration constant by field name ("matmul_efficiency", "attention_efficiency",
+  /// "attention_kernel", "gemm_token_tiles", ...), from the row's optional "sources" object (7).
+  std::map<std::string, std::string> sources;
 };
 
 /// Ring all-reduce model t = latency + 2 (t-1)/t x bytes / (link_bidir / 2 x bus_efficiency)
@@ -40,7 +47,13 @@ struct ArchEfficiency {
 struct CollectiveModel {
   double latency_us = 8.0;
   double bus_efficiency = 0.65;
+  /// Fraction of the TP all-reduce time hidden behind compute, 0-1 (0: on the critical path, 2.8) [G].
+  double all_reduce_overlap = 0.0;
+  /// Fraction of the EP all-to-all (dispatch + combine) time hidden behind compute, 0-1 (2.8); assumed 0.5.
+  double all_to_all_overlap = 0.0;
+  double p2p_latency_us = 8.0;  ///< latency of one pipeline-parallel activation send (2.8)
   std::string source;
+  std::map<std::string, std::string> sources;  ///< per-constant sources (7)
 };
 
 /// One GPU model. Units are in the names; NaN marks a figure the vendor does not publish.
@@ -72,6 +85,7 @@ struct GpuSpec {
   double kernel_overhead_us = 5.0;  ///< t0, fixed time per kernel (2.5 items 3 and 5)
   std::size_t arch_index = 0;       ///< index into GpuDatabase::architectures
   std::string source;
+  std::map<std::string, std::string> sources;  ///< per-constant sources ("memory_efficiency", ...) (7)
 };
 
 /// Every GPU and architecture of one spec file.
@@ -79,6 +93,10 @@ struct GpuDatabase {
   std::vector<ArchEfficiency> architectures;
   std::vector<GpuSpec> gpus;
   CollectiveModel collective;
+  /// Fraction of device memory kept free for the CUDA context, workspaces and graphs, 0-0.9 (vLLM's
+  /// --gpu-memory-utilization default 0.9 leaves 0.10; docs/design/ceiling-model.md 2.8).
+  double memory_reserve_fraction = 0.10;
+  std::string memory_reserve_source;
 
   /// The architecture terms of a GPU of this database.
   [[nodiscard]] auto arch_of(const GpuSpec& gpu) const -> const ArchEfficiency& {

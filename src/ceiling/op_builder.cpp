@@ -13,8 +13,6 @@ auto as_double(std::int64_t v) -> double {
 
 /// Bytes of one logit: the sampler reads FP32 logits [G].
 constexpr double kLogitBytes = 4.0;
-/// Router output per routed token: an expert id and a weight (4 + 4 bytes) [G].
-constexpr double kRouteBytes = 8.0;
 
 }  // namespace
 
@@ -234,6 +232,7 @@ void OpBuilder::build() {
   add_model_ends();
   const MlpNames dense_names = arch_.mlp == MlpKind::Gated ? MlpNames{"gate_up_proj", "mlp_act", "down_proj"}
                                                            : MlpNames{"up_proj", "mlp_act", "down_proj"};
+  const std::size_t first_layer_op = out_.size();
   for (const LayerGroup& group : arch_.layer_groups) {
     if (group.linear) {
       add_linear_attention(group);
@@ -243,6 +242,10 @@ void OpBuilder::build() {
       add_standard_attention(group);
     }
     const auto n = as_double(group.count);
+    if (group.moe && dims_.ep > 1) {
+      add_expert_parallel_moe(n);  // its all-to-all combine replaces the all-reduce (2.8)
+      continue;
+    }
     if (group.moe) {
       add_moe(n);
       // Gemma-4: the dense MLP runs beside the experts in the same layer (3.5).
@@ -254,6 +257,8 @@ void OpBuilder::build() {
     }
     add_all_reduce(n);
   }
+  scale_layers(first_layer_op, out_.size());
+  add_pipeline_send();
   const double r = dims_.emitted;
   const double vocab = std::ceil(as_double(arch_.vocab_size) / dims_.tp);
   add_norm("final_norm", 1, dims_.hidden);

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "ceiling/detail/op_builder.hpp"
+#include "ceiling/parallel.hpp"
 
 namespace solscope::ceiling {
 namespace {
@@ -161,6 +162,12 @@ auto build_ops(const ModelArch& arch, const Workload& workload, const Precision&
   dims.kv_heads = std::max(1.0, static_cast<double>(arch.num_kv_heads) / dims.tp);
   dims.head_dim = static_cast<double>(arch.head_dim);
   dims.act_bytes = bytes_per_element(precision.activation);
+  auto layout = parallel_layout(arch, workload);
+  if (!layout) return core::propagate(layout);
+  dims.ep = layout->ep;
+  dims.dp = layout->dp;
+  dims.pp = layout->pp;
+  dims.layer_fraction = layout->layer_fraction;
   std::vector<Op> ops;
   ops.reserve(64);
   detail::OpBuilder(arch, workload, precision, arch_eff, dims, ops).build();

@@ -23,6 +23,10 @@ namespace solscope::ceiling {
 /// kernels (norms, RoPE, activations, KV writes) only move bytes; collectives use the GPU-GPU link.
 enum class OpKind : std::uint8_t { Gemm, Attention, Memory, Collective };
 
+/// Which collective a Collective operator runs (docs/design/ceiling-model.md 2.2, 2.8): the TP ring
+/// all-reduce, the EP all-to-all (dispatch or combine), or a pipeline stage's point-to-point send.
+enum class CollectiveKind : std::uint8_t { AllReduce, AllToAll, SendRecv };
+
 /// "gemm", "attention", "memory", "collective".
 [[nodiscard]] auto to_string(OpKind kind) -> std::string_view;
 
@@ -47,9 +51,14 @@ struct Op {
   double flops = 0;  ///< useful FLOPs per instance (GEMM 2mnk x groups; attention 2 n_h (d_qk + d_v) P)
   double bytes = 0;  ///< DRAM bytes per instance (weights + activations + KV), excluding collectives
   double weight_bytes = 0;      ///< the weights among `bytes`
-  double collective_bytes = 0;  ///< all-reduce message size per instance (Collective only)
-  Dtype math = Dtype::Bf16;     ///< rate column of the FLOPs
+  double collective_bytes = 0;  ///< message size per instance (Collective only; all-to-all: bytes sent)
+  CollectiveKind collective = CollectiveKind::AllReduce;  ///< Collective only
+  Dtype math = Dtype::Bf16;                               ///< rate column of the FLOPs
   bool sharded = true;  ///< split across TP ranks; false when every rank repeats it (router, MLA down-proj)
+  /// GPUs of a pipeline stage whose work this GPU's FLOPs stand for, when the TP rule (tp if sharded, else 1,
+  /// times the attention data-parallel ranks) does not hold: the EP degree for expert-parallel experts.
+  /// 0 = the TP rule (2.8).
+  double group_multiplier = 0;
 };
 
 /// Storage and math dtypes per module after `quantization_config`, `--dtype` and the GPU's supported dtypes.
@@ -86,10 +95,11 @@ struct AttentionWork {
 /// active experts"). Mixtral (8, 2): 2 at T=1, 5.5 at T=4; Qwen3-30B-A3B (128, 8): 29 at T=4.
 [[nodiscard]] auto expected_active_experts(double experts, double per_token, double tokens) -> double;
 
-/// Builds the per-GPU operator list of `workload.step`, in execution order; operators of different layer
-/// groups share names (a name appears once per group). Errors: InvalidArgument when the TP degree does not
-/// divide the attention heads (n_q % t), or neither divides the other for the KV heads (KV is replicated when
-/// t > n_kv).
+/// Builds the per-GPU operator list of `workload.step` (one GPU's share of requests, see parallel.hpp: expert
+/// parallel MoE, the stage's share of the layers, all-to-all and pipeline sends), in execution order;
+/// operators of different layer groups share names (a name appears once per group). Errors: InvalidArgument
+/// when the TP degree does not divide the attention heads (n_q % t), or neither divides the other for the KV
+/// heads (KV is replicated when t > n_kv), and the errors of parallel_layout().
 [[nodiscard]] auto build_ops(const ModelArch& arch, const Workload& workload, const Precision& precision,
                              const ArchEfficiency& arch_eff) -> core::Result<std::vector<Op>>;
 

@@ -38,7 +38,20 @@ struct Step {
 /// How the step runs.
 struct Workload {
   Step step;
-  int tensor_parallel = 1;     ///< t, GPUs sharing each layer (Megatron column/row split, 2.2); 1-1024
+  int tensor_parallel = 1;  ///< t, GPUs sharing each layer (Megatron column/row split, 2.2); 1-1024
+  /// Expert-parallel degree (`--ep`): the routed experts of each MoE layer are split whole across this many
+  /// GPUs, E / ep each, with all-to-all dispatch and combine (docs/design/ceiling-model.md 2.8); 1-1024.
+  /// Without dp_attention it must be 1 or equal tensor_parallel (EP inside the TP group).
+  int expert_parallel = 1;
+  /// Attention data-parallel across the EP group (`--dp-attention`): ep / tp ranks each hold the full
+  /// attention weights (split tp ways) and 1 / (ep / tp) of the step's requests (2.8).
+  bool dp_attention = false;
+  /// Pipeline-parallel degree (`--pp`): layers split into this many stages of ceil(L / pp) layers (2.8);
+  /// 1-256.
+  int pipeline_parallel = 1;
+  /// Microbatches the step is cut into under pipeline parallelism; 0 = pipeline_parallel. The bubble is
+  /// (pp - 1) / (m + pp - 1) of the step (2.8); 1-4096.
+  int pp_microbatches = 0;
   std::optional<Dtype> dtype;  ///< overrides the checkpoint's weight and GEMM dtype (bf16, fp16, fp32 or fp8)
   std::optional<Dtype> kv_dtype;  ///< KV-cache dtype; default: the activation dtype (bf16/fp16)
   /// SM clock for the peaks in MHz; NaN = the GPU's tensor_spec_clock_mhz. A live monitor passes the clock
@@ -52,6 +65,10 @@ inline constexpr std::int64_t kMaxTokens = 100'000'000;
 
 /// Largest Workload::tensor_parallel build_ops() and evaluate() accept (the smallest is 1).
 inline constexpr int kMaxTensorParallel = 1024;
+/// Largest Workload::expert_parallel and Workload::pipeline_parallel (and microbatches) accepted.
+inline constexpr int kMaxExpertParallel = 1024;
+inline constexpr int kMaxPipelineParallel = 256;
+inline constexpr int kMaxMicrobatches = 4096;
 /// Range of SM clocks in MHz that evaluate() accepts for Workload::sm_clock_mhz (and the spec file for its
 /// clocks): wide enough for any GPU, narrow enough to catch a value in Hz or GHz.
 inline constexpr double kMinSmClockMhz = 1.0;

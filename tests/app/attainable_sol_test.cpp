@@ -129,7 +129,9 @@ TEST_F(AttainableSolTest, annotates_the_ceiling_of_a_discovered_vllm_workload) {
   // vllm_metrics_t0.txt: 12 running requests, KV 25% of 64,000 tokens -> decode batch 12 context 1333.
   const ceiling::Ceiling expected =
       direct_ceiling(kH100Name, root_ / kLlamaSnapshot, {workload::Phase::Decode, 12, 1333, 0}, 2, 1755.0);
-  EXPECT_DOUBLE_EQ(s.attainable_compute_sol_pct, expected.compute_sol_pct);
+  // The live line is the tensor-pipe activity (12 tokens padded to wgmma's 64 rows), not the useful figure.
+  EXPECT_DOUBLE_EQ(s.attainable_compute_sol_pct, expected.tensor_activity_pct);
+  EXPECT_GT(s.attainable_compute_sol_pct, 4.0 * expected.useful_compute_sol_pct);
   EXPECT_DOUBLE_EQ(s.attainable_memory_sol_pct, expected.memory_sol_pct);
   EXPECT_GT(s.attainable_memory_sol_pct, s.attainable_compute_sol_pct)
       << "small-batch decode is memory bound";

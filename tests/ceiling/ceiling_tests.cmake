@@ -2,10 +2,12 @@
 # tests/app.
 solscope_add_test(ceiling
   SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/activity_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/ceiling_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/efficiency_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/gpu_spec_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/model_arch_2026_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/model_config_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/operators_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/parallel_test.cpp
   LIBS solscope::ceiling)

@@ -27,14 +27,18 @@ TEST(EfficiencyTest, large_gemm_wave_quantization_by_hand) {
 }
 
 TEST(EfficiencyTest, small_token_counts_pad_to_the_smallest_tile) {
-  // Decode at batch 1: one token padded to a 16-row tile, so the pipe does 16x the useful work.
+  // Decode at batch 1 on Hopper: wgmma's M is 64, so one token is padded to a 64-row tile and the pipe
+  // does 64x the useful work (docs/design/ceiling-model.md 2.7).
   const GemmTiling t = gemm_tiling(GemmShape{1, 4096, 4096, 1}, hopper(), 132);
-  EXPECT_EQ(t.token_tile, 16);
+  EXPECT_EQ(t.token_tile, 64);
   EXPECT_DOUBLE_EQ(t.tiles, 32);
   EXPECT_DOUBLE_EQ(t.split_k, 4);  // floor(132 / 32) slices of 1024 >= 256
   EXPECT_DOUBLE_EQ(t.waves, 1);
   EXPECT_DOUBLE_EQ(t.wave_efficiency, 128.0 / 132.0);
-  EXPECT_DOUBLE_EQ(t.padded_flops, 16.0 * 2 * 4096 * 4096);
+  EXPECT_DOUBLE_EQ(t.padded_flops, 64.0 * 2 * 4096 * 4096);
+  // Ampere's mma.sync m16n8k16 pads the same token to 16 rows only.
+  const ArchEfficiency& ampere = builtin_db().arch_of(builtin_gpu("A100"));
+  EXPECT_EQ(gemm_tiling(GemmShape{1, 4096, 4096, 1}, ampere, 108).token_tile, 16);
   // 200 tokens take two 128-row tiles (256 rows).
   const GemmTiling t200 = gemm_tiling(GemmShape{200, 128, 64, 1}, hopper(), 132);
   EXPECT_EQ(t200.token_tile, 128);

@@ -8,6 +8,9 @@
 
 namespace solscope::ceiling::detail {
 
+/// Router output per routed token: an expert id and a weight (4 + 4 bytes) [G].
+inline constexpr double kRouteBytes = 8.0;
+
 /// Per-GPU sizes of one step: tokens, heads and widths after the TP split (docs/design/ceiling-model.md 2.2).
 struct StepDims {
   double tokens = 0;        ///< T
@@ -15,11 +18,15 @@ struct StepDims {
   double cached_after = 0;  ///< sum c_r
   bool decode_only = true;
   double tp = 1;
-  double hidden = 0;     ///< h
-  double heads = 0;      ///< n_q / t
-  double kv_heads = 0;   ///< max(1, n_kv / t)
-  double head_dim = 0;   ///< d
-  double act_bytes = 2;  ///< b_a
+  double hidden = 0;          ///< h
+  double heads = 0;           ///< n_q / t
+  double kv_heads = 0;        ///< max(1, n_kv / t)
+  double head_dim = 0;        ///< d
+  double act_bytes = 2;       ///< b_a
+  double ep = 1;              ///< expert-parallel ranks (2.8)
+  double dp = 1;              ///< attention data-parallel ranks; tokens x dp meet at the MoE layer (2.8)
+  double pp = 1;              ///< pipeline stages
+  double layer_fraction = 1;  ///< share of the layers on this GPU's stage (2.8)
 };
 
 /// Operator names of one gated or plain MLP (dense layers or shared experts).
@@ -51,6 +58,12 @@ class OpBuilder {
   void add_dense_mlp(const MlpNames& names, double instances, double width, Module module);
   void add_moe(double instances);
   void add_model_ends();
+
+  // Parallelism (op_builder_parallel.cpp; docs/design/ceiling-model.md 2.8).
+  void add_expert_parallel_moe(double instances);
+  void add_all_to_all(std::string_view name, double instances, double bytes_sent);
+  void add_pipeline_send();
+  void scale_layers(std::size_t first, std::size_t last);
 
   const ModelArch& arch_;
   const Workload& workload_;
