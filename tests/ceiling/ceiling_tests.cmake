@@ -7,4 +7,5 @@ solscope_add_test(ceiling
     ${CMAKE_CURRENT_LIST_DIR}/gpu_spec_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/model_config_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/operators_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/serving_test.cpp
   LIBS solscope::ceiling)
