@@ -34,8 +34,13 @@ struct CeilingArgs {
       std::numeric_limits<double>::quiet_NaN();  ///< --sm-clock-mhz; NaN = tensor-spec clock
   double tokens_per_s =
       std::numeric_limits<double>::quiet_NaN();  ///< --tokens-per-s: measured speed, for MFU
-  std::string gpu_specs;                         ///< --gpu-specs: a spec file replacing the built-in one
-  bool json = false;                             ///< --json
+  bool serve = false;                   ///< --serve: steady-state serving mix instead of one --phase step
+  std::int64_t isl = 1024;              ///< --isl: prompt tokens per request (--serve)
+  std::int64_t osl = 256;               ///< --osl: generated tokens per request (--serve)
+  std::int64_t concurrency = 64;        ///< --concurrency: requests in flight (--serve)
+  std::int64_t max_batched_tokens = 0;  ///< --max-batched-tokens: token budget per step; 0 = vLLM's default
+  std::string gpu_specs;                ///< --gpu-specs: a spec file replacing the built-in one
+  bool json = false;                    ///< --json
   /// For --gpu auto: returns the device name of the GPU to model as NVML reports it (e.g. "NVIDIA H100 80GB
   /// HBM3"). Left empty, --gpu auto fails with "needs a GPU". Set by the caller (the app wires NVML).
   std::function<core::Result<std::string>()> detect_gpu;
