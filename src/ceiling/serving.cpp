@@ -38,15 +38,18 @@ auto validate(const ServeTraffic& t, std::int64_t budget) -> core::Result<void> 
   return core::ok();
 }
 
-/// The two figures of one step that the mix needs. The seam for the useful/activity split: activity is the
-/// tensor pipe's padded busy time, useful the model FLOPs of the whole TP group.
+/// The two compute figures of one step, as busy seconds. The one seam for the useful/activity split:
+/// activity is the tensor pipe's padded busy time; useful is the model FLOPs' share of it, here model FLOPs
+/// over (TP x peak of the main math). Where Ceiling carries its own useful busy time (parallel layouts other
+/// than TP), take it from there.
 struct StepFigures {
   double activity_busy_s = 0;
-  double useful_flops = 0;
+  double useful_busy_s = 0;
 };
 
 auto step_figures(const Ceiling& c) -> StepFigures {
-  return StepFigures{.activity_busy_s = c.busy_s, .useful_flops = c.model_flops};
+  const double peak_s = static_cast<double>(c.tensor_parallel) * c.peak_flops_per_s;
+  return StepFigures{.activity_busy_s = c.busy_s, .useful_busy_s = peak_s > 0 ? c.model_flops / peak_s : 0.0};
 }
 
 auto whole(double v) -> std::int64_t {
@@ -169,7 +172,6 @@ auto evaluate_serving(const GpuDatabase& db, const GpuSpec& gpu, const ModelArch
                                     WeightedStep{&s.decode_step, 1.0 - fp}};
   auto combined = combine_steps(std::span(steps.data(), s.has_decode_step ? 2U : 1U));
   if (!combined) return core::propagate(combined);
-  s.activity_compute_sol_pct = combined->compute_sol_pct;
   s.memory_sol_pct = combined->memory_sol_pct;
   s.time_share = combined->time_share;
   s.limiter = combined->limiter;
@@ -179,11 +181,10 @@ auto evaluate_serving(const GpuDatabase& db, const GpuSpec& gpu, const ModelArch
   s.mean_step_time_s = fp * t_prefill + (1 - fp) * t_decode;
   const StepFigures fig_prefill = step_figures(s.prefill_step);
   const StepFigures fig_decode = s.has_decode_step ? step_figures(s.decode_step) : StepFigures{};
-  const double useful_flops = fp * fig_prefill.useful_flops + (1 - fp) * fig_decode.useful_flops;
-  s.useful_compute_sol_pct = useful_flops /
-                             (static_cast<double>(s.prefill_step.tensor_parallel) *
-                              s.prefill_step.peak_flops_per_s * s.mean_step_time_s) *
-                             kPercent;
+  s.activity_compute_sol_pct = (fp * fig_prefill.activity_busy_s + (1 - fp) * fig_decode.activity_busy_s) /
+                               s.mean_step_time_s * kPercent;
+  s.useful_compute_sol_pct =
+      (fp * fig_prefill.useful_busy_s + (1 - fp) * fig_decode.useful_busy_s) / s.mean_step_time_s * kPercent;
 
   const auto isl = static_cast<double>(s.traffic.input_tokens);
   const auto osl = static_cast<double>(s.traffic.output_tokens);
