@@ -289,6 +289,14 @@ TEST_F(AttainableSolTest, serving_mix_from_live_histograms_and_the_engines_flop_
   deps.discovery.procfs_root = root_ / "host";
   deps.discovery.user_name = workload::test_support::fake_user_name;
   deps.now_s = [&now] { return now; };
+  // The engine was started with a token budget of its own: it replaces vLLM's default.
+  {
+    std::ofstream cmdline(root_ / "host/1000/cmdline", std::ios::binary | std::ios::app);
+    cmdline << std::string(
+        "--max-num-batched-tokens\0"
+        "2048\0",
+        30);
+  }
   AttainableSol attainable(two_h100(), std::move(deps));
   stub_.set("/8000/metrics", 200, engine_fixture("synthetic_vllm_serve_t0.txt"));
   attainable.refresh_now();
@@ -300,16 +308,15 @@ TEST_F(AttainableSolTest, serving_mix_from_live_histograms_and_the_engines_flop_
   core::RawSample s = sample_of(0, 1755.0);
   attainable.annotate(s);
 
-  const ceiling::ServeCeiling expected =
-      direct_serving(kH100Name, root_ / kLlamaSnapshot, ceiling::ServeTraffic{1024, 256, 64, 0}, 2, 1755.0);
+  const ceiling::ServeCeiling expected = direct_serving(
+      kH100Name, root_ / kLlamaSnapshot, ceiling::ServeTraffic{1024, 256, 64, 2048}, 2, 1755.0);
   EXPECT_DOUBLE_EQ(s.attainable_compute_sol_pct, expected.activity_compute_sol_pct);
   EXPECT_DOUBLE_EQ(s.attainable_memory_sol_pct, expected.memory_sol_pct);
   const AttainableFigures& f = attainable.snapshot()->devices.at(0);
   EXPECT_DOUBLE_EQ(f.useful_compute_sol_pct, expected.useful_compute_sol_pct);
   // 1e14 FLOP/s over the BF16 peak at 1755 MHz: 132 SMs x 4096 FLOP/clock x 1.755 GHz = 948.9 TFLOP/s.
   EXPECT_NEAR(f.engine_mfu_pct, 1e14 / (132 * 4096 * 1.755e9) * 100, 1e-9);
-  EXPECT_THAT(f.description,
-              HasSubstr("serving isl 1024 osl 256 concurrency 64, budget 8192 (vLLM default)"));
+  EXPECT_THAT(f.description, HasSubstr("serving isl 1024 osl 256 concurrency 64, budget 2048, tp 2 on "));
   EXPECT_THAT(f.description, HasSubstr("; engine's own FLOP estimate 100.0 TFLOP/s per GPU = MFU 10.5%"));
 }
 
