@@ -53,13 +53,8 @@ struct AttainableSolDeps {
 struct AttainableFigures {
   std::uint32_t device_index = 0;
   double compute_sol_pct = std::numeric_limits<double>::quiet_NaN();
+  double useful_compute_sol_pct = std::numeric_limits<double>::quiet_NaN();  ///< MFU at the ceiling's speed
   double memory_sol_pct = std::numeric_limits<double>::quiet_NaN();
-  /// Useful Compute SOL (MFU) of the ceiling, 0-100; NaN when none.
-  double useful_compute_sol_pct = std::numeric_limits<double>::quiet_NaN();
-  /// The engine's own FLOP estimate per GPU (vLLM/SGLang `*:estimated_flops_per_gpu_total`, a rate over the
-  /// refresh window) as a percentage of the same peak: the engine's MFU, beside solscope's useful figure. NaN
-  /// when the engine does not export it (vLLM needs --enable-mfu-metrics).
-  double engine_mfu_pct = std::numeric_limits<double>::quiet_NaN();
   /// One line: the workload found and its ceiling ("found vLLM serving X on :8000; decode batch 12 context
   /// 1333, tp 2 on H100-SXM5-80GB at 1755 MHz: attainable compute 4.1%, memory 71.3%, limited by memory"),
   /// or why there is none.
@@ -67,6 +62,10 @@ struct AttainableFigures {
   /// The ceiling part of `description` alone ("decode batch 12 ..., limited by memory" or "no ceiling: why");
   /// empty when discovery found no workload (its status says why).
   std::string ceiling_note;
+  /// The engine's own FLOP estimate per GPU (vLLM/SGLang `*:estimated_flops_per_gpu_total`, a rate over the
+  /// refresh window) as a percentage of the same peak: the engine's MFU, beside useful_compute_sol_pct. NaN
+  /// when the engine does not export it (vLLM needs --enable-mfu-metrics).
+  double engine_mfu_pct = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// One refresh pass, published whole (immutable once published).
