@@ -9,6 +9,7 @@
 
 #include "ceiling/ceiling.hpp"
 #include "ceiling/default_gpu_specs.hpp"
+#include "ceiling/serving.hpp"
 
 namespace {
 
@@ -87,6 +88,33 @@ void BM_evaluate_deepseek_v3_train(benchmark::State& state) {
   run_evaluate(state, setup("deepseek-v3", Phase::Train, 4, 0, 4096, 8));
 }
 BENCHMARK(BM_evaluate_deepseek_v3_train);
+
+/// The serving mode (issue 13 item 6): one evaluate_serving() = the mix arithmetic plus two evaluate() calls.
+/// Compare with BM_evaluate_llama8b_decode_b64 of the same run (the single-step evaluation).
+void run_serving(benchmark::State& state, const Setup& s, ServeTraffic traffic) {
+  for (auto _ : state) {
+    auto result = evaluate_serving(s.db, *s.gpu, s.arch, s.workload, traffic);
+    benchmark::DoNotOptimize(result);
+  }
+}
+
+void BM_serving_llama8b_1024_256_c64(benchmark::State& state) {
+  run_serving(state, setup("llama-3.1-8b", Phase::Decode, 1, 0, 0, 1), ServeTraffic{1024, 256, 64, 0});
+}
+BENCHMARK(BM_serving_llama8b_1024_256_c64);
+
+void BM_serving_deepseek_v3_1024_256_c64_tp8(benchmark::State& state) {
+  run_serving(state, setup("deepseek-v3", Phase::Decode, 1, 0, 0, 8), ServeTraffic{1024, 256, 64, 0});
+}
+BENCHMARK(BM_serving_deepseek_v3_1024_256_c64_tp8);
+
+void BM_serving_plan_only(benchmark::State& state) {
+  for (auto _ : state) {
+    auto mix = plan_serving(ServeTraffic{4096, 1024, 256, 0}, 8192);
+    benchmark::DoNotOptimize(mix);
+  }
+}
+BENCHMARK(BM_serving_plan_only);
 
 void BM_parse_model_config(benchmark::State& state) {
   const std::string text = read_fixture("deepseek-v3");

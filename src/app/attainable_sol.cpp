@@ -17,6 +17,7 @@
 
 #include "ceiling/default_gpu_specs.hpp"
 #include "core/guarded_run.hpp"
+#include "core/units.hpp"
 
 namespace solscope::app {
 namespace {
@@ -56,6 +57,25 @@ auto evaluate_workload(const ceiling::GpuDatabase& db, const ceiling::GpuSpec& g
     cw.sm_clock_mhz = sm_clock_mhz;
   }
   return ceiling::evaluate(db, gpu, arch, cw);
+}
+
+auto evaluate_workload_serving(const ceiling::GpuDatabase& db, const ceiling::GpuSpec& gpu,
+                               const ceiling::ModelArch& arch, const workload::Workload& w,
+                               double sm_clock_mhz) -> core::Result<ceiling::ServeCeiling> {
+  if (!w.serve) {
+    return core::fail(ErrorCode::FailedPrecondition,
+                      "no serving traffic for the workload on GPU " + std::to_string(w.gpu_index));
+  }
+  ceiling::Workload base;
+  base.tensor_parallel =
+      w.tensor_parallel > 0 ? w.tensor_parallel : std::max(1, static_cast<int>(w.gpus.size()));
+  if (std::isfinite(sm_clock_mhz) && sm_clock_mhz >= ceiling::kMinSmClockMhz &&
+      sm_clock_mhz <= ceiling::kMaxSmClockMhz) {
+    base.sm_clock_mhz = sm_clock_mhz;
+  }
+  const ceiling::ServeTraffic traffic{w.serve->input_tokens, w.serve->output_tokens, w.serve->concurrency,
+                                      w.max_batched_tokens};
+  return ceiling::evaluate_serving(db, gpu, arch, base, traffic);
 }
 
 AttainableSol::AttainableSol(std::vector<core::DeviceInfo> devices, AttainableSolDeps deps)
@@ -164,6 +184,10 @@ auto AttainableSol::figures_for(std::size_t slot, const workload::Workload& w) -
   const auto& arch = model_arch(w.config_path);
   if (!arch) return no_ceiling(arch.error().describe());
   const double clock_mhz = sm_clock_mhz_[slot].load(std::memory_order_relaxed);
+  if (w.serve) {
+    serving_figures(**gpu, *arch, w, clock_mhz, f);
+    return f;
+  }
   auto c = evaluate_workload(*db_, **gpu, *arch, w, clock_mhz);
   if (!c) return no_ceiling(c.error().describe());
   f.compute_sol_pct = c->tensor_activity_pct;  // what the tensor-pipe counter reads (2.7)
@@ -176,6 +200,34 @@ auto AttainableSol::figures_for(std::size_t slot, const workload::Workload& w) -
       c->useful_compute_sol_pct, c->memory_sol_pct, limiter_text(c->limiter));
   f.description += "; " + f.ceiling_note;
   return f;
+}
+
+void AttainableSol::serving_figures(const ceiling::GpuSpec& gpu, const ceiling::ModelArch& arch,
+                                    const workload::Workload& w, double clock_mhz, AttainableFigures& f) {
+  auto s = evaluate_workload_serving(*db_, gpu, arch, w, clock_mhz);
+  if (!s) {
+    f.ceiling_note = "no ceiling: " + s.error().describe();
+    f.description += "; " + f.ceiling_note;
+    return;
+  }
+  const ceiling::Ceiling& step = s->prefill_step;
+  f.compute_sol_pct = s->activity_compute_sol_pct;
+  f.useful_compute_sol_pct = s->useful_compute_sol_pct;
+  f.memory_sol_pct = s->memory_sol_pct;
+  f.ceiling_note = fmt::format(
+      "serving isl {} osl {} concurrency {}, budget {}{}, tp {} on {} at {:.0f} MHz: attainable compute "
+      "{:.1f}% (useful {:.1f}%), memory {:.1f}%, limited by {}; prefill {:.0f}% of the time",
+      s->traffic.input_tokens, s->traffic.output_tokens, s->traffic.concurrency,
+      s->traffic.max_batched_tokens, s->default_budget ? " (vLLM default)" : "", step.tensor_parallel, gpu.id,
+      step.sm_clock_mhz, s->activity_compute_sol_pct, s->useful_compute_sol_pct, s->memory_sol_pct,
+      limiter_text(s->limiter), s->prefill_time_share * core::kPercent);
+  const double engine_flops = w.live.engine_flops_per_s;
+  if (std::isfinite(engine_flops) && step.peak_flops_per_s > 0) {
+    f.engine_mfu_pct = engine_flops / step.peak_flops_per_s * core::kPercent;
+    f.ceiling_note += fmt::format("; engine's own FLOP estimate {:.1f} TFLOP/s per GPU = MFU {:.1f}%",
+                                  engine_flops / 1e12, f.engine_mfu_pct);
+  }
+  f.description += "; " + f.ceiling_note;
 }
 
 void AttainableSol::refresh_now() {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "ceiling/ceiling.hpp"
+#include "ceiling/serving.hpp"
 #include "core/device_info.hpp"
 #include "core/result.hpp"
 #include "core/sol_sample.hpp"
@@ -63,6 +64,10 @@ struct AttainableFigures {
   /// The ceiling part of `description` alone ("decode batch 12 ..., limited by memory" or "no ceiling: why");
   /// empty when discovery found no workload (its status says why).
   std::string ceiling_note;
+  /// The engine's own FLOP estimate per GPU (vLLM/SGLang `*:estimated_flops_per_gpu_total`, a rate over the
+  /// refresh window) as a percentage of the same peak: the engine's MFU, beside useful_compute_sol_pct. NaN
+  /// when the engine does not export it (vLLM needs --enable-mfu-metrics).
+  double engine_mfu_pct = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// One refresh pass, published whole (immutable once published).
@@ -79,6 +84,14 @@ struct AttainableSnapshot {
 [[nodiscard]] auto evaluate_workload(const ceiling::GpuDatabase& db, const ceiling::GpuSpec& gpu,
                                      const ceiling::ModelArch& arch, const workload::Workload& w,
                                      double sm_clock_mhz) -> core::Result<ceiling::Ceiling>;
+
+/// The serving ceiling of a live workload (docs/design/ceiling-model.md 6.5): `w.serve`'s isl, osl and
+/// concurrency with the token budget of `w.max_batched_tokens` (0: vLLM serve's default for the GPU), TP and
+/// clock as evaluate_workload() takes them. Errors: FailedPrecondition when `w` has no serving traffic;
+/// ceiling::evaluate_serving's errors.
+[[nodiscard]] auto evaluate_workload_serving(const ceiling::GpuDatabase& db, const ceiling::GpuSpec& gpu,
+                                             const ceiling::ModelArch& arch, const workload::Workload& w,
+                                             double sm_clock_mhz) -> core::Result<ceiling::ServeCeiling>;
 
 /// See the file comment. Thread-safety: annotate(), snapshot() and description_of() may be called from any
 /// thread at any time; start(), stop() and refresh_now() from one controlling thread; refresh_now() only
@@ -116,6 +129,8 @@ class AttainableSol {
  private:
   void run_thread();
   [[nodiscard]] auto figures_for(std::size_t slot, const workload::Workload& w) -> AttainableFigures;
+  void serving_figures(const ceiling::GpuSpec& gpu, const ceiling::ModelArch& arch,
+                       const workload::Workload& w, double clock_mhz, AttainableFigures& f);
   [[nodiscard]] auto model_arch(const std::string& config_path) -> const core::Result<ceiling::ModelArch>&;
   [[nodiscard]] auto slot_of(std::uint32_t device_index) const -> std::optional<std::size_t>;
 

@@ -15,12 +15,14 @@
 #include <CLI/CLI.hpp>
 
 #include "app/ceiling_report.hpp"
+#include "app/ceiling_serve_report.hpp"
 #include "app/config/bind.hpp"
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
 #include "app/text_file.hpp"
 #include "ceiling/ceiling.hpp"
 #include "ceiling/default_gpu_specs.hpp"
+#include "ceiling/serving.hpp"
 #include "core/text.hpp"
 
 namespace solscope::app {
@@ -165,9 +167,26 @@ auto make_workload(const CeilingArgs& args, ceiling::Phase phase) -> Outcome<cei
   return w;
 }
 
+/// `--serve`: the steady-state serving mix (ceiling/serving.hpp) instead of one step.
+auto run_serve(const CeilingArgs& args, const ceiling::GpuDatabase& db, const ceiling::GpuSpec& gpu,
+               const ceiling::ModelArch& arch, const ceiling::Workload& base, const std::string& path,
+               std::ostream& out) -> Outcome<void> {
+  const ceiling::ServeTraffic traffic{args.isl, args.osl, args.concurrency, args.max_batched_tokens};
+  auto result = ceiling::evaluate_serving(db, gpu, arch, base, traffic);
+  if (!result) return usage(result.error());
+  const ServeReportInput report{*result, gpu, arch, path};
+  out << (args.json ? render_serve_json(report)
+                    : core::terminal_safe(render_serve_text(report), core::LineBreaks::Keep));
+  return {};
+}
+
 auto run(const CeilingArgs& args, std::ostream& out) -> Outcome<void> {
   auto phase = parse_phase(args.phase);
   if (!phase) return core::propagate(phase);
+  if (args.serve && *phase != ceiling::Phase::Decode) {
+    return usage("--serve models a mix of prefill and decode steps; it takes no --phase",
+                 "drop --phase, or drop --serve to model one step");
+  }
   auto workload = make_workload(args, *phase);
   if (!workload) return core::propagate(workload);
   auto db = load_database(args);
@@ -178,6 +197,7 @@ auto run(const CeilingArgs& args, std::ostream& out) -> Outcome<void> {
   if (!path) return core::propagate(path);
   auto arch = load_model_arch(*path, "pass a config.json or a directory holding one");
   if (!arch) return file_error(arch.error());
+  if (args.serve) return run_serve(args, *db, **gpu, *arch, *workload, path->string(), out);
   auto result = ceiling::evaluate(*db, **gpu, *arch, *workload);
   if (!result) return usage(result.error());
   const CeilingReportInput report{*result,    **gpu,        *arch,       path->string(),   *phase,
@@ -208,6 +228,13 @@ void add_ceiling_options(CLI::App& sub, CeilingArgs& args) {
   config::add_option(sub, Scope::Ceiling, "--dp-attention", args.dp_attention);
   config::add_option(sub, Scope::Ceiling, "--pp", args.pp);
   config::add_option(sub, Scope::Ceiling, "--pp-microbatches", args.pp_microbatches);
+  sub.add_flag(
+      "--serve", args.serve,
+      "model steady-state serving (continuous batching, chunked prefill) instead of one --phase step");
+  config::add_option(sub, Scope::Ceiling, "--isl", args.isl);
+  config::add_option(sub, Scope::Ceiling, "--osl", args.osl);
+  config::add_option(sub, Scope::Ceiling, "--concurrency", args.concurrency);
+  config::add_option(sub, Scope::Ceiling, "--max-batched-tokens", args.max_batched_tokens);
   sub.add_option("--gpu-specs", args.gpu_specs, "GPU spec file replacing the built-in data/gpu_specs.json");
   sub.add_flag("--json", args.json, "print JSON");
 }

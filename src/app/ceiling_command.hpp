@@ -40,6 +40,11 @@ struct CeilingArgs {
   std::int64_t pp_microbatches = 0;  ///< --pp-microbatches: 0 = the --pp degree
   std::string gpu_specs;             ///< --gpu-specs: a spec file replacing the built-in one
   bool json = false;                 ///< --json
+  bool serve = false;                   ///< --serve: steady-state serving mix instead of one --phase step
+  std::int64_t isl = 1024;              ///< --isl: prompt tokens per request (--serve)
+  std::int64_t osl = 256;               ///< --osl: generated tokens per request (--serve)
+  std::int64_t concurrency = 64;        ///< --concurrency: requests in flight (--serve)
+  std::int64_t max_batched_tokens = 0;  ///< --max-batched-tokens: token budget per step; 0 = vLLM's default
   /// For --gpu auto: returns the device name of the GPU to model as NVML reports it (e.g. "NVIDIA H100 80GB
   /// HBM3"). Left empty, --gpu auto fails with "needs a GPU". Set by the caller (the app wires NVML).
   std::function<core::Result<std::string>()> detect_gpu;

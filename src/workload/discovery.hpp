@@ -77,7 +77,11 @@ struct Workload {
   LiveShape live;                      ///< from the engine's /metrics (NaN when not scraped)
   std::string metrics_problem;         ///< why `live` is unknown, when /metrics failed
   std::optional<WorkloadShape>
-      shape;           ///< declared, or suggested by the live traffic; nullopt when idle/unknown
+      shape;  ///< declared, or suggested by the live traffic; nullopt when idle/unknown
+  /// The live serving traffic (isl, osl, concurrency) from the engine's request histograms; when set, the
+  /// ceiling is the serving mix's (docs/design/ceiling-model.md 6.5) rather than `shape`'s single step.
+  std::optional<ServeShape> serve;
+  std::int64_t max_batched_tokens = 0;  ///< token budget per step from the command line; 0 = engine default
   std::string status;  ///< one line: "found vLLM serving meta-llama/Llama-3.1-8B on :8000", or why not
 };
 

@@ -116,6 +116,7 @@ auto vllm_launch(const std::vector<std::string>& args, std::size_t rest, bool se
   out.data_parallel =
       static_cast<int>(parse_bounded(options.get({"--data-parallel-size", "-dp"}), kMaxParallel));
   out.max_model_len = parse_bounded(options.get({"--max-model-len"}), kMaxContextTokens);
+  out.max_batched_tokens = parse_bounded(options.get({"--max-num-batched-tokens"}), kMaxContextTokens);
   return out;
 }
 
@@ -132,6 +133,7 @@ auto sglang_launch(const std::vector<std::string>& args, std::size_t rest) -> En
   out.pipeline_parallel = static_cast<int>(parse_bounded(options.get({"--pp-size", "--pp"}), kMaxParallel));
   out.data_parallel = static_cast<int>(parse_bounded(options.get({"--dp-size", "--dp"}), kMaxParallel));
   out.max_model_len = parse_bounded(options.get({"--context-length"}), kMaxContextTokens);
+  out.max_batched_tokens = parse_bounded(options.get({"--chunked-prefill-size"}), kMaxContextTokens);
   return out;
 }
 
@@ -151,6 +153,8 @@ auto tgi_launch(const std::vector<std::string>& args, std::size_t rest,
   out.tensor_parallel =
       static_cast<int>(parse_bounded(flag_or_env("--num-shard", "NUM_SHARD"), kMaxParallel));
   out.max_model_len = parse_bounded(flag_or_env("--max-total-tokens", "MAX_TOTAL_TOKENS"), kMaxContextTokens);
+  out.max_batched_tokens =
+      parse_bounded(flag_or_env("--max-batch-prefill-tokens", "MAX_BATCH_PREFILL_TOKENS"), kMaxContextTokens);
   return out;
 }
 

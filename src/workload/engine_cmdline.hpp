@@ -60,6 +60,9 @@ struct EngineLaunch {
   int data_parallel = 0;              ///< 1-1024 when given, else 0
   std::int64_t max_model_len = 0;     ///< tokens, when given (vLLM --max-model-len, SGLang --context-length,
                                       ///< TGI --max-total-tokens)
+  /// Token budget per engine step, when given: vLLM --max-num-batched-tokens, SGLang --chunked-prefill-size
+  /// (-1, chunking off, leaves it 0), TGI --max-batch-prefill-tokens (env MAX_BATCH_PREFILL_TOKENS).
+  std::int64_t max_batched_tokens = 0;
 };
 
 /// Recognises an engine in one process's arguments (`args[0]` is the program, possibly an interpreter) and

@@ -10,7 +10,7 @@
 namespace solscope::workload {
 namespace {
 
-constexpr std::array<std::string_view, 14> kVllmNames = {
+constexpr std::array<std::string_view, 15> kVllmNames = {
     "vllm:num_requests_running",
     "vllm:num_requests_waiting",
     "vllm:kv_cache_usage_perc",
@@ -25,11 +25,21 @@ constexpr std::array<std::string_view, 14> kVllmNames = {
     "vllm:request_generation_tokens_sum",
     "vllm:request_generation_tokens_count",
     "vllm:cache_config_info",
+    "vllm:estimated_flops_per_gpu_total",
 };
-constexpr std::array<std::string_view, 7> kSglangNames = {
-    "sglang:num_running_reqs",    "sglang:num_queue_reqs",      "sglang:token_usage",
-    "sglang:num_used_tokens",     "sglang:prompt_tokens_total", "sglang:generation_tokens_total",
+constexpr std::array<std::string_view, 12> kSglangNames = {
+    "sglang:num_running_reqs",
+    "sglang:num_queue_reqs",
+    "sglang:token_usage",
+    "sglang:num_used_tokens",
+    "sglang:prompt_tokens_total",
+    "sglang:generation_tokens_total",
     "sglang:cached_tokens_total",
+    "sglang:prompt_tokens_histogram_sum",
+    "sglang:prompt_tokens_histogram_count",
+    "sglang:generation_tokens_histogram_sum",
+    "sglang:generation_tokens_histogram_count",
+    "sglang:estimated_flops_per_gpu_total",
 };
 constexpr std::array<std::string_view, 7> kTgiNames = {
     "tgi_batch_current_size",           "tgi_queue_size",
@@ -70,6 +80,7 @@ auto read_vllm(std::span<const PromSample> s, EngineCounters& c) -> void {
   c.prompt_len_count = sum(s, "vllm:request_prompt_tokens_count");
   c.generation_len_sum = sum(s, "vllm:request_generation_tokens_sum");
   c.generation_len_count = sum(s, "vllm:request_generation_tokens_count");
+  c.engine_flops = sum(s, "vllm:estimated_flops_per_gpu_total");
   if (const PromSample* info = find_series(s, "vllm:cache_config_info")) {
     c.kv_capacity_tokens = label_number(*info, "num_gpu_blocks") * label_number(*info, "block_size");
   }
@@ -89,6 +100,11 @@ auto read_sglang(std::span<const PromSample> s, EngineCounters& c) -> void {
   c.prompt_tokens = sum(s, "sglang:prompt_tokens_total");
   c.generation_tokens = sum(s, "sglang:generation_tokens_total");
   c.cached_prompt_tokens = sum(s, "sglang:cached_tokens_total");
+  c.prompt_len_sum = sum(s, "sglang:prompt_tokens_histogram_sum");
+  c.prompt_len_count = sum(s, "sglang:prompt_tokens_histogram_count");
+  c.generation_len_sum = sum(s, "sglang:generation_tokens_histogram_sum");
+  c.generation_len_count = sum(s, "sglang:generation_tokens_histogram_count");
+  c.engine_flops = sum(s, "sglang:estimated_flops_per_gpu_total");
 }
 
 auto read_tgi(std::span<const PromSample> s, EngineCounters& c) -> void {
@@ -177,6 +193,7 @@ auto compute_live_shape(const EngineCounters& current, const EngineCounters* pre
   live.prompt_tokens_per_s = increase(before.prompt_tokens, current.prompt_tokens) / dt;
   live.generation_tokens_per_s = increase(before.generation_tokens, current.generation_tokens) / dt;
   live.steps_per_s = increase(before.steps, current.steps) / dt;
+  live.engine_flops_per_s = increase(before.engine_flops, current.engine_flops) / dt;
   const double hits = increase(before.cached_prompt_tokens, current.cached_prompt_tokens);
   live.computed_prompt_tokens_per_s =
       std::isfinite(hits) ? std::max(0.0, live.prompt_tokens_per_s - hits / dt) : live.prompt_tokens_per_s;
@@ -202,6 +219,21 @@ auto suggest_shape(const LiveShape& live) -> std::optional<WorkloadShape> {
     shape.context = clamp_tokens(live.mean_prompt_tokens + half_generation);
   }
   return shape;
+}
+
+auto suggest_serve(const LiveShape& live) -> std::optional<ServeShape> {
+  if (!std::isfinite(live.running_requests) || live.running_requests < 0.5) return std::nullopt;
+  auto length = [](double mean) -> std::optional<std::int64_t> {
+    if (!std::isfinite(mean) || mean < 0) return std::nullopt;
+    return std::clamp<std::int64_t>(std::llround(mean), 1, kMaxServeSequenceTokens);
+  };
+  const auto isl = length(live.mean_prompt_tokens);
+  const auto osl = length(live.mean_generation_tokens);
+  if (!isl || !osl) return std::nullopt;
+  const double waiting = std::isfinite(live.waiting_requests) ? std::max(0.0, live.waiting_requests) : 0.0;
+  const auto concurrency =
+      std::clamp<std::int64_t>(std::llround(live.running_requests + waiting), 1, kMaxShapeBatch);
+  return ServeShape{*isl, *osl, concurrency};
 }
 
 }  // namespace solscope::workload

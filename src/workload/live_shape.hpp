@@ -9,10 +9,13 @@
 //    vllm:gpu_cache_usage_perc; a 0-1 fraction despite its name), vllm:prompt_tokens_total,
 //    vllm:generation_tokens_total, vllm:prefix_cache_hits_total (old vllm:gpu_prefix_cache_hits_total),
 //    vllm:iteration_tokens_total_count (engine steps), vllm:request_prompt_tokens_{sum,count},
-//    vllm:request_generation_tokens_{sum,count}, vllm:cache_config_info{num_gpu_blocks, block_size}.
+//    vllm:request_generation_tokens_{sum,count}, vllm:cache_config_info{num_gpu_blocks, block_size},
+//    vllm:estimated_flops_per_gpu_total (advances only with --enable-mfu-metrics; vllm/v1/metrics/perf.py).
 //  - SGLang: sglang:num_running_reqs, sglang:num_queue_reqs, sglang:token_usage (0-1),
 //  sglang:num_used_tokens,
-//    sglang:prompt_tokens_total, sglang:generation_tokens_total, sglang:cached_tokens_total.
+//    sglang:prompt_tokens_total, sglang:generation_tokens_total, sglang:cached_tokens_total,
+//    sglang:prompt_tokens_histogram_{sum,count}, sglang:generation_tokens_histogram_{sum,count},
+//    sglang:estimated_flops_per_gpu_total (SGLang metrics collector).
 //  - TGI: tgi_batch_current_size, tgi_queue_size, tgi_request_input_length_{sum,count},
 //    tgi_request_generated_tokens_{sum,count}, tgi_batch_inference_count. TGI has no token counters: its
 //    token rates are the rates of those histograms' sums, which advance when requests are admitted (input) or
@@ -67,6 +70,7 @@ struct EngineCounters {
   double prompt_len_count = kUnknown;
   double generation_len_sum = kUnknown;  ///< histogram sum of generated lengths, tokens
   double generation_len_count = kUnknown;
+  double engine_flops = kUnknown;  ///< counter: the engine's own FLOP estimate per GPU (vLLM, SGLang)
 };
 
 /// The series names an engine's counters need: pass them to parse_prometheus_text() as `wanted`.
@@ -89,7 +93,19 @@ struct LiveShape {
   double mean_context_tokens = kUnknown;           ///< KV tokens per running request (4.4 step 3)
   double mean_prompt_tokens = kUnknown;            ///< mean prompt length of the requests the histogram saw
   double mean_generation_tokens = kUnknown;        ///< mean generated length of the finished requests
+  double engine_flops_per_s = kUnknown;  ///< d(engine FLOP estimate)/dt, per GPU; NaN when not exported
 };
+
+/// The steady-state traffic the serving ceiling takes (ceiling::ServeTraffic without the budget): requests
+/// in flight and the mean prompt and output lengths.
+struct ServeShape {
+  std::int64_t input_tokens = 1;   ///< mean prompt length, 1-1,000,000
+  std::int64_t output_tokens = 1;  ///< mean generated length, 1-1,000,000
+  std::int64_t concurrency = 1;    ///< running + waiting requests, 1-1,000,000
+};
+
+/// Largest prompt or output length a ServeShape holds (ceiling/serving.hpp kMaxServeSequenceTokens).
+inline constexpr std::int64_t kMaxServeSequenceTokens = 1'000'000;
 
 /// Computes the live shape from the latest scrape and, when given, the previous one.
 ///
@@ -106,5 +122,11 @@ struct LiveShape {
 /// mean generation, else 0); prefill when the window generated no token but computed prompt tokens (batch =
 /// running, prompt = mean prompt length).
 [[nodiscard]] auto suggest_shape(const LiveShape& live) -> std::optional<WorkloadShape>;
+
+/// The serving traffic the live metrics describe (docs/design/ceiling-model.md 6.5), or nullopt when no
+/// request is running or a mean length is unknown (no request finished yet): isl and osl are the request
+/// histograms' means (rounded, at least 1), concurrency the running plus waiting requests (waiting counts 0
+/// when unknown).
+[[nodiscard]] auto suggest_serve(const LiveShape& live) -> std::optional<ServeShape>;
 
 }  // namespace solscope::workload

@@ -73,6 +73,16 @@ auto live_line(const LiveShape& live) -> std::string {
                      number(live.mean_context_tokens, "tokens"));
 }
 
+auto serve_text(const ServeShape& serve, std::int64_t budget, const LiveShape& live) -> std::string {
+  std::string text =
+      fmt::format("isl {} osl {} concurrency {}, token budget {}", serve.input_tokens, serve.output_tokens,
+                  serve.concurrency, budget > 0 ? std::to_string(budget) : std::string("engine default"));
+  if (std::isfinite(live.engine_flops_per_s)) {
+    text += fmt::format("; engine FLOP estimate {:.1f} TFLOP/s per GPU", live.engine_flops_per_s / 1e12);
+  }
+  return text;
+}
+
 auto shape_text(const WorkloadShape& shape) -> std::string {
   return fmt::format("{} batch {} context {} prompt {}", to_string(shape.phase), shape.batch, shape.context,
                      shape.prompt);
@@ -108,7 +118,11 @@ auto engine_workload(const EngineState& state, std::uint32_t gpu_index, std::vec
                                                                           : state.launch.max_model_len;
   w.live = state.live;
   w.metrics_problem = state.metrics_problem;
-  if (state.endpoint_ok && state.metrics_problem.empty()) w.shape = suggest_shape(state.live);
+  if (state.endpoint_ok && state.metrics_problem.empty()) {
+    w.shape = suggest_shape(state.live);
+    w.serve = suggest_serve(state.live);
+  }
+  w.max_batched_tokens = state.launch.max_batched_tokens;
   w.status = engine_status(state, w.model);
   w.gpus = std::move(gpus);
   return w;
@@ -157,6 +171,7 @@ auto format_workloads(std::span<const Workload> workloads) -> std::string {
     }
     out += w.shape ? "  step shape: " + shape_text(*w.shape) + "\n"
                    : std::string("  step shape: n/a (idle or unknown)\n");
+    if (w.serve) out += "  serving: " + serve_text(*w.serve, w.max_batched_tokens, w.live) + "\n";
   }
   return out;
 }

@@ -25,6 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using workload::test_support::engine_fixture;
 using workload::test_support::PortMappedClient;
 using workload::test_support::StubServer;
@@ -70,6 +71,21 @@ auto direct_ceiling(std::string_view gpu_name, const fs::path& config, workload:
   auto c = ceiling::evaluate(*db, **gpu, *arch, w);
   EXPECT_TRUE(c.has_value()) << c.error().describe();
   return *c;
+}
+
+/// The serving ceiling computed directly, for comparison.
+auto direct_serving(std::string_view gpu_name, const fs::path& config, ceiling::ServeTraffic traffic, int tp,
+                    double sm_clock_mhz) -> ceiling::ServeCeiling {
+  auto db = ceiling::parse_gpu_database(ceiling::default_gpu_specs_json(), "built-in");
+  auto gpu = ceiling::find_gpu(*db, gpu_name);
+  EXPECT_TRUE(gpu.has_value());
+  auto arch = ceiling::parse_model_config(read_text(config), config.string());
+  EXPECT_TRUE(arch.has_value()) << arch.error().describe();
+  ceiling::Workload base{.tensor_parallel = tp};
+  base.sm_clock_mhz = sm_clock_mhz;
+  auto s = ceiling::evaluate_serving(*db, **gpu, *arch, base, traffic);
+  EXPECT_TRUE(s.has_value()) << s.error().describe();
+  return *s;
 }
 
 /// PIDs per GPU that a test can change between passes.
@@ -126,12 +142,12 @@ TEST_F(AttainableSolTest, annotates_the_ceiling_of_a_discovered_vllm_workload) {
 
   core::RawSample s = sample_of(0, 1755.0);
   attainable->annotate(s);
-  // vllm_metrics_t0.txt: 12 running requests, KV 25% of 64,000 tokens -> decode batch 12 context 1333.
-  const ceiling::Ceiling expected =
-      direct_ceiling(kH100Name, root_ / kLlamaSnapshot, {workload::Phase::Decode, 12, 1333, 0}, 2, 1755.0);
-  // The live line is the tensor-pipe activity (12 tokens padded to wgmma's 64 rows), not the useful figure.
-  EXPECT_DOUBLE_EQ(s.attainable_compute_sol_pct, expected.tensor_activity_pct);
-  EXPECT_GT(s.attainable_compute_sol_pct, 4.0 * expected.useful_compute_sol_pct);
+  // vllm_metrics_t0.txt: 12 running + 3 waiting requests, lifetime means 9000 / 10 prompt and 4500 / 10
+  // generated tokens -> the serving mix of isl 900, osl 450, concurrency 15 (vLLM's default budget on H100).
+  const ceiling::ServeCeiling expected =
+      direct_serving(kH100Name, root_ / kLlamaSnapshot, ceiling::ServeTraffic{900, 450, 15, 0}, 2, 1755.0);
+  EXPECT_DOUBLE_EQ(s.attainable_compute_sol_pct, expected.activity_compute_sol_pct);
+  EXPECT_GT(s.attainable_compute_sol_pct, expected.useful_compute_sol_pct) << "decode rows padded to wgmma's 64";
   EXPECT_DOUBLE_EQ(s.attainable_memory_sol_pct, expected.memory_sol_pct);
   EXPECT_GT(s.attainable_memory_sol_pct, s.attainable_compute_sol_pct)
       << "small-batch decode is memory bound";
@@ -139,9 +155,10 @@ TEST_F(AttainableSolTest, annotates_the_ceiling_of_a_discovered_vllm_workload) {
   EXPECT_LT(s.attainable_memory_sol_pct, 100.0);
 
   const std::string description = attainable->description_of(0);
-  EXPECT_THAT(description, HasSubstr("found vLLM serving meta-llama/Llama-3.1-8B-Instruct on :8000; decode "
-                                     "batch 12 context 1333, tp 2 on H100-SXM5-80GB at 1755 MHz: attainable "
-                                     "compute "));
+  EXPECT_THAT(description, HasSubstr("found vLLM serving meta-llama/Llama-3.1-8B-Instruct on :8000; serving "
+                                     "isl 900 osl 450 concurrency 15, budget 8192 (vLLM default), tp 2 on "
+                                     "H100-SXM5-80GB at 1755 MHz: attainable compute "));
+  EXPECT_THAT(description, Not(HasSubstr("engine's own FLOP estimate"))) << "the fixture exports none";
   EXPECT_THAT(description, HasSubstr("limited by memory"));
   core::RawSample other = sample_of(1, std::nan(""));
   attainable->annotate(other);
@@ -253,8 +270,55 @@ TEST_F(AttainableSolTest, formats_the_devices_workloads_view) {
   EXPECT_THAT(text, HasSubstr("\nWorkloads (discovered on this machine; nothing leaves it)\n"
                               "GPU 0: found vLLM serving meta-llama/Llama-3.1-8B-Instruct on :8000\n"
                               "  process 1002 (alice) VLLM::Worker_TP0\n"));
-  EXPECT_THAT(text, HasSubstr("  ceiling: decode batch 12 context 1333, tp 2 on H100-SXM5-80GB at "));
+  EXPECT_THAT(text, HasSubstr("  step shape: decode batch 12 context 1333 prompt 0\n"
+                              "  serving: isl 900 osl 450 concurrency 15, token budget engine default\n"));
+  EXPECT_THAT(text,
+              HasSubstr("  ceiling: serving isl 900 osl 450 concurrency 15, budget 8192 (vLLM default), tp 2 "
+                        "on H100-SXM5-80GB at "));
   EXPECT_THAT(text, HasSubstr("GPU 5: no serving engine: pid 4000 (bob) runs python train.py --epochs 3;"));
+}
+
+// Two scrapes 5 s apart of SYNTHETIC serving metrics: isl 1024, osl 256, concurrency 60 + 4 from the
+// window's histogram deltas, and the engine's FLOP estimate rising by 5e14 -> 1e14 FLOP/s per GPU, shown as
+// an MFU against the same peak as solscope's useful figure.
+TEST_F(AttainableSolTest, serving_mix_from_live_histograms_and_the_engines_flop_estimate) {
+  pids_.pids = {{0, {1002}}, {1, {1003}}};
+  double now = 100.0;
+  AttainableSolDeps deps;
+  deps.pids = pids_.lister();
+  deps.http = std::make_unique<PortMappedClient>(stub_.port());
+  deps.discovery.procfs_root = root_ / "host";
+  deps.discovery.user_name = workload::test_support::fake_user_name;
+  deps.now_s = [&now] { return now; };
+  // The engine was started with a token budget of its own: it replaces vLLM's default.
+  {
+    std::ofstream cmdline(root_ / "host/1000/cmdline", std::ios::binary | std::ios::app);
+    cmdline << std::string(
+        "--max-num-batched-tokens\0"
+        "2048\0",
+        30);
+  }
+  AttainableSol attainable(two_h100(), std::move(deps));
+  stub_.set("/8000/metrics", 200, engine_fixture("synthetic_vllm_serve_t0.txt"));
+  attainable.refresh_now();
+  core::RawSample first = sample_of(0, 1755.0);
+  attainable.annotate(first);
+  now = 105.0;
+  stub_.set("/8000/metrics", 200, engine_fixture("synthetic_vllm_serve_t1.txt"));
+  attainable.refresh_now();
+  core::RawSample s = sample_of(0, 1755.0);
+  attainable.annotate(s);
+
+  const ceiling::ServeCeiling expected = direct_serving(
+      kH100Name, root_ / kLlamaSnapshot, ceiling::ServeTraffic{1024, 256, 64, 2048}, 2, 1755.0);
+  EXPECT_DOUBLE_EQ(s.attainable_compute_sol_pct, expected.activity_compute_sol_pct);
+  EXPECT_DOUBLE_EQ(s.attainable_memory_sol_pct, expected.memory_sol_pct);
+  const AttainableFigures& f = attainable.snapshot()->devices.at(0);
+  EXPECT_DOUBLE_EQ(f.useful_compute_sol_pct, expected.useful_compute_sol_pct);
+  // 1e14 FLOP/s over the BF16 peak at 1755 MHz: 132 SMs x 4096 FLOP/clock x 1.755 GHz = 948.9 TFLOP/s.
+  EXPECT_NEAR(f.engine_mfu_pct, 1e14 / (132 * 4096 * 1.755e9) * 100, 1e-9);
+  EXPECT_THAT(f.description, HasSubstr("serving isl 1024 osl 256 concurrency 64, budget 2048, tp 2 on "));
+  EXPECT_THAT(f.description, HasSubstr("; engine's own FLOP estimate 100.0 TFLOP/s per GPU = MFU 10.5%"));
 }
 
 }  // namespace

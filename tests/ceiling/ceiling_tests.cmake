@@ -10,4 +10,5 @@ solscope_add_test(ceiling
     ${CMAKE_CURRENT_LIST_DIR}/model_config_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/operators_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/parallel_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/serving_test.cpp
   LIBS solscope::ceiling)

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "app/options.hpp"
+#include "ceiling/serving.hpp"
 #include "ceiling/workload.hpp"
 #include "core/duration.hpp"
 #include "core/units.hpp"
@@ -130,6 +131,16 @@ auto build_table() -> std::vector<OptionSpec> {
        "0", 0, static_cast<double>(ceiling::kMaxTokens)},
       {"--sm-clock-mhz", Scope::Ceiling, Number, "SM clock for the peaks", "the datasheet's",
        ceiling::kMinSmClockMhz, ceiling::kMaxSmClockMhz},
+      {"--isl", Scope::Ceiling, Integer, "with --serve: prompt tokens per request", "1024", 1,
+       static_cast<double>(ceiling::kMaxServeSequenceTokens)},
+      {"--osl", Scope::Ceiling, Integer, "with --serve: generated tokens per request", "256", 1,
+       static_cast<double>(ceiling::kMaxServeSequenceTokens)},
+      {"--concurrency", Scope::Ceiling, Integer, "with --serve: requests in flight", "64", 1,
+       static_cast<double>(ceiling::kMaxBatch)},
+      {"--max-batched-tokens", Scope::Ceiling, Integer,
+       "with --serve: token budget per step (vLLM --max-num-batched-tokens)",
+       "vLLM serve's: 8192 on GPUs of 70 GiB or more except A100, else 2048", 1,
+       static_cast<double>(ceiling::kMaxBatchedTokens)},
       {"--tokens-per-s", Scope::Ceiling, Number, "a measured speed of the whole TP group, for its MFU", "", 0,
        kMaxTokensPerS},
       {"--ep", Scope::Ceiling, Integer,

@@ -1,0 +1,159 @@
+// `solscope ceiling --serve` (src/app/ceiling_command.cpp, ceiling_serve_report.cpp): the serving ceiling
+// over every fixture config, its figures for Llama-3.1-8B on H100, its JSON and its errors.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "app/ceiling_command.hpp"
+#include "ceiling/test_support.hpp"
+
+namespace solscope::app {
+namespace {
+
+using ceiling::testing::fixture_path;
+
+struct CommandRun {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+auto run_with(const CeilingArgs& args) -> CommandRun {
+  std::ostringstream out;
+  std::ostringstream err;
+  CommandRun r;
+  r.code = run_ceiling(args, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+/// isl 1024, osl 256, concurrency 64 (the reference traffic) for Llama-3.1-8B on H100.
+auto llama_serve() -> CeilingArgs {
+  CeilingArgs args;
+  args.gpu = "H100";
+  args.model = fixture_path("llama-3.1-8b");
+  args.serve = true;
+  args.isl = 1024;
+  args.osl = 256;
+  args.concurrency = 64;
+  return args;
+}
+
+TEST(CeilingServeTest, every_fixture_config_answers) {
+  int configs = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(SOLSCOPE_TEST_DATA_DIR) + "/hf_configs")) {
+    if (!entry.is_directory()) continue;
+    for (const char* gpu : {"H100", "H200"}) {
+      CeilingArgs args = llama_serve();
+      args.gpu = gpu;
+      args.model = entry.path().string();
+      args.json = true;
+      const CommandRun r = run_with(args);
+      ASSERT_EQ(r.code, 0) << entry.path() << " on " << gpu << ": " << r.err;
+      const auto j = nlohmann::json::parse(r.out);
+      EXPECT_GT(j["output_tokens_per_s"].get<double>(), 0) << entry.path();
+      EXPECT_GT(j["compute_sol_pct"].get<double>(), 0) << entry.path();
+      EXPECT_LE(j["useful_compute_sol_pct"].get<double>(), j["compute_sol_pct"].get<double>() + 1e-9)
+          << entry.path();
+    }
+    ++configs;
+  }
+  EXPECT_GE(configs, 7);
+}
+
+// The figures of the model of docs/design/ceiling-model.md sections 2 and 6 with the built-in H100 row. They
+// move when the efficiency terms or the spec data change: update them from `solscope ceiling --serve`.
+TEST(CeilingServeTest, llama_8b_on_h100_figures) {
+  CeilingArgs args = llama_serve();
+  args.json = true;
+  const CommandRun r = run_with(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["traffic"]["max_batched_tokens"].get<int>(), 8192);
+  EXPECT_TRUE(j["traffic"]["default_budget"].get<bool>());
+  EXPECT_DOUBLE_EQ(j["mix"]["decode_batch"].get<double>(), 63.75);
+  EXPECT_DOUBLE_EQ(j["mix"]["prefill_step_fraction"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(j["mix"]["chunk_tokens"].get<double>(), 1024.0);
+  EXPECT_DOUBLE_EQ(j["steps"]["with_prefill"]["computed_tokens"].get<double>(), 1087.0);
+  EXPECT_DOUBLE_EQ(j["steps"]["decode_only"]["computed_tokens"].get<double>(), 64.0);
+  EXPECT_NEAR(j["compute_sol_pct"].get<double>(), 32.05, 0.01);
+  EXPECT_NEAR(j["useful_compute_sol_pct"].get<double>(), 30.56, 0.01);
+  EXPECT_NEAR(j["memory_sol_pct"].get<double>(), 55.10, 0.01);
+  EXPECT_NEAR(j["output_tokens_per_s"].get<double>(), 4172.0, 1.0);
+  EXPECT_NEAR(j["total_tokens_per_s"].get<double>(), 20860.0, 1.0);
+  EXPECT_NEAR(j["tpot_s"].get<double>(), 0.01534, 1e-5);
+  EXPECT_NEAR(j["ttft_s"].get<double>(), 0.03154, 1e-5);
+  EXPECT_NEAR(j["prefill_time_share"].get<double>(), 0.352, 1e-3);
+  // Little's law: output tokens/s = requests/s x osl, total adds isl.
+  EXPECT_NEAR(j["output_tokens_per_s"].get<double>(), j["requests_per_s"].get<double>() * 256, 1e-6);
+}
+
+TEST(CeilingServeTest, text_report) {
+  const CommandRun r = run_with(llama_serve());
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* line :
+       {"Serving ceiling of meta-llama/Llama-3.1-8B on H100-SXM5-80GB: isl 1024, osl 256, concurrency 64, TP "
+        "1",
+        "token budget 8192 per step (vLLM serve's default on this GPU)", "attainable Compute SOL   32.0%",
+        "useful Compute SOL       30.6%", "attainable Memory SOL    55.1%",
+        "throughput              4172 output tokens/s, 20860 total tokens/s",
+        "phase split             prefill 35.2%, decode 64.8% of the time",
+        "decode batch            63.75 requests (contexts 1024 to 1279)",
+        "25.0% of steps carry 1.00 chunk(s) of 1024 tokens", "concurrency-bound"}) {
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+  }
+}
+
+TEST(CeilingServeTest, bad_traffic_is_a_usage_error_with_the_range) {
+  struct Case {
+    void (*edit)(CeilingArgs&);
+    const char* message;
+  };
+  const Case cases[] = {
+      {[](CeilingArgs& a) { a.isl = 0; },
+       "solscope: error: input length (isl) 0 is out of range. use 1 to 1000000"},
+      {[](CeilingArgs& a) { a.osl = 0; }, "solscope: error: output length (osl) 0 is out of range"},
+      {[](CeilingArgs& a) { a.concurrency = 0; },
+       "solscope: error: concurrency 0 is out of range. use 1 to 1000000"},
+      {[](CeilingArgs& a) { a.max_batched_tokens = 99'000'000; },
+       "solscope: error: max batched tokens 99000000 is out of range. use 1 to 10000000"},
+      {[](CeilingArgs& a) { a.phase = "prefill"; },
+       "solscope: error: --serve models a mix of prefill and decode steps; it takes no --phase"},
+  };
+  for (const Case& c : cases) {
+    CeilingArgs args = llama_serve();
+    c.edit(args);
+    const CommandRun r = run_with(args);
+    EXPECT_EQ(r.code, 2) << c.message;
+    EXPECT_EQ(r.err.rfind(c.message, 0), 0u) << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
+}
+
+TEST(CeilingServeTest, options_parse_into_the_args) {
+  CLI::App app;
+  CeilingArgs args;
+  add_ceiling_options(*app.add_subcommand("ceiling"), args);
+  app.parse(
+      "ceiling --gpu H100 --model m --serve --isl 2048 --osl 128 --concurrency 32 --max-batched-tokens 4096",
+      false);
+  EXPECT_TRUE(args.serve);
+  EXPECT_EQ(args.isl, 2048);
+  EXPECT_EQ(args.osl, 128);
+  EXPECT_EQ(args.concurrency, 32);
+  EXPECT_EQ(args.max_batched_tokens, 4096);
+  CLI::App bad;
+  CeilingArgs bad_args;
+  add_ceiling_options(*bad.add_subcommand("ceiling"), bad_args);
+  EXPECT_THROW(bad.parse("ceiling --gpu H100 --model m --serve --concurrency 0", false), CLI::ParseError);
+}
+
+}  // namespace
+}  // namespace solscope::app
