@@ -36,8 +36,8 @@ constexpr const char* kDescription =
 
 constexpr const char* kExitCodes =
     "Exit codes: 0 ok (also stopped by Ctrl-C), 1 failure, 2 bad command line, 3 no NVIDIA GPU or driver,\n"
-    "4 GPU counters not permitted, 5 unreadable trace (or `import`: a bad recording), 6 `solscope check`\n"
-    "found a figure off (or a fault).\n";
+    "4 GPU counters not permitted, 5 unreadable trace or recording (`import`),\n"
+    "6 `solscope check` found a figure off (or a fault).\n";
 
 void add_common_options(CLI::App& app, CommonOptions& common, std::string& config_file) {
   using config::Scope;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include <fmt/format.h>
@@ -23,6 +24,9 @@ namespace solscope::app {
 namespace {
 
 namespace fs = std::filesystem;
+
+/// Bytes read to tell a file's format.
+constexpr std::size_t kHeadBytes = 65536;
 
 auto bad_input(const std::string& file, std::string_view format, const core::Error& error) -> core::Error {
   core::Error out = error;
@@ -58,6 +62,16 @@ auto resolve_format(const ImportArgs& args, std::string_view head) -> Outcome<im
       kExitBadTrace});
 }
 
+/// The first 64 KiB of `path`, enough to tell its format. Errors: as read_text_file (NotFound, ...).
+auto read_head(const std::string& path) -> core::Result<std::string> {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return read_text_file(path, "recording", "check the path");  // says why
+  std::string head(kHeadBytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  return head;
+}
+
 /// A recording and the format it was read as.
 struct Imported {
   imports::Recording recording;
@@ -75,14 +89,19 @@ auto read_recording(const ImportArgs& args, std::int64_t delay_ns) -> Outcome<Im
                     "cannot import " + args.file + ": it is not a regular file", "give a saved recording"},
         kExitBadTrace);
   }
-  auto text = read_text_file(args.file, "recording", "check the path");
-  if (!text) return fail_with(text.error(), kExitBadTrace);
-  auto format = resolve_format(args, std::string_view(*text).substr(0, 65536));
+  auto head = read_head(args.file);
+  if (!head) return fail_with(head.error(), kExitBadTrace);
+  auto format = resolve_format(args, *head);
   if (!format) return core::Unexpected<Failure>(format.error());
   const std::string_view name = imports::to_string(*format);
-  auto recording = *format == imports::ImportFormat::NsysSqlite
-                       ? imports::read_nsys_sqlite(args.file)
-                       : imports::import_text(*text, *format, delay_ns);
+  core::Result<imports::Recording> recording = core::fail(core::ErrorCode::Internal, "not read");
+  if (*format == imports::ImportFormat::NsysSqlite) {
+    recording = imports::read_nsys_sqlite(args.file);  // SQLite reads the file itself, read-only
+  } else {
+    auto text = read_text_file(args.file, "recording", "check the path");
+    if (!text) return fail_with(text.error(), kExitBadTrace);
+    recording = imports::import_text(*text, *format, delay_ns);
+  }
   if (!recording) return fail_with(bad_input(args.file, name, recording.error()), kExitBadTrace);
   if (recording->relative_times && !recording->samples.empty()) {
     // No wall-clock time in the file: the last sample ends at the file's modification time.

@@ -81,10 +81,7 @@ auto read_metric_names(sqlite3* db, Recording& recording) -> MetricMap {
     const std::string name = column_text(s.get(), 3);
     bool dram = false;
     const core::MetricId metric = nsys_metric(name, dram);
-    if (metric == core::MetricId::kCount) {
-      recording.unmapped[name] += 0;
-      continue;
-    }
+    if (metric == core::MetricId::kCount) continue;
     map.metrics[{type, sqlite3_column_int64(s.get(), 2)}] = {metric, dram};
   }
   return map;
