@@ -74,6 +74,8 @@ auto parse_row(DmonState& st, std::size_t number, const std::vector<std::string_
       [&](std::uint32_t index) { return make_entity_device(words[0], entity_id, index); });
   if (!st.in_interval.insert(device).second) {  // the entity shows again: the next interval begins
     ++st.interval;
+    if (!interval_fits(st.interval, st.options))
+      return bad("too many intervals for --delay: their times overflow");
     st.in_interval = {device};
   }
   core::RawSample raw;

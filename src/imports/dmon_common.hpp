@@ -36,6 +36,10 @@ class EntityDevices {
   std::vector<core::DeviceInfo> devices_;
 };
 
+/// True when interval number `k` (0-based) ends at a time an int64 of ns holds with room for a shift of about
+/// 100 years (start_ns + (k + 1) x interval_ns below 2^62).
+[[nodiscard]] auto interval_fits(std::int64_t k, const DmonOptions& options) -> bool;
+
 /// Adds `delta_ns` to every sample's times (to place a log without timestamps at its file's time).
 void shift_times(Recording& recording, std::int64_t delta_ns);
 

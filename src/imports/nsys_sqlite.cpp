@@ -22,6 +22,9 @@ struct StmtFinalize {
 using Db = std::unique_ptr<sqlite3, DbClose>;
 using Stmt = std::unique_ptr<sqlite3_stmt, StmtFinalize>;
 
+/// Largest session time and session start accepted (ns): 100 years; their sum stays inside an int64.
+constexpr std::int64_t kMaxSessionNs = 100LL * 365 * 86400 * 1'000'000'000;
+
 constexpr std::array<std::pair<std::string_view, core::MetricId>, 10> kNames{{
     {"gr active", core::MetricId::GrActive},
     {"sm active", core::MetricId::SmActive},
@@ -140,6 +143,12 @@ auto read_nsys_sqlite(const std::filesystem::path& path) -> core::Result<Recordi
   int step = SQLITE_ROW;
   while ((step = sqlite3_step(s.get())) == SQLITE_ROW) {
     const std::int64_t t = sqlite3_column_int64(s.get(), 0);
+    if (t < 0 || t > kMaxSessionNs) {
+      return core::fail(core::ErrorCode::DataLoss,
+                        path.string() + ": GPU_METRICS timestamp " + std::to_string(t) +
+                            " ns is not a time within a session",
+                        "export the report again (`nsys export --type sqlite REPORT.nsys-rep`)");
+    }
     const std::int64_t type = sqlite3_column_int64(s.get(), 1);
     const auto found = map.metrics.find({type, sqlite3_column_int64(s.get(), 2)});
     if (found == map.metrics.end()) continue;
@@ -172,7 +181,7 @@ auto read_nsys_sqlite(const std::filesystem::path& path) -> core::Result<Recordi
   std::stable_sort(
       recording.samples.begin(), recording.samples.end(),
       [](const core::RawSample& x, const core::RawSample& y) { return x.t_end_ns < y.t_end_ns; });
-  if (const auto start = session_start_ns(db.get())) {
+  if (const auto start = session_start_ns(db.get()); start && *start >= 0 && *start < kMaxSessionNs) {
     for (core::RawSample& sample : recording.samples) sample.t_end_ns += *start;
   } else {
     recording.relative_times = true;

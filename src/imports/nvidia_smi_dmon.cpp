@@ -72,7 +72,8 @@ auto days_from_civil(std::int64_t y, unsigned m, unsigned d) -> std::int64_t {
   return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
 }
 
-/// "YYYYMMDD" and "HH:MM:SS" as ns since the epoch (UTC); nullopt when either is malformed.
+/// "YYYYMMDD" and "HH:MM:SS" as ns since the epoch (UTC); nullopt when either is malformed or the year is
+/// outside 1970-2200 (ns since the epoch fit an int64 until 2262).
 auto parse_date_time(std::string_view date, std::string_view time) -> std::optional<std::int64_t> {
   auto digits = [](std::string_view s) -> std::optional<unsigned> {
     unsigned v = 0;
@@ -85,8 +86,8 @@ auto parse_date_time(std::string_view date, std::string_view time) -> std::optio
   if (date.size() != 8 || time.size() != 8 || time[2] != ':' || time[5] != ':') return std::nullopt;
   const auto y = digits(date.substr(0, 4)), mo = digits(date.substr(4, 2)), d = digits(date.substr(6, 2));
   const auto h = digits(time.substr(0, 2)), mi = digits(time.substr(3, 2)), s = digits(time.substr(6, 2));
-  if (!y || !mo || !d || !h || !mi || !s || *mo < 1 || *mo > 12 || *d < 1 || *d > 31 || *h > 23 || *mi > 59 ||
-      *s > 60) {
+  if (!y || !mo || !d || !h || !mi || !s || *y < 1970 || *y > 2200 || *mo < 1 || *mo > 12 || *d < 1 ||
+      *d > 31 || *h > 23 || *mi > 59 || *s > 60) {
     return std::nullopt;
   }
   const std::int64_t seconds = days_from_civil(*y, *mo, *d) * 86400 + *h * 3600 + *mi * 60 + *s;
@@ -190,6 +191,8 @@ auto parse_row(SmiState& st, std::size_t number, const std::vector<std::string_v
   } else {
     if (!st.in_interval.insert(raw.device_index).second) {
       ++st.interval;
+      if (!interval_fits(st.interval, st.options))
+        return bad("too many intervals for --delay: their times overflow");
       st.in_interval = {raw.device_index};
     }
     raw.t_end_ns = st.options.start_ns + st.interval * st.options.interval_ns;

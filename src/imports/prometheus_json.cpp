@@ -18,6 +18,9 @@ namespace solscope::imports {
 namespace {
 
 using Json = nlohmann::json;
+
+/// Latest time a point may carry: 2200-01-01 in Unix seconds (ns since the epoch fit an int64 until 2262).
+constexpr double kMaxUnixSeconds = 7'258'118'400.0;
 using GpuKey = std::tuple<std::string, std::string, std::string>;
 
 /// Where one series' values go.
@@ -62,12 +65,12 @@ auto point_value(const Json& point, double& time_s, double& value) -> bool {
   const std::string& text = point[1].get_ref<const std::string&>();
   if (text == "NaN" || text == "+Inf" || text == "-Inf") {
     value = std::nan("");
-    return std::isfinite(time_s);
+    return std::isfinite(time_s) && time_s >= 0 && time_s < kMaxUnixSeconds;
   }
   const auto parsed = parse_finite(text);
   if (!parsed) return false;
   value = *parsed;
-  return std::isfinite(time_s) && time_s >= 0 && time_s < 1e11;
+  return std::isfinite(time_s) && time_s >= 0 && time_s < kMaxUnixSeconds;
 }
 
 struct Builder {
