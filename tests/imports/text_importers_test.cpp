@@ -262,6 +262,23 @@ TEST(DcgmExporterImport, one_real_scrape_is_one_sample_per_gpu) {
   EXPECT_TRUE(std::isnan(sol(*r, 4).compute_sol_pct));  // no profiling fields in that scrape
 }
 
+TEST(ImportTimes, times_an_int64_of_ns_cannot_hold_are_refused) {
+  EXPECT_EQ(parse_nvidia_smi_dmon(
+                "#Date Time gpu smutil\n#YYYYMMDD HH:MM:SS Idx GPM:%\n23000101 10:00:00 0 5\n", {})
+                .error()
+                .message,
+            "line 3: date and time '23000101' '10:00:00' are not YYYYMMDD HH:MM:SS");
+  const auto json = parse_prometheus_json(
+      R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL"},"values":[[1e10,"1"]]}]}})");
+  ASSERT_FALSE(json);
+  EXPECT_EQ(json.error().code, core::ErrorCode::DataLoss);
+  const auto far = import_dcgm_exporter("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 5 7258118400001\n", kS);
+  ASSERT_FALSE(far);
+  EXPECT_EQ(far.error().message, "timestamp 7258118400001 ms is not a time between 1970 and 2200");
+  EXPECT_TRUE(interval_fits(1000, {.interval_ns = kS, .start_ns = 0}));
+  EXPECT_FALSE(interval_fits(std::int64_t{1} << 40, {.interval_ns = 3600 * kS, .start_ns = 0}));
+}
+
 // --- detection, time spans
 // ----------------------------------------------------------------------------------
 
