@@ -72,6 +72,29 @@ TEST_F(ImportCli, real_dcgmi_dmon_log_imports_and_replays_with_its_sol) {
   EXPECT_EQ(lines[9]["t_end_ns"].get<std::int64_t>(), mtime_ns);
 }
 
+TEST_F(ImportCli, real_dcgm_exporter_scrape_of_a_mig_slice_replays_with_its_sol) {
+  const std::string out = path("mig.sqlite");
+  const auto r = solscope({"import", kData + "/real/dcgm-exporter/a30-mig-issue68.prom", "-o", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto reader = trace::Reader::open(out);
+  ASSERT_TRUE(reader) << reader.error().describe();
+  EXPECT_EQ(reader->metadata().entries.at("import_format"), "dcgm-exporter");
+  EXPECT_FALSE(reader->metadata().synthetic);
+  ASSERT_EQ(reader->devices().size(), 1u);
+  EXPECT_EQ(reader->devices()[0].name, "NVIDIA A30");
+  EXPECT_EQ(reader->devices()[0].host, "dcgm-exporter-sn5rp");
+  EXPECT_EQ(reader->devices()[0].mig_profile, "2g.12gb");
+  EXPECT_EQ(reader->devices()[0].mig_instance_id, 1);
+  const auto lines = replay(out);
+  ASSERT_EQ(lines.size(), 1u);
+  // DCGM_FI_PROF_PIPE_TENSOR_ACTIVE 0.022137 -> Compute SOL 2.2137 % (tensor); DRAM active not scraped.
+  EXPECT_DOUBLE_EQ(lines[0]["compute_sol_pct"].get<double>(), 2.2137);
+  EXPECT_EQ(lines[0]["compute_pipe"], "tensor");
+  EXPECT_TRUE(lines[0]["memory_sol_pct"].is_null());
+  EXPECT_EQ(lines[0]["t_end_ns"].get<std::int64_t>() - lines[0]["t_start_ns"].get<std::int64_t>(),
+            1'000'000'000);
+}
+
 TEST_F(ImportCli, every_other_format_imports) {
   struct Case {
     std::string file;
