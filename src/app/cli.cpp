@@ -16,6 +16,7 @@
 #include "app/config/bind.hpp"
 #include "app/config/environment.hpp"
 #include "app/exit_codes.hpp"
+#include "app/import_command.hpp"
 #include "app/messages.hpp"
 #include "app/options.hpp"
 #include "app/report_command.hpp"
@@ -35,7 +36,8 @@ constexpr const char* kDescription =
 
 constexpr const char* kExitCodes =
     "Exit codes: 0 ok (also stopped by Ctrl-C), 1 failure, 2 bad command line, 3 no NVIDIA GPU or driver,\n"
-    "4 GPU counters not permitted, 5 unreadable trace, 6 `solscope check` found a figure off (or a fault).\n";
+    "4 GPU counters not permitted, 5 unreadable trace or recording (`import`),\n"
+    "6 `solscope check` found a figure off (or a fault).\n";
 
 void add_common_options(CLI::App& app, CommonOptions& common, std::string& config_file) {
   using config::Scope;
@@ -188,6 +190,15 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
       ->check(CLI::IsMember({"csv", "jsonl"}));
   exporter->add_option("-o,--output", export_args.output, "output file (default: stdout)");
   exporter->add_flag("--force", export_args.force, "overwrite an existing output file");
+  ImportArgs import_args;
+  auto* importer = configure(app.add_subcommand(
+      "import", "turn a recording of another tool (dcgm-exporter, Prometheus, dmon, nsys) into a trace"));
+  importer->add_option("file", import_args.file, "the recording to read")->required();
+  config::add_option(*importer, config::Scope::Import, "--output", import_args.output, "-o,--output")
+      ->required();
+  config::add_option(*importer, config::Scope::Import, "--from", import_args.from);
+  config::add_option(*importer, config::Scope::Import, "--delay", import_args.delay);
+  config::add_option(*importer, config::Scope::Import, "--force", import_args.force);
   ReportArgs report_args;
   auto* reporter = configure(app.add_subcommand(
       "report", "a trace's efficiency per GPU: SOL, bound time, phases, energy, top kernels"));
@@ -257,6 +268,7 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   if (replay->parsed()) return run_replay(common, replay_args, out, err);
   if (exporter->parsed()) return run_export(export_args, out, err);
   if (reporter->parsed()) return run_report(report_args, out, err);
+  if (importer->parsed()) return run_import(import_args, out, err);
   if (ceiling->parsed()) return run_ceiling(ceiling_args, out, err);
   if (checker->parsed()) return run_check_command(common, check_args, out, err);
   if (run_sub->parsed()) return run_job(common, run_args, out, err);

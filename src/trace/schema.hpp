@@ -1,4 +1,4 @@
-// The solscope trace format (schema 2): one SQLite database per recording. docs/trace-format.md is the user's
+// The solscope trace format (schema 3): one SQLite database per recording. docs/trace-format.md is the user's
 // guide; this header is the reference the code follows.
 //
 // Tables (every column that can be unknown is NULL when unknown, never 0):
@@ -6,7 +6,8 @@
 //   meta(key TEXT PRIMARY KEY, value TEXT)          -- see the kMeta* keys below
 //   devices(device INTEGER PRIMARY KEY,             -- NVML index; samples.device refers to it
 //           uuid, name, chip, pci_bus_id TEXT, sm_count INTEGER, max_sm_clock_mhz REAL, max_mem_clock_mhz
-//           REAL, memory_total_bytes INTEGER, dram_peak_bytes_per_s REAL)
+//           REAL, memory_total_bytes INTEGER, dram_peak_bytes_per_s REAL,
+//           host, mig_profile TEXT, mig_instance_id INTEGER, attribution TEXT)  -- schema 3
 //   metrics(id INTEGER PRIMARY KEY,                 -- position of the metric in sample_counters.raw
 //           name TEXT UNIQUE, unit TEXT, help TEXT) -- from core::metric_catalog() at write time
 //   samples(id INTEGER PRIMARY KEY,                 -- then SOLSCOPE_TRACE_HEAD_COLUMNS (device, times,
@@ -21,7 +22,11 @@
 // Schema history: 1 = meta, devices, metrics, samples, sample_counters. 2 = adds `kernels` and the kernel
 // meta keys (kMetaKernel*); purely additive, so a schema-1 reader still reads the samples of a schema-2 file
 // correctly (it ignores the kernels) and kOldestCompatibleReader stays 1. A schema-1 file has no kernels
-// table: readers list no kernels for it.
+// table: readers list no kernels for it. 3 = adds the devices columns host, mig_profile, mig_instance_id and
+// attribution (core::DeviceInfo; NULL = this machine / not a MIG slice / unknown), written by `solscope
+// import` for recordings of other machines, MIG slices and Kubernetes pods; purely additive (older readers
+// select the schema-1 columns by name), so kOldestCompatibleReader stays 1. Readers of a schema-1 or -2 file,
+// which lacks these columns, leave the fields at their defaults.
 //
 // Why the raw counters are one BLOB and not one REAL column per metric (measured with SQLite 3.40.1, g++ -O2,
 // 500 k samples of 31 metrics, 2-core shared VM): per-metric columns read at 0.6-0.7 M samples/s (31
@@ -54,7 +59,7 @@
 namespace solscope::trace {
 
 /// Schema version this build writes, and the newest it reads (see "Schema history" above).
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 /// Oldest schema version this build still reads; older files are refused with a message.
 inline constexpr int kOldestReadableSchema = 1;
 /// Largest schema version a reader accepts as real; a meta table claiming more (or less than 1) is damaged.
@@ -136,12 +141,13 @@ inline constexpr std::string_view kMetaKernelsDropped = "kernels_dropped";
 #define SOLSCOPE_TRACE_DDL_HEAD(name, type) ", " #name " " type
 #define SOLSCOPE_TRACE_DDL_FIGURE(name, expr) ", " #name " REAL"
 
-/// The DDL of schema 2, run by the writer in one transaction.
+/// The DDL of schema 3, run by the writer in one transaction.
 inline constexpr std::string_view kSchemaSql =
     "CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;\n"
     "CREATE TABLE devices(\n"
     "  device INTEGER PRIMARY KEY NOT NULL, uuid TEXT, name TEXT, chip TEXT, pci_bus_id TEXT, sm_count INTEGER,\n"
-    "  max_sm_clock_mhz REAL, max_mem_clock_mhz REAL, memory_total_bytes INTEGER, dram_peak_bytes_per_s REAL);\n"
+    "  max_sm_clock_mhz REAL, max_mem_clock_mhz REAL, memory_total_bytes INTEGER, dram_peak_bytes_per_s REAL,\n"
+    "  host TEXT, mig_profile TEXT, mig_instance_id INTEGER, attribution TEXT);\n"
     "CREATE TABLE metrics(id INTEGER PRIMARY KEY NOT NULL, name TEXT NOT NULL UNIQUE, unit TEXT NOT NULL, help "
     "TEXT);\n"
     "CREATE TABLE samples(id INTEGER PRIMARY KEY NOT NULL" SOLSCOPE_TRACE_HEAD_COLUMNS(

@@ -77,7 +77,7 @@ TEST(KernelsTest, round_trip_sorts_by_start_and_keeps_every_field) {
   write_with_kernels(path, in, 2);
   auto reader = Reader::open(path);
   ASSERT_TRUE(reader) << reader.error().describe();
-  EXPECT_EQ(reader->metadata().schema_version, 2);
+  EXPECT_EQ(reader->metadata().schema_version, kSchemaVersion);
   EXPECT_EQ(reader->metadata().oldest_readable_version, 1);
   EXPECT_EQ(reader->metadata().kernel_log, "cupti");
   EXPECT_EQ(reader->metadata().kernel_clock_offset_ns, std::optional<std::int64_t>(-1'234'567));

@@ -90,12 +90,13 @@ TEST(ReaderErrorTest, missing_samples_table) {
 TEST(ReaderErrorTest, newer_schema_is_refused) {
   TempDir dir;
   const auto path = synthetic_file(dir, "t.sqlite");
-  testing::run_sql(path,
-                   "UPDATE meta SET value = '3' WHERE key IN ('schema_version', 'oldest_readable_version');");
+  const std::string newer = std::to_string(kSchemaVersion + 1);
+  testing::run_sql(path, "UPDATE meta SET value = '" + newer +
+                             "' WHERE key IN ('schema_version', 'oldest_readable_version');");
   const auto error = open_error(path);
   EXPECT_EQ(error.code, core::ErrorCode::Unimplemented);
-  EXPECT_EQ(error.message, "trace " + path.string() +
-                               " was written by a newer solscope (schema 3, this build reads up to 2)");
+  EXPECT_EQ(error.message, "trace " + path.string() + " was written by a newer solscope (schema " + newer +
+                               ", this build reads up to " + std::to_string(kSchemaVersion) + ")");
   EXPECT_EQ(error.hint, "upgrade solscope");
 }
 
@@ -139,7 +140,8 @@ TEST(ReaderErrorTest, newer_schema_message_gives_the_real_versions) {
   EXPECT_EQ(open_error(path).message,
             "trace " + path.string() +
                 " was written by a newer solscope (schema 99 that needs a reader of schema 7 or newer, this "
-                "build reads up to 2)");
+                "build reads up to " +
+                std::to_string(kSchemaVersion) + ")");
   // A file that needs a reader newer than its own schema: once printed as "schema 1" of a newer solscope.
   path = synthetic_file(dir, "t1.sqlite");
   testing::run_sql(path, "UPDATE meta SET value = '99' WHERE key = 'oldest_readable_version';");
@@ -147,7 +149,8 @@ TEST(ReaderErrorTest, newer_schema_message_gives_the_real_versions) {
   EXPECT_EQ(error.code, core::ErrorCode::DataLoss);
   EXPECT_EQ(error.message, "trace " + path.string() +
                                " has a damaged meta table: oldest_readable_version 99 is above its "
-                               "schema_version 2");
+                               "schema_version " +
+                               std::to_string(kSchemaVersion));
 }
 
 TEST(WriterErrorTest, existing_trace_is_not_overwritten_unless_asked) {

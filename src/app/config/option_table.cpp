@@ -122,6 +122,15 @@ auto build_table() -> std::vector<OptionSpec> {
       {"--no-kernels", Scope::Run, Flag, "no kernel log (no injection library in the command)", "", 0, 0,
        false, true},
 
+      {"--output", Scope::Import, Text, "the trace to write", "", 0, 0, false, false},
+      {"--from", Scope::Import, Text,
+       "the recording's format: dcgm-exporter, prometheus-json, dcgmi-dmon, nvidia-smi-dmon or nsys-sqlite",
+       "detected from the content", 0, 0, false, false},
+      {"--delay", Scope::Import, Duration,
+       "collection interval of a log without timestamps (dmon -d), and the span of a single scrape", "1s", ms,
+       static_cast<double>(core::kNsPerHour), false, true},
+      {"--force", Scope::Import, Flag, "replace an existing --output file", "", 0, 0, false, false},
+
       {"--tp", Scope::Ceiling, Integer, "tensor-parallel degree", "1", 1, ceiling::kMaxTensorParallel},
       {"--batch", Scope::Ceiling, Integer, "requests per step, or sequences per training step", "1", 1,
        static_cast<double>(ceiling::kMaxBatch)},

@@ -204,12 +204,15 @@ auto check_version(const ReaderState& state) -> core::Result<void> {
   return core::ok();
 }
 
+/// Loads the devices table; the schema-3 columns (host, MIG, attribution) only from files that have them.
 auto load_devices(ReaderState& state) -> void {
-  auto statement = prepare(state.db.get(),
-                           "SELECT device, uuid, name, chip, pci_bus_id, sm_count, max_sm_clock_mhz, "
-                           "max_mem_clock_mhz, memory_total_bytes, dram_peak_bytes_per_s FROM devices "
-                           "ORDER BY device",
-                           "cannot read devices");
+  const bool placement = state.metadata.schema_version >= 3;
+  const std::string sql = std::string(
+                              "SELECT device, uuid, name, chip, pci_bus_id, sm_count, max_sm_clock_mhz, "
+                              "max_mem_clock_mhz, memory_total_bytes, dram_peak_bytes_per_s") +
+                          (placement ? ", host, mig_profile, mig_instance_id, attribution" : "") +
+                          " FROM devices ORDER BY device";
+  auto statement = prepare(state.db.get(), sql, "cannot read devices");
   int rc = statement ? SQLITE_OK : SQLITE_CORRUPT;
   while (statement && (rc = sqlite3_step(statement->get())) == SQLITE_ROW) {
     sqlite3_stmt* s = statement->get();
@@ -224,6 +227,14 @@ auto load_devices(ReaderState& state) -> void {
     d.max_mem_clock_mhz = column_real_or_nan(s, 7);
     d.memory_total_bytes = static_cast<std::uint64_t>(sqlite3_column_int64(s, 8));
     d.dram_peak_bytes_per_s = column_real_or_nan(s, 9);
+    if (placement) {
+      d.host = column_text(s, 10);
+      d.mig_profile = column_text(s, 11);
+      d.mig_instance_id = sqlite3_column_type(s, 12) == SQLITE_NULL
+                              ? -1
+                              : static_cast<std::int32_t>(sqlite3_column_int64(s, 12));
+      d.attribution = column_text(s, 13);
+    }
     state.devices.push_back(std::move(d));
   }
   if (rc != SQLITE_DONE) mark_recovered(state, "has a damaged devices table");

@@ -194,11 +194,13 @@ auto write_meta_row(sqlite3* db, std::string_view key, std::string_view value, s
 
 auto write_device_rows(sqlite3* db, std::span<const core::DeviceInfo> devices, std::string_view what)
     -> core::Result<void> {
-  auto statement = prepare(db,
-                           "INSERT OR REPLACE INTO devices(device, uuid, name, chip, pci_bus_id, sm_count, "
-                           "max_sm_clock_mhz, max_mem_clock_mhz, memory_total_bytes, dram_peak_bytes_per_s) "
-                           "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                           what);
+  auto statement =
+      prepare(db,
+              "INSERT OR REPLACE INTO devices(device, uuid, name, chip, pci_bus_id, sm_count, "
+              "max_sm_clock_mhz, max_mem_clock_mhz, memory_total_bytes, dram_peak_bytes_per_s, host, "
+              "mig_profile, mig_instance_id, attribution) "
+              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+              what);
   if (!statement) return core::propagate(statement);
   auto done = exec(db, "BEGIN", what);
   for (const core::DeviceInfo& device : devices) {
@@ -221,6 +223,14 @@ auto write_device_rows(sqlite3* db, std::span<const core::DeviceInfo> devices, s
       sqlite3_bind_int64(s, 9, static_cast<sqlite3_int64>(device.memory_total_bytes));
     }
     bind_real_or_null(s, 10, device.dram_peak_bytes_per_s);
+    bind_text_or_null(s, 11, device.host);
+    bind_text_or_null(s, 12, device.mig_profile);
+    if (device.mig_instance_id < 0) {
+      sqlite3_bind_null(s, 13);
+    } else {
+      sqlite3_bind_int64(s, 13, device.mig_instance_id);
+    }
+    bind_text_or_null(s, 14, device.attribution);
     const int rc = sqlite3_step(s);
     sqlite3_reset(s);
     if (rc != SQLITE_DONE) done = core::fail(sqlite_error(db, rc, what));

@@ -1,0 +1,27 @@
+// libFuzzer target: the text importers of `solscope import` (imports/importer.hpp): dcgm-exporter scrapes,
+// Prometheus query_range JSON, dcgmi dmon and nvidia-smi dmon logs, and format detection.
+//
+// The first byte picks the format (its value modulo 4); the rest is the file. Every import either fails with
+// an error or gives samples whose spans are positive and whose devices exist.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "imports/importer.hpp"
+
+extern "C" auto LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) -> int {
+  if (size == 0) return 0;
+  using solscope::imports::ImportFormat;
+  constexpr ImportFormat kFormats[] = {ImportFormat::DcgmExporter, ImportFormat::PrometheusJson,
+                                       ImportFormat::DcgmiDmon, ImportFormat::NvidiaSmiDmon};
+  const ImportFormat format = kFormats[data[0] % 4];
+  const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
+  (void)solscope::imports::detect_format(text, "txt");
+  const auto recording = solscope::imports::import_text(text, format, 1'000'000'000);
+  if (!recording) return 0;
+  for (const auto& s : recording->samples) {
+    if (s.t_end_ns <= s.t_start_ns || s.device_index >= recording->devices.size()) std::abort();
+  }
+  return 0;
+}

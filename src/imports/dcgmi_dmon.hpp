@@ -1,0 +1,33 @@
+// `dcgmi dmon -e FIELDS` text logs as solscope samples (SourceKind::Dcgm). Pure: no I/O.
+//
+// Layout (DCGM's dcgmi): a header "#Entity TAG TAG ..." (the field tags of core/dcgm_fields.hpp, or numeric
+// field ids), an "ID" line, then one row per entity per interval: "GPU 0  0.888  N/A ...". Entities are
+// "GPU N", "GPU-I N" (a MIG GPU instance: a device of its own) and "GPU-CI N". The header repeats; a new
+// header may change the columns. "N/A" (and "N/W", "N/S") mean no value; DCGM's placeholder values
+// (2^47, 0x7ff...f0-f3) too. Rows carry no time: an interval ends when an entity shows again, and samples
+// are placed every DmonOptions::interval_ns.
+//
+// SOL definition (docs/design/sol-metrics.md): Compute SOL = the busiest of tensor / FP64 / FP32 / FP16
+// pipe active; Memory SOL = DRAM active; L2, L1 and issue unknown.
+#pragma once
+
+#include <string_view>
+
+#include "core/result.hpp"
+#include "imports/dmon_common.hpp"
+#include "imports/recording.hpp"
+
+namespace solscope::imports {
+
+/// Parses a dcgmi dmon log. Errors: DataLoss "line N: ..." for a row before any header, a row whose column
+/// count differs from its header's, a value that is not a number; InvalidArgument when the text holds no
+/// header or no row (not a dcgmi dmon log).
+[[nodiscard]] auto parse_dcgmi_dmon(std::string_view text, const DmonOptions& options)
+    -> core::Result<Recording>;
+
+/// The SOL definition of DCGM-derived samples, for meta sol_definition.
+inline constexpr std::string_view kDcgmSolDefinition =
+    "dcgm: Compute SOL = max(tensor, FP64, FP32, FP16 pipe active); Memory SOL = DRAM active; L2, L1 and "
+    "issue unknown";
+
+}  // namespace solscope::imports

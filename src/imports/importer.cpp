@@ -1,0 +1,76 @@
+#include "imports/importer.hpp"
+
+#include "imports/dcgm_exporter_import.hpp"
+#include "imports/dcgmi_dmon.hpp"
+#include "imports/nvidia_smi_dmon.hpp"
+#include "imports/prometheus_json.hpp"
+#include "imports/text_lines.hpp"
+
+namespace solscope::imports {
+namespace {
+
+constexpr std::string_view kSqliteMagic{"SQLite format 3\0", 16};
+
+auto line_matches(std::string_view head, ImportFormat& found) -> bool {
+  bool matched = false;
+  for_each_line(head, [&](std::size_t, std::string_view line) {
+    const std::vector<std::string_view> words = split_words(line);
+    if (words.empty()) return true;
+    std::string_view first = words[0];
+    const bool comment = first.front() == '#';
+    if (comment) first.remove_prefix(1);
+    const std::string_view second = first.empty() ? (words.size() > 1 ? words[1] : "") : first;
+    if (comment && (second == "Entity" || second == "entity")) {
+      found = ImportFormat::DcgmiDmon;
+    } else if (comment && (second == "TYPE" || second == "HELP") && words.size() > 2 &&
+               words[first.empty() ? 2 : 1].starts_with("DCGM_FI_")) {
+      found = ImportFormat::DcgmExporter;
+    } else if (comment) {
+      for (const std::string_view w : words) {
+        if (w == "gpu" || w == "#gpu") found = ImportFormat::NvidiaSmiDmon;
+      }
+      if (found != ImportFormat::NvidiaSmiDmon) return true;
+    } else if (words[0].starts_with("DCGM_FI_")) {
+      found = ImportFormat::DcgmExporter;
+    } else {
+      return true;
+    }
+    matched = true;
+    return false;
+  });
+  return matched;
+}
+
+}  // namespace
+
+auto detect_format(std::string_view head, std::string_view extension) -> std::optional<ImportFormat> {
+  if (head.starts_with(kSqliteMagic)) return ImportFormat::NsysSqlite;
+  const std::size_t first = head.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && head[first] == '{') return ImportFormat::PrometheusJson;
+  ImportFormat found = ImportFormat::DcgmExporter;
+  if (line_matches(head, found)) return found;
+  if (extension == "json") return ImportFormat::PrometheusJson;
+  if (extension == "sqlite" || extension == "db") return ImportFormat::NsysSqlite;
+  return std::nullopt;
+}
+
+auto import_text(std::string_view text, ImportFormat format, std::int64_t interval_ns)
+    -> core::Result<Recording> {
+  const DmonOptions dmon{.interval_ns = interval_ns, .start_ns = 0};
+  switch (format) {
+    case ImportFormat::DcgmExporter:
+      return import_dcgm_exporter(text, interval_ns);
+    case ImportFormat::PrometheusJson:
+      return parse_prometheus_json(text);
+    case ImportFormat::DcgmiDmon:
+      return parse_dcgmi_dmon(text, dmon);
+    case ImportFormat::NvidiaSmiDmon:
+      return parse_nvidia_smi_dmon(text, dmon);
+    case ImportFormat::NsysSqlite:
+      break;
+  }
+  return core::fail(core::ErrorCode::InvalidArgument,
+                    "an nsys-sqlite export is read from its file, not as text");
+}
+
+}  // namespace solscope::imports

@@ -1,0 +1,25 @@
+// A saved Prometheus `/api/v1/query_range` answer (JSON, resultType "matrix") as solscope samples. Pure: no
+// I/O.
+//
+// Series read: dcgm-exporter's `DCGM_FI_*` (through core/dcgm_fields.hpp; SourceKind::Dcgm) and solscope's
+// own `solscope_*` (metric_catalog prom_name / prom_scale; the pipe and memory-path families by their
+// `pipe` / `path` label; `solscope_gpu_info{source=...}` gives the source, else SourceKind::Replay). A GPU is
+// one (Hostname or hostname or instance, gpu, GPU_I_ID) label set; UUID, modelName, GPU_I_PROFILE and
+// namespace/pod/container fill its DeviceInfo. The points of all series of a GPU at one timestamp make one
+// sample, spanning from that GPU's previous timestamp. Other series are ignored (counted in `unmapped`).
+#pragma once
+
+#include <string_view>
+
+#include "core/result.hpp"
+#include "imports/recording.hpp"
+
+namespace solscope::imports {
+
+/// Parses a query_range answer. Errors: DataLoss "line N, column M: ..." for invalid JSON; DataLoss naming
+/// the JSON path ("data.result[2].values[7]") for a point that is not [time, "value"]; InvalidArgument for
+/// an answer that is not status "success" with resultType "matrix", or that holds no series solscope
+/// reads.
+[[nodiscard]] auto parse_prometheus_json(std::string_view text) -> core::Result<Recording>;
+
+}  // namespace solscope::imports
