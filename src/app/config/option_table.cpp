@@ -54,6 +54,8 @@ constexpr double kMaxTokensPerS = 1e12;
 /// `check --seconds`: a phase keeps samples after its two 100 ms ramp edges (kRampEdgeNs) from 0.5 s on.
 constexpr double kMinCheckSeconds = 0.5;
 constexpr double kMaxCheckSeconds = 60.0;
+/// --since of the fleet view: at most a week, so that each query stays bounded.
+constexpr std::int64_t kMaxFleetWindowNs = 7 * 24 * core::kNsPerHour;
 
 auto build_table() -> std::vector<OptionSpec> {
   using enum Kind;
@@ -101,6 +103,19 @@ auto build_table() -> std::vector<OptionSpec> {
       {"--speed", Scope::Serve, Number, "with --replay: 1 = real time, 0 = as fast as possible", "1", 0,
        kMaxReplaySpeed, false, true},
       {"--loop", Scope::Serve, Flag, "with --replay: start again at the end", "", 0, 0, false, true},
+      {"--prometheus", Scope::Serve, Text,
+       "also serve the fleet view (/api/v1/fleet, /fleet.html) read from this Prometheus server (http:// or "
+       "https:// URL)",
+       "", 0, 0, false, true},
+      {"--selector", Scope::Serve, Text, "with --prometheus: PromQL label matchers of the fleet's series, e.g. {cluster=\"a\"}",
+       "all series", 0, 0, false, true},
+      {"--since", Scope::Serve, Duration, "with --prometheus: the fleet view's window, ending now", "1h",
+       static_cast<double>(core::kNsPerMin), static_cast<double>(kMaxFleetWindowNs), false, true},
+      {"--prometheus-token-file", Scope::Serve, Text,
+       "with --prometheus: file holding the bearer token sent to Prometheus", "", 0, 0, false, true},
+      {"--prometheus-ca", Scope::Serve, Text,
+       "with --prometheus: PEM CA bundle that verifies an https:// Prometheus", "the system's", 0, 0, false,
+       true},
 
       {"--duration", Scope::Record, Duration, "stop after this long, e.g. 30s or 5m", "until stopped", ms,
        static_cast<double>(core::kMaxDurationNs), false, false},
