@@ -107,8 +107,9 @@ auto build_table() -> std::vector<OptionSpec> {
        "also serve the fleet view (/api/v1/fleet, /fleet.html) read from this Prometheus server (http:// or "
        "https:// URL)",
        "", 0, 0, false, true},
-      {"--selector", Scope::Serve, Text, "with --prometheus: PromQL label matchers of the fleet's series, e.g. {cluster=\"a\"}",
-       "all series", 0, 0, false, true},
+      {"--selector", Scope::Serve, Text,
+       "with --prometheus: PromQL label matchers of the fleet's series, e.g. {cluster=\"a\"}", "all series",
+       0, 0, false, true},
       {"--since", Scope::Serve, Duration, "with --prometheus: the fleet view's window, ending now", "1h",
        static_cast<double>(core::kNsPerMin), static_cast<double>(kMaxFleetWindowNs), false, true},
       {"--prometheus-token-file", Scope::Serve, Text,
