@@ -55,9 +55,10 @@ const kFleet = [
     util: 99 },
 ];
 
-// The figures the page must show, from the fixture alone (docs/fleet.md: Compute SOL = the busiest pipe for
-// dcgm-exporter; busy-idle = utilization > 80 % and Compute SOL < 20 %; straggler = more than 10 points below the
-// median Compute SOL mean of its job, or of its host when no job).
+// The figures the page must show, from the fixture alone (definitions: src/fleet/fleet_math.hpp and
+// fleet_queries.cpp): Compute SOL = the busiest pipe for dcgm-exporter; busy-idle = utilization > 80 % and
+// Compute SOL < 20 %; straggler = more than 10 points below the median Compute SOL mean of its job, or of its
+// host when it has no job.
 function expectedRows() {
   const rows = kFleet.map((g) => {
     const compute = g.kind === 'solscope' ? g.compute * 100 : Math.max(...Object.values(g.pipes)) * 100;
