@@ -44,7 +44,8 @@ auto open_prometheus_fleet(const PrometheusArgs& args) -> Outcome<std::shared_pt
 auto serve_fleet_only(server::ServerOptions options, std::ostream& err) -> int {
   const std::string fleet = options.fleet->describe();
   options.api.source_description = "no local GPU; fleet view of " + fleet;
-  core::LiveState state;  // stays empty: /api/v1/devices lists no GPU
+  options.fleet_only = true;  // /readyz: ready once listening
+  core::LiveState state;      // stays empty: /api/v1/devices lists no GPU
   auto server = server::Server::start(std::move(options), state);
   if (!server) {
     print_error(err, server.error());

@@ -66,6 +66,9 @@ struct ServerOptions {
   /// paths answer 404.
   std::shared_ptr<fleet::FleetProvider> fleet;
   std::chrono::seconds fleet_refresh = kDefaultFleetRefresh;  ///< Prometheus asked at most this often (>= 0)
+  /// No local source (serve --prometheus on a machine without a GPU): /readyz answers 200 once listening
+  /// instead of waiting for a sample that never comes.
+  bool fleet_only = false;
 };
 
 /// A running server. Thread-safe: publish() from the engine thread, stop() from any thread.

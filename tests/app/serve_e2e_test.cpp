@@ -173,6 +173,7 @@ TEST_F(ServeE2eTest, prometheus_without_a_gpu_serves_the_fleet_view_alone) {
     const auto devices = c.Get("/api/v1/devices");
     ASSERT_TRUE(devices);
     EXPECT_NE(devices->body.find("\"devices\":[]"), std::string::npos) << devices->body;
+    EXPECT_EQ(c.Get("/readyz")->status, 200);
   }
   p.signal(SIGTERM);
   EXPECT_EQ(p.wait(15s), 0) << read("err");

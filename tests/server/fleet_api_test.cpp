@@ -256,6 +256,22 @@ TEST_F(FleetHttpTest, provider_errors_answer_503_and_502) {
   EXPECT_EQ(c2.Get("/api/v1/fleet")->status, 502);
 }
 
+TEST_F(FleetHttpTest, a_fleet_only_daemon_is_ready_without_samples) {
+  ServerOptions o;
+  o.fleet = std::make_shared<FakeFleet>();
+  o.fleet_only = true;
+  start(std::move(o));
+  auto res = client().Get("/readyz");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(res->body, "ready: fleet view only\n");
+}
+
+TEST_F(FleetHttpTest, a_daemon_with_gpus_and_a_fleet_waits_for_a_sample) {
+  start_with(std::make_shared<FakeFleet>());
+  EXPECT_EQ(client().Get("/readyz")->status, 503);
+}
+
 TEST_F(FleetHttpTest, without_a_provider_the_paths_say_how_to_get_one) {
   start();
   auto c = client();

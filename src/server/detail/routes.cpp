@@ -117,8 +117,13 @@ void get_samples(const Request& req, Response& res, const RouteContext& ctx, Sam
   set_json(res, body);
 }
 
-void get_readyz(Response& res, const core::LiveState& state) {
+void get_readyz(Response& res, const core::LiveState& state, bool fleet_only) {
   const auto devices = state.devices();
+  if (fleet_only) {
+    res.set_header("Cache-Control", "no-store");
+    res.set_content("ready: fleet view only\n", "text/plain; charset=utf-8");
+    return;
+  }
   const bool all_lost =
       !devices.empty() && std::all_of(devices.begin(), devices.end(), [](const auto& d) { return d.lost; });
   res.set_header("Cache-Control", "no-store");
@@ -287,7 +292,8 @@ void install_routes(httplib::Server& http, const RouteContext& context) {
     res.set_header("Cache-Control", "no-store");
     res.set_content("ok\n", "text/plain; charset=utf-8");
   });
-  http.Get("/readyz", [ctx](const Request&, Response& res) { get_readyz(res, ctx->state); });
+  http.Get("/readyz",
+           [ctx](const Request&, Response& res) { get_readyz(res, ctx->state, ctx->options.fleet_only); });
   http.Get("/", [](const Request& req, Response& res) { get_asset(req, res); });
   http.Get("/index.html", [](const Request& req, Response& res) { get_asset(req, res); });
   http.Get("/fleet.html", [](const Request& req, Response& res) { get_asset(req, res); });
