@@ -161,6 +161,7 @@ auto Server::start(ServerOptions options, const core::LiveState& state)
   }
   if (options.api.hostname.empty()) options.api.hostname = local_hostname();
   if (options.api.version.empty()) options.api.version = SOLSCOPE_VERSION;
+  options.api.fleet = options.fleet != nullptr;
   auto impl = std::make_unique<Impl>(std::move(options), state);
   auto http = make_http(impl->options, impl->registry);
   if (!http) return core::propagate(std::move(http));

@@ -15,10 +15,11 @@
 // (uPlot chart with the API's points); the dashboard at / links the fleet view. No request leaves the daemon's
 // origin; no console error. Part 2: 4,096 SYNTHETIC rows (the page's fetch answered by the test): only the rows
 // in view are in the DOM, the last row is reachable by scrolling, sorting works. Part 3: a Prometheus that does
-// not answer: the page shows the daemon's 503 and its message.
+// not answer: the page shows the daemon's 503 and its message. Part 4: a daemon with --token-file: the page asks
+// for the token, then shows the fleet.
 // Exit status: 0 pass, 1 fail (with the reason), 77 skip (a tool missing).
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
@@ -373,6 +374,34 @@ async function errorPart(browser, args) {
   }
 }
 
+// ---------------------------------------------------------------- part 4: a daemon that wants a token
+async function tokenPart(browser, args, prom) {
+  const token = 'fleet-test-token-0123456789abcdef';
+  const file = path.join(args.workdir, 'token');
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  const daemon = await startDaemon(args.solscope, ['--prometheus', prom.url, '--token-file', file]);
+  const problems = [];
+  try {
+    check((await fetch(`${daemon.url}/api/v1/fleet`)).status === 401, '/api/v1/fleet without the token: want 401');
+    const { context, page } = await newPage(browser, daemon.url, problems);
+    await page.goto(`${daemon.url}/fleet.html`);
+    await page.waitForSelector('#token-form:not([hidden])', { timeout: 30000 });
+    check(await page.getAttribute('#fleet-table', 'data-rows') === '0', 'rows shown without the token');
+    await page.fill('#token-input', token);
+    await page.click('#token-form button[type="submit"]');
+    await page.waitForSelector('body[data-state="live"]', { timeout: 30000 });
+    check(await page.getAttribute('#fleet-table', 'data-rows') === '5', 'rows after the token: want 5');
+    await context.close();
+    const others = problems.filter((p) => !/401/.test(p));  // the first, refused fetch
+    check(others.length === 0, others.join('\n'));
+    console.log('token: the page asks for it, then shows the fleet');
+  } finally {
+    const code = await daemon.stop();
+    check(code === 0, `solscope serve exited with ${code} after SIGTERM`);
+  }
+}
+
 async function main() {
   const args = parseArgs();
   const require = createRequire(import.meta.url);
@@ -390,6 +419,7 @@ async function main() {
     await fleetPart(browser, args, prom);
     await bigPart(browser, args, prom);
     await errorPart(browser, args);
+    await tokenPart(browser, args, prom);
   } finally {
     await browser.close();
     prom.stop();

@@ -223,6 +223,7 @@ TEST_F(FleetHttpTest, fleet_and_history_answer_json) {
     EXPECT_EQ(Json::parse(res->body)["rows"].size(), 3U);
   }
   EXPECT_EQ(fake->snapshots, 1);  // the default refresh (15 s) covers the five requests
+  EXPECT_EQ(Json::parse(c.Get("/api/v1/devices")->body)["fleet"], true);  // the dashboard links the fleet
   auto h = c.Get("/api/v1/fleet/history?host=node-a&gpu=1");
   ASSERT_TRUE(h);
   EXPECT_EQ(h->status, 200);
@@ -275,6 +276,7 @@ TEST_F(FleetHttpTest, a_daemon_with_gpus_and_a_fleet_waits_for_a_sample) {
 TEST_F(FleetHttpTest, without_a_provider_the_paths_say_how_to_get_one) {
   start();
   auto c = client();
+  EXPECT_EQ(Json::parse(c.Get("/api/v1/devices")->body)["fleet"], false);
   for (const char* path : {"/api/v1/fleet", "/api/v1/fleet/history?host=a&gpu=0"}) {
     auto res = c.Get(path);
     ASSERT_TRUE(res);
