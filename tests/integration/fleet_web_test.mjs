@@ -231,6 +231,7 @@ async function fleetPart(browser, args, prom) {
       // Busy but idle over the whole 1 h window: one GPU-hour (one 15 s step either side allowed).
       check(w.busyIdle ? hours >= 1 - 15 / 3600 - 1e-9 && hours <= 1 + 15 / 3600 + 1e-9 : hours === 0,
             `${w.host}/${w.gpu} busy-idle GPU-h: ${hours}, want ${w.busyIdle ? 'about 1' : 0}`);
+      check(r.cells.series === w.series, `${w.host}/${w.gpu} series: ${r.cells.series}, want ${w.series}`);
       check(r.busyIdle === w.busyIdle, `${w.host}/${w.gpu} busy-idle highlight: ${r.busyIdle}`);
       check(r.straggler === w.straggler, `${w.host}/${w.gpu} straggler highlight: ${r.straggler}`);
       check(r.text.compute_sol_pct === `${w.compute.toFixed(1)}\u202f%`,
@@ -244,8 +245,6 @@ async function fleetPart(browser, args, prom) {
     check(near(num(await page.getAttribute('#total-busy-idle', 'data-value')), num(busyRow.cells.busy_idle_gpu_hours)),
           'total busy-idle GPU-h is not the one busy-idle GPU\'s');
     check(await page.getAttribute('#total-stragglers', 'data-value') === '1', 'stragglers: want 1');
-    await page.screenshot({ path: path.join(args.workdir, 'fleet.png'), fullPage: true });
-    if (args.screenshot) copyFileSync(path.join(args.workdir, 'fleet.png'), args.screenshot);
 
     // Sorting by a header: highest first, then lowest first; text columns A-Z first.
     await page.click('th[data-col="compute_sol_mean_pct"] button');
@@ -263,6 +262,8 @@ async function fleetPart(browser, args, prom) {
     await page.fill('#filter', 'node-b');
     check(await page.getAttribute('#fleet-table', 'data-rows') === '2', 'filter node-b: want 2 rows');
     await settled(page, (rows) => rows.length === 2 && rows.every((r) => r.host === 'node-b'), 'filter node-b');
+    await page.fill('#filter', 'dcgm');  // the series column
+    await settled(page, (rows) => rows.length === 2 && rows.every((r) => r.host === 'node-b'), 'filter "dcgm"');
     await page.fill('#filter', 'TRAIN/job');  // the job column, any case
     await settled(page, (rows) => rows.length === 2 && rows.every((r) => r.host === 'node-b'), 'filter "TRAIN/job"');
     await page.fill('#filter', 'node-a synthetic-node-a-2');  // every word must match (here: the UUID)
@@ -287,6 +288,8 @@ async function fleetPart(browser, args, prom) {
     check(await page.locator('#history-chart canvas').count() === 1, 'no uPlot canvas in the history');
     const legend = await page.locator('#history-chart .u-legend').textContent();
     for (const label of ['Compute SOL', 'Memory SOL', 'Classic util']) check(legend.includes(label), `legend lacks ${label}`);
+    await page.screenshot({ path: path.join(args.workdir, 'fleet.png'), fullPage: true });
+    if (args.screenshot) copyFileSync(path.join(args.workdir, 'fleet.png'), args.screenshot);
     // Enter on a focused row opens that GPU.
     await page.focus('#fleet-body tr[data-host="node-b"][data-gpu="0"]');
     await page.keyboard.press('Enter');

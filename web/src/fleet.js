@@ -18,13 +18,14 @@
     { key: 'gpu', label: 'GPU', kind: 'text' },
     { key: 'model_name', label: 'Model', kind: 'text' },
     { key: 'job', label: 'Job', kind: 'text' },
+    { key: 'series', label: 'Series', kind: 'text' },  // solscope's own, or dcgm-exporter's (coarser SOL)
     { key: 'compute_sol_pct', label: 'Compute SOL', kind: 'pct' },
     { key: 'memory_sol_pct', label: 'Memory SOL', kind: 'pct' },
     { key: 'gpu_util_pct', label: 'Util', kind: 'pct' },
     { key: 'compute_sol_mean_pct', label: 'Compute SOL mean', kind: 'pct' },
     { key: 'memory_sol_mean_pct', label: 'Memory SOL mean', kind: 'pct' },
     { key: 'gpu_util_mean_pct', label: 'Util mean', kind: 'pct' },
-    { key: 'busy_idle_gpu_hours', label: 'Busy-idle GPU-h', kind: 'hours' },
+    { key: 'busy_idle_gpu_hours', label: 'Busy-idle GPU\u2011h', kind: 'hours' },
     { key: 'straggler_gap_pct', label: 'Straggler gap', kind: 'gap' },
   ];
 
@@ -142,7 +143,7 @@
     let view = state.rows;
     if (words.length) {
       view = view.filter((r) => {
-        const text = `${r.host} ${r.gpu} ${r.model_name} ${r.job} ${r.uuid}`.toLowerCase();
+        const text = `${r.host} ${r.gpu} ${r.model_name} ${r.job} ${r.series} ${r.uuid}`.toLowerCase();
         return words.every((w) => text.includes(w));
       });
     } else {
@@ -193,7 +194,11 @@
       td.dataset.value = v === null || v === undefined ? '' : String(v);
       td.textContent = fmtCell(col, v);
       if (col.kind !== 'text') td.classList.add('num');
-      if (col.key === 'gpu' && r.series === 'dcgm') td.title = 'read from dcgm-exporter series';
+      if (col.key === 'series') {
+        td.title = r.series === 'dcgm'
+          ? "dcgm-exporter's series: Compute SOL = the busiest of the tensor/FP64/FP32/FP16 pipes, Memory SOL = DRAM"
+          : "solscope's own series";
+      }
       if (col.key === 'straggler_gap_pct' && r.straggler) {
         const badge = document.createElement('span');
         badge.className = 'badge straggler-badge';
