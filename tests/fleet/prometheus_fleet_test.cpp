@@ -85,8 +85,8 @@ auto ok(std::string body) -> HttpResponse {
   return HttpResponse{.status = 200, .body = std::move(body)};
 }
 
-/// Host "sol": solscope series for GPUs 0 and 1; host "dcgm": dcgm-exporter series for GPU 0 (a pod) and a MIG
-/// slice of GPU 3; and dcgm-exporter series for sol/0 too, which must lose to solscope's.
+/// Host "sol": solscope series for GPUs 0 and 1; host "dcgm": dcgm-exporter series for GPU 0 (a pod) and a
+/// MIG slice of GPU 3; and dcgm-exporter series for sol/0 too, which must lose to solscope's.
 auto fleet_handler(const std::string& path, const std::string& query) -> HttpResponse {
   const bool sol = query.find("solscope_") != std::string::npos;
   if (path == "/api/v1/query") {
