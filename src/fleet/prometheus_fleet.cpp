@@ -180,7 +180,16 @@ class PrometheusFleet final : public FleetProvider {
 
   auto get(const std::string& what, const std::string& path) -> core::Result<std::vector<PromSeries>> {
     auto response = http_->get(path);
-    if (!response) return core::propagate(response);
+    if (!response) {
+      // The client names the whole URL with its encoded query; say which query and why, shorter.
+      const std::string& message = response.error().message;
+      const auto colon = message.rfind(": ");
+      const std::string why = colon == std::string::npos ? message : message.substr(colon + 2);
+      return core::fail(
+          response.error().code,
+          fmt::format("Prometheus at {} did not answer the {} query: {}", http_->describe(), what, why),
+          response.error().hint);
+    }
     return parse_prom_answer(*response, what, http_->describe());
   }
 
