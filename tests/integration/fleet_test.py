@@ -13,12 +13,14 @@ selector (exit 2 with Prometheus' message) and a URL that is not Prometheus (exi
 """
 
 import argparse
+import http.server
 import json
 import os
 import shutil
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -126,8 +128,50 @@ class Prometheus:
                 self.proc.wait()
 
 
+class TokenPrometheus(http.server.BaseHTTPRequestHandler):
+    """A stand-in that wants `Authorization: Bearer TOKEN`: 401 without it, empty API answers with it."""
+
+    TOKEN = "fleet-test-token-0123456789"
+
+    def do_GET(self):  # noqa: N802 (http.server's spelling)
+        if self.headers.get("Authorization") != f"Bearer {self.TOKEN}":
+            self.send_response(401)
+            self.end_headers()
+            self.wfile.write(b"Unauthorized")
+            return
+        kind = "matrix" if self.path.startswith("/api/v1/query_range") else "vector"
+        body = json.dumps({"status": "success", "data": {"resultType": kind, "result": []}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def check_token(solscope, workdir):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), TokenPrometheus)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        rc, out, err = fleet(solscope, url)
+        check(rc == 1 and "HTTP 401" in err and "--prometheus-token-file" in err,
+              f"without a token: exit {rc} (want 1) naming --prometheus-token-file: {err}")
+        token = os.path.join(workdir, "token")
+        with open(token, "w", encoding="ascii") as f:
+            f.write(TokenPrometheus.TOKEN + "\n")
+        rc, out, err = fleet(solscope, url, "--prometheus-token-file", token)
+        check(rc == 0 and json.loads(out)["rows"] == [], f"with the token file: exit {rc}: {err}")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def fleet(solscope, url, *extra):
-    cmd = [solscope, "fleet", "--prometheus", url, "--since", "1h", "--at", str(END_S), "--json", *extra]
+    at = [] if "--at" in extra else ["--at", str(END_S)]
+    cmd = [solscope, "fleet", "--prometheus", url, "--since", "1h", *at, "--json", *extra]
     res = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=60)
     return res.returncode, res.stdout, res.stderr
 
@@ -196,6 +240,14 @@ def main():
 
         rc, out, err = fleet(args.solscope, prom.url + "/graph")
         check(rc == 1 and "not Prometheus' API" in err, f"a URL that is not the API: exit {rc}: {err}")
+
+        rc, out, err = fleet(args.solscope, prom.url, "--at", "yesterday")
+        check(rc == 2 and "--at yesterday is not a time" in err, f"a bad --at: exit {rc}: {err}")
+        rc, out, err = fleet(args.solscope, prom.url, "--at", "2024-06-01T00:00:00Z", "--selector", '{cluster="a"}')
+        check(rc == 0 and json.loads(out)["window_end_ns"] == END_S * 10**9, f"--at as UTC: exit {rc}: {err}")
+        res = subprocess.run([args.solscope, "fleet", "--json"], capture_output=True, text=True, check=False)
+        check(res.returncode == 2 and "--prometheus" in res.stderr, f"no --prometheus: {res.returncode} {res.stderr}")
+        check_token(args.solscope, args.workdir)
     finally:
         prom.stop()
 
