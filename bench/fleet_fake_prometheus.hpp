@@ -1,7 +1,8 @@
 // A fake Prometheus for the fleet benchmarks: cpp-httplib on 127.0.0.1 (ephemeral port) answering the fleet
 // reader's queries with canned API JSON for a SYNTHETIC fleet of `hosts` x 8 GPUs of dcgm-exporter series
-// (no solscope series), 241 points per series for the 1 h window ending at kFakeEndNs. Nothing else is
-// answered (404). The answers are built once; serving them costs only the copy and the transfer.
+// (no solscope series): 241 points per series for the 1 h window ending at kFakeEndNs (query_range), and the
+// reductions Prometheus' subqueries would give (newest, mean, busy-idle steps: one value per GPU). Its own
+// cost is not Prometheus': the subqueries' evaluation is not simulated. Nothing else is answered (404).
 #pragma once
 
 #include <fmt/format.h>
@@ -39,19 +40,57 @@ auto fake_matrix(int hosts, F value) -> std::string {
   return out + "]}}";
 }
 
+/// A vector answer (one value per GPU) from `value(host, gpu)`.
+template <class F>
+auto fake_vector(int hosts, F value) -> std::string {
+  std::string out = R"({"status":"success","data":{"resultType":"vector","result":[)";
+  for (int h = 0; h < hosts; ++h) {
+    for (int g = 0; g < kGpusPerHost; ++g) {
+      out += fmt::format(R"({}{{"metric":{{"host":"node{:04}","gpu":"{}","UUID":"GPU-{:04}-{}",)"
+                         R"("modelName":"NVIDIA H100 80GB HBM3","namespace":"ml","pod":"job-{}"}},)"
+                         R"("value":[1717200000,"{:.6g}"]}})",
+                         h + g > 0 ? "," : "", h, g, h, g, h / 4, value(h, g));
+    }
+  }
+  return out + "]}}";
+}
+
+/// The newest and the mean of one figure's steps, as Prometheus' subqueries would give them.
+template <class F>
+void fake_reductions(int hosts, F value, std::string& last, std::string& mean) {
+  last = fake_vector(hosts, [&](int h, int g) { return value(h, g, kFakeSteps - 1); });
+  mean = fake_vector(hosts, [&](int h, int g) {
+    double sum = 0;
+    for (int s = 0; s < kFakeSteps; ++s) sum += value(h, g, s);
+    return sum / kFakeSteps;
+  });
+}
+
 /// The server and its canned answers.
 class FakePrometheus {
  public:
   explicit FakePrometheus(int hosts) : gpus_(hosts * kGpusPerHost) {
-    compute_ =
-        fake_matrix(hosts, [](int h, int g, int s) { return 100.0 * (((h * 7 + g * 3 + s) % 97) / 97.0); });
-    memory_ =
-        fake_matrix(hosts, [](int h, int g, int s) { return 100.0 * (((h * 5 + g + s * 3) % 89) / 89.0); });
-    util_ =
-        fake_matrix(hosts, [](int h, int g, int s) { return static_cast<double>((h + g * 11 + s) % 101); });
+    const auto compute = [](int h, int g, int s) { return 100.0 * (((h * 7 + g * 3 + s) % 97) / 97.0); };
+    const auto memory = [](int h, int g, int s) { return 100.0 * (((h * 5 + g + s * 3) % 89) / 89.0); };
+    const auto util = [](int h, int g, int s) { return static_cast<double>((h + g * 11 + s) % 101); };
+    compute_ = fake_matrix(hosts, compute);
+    memory_ = fake_matrix(hosts, memory);
+    util_ = fake_matrix(hosts, util);
+    fake_reductions(hosts, compute, compute_last_, compute_mean_);
+    fake_reductions(hosts, memory, memory_last_, memory_mean_);
+    fake_reductions(hosts, util, util_last_, util_mean_);
+    busy_steps_ = fake_vector(hosts, [&](int h, int g) {
+      int n = 0;
+      for (int s = 0; s < kFakeSteps; ++s) n += util(h, g, s) > 80 && compute(h, g, s) < 20 ? 1 : 0;
+      return static_cast<double>(n);
+    });
     server_.Get("/api/v1/query", [this](const httplib::Request& req, httplib::Response& res) {
       const std::string q = req.get_param_value("query");
       const bool dcgm = q.find("DCGM_") != std::string::npos;
+      if (dcgm && q.rfind("count(", 0) != 0) {
+        res.set_content(reduction(q), "application/json");
+        return;
+      }
       const std::string value =
           dcgm ? fmt::format(R"([{{"metric":{{}},"value":[1717200000,"{}"]}}])", gpus_) : "[]";
       res.set_content(R"({"status":"success","data":{"resultType":"vector","result":)" + value + "}}",
@@ -82,6 +121,14 @@ class FakePrometheus {
   FakePrometheus(const FakePrometheus&) = delete;
   auto operator=(const FakePrometheus&) -> FakePrometheus& = delete;
 
+  /// The canned answer of a subquery: busy-idle steps, or the newest value or mean of the figure it names.
+  [[nodiscard]] auto reduction(const std::string& q) const -> const std::string& {
+    if (q.rfind("count_over_time", 0) == 0) return busy_steps_;
+    const bool mean = q.rfind("avg_over_time", 0) == 0;
+    if (q.find("PIPE") != std::string::npos) return mean ? compute_mean_ : compute_last_;
+    if (q.find("DRAM") != std::string::npos) return mean ? memory_mean_ : memory_last_;
+    return mean ? util_mean_ : util_last_;
+  }
   [[nodiscard]] auto port() const -> int { return port_; }
   [[nodiscard]] auto url() const -> std::string { return fmt::format("http://127.0.0.1:{}", port_); }
   /// Bytes of the three range answers together.
@@ -95,6 +142,7 @@ class FakePrometheus {
   std::string compute_;
   std::string memory_;
   std::string util_;
+  std::string compute_last_, compute_mean_, memory_last_, memory_mean_, util_last_, util_mean_, busy_steps_;
   httplib::Server server_;
   int port_ = 0;
   std::thread thread_;

@@ -46,6 +46,7 @@ auto make_query(const FleetArgs& args) -> core::Result<fleet::FleetQuery> {
   q.selector = args.selector;
   q.window_ns = *window;
   q.gpu_limit = args.gpu_limit;
+  q.aggregate_on_server = !args.step_series;
   if (!args.at.empty()) {
     auto at = parse_fleet_time(args.at);
     if (!at) return core::propagate(at);
@@ -85,6 +86,7 @@ void add_fleet_options(CLI::App& fleet, FleetArgs& args) {
   config::add_option(fleet, Scope::Fleet, "--prometheus-ca", args.ca_file);
   config::add_option(fleet, Scope::Fleet, "--at", args.at);
   config::add_option(fleet, Scope::Fleet, "--gpu-limit", args.gpu_limit);
+  config::add_option(fleet, Scope::Fleet, "--step-series", args.step_series);
 }
 
 auto parse_fleet_time(const std::string& text) -> core::Result<std::int64_t> {

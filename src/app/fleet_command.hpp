@@ -25,6 +25,7 @@ struct FleetArgs {
   std::string ca_file;     ///< --prometheus-ca
   std::string at;          ///< --at: end of the window; empty = now
   std::size_t gpu_limit = 10'000;
+  bool step_series = false;  ///< --step-series: reduce the window here (FleetQuery::aggregate_on_server off)
 };
 
 /// Adds the options above to the `fleet` subcommand.

@@ -104,7 +104,7 @@ auto header_text(const FleetViewData& d, const FleetViewState& s) -> std::string
       fleet::sort_key_name(s.sort));
   if (!s.filter.empty()) text += " | filter: " + s.filter;
   if (d.refreshed_unix_ns != 0) {
-    text += " | " + format_utc_time(d.refreshed_unix_ns) + ", every " + format_span(d.refresh_ns);
+    text += fmt::format(" | {}, every {}", format_utc_time(d.refreshed_unix_ns), format_span(d.refresh_ns));
   }
   return text;
 }

@@ -7,7 +7,8 @@ tests/data/synthetic/fleet/make_fleet_openmetrics.py writes solscope's and dcgm-
 solscope series, two of dcgm-exporter's with a straggler and a busy-idle GPU, and a decoy in another cluster);
 `promtool tsdb create-blocks-from openmetrics` backfills them; Prometheus serves that TSDB. Then
 `solscope fleet --prometheus URL --selector '{cluster="a"}' --since 1h --at END --json` must give, per GPU, the
-figures computed here from the fixture's values (docs/fleet.md: the value at each 15 s step, means over the 241
+figures computed here from the fixture's values, both as Prometheus reduces the window (the default) and as solscope
+reduces every GPU's step series (--step-series) (docs/fleet.md: the value at each 15 s step, means over the 241
 steps, busy-idle GPU-hours, stragglers against the job's or host's median). Also: the GPU limit's note, a bad
 selector (exit 2 with Prometheus' message) and a URL that is not Prometheus (exit 1).
 """
@@ -221,6 +222,9 @@ def main():
         doc = json.loads(out)
         check_table(doc, expected_rows())
         check(doc["notes"] == [], f"notes {doc['notes']}")
+        rc, out, err = fleet(args.solscope, prom.url, "--selector", '{cluster="a"}', "--step-series")
+        check(rc == 0, f"solscope fleet --step-series exited {rc}: {err}")
+        check_table(json.loads(out), expected_rows())  # every GPU's 241 steps, reduced by solscope
 
         rc, out, err = fleet(args.solscope, prom.url, "--selector", '{cluster="a"}', "--gpu-limit", "5")
         check(rc == 0, f"with --gpu-limit 5: exit {rc}: {err}")

@@ -153,6 +153,9 @@ auto build_table() -> std::vector<OptionSpec> {
        "the system's CAs", 0, 0, true, true},
       {"--at", Scope::Fleet, Text, "end of the window: Unix seconds or YYYY-MM-DDTHH:MM:SSZ", "now", 0, 0,
        false, false},
+      {"--step-series", Scope::Fleet, Flag,
+       "fetch every GPU's step series and reduce the window here, not in Prometheus (240x the data; checks)",
+       "", 0, 0, false, false},
       {"--gpu-limit", Scope::Fleet, Integer, "most GPUs read; past it whole hosts are left out, with a note",
        "10000", 1, kMaxFleetGpus, false, true},
 
