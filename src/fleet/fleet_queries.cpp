@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "fleet/fleet_math.hpp"
 #include "fleet/prom_api.hpp"
 
 namespace solscope::fleet {
@@ -63,6 +64,29 @@ auto figure_expr(SeriesKind kind, Figure figure, std::string_view inner, std::st
   }
   const std::string agg = fmt::format("max by ({}) ({})", kKeyLabels, with_host_label(selector));
   return ratio ? "100 * " + agg : agg;
+}
+
+namespace {
+auto subquery(std::string_view fn, std::string_view expr, std::int64_t window_ns, std::int64_t step_ns)
+    -> std::string {
+  return fmt::format("{}(({})[{}s:{}s])", fn, expr, std::max<std::int64_t>(1, window_ns / 1'000'000'000),
+                     std::max<std::int64_t>(1, step_ns / 1'000'000'000));
+}
+}  // namespace
+
+auto last_expr(std::string_view figure, std::int64_t window_ns, std::int64_t step_ns) -> std::string {
+  return subquery("last_over_time", figure, window_ns, step_ns);
+}
+
+auto mean_expr(std::string_view figure, std::int64_t window_ns, std::int64_t step_ns) -> std::string {
+  return subquery("avg_over_time", figure, window_ns, step_ns);
+}
+
+auto busy_idle_steps_expr(std::string_view util, std::string_view compute, std::int64_t window_ns,
+                          std::int64_t step_ns) -> std::string {
+  const std::string both =
+      fmt::format("({} > {}) and ({} < {})", util, kBusyUtilPct, compute, kIdleComputeSolPct);
+  return subquery("count_over_time", both, window_ns, step_ns);
 }
 
 auto count_expr(SeriesKind kind, std::string_view inner, std::int64_t window_ns) -> std::string {

@@ -25,6 +25,21 @@ enum class Figure : std::uint8_t { ComputeSol, MemorySol, GpuUtil };
 [[nodiscard]] auto figure_expr(SeriesKind kind, Figure figure, std::string_view inner,
                                std::string_view restriction) -> std::string;
 
+/// The newest step value of a figure in the window: `last_over_time((EXPR)[Ws:STEPs])` (a subquery evaluated
+/// at the multiples of the step in [end - window, end]).
+[[nodiscard]] auto last_expr(std::string_view figure, std::int64_t window_ns, std::int64_t step_ns)
+    -> std::string;
+
+/// The mean of a figure over the window's steps: `avg_over_time((EXPR)[Ws:STEPs])` (unknown steps left out).
+[[nodiscard]] auto mean_expr(std::string_view figure, std::int64_t window_ns, std::int64_t step_ns)
+    -> std::string;
+
+/// The number of the window's steps where utilization > kBusyUtilPct and Compute SOL < kIdleComputeSolPct
+/// (fleet_math.hpp): `count_over_time(((UTIL > 80) and (COMPUTE < 20))[Ws:STEPs])`; GPUs with none are
+/// absent.
+[[nodiscard]] auto busy_idle_steps_expr(std::string_view util, std::string_view compute,
+                                        std::int64_t window_ns, std::int64_t step_ns) -> std::string;
+
 /// The number of GPUs with a series of `kind` in the window ending at the query's time (an instant query).
 [[nodiscard]] auto count_expr(SeriesKind kind, std::string_view inner, std::int64_t window_ns) -> std::string;
 

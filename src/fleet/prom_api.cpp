@@ -85,7 +85,10 @@ auto selector_inner(std::string_view selector) -> std::string {
 
 auto with_matchers(std::string_view name, std::string_view inner, std::string_view extra) -> std::string {
   std::string matchers(inner);
-  if (!extra.empty()) matchers += (matchers.empty() ? "" : ",") + std::string(extra);
+  if (!extra.empty()) {
+    if (!matchers.empty()) matchers += ',';
+    matchers += extra;
+  }
   if (matchers.empty()) return std::string(name);
   return fmt::format("{}{{{}}}", name, matchers);
 }

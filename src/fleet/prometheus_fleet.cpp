@@ -93,6 +93,8 @@ void place(const std::vector<PromSeries>& answer, Figure figure, const Window& w
   }
 }
 
+using RowMap = std::map<std::pair<std::string, std::string>, FleetRow>;
+
 class PrometheusFleet final : public FleetProvider {
  public:
   PrometheusFleet(std::unique_ptr<workload::RemoteHttp> http, FleetQuery query)
@@ -119,15 +121,12 @@ class PrometheusFleet final : public FleetProvider {
         if (!r) return core::propagate(r);
         restriction = std::move(*r);
       }
-      auto gpus = read_kind(kind, w, restriction);
-      if (!gpus) return core::propagate(gpus);
+      auto kind_rows = query_.aggregate_on_server ? read_aggregates(kind, w, restriction)
+                                                  : read_step_series(kind, w, restriction);
+      if (!kind_rows) return core::propagate(kind_rows);
       std::size_t added = 0;
-      for (auto& [k, g] : *gpus) {
+      for (auto& [k, row] : *kind_rows) {
         if (rows.contains(k) || added >= budget) continue;  // solscope's own series first
-        FleetRow row;
-        row.key = std::move(g.key);
-        row.series = kind;
-        apply_figures(window_figures(g.points, w.step_ns), row);
         rows.emplace(k, std::move(row));
         ++added;
       }
@@ -180,7 +179,16 @@ class PrometheusFleet final : public FleetProvider {
 
   auto get(const std::string& what, const std::string& path) -> core::Result<std::vector<PromSeries>> {
     auto response = http_->get(path);
-    if (!response) return core::propagate(response);
+    if (!response) {
+      // The client names the whole URL with its encoded query; say which query and why, shorter.
+      const std::string& message = response.error().message;
+      const auto colon = message.rfind(": ");
+      const std::string why = colon == std::string::npos ? message : message.substr(colon + 2);
+      return core::fail(
+          response.error().code,
+          fmt::format("Prometheus at {} did not answer the {} query: {}", http_->describe(), what, why),
+          response.error().hint);
+    }
     return parse_prom_answer(*response, what, http_->describe());
   }
 
@@ -216,6 +224,62 @@ class PrometheusFleet final : public FleetProvider {
       kept.push_back(host);
     }
     return host_matchers(kept);
+  }
+
+  /// The rows of `kind` from every GPU's step series, reduced here (window_figures()).
+  auto read_step_series(SeriesKind kind, const Window& w, const std::string& restriction)
+      -> core::Result<RowMap> {
+    auto gpus = read_kind(kind, w, restriction);
+    if (!gpus) return core::propagate(gpus);
+    RowMap rows;
+    for (auto& [k, g] : *gpus) {
+      FleetRow& row = rows[k];
+      row.key = std::move(g.key);
+      row.series = kind;
+      apply_figures(window_figures(g.points, w.step_ns), row);
+    }
+    return rows;
+  }
+
+  /// The rows of `kind` from Prometheus' own reduction of the window: 7 instant queries of one value per GPU.
+  auto read_aggregates(SeriesKind kind, const Window& w, const std::string& restriction)
+      -> core::Result<RowMap> {
+    const std::int64_t span = w.end_ns - w.start_ns;
+    const std::string c = figure_expr(kind, Figure::ComputeSol, inner_, restriction);
+    const std::string m = figure_expr(kind, Figure::MemorySol, inner_, restriction);
+    const std::string u = figure_expr(kind, Figure::GpuUtil, inner_, restriction);
+    const double step_hours = static_cast<double>(w.step_ns) / 1e9 / 3600.0;
+    const struct {
+      const char* what;
+      std::string expr;
+      double FleetRow::*field;
+      double scale;
+    } queries[] = {
+        {"Compute SOL now", last_expr(c, span, w.step_ns), &FleetRow::compute_sol_pct, 1.0},
+        {"Compute SOL mean", mean_expr(c, span, w.step_ns), &FleetRow::compute_sol_mean_pct, 1.0},
+        {"Memory SOL now", last_expr(m, span, w.step_ns), &FleetRow::memory_sol_pct, 1.0},
+        {"Memory SOL mean", mean_expr(m, span, w.step_ns), &FleetRow::memory_sol_mean_pct, 1.0},
+        {"utilization now", last_expr(u, span, w.step_ns), &FleetRow::gpu_util_pct, 1.0},
+        {"utilization mean", mean_expr(u, span, w.step_ns), &FleetRow::gpu_util_mean_pct, 1.0},
+        {"busy-idle", busy_idle_steps_expr(u, c, span, w.step_ns), &FleetRow::busy_idle_gpu_hours,
+         step_hours},
+    };
+    RowMap rows;
+    for (const auto& q : queries) {
+      auto answer = instant(q.what, q.expr, w);
+      if (!answer) return core::propagate(answer);
+      for (const auto& s : *answer) {
+        if (s.points.empty()) continue;
+        GpuKey key = key_of(s);
+        FleetRow& row = rows[{key.host, key.gpu}];
+        if (row.key.host.empty()) {
+          row.key = std::move(key);
+          row.series = kind;
+        }
+        row.*(q.field) = s.points.front().second * q.scale;
+      }
+    }
+    return rows;
   }
 
   auto read_kind(SeriesKind kind, const Window& w, const std::string& restriction)

@@ -1,8 +1,8 @@
-// The fleet reader over a Prometheus server (FleetProvider): PromQL over /api/v1/query and
-// /api/v1/query_range, solscope's own series where present and dcgm-exporter's otherwise. Every query is
-// bounded: a step (window / 240, at least 15 s), Prometheus' `timeout=` parameter, the client's body cap, and
-// a GPU limit (counted first; past it, whole hosts are left out and a note says how many GPUs were not
-// shown). Queries and definitions: docs/fleet.md.
+// The fleet reader over a Prometheus server (FleetProvider): PromQL over /api/v1/query (the window's figures,
+// reduced by Prometheus) and /api/v1/query_range (one GPU's history), solscope's own series where present and
+// dcgm-exporter's otherwise. Every query is bounded: a step (window / 240, at least 15 s), Prometheus'
+// `timeout=` parameter, the client's body cap, and a GPU limit (counted first; past it, whole hosts are left
+// out and a note says how many GPUs were not shown). Queries and definitions: docs/fleet.md.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +27,11 @@ struct FleetQuery {
   std::int64_t end_ns = 0;                     ///< Unix ns; 0 = now at each snapshot()
   std::size_t gpu_limit = kDefaultGpuLimit;    ///< rows at most, >= 1
   double query_timeout_s = 20.0;               ///< Prometheus' `timeout=`, 1-600 s
+  /// true: the window's figures are computed by Prometheus (subqueries: last, mean and busy-idle steps per
+  /// GPU, one value each); false: every GPU's step series is fetched (query_range) and reduced here. The
+  /// figures are the same (the integration test checks both); the first's answers are about 240 times
+  /// smaller.
+  bool aggregate_on_server = true;
 };
 
 /// A FleetProvider over the client `http` (tests pass a stub). describe_url names the server in messages.

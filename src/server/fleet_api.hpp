@@ -23,17 +23,14 @@ inline constexpr std::chrono::seconds kDefaultFleetRefresh{15};
 /// How long a fleet request waits for another request's query to Prometheus before a 503.
 inline constexpr std::chrono::seconds kFleetQueryWait{30};
 
-/// The body of GET /api/v1/fleet: {"source", "window_start_ns", "window_end_ns", "step_ns", "refreshed_ns",
-/// "refresh_s", "notes": [...], "totals": {"gpus", "compute_sol_mean_pct", "busy_idle_gpu_hours",
-/// "stragglers"}, "rows": [{"host", "gpu", "uuid", "model_name", "job", "series" ("solscope"|"dcgm"), every
-/// FleetRow figure in percent / GPU-hours, "straggler"}]}. Unknown figures (NaN) are null. totals'
-/// compute_sol_mean_pct is the mean of the rows' known compute_sol_mean_pct (null when none is known).
-/// `refreshed_ns`: Unix ns when the snapshot was read.
+/// The body of GET /api/v1/fleet: fleet::snapshot_json (fleet_json.hpp, docs/fleet.md: source, window, step,
+/// notes, thresholds, totals, rows with every FleetRow figure, NaN as null) with two more fields first:
+/// "refreshed_ns" (Unix ns when the snapshot was read) and "refresh_s" (how long it is served).
 [[nodiscard]] auto fleet_snapshot_json(const fleet::FleetSnapshot& snapshot, std::int64_t refreshed_ns,
                                        std::chrono::seconds refresh) -> std::string;
 
-/// The body of GET /api/v1/fleet/history: {"host", "gpu", "uuid", "model_name", "job", "series", "notes",
-/// "points": [{"t_ns", "compute_sol_pct", "memory_sol_pct", "gpu_util_pct"}]} (NaN as null).
+/// The body of GET /api/v1/fleet/history: fleet::history_json (fleet_json.hpp): the key's labels, series,
+/// notes and points [{"t_ns", "compute_sol_pct", "memory_sol_pct", "gpu_util_pct"}] (NaN as null).
 [[nodiscard]] auto gpu_history_json(const fleet::GpuHistory& history) -> std::string;
 
 /// The HTTP status of a fleet provider's error: NotFound 404, Unavailable 503 (Prometheus not reachable);

@@ -85,8 +85,8 @@ auto ok(std::string body) -> HttpResponse {
   return HttpResponse{.status = 200, .body = std::move(body)};
 }
 
-/// Host "sol": solscope series for GPUs 0 and 1; host "dcgm": dcgm-exporter series for GPU 0 (a pod) and a MIG
-/// slice of GPU 3; and dcgm-exporter series for sol/0 too, which must lose to solscope's.
+/// Host "sol": solscope series for GPUs 0 and 1; host "dcgm": dcgm-exporter series for GPU 0 (a pod) and a
+/// MIG slice of GPU 3; and dcgm-exporter series for sol/0 too, which must lose to solscope's.
 auto fleet_handler(const std::string& path, const std::string& query) -> HttpResponse {
   const bool sol = query.find("solscope_") != std::string::npos;
   if (path == "/api/v1/query") {
@@ -119,8 +119,12 @@ auto fleet_handler(const std::string& path, const std::string& query) -> HttpRes
       {{d0, [](int) { return 100.0; }}, {mig, [](int) { return 20.0; }}, {dup, [](int) { return 1.0; }}}));
 }
 
+/// The step-series path (query_range answers reduced here); aggregates() below is the server-side path.
 auto query(std::string selector = {}) -> FleetQuery {
-  return FleetQuery{.selector = std::move(selector), .window_ns = kWindowNs, .end_ns = kEndNs};
+  return FleetQuery{.selector = std::move(selector),
+                    .window_ns = kWindowNs,
+                    .end_ns = kEndNs,
+                    .aggregate_on_server = false};
 }
 
 TEST(PrometheusFleet, reads_solscope_series_first_and_dcgm_for_the_rest) {
@@ -159,6 +163,56 @@ TEST(PrometheusFleet, reads_solscope_series_first_and_dcgm_for_the_rest) {
   for (const auto& q : log) EXPECT_NE(q.find("&timeout=20s"), std::string::npos) << q;
   EXPECT_NE(log[2].find("&step=15s"), std::string::npos);
   EXPECT_NE(log[2].find("&end=1700000000.000"), std::string::npos);
+}
+
+/// Prometheus' reduction of the window: one value per GPU and query (last, mean, busy-idle steps).
+auto aggregate_handler(const std::string& path, const std::string& q) -> HttpResponse {
+  if (path != "/api/v1/query") return HttpResponse{.status = 404, .body = "not found"};
+  const bool sol = q.find("solscope_") != std::string::npos;
+  if (q.rfind("count(", 0) == 0) return ok(vector_answer({{"", sol ? 1.0 : 1.0}}));
+  const std::string gpu =
+      sol ? R"("host":"s","gpu":"0","UUID":"GPU-s")" : R"("host":"d","gpu":"1","pod":"p")";
+  const double base = sol ? 10 : 20;
+  if (q.rfind("count_over_time", 0) == 0) return ok(vector_answer({{gpu, sol ? 8.0 : 0.0}}));
+  const bool mean = q.rfind("avg_over_time", 0) == 0;
+  const double figure = q.find("compute_sol") != std::string::npos || q.find("PIPE") != std::string::npos ? 1
+                        : q.find("memory_sol") != std::string::npos || q.find("DRAM") != std::string::npos
+                            ? 2
+                            : 3;
+  return ok(vector_answer({{gpu, base * figure + (mean ? 0.5 : 0)}}));
+}
+
+TEST(PrometheusFleet, reads_the_window_figures_prometheus_reduced) {
+  std::vector<std::string> log;
+  FleetQuery fq = query();
+  fq.aggregate_on_server = true;
+  auto fleet = make_prometheus_fleet(std::make_unique<StubHttp>(aggregate_handler, &log), fq);
+  auto snap = fleet->snapshot();
+  ASSERT_TRUE(snap.has_value()) << snap.error().describe();
+  ASSERT_EQ(snap->rows.size(), 2u);
+  const auto& d = snap->rows[0];
+  EXPECT_EQ(d.key.host, "d");
+  EXPECT_EQ(d.key.job, "p");
+  EXPECT_EQ(d.series, SeriesKind::Dcgm);
+  EXPECT_DOUBLE_EQ(d.compute_sol_pct, 20);
+  EXPECT_DOUBLE_EQ(d.compute_sol_mean_pct, 20.5);
+  EXPECT_DOUBLE_EQ(d.memory_sol_pct, 40);
+  EXPECT_DOUBLE_EQ(d.gpu_util_mean_pct, 60.5);
+  EXPECT_DOUBLE_EQ(d.busy_idle_gpu_hours, 0);
+  const auto& s = snap->rows[1];
+  EXPECT_EQ(s.series, SeriesKind::Solscope);
+  EXPECT_DOUBLE_EQ(s.memory_sol_mean_pct, 20.5);
+  EXPECT_DOUBLE_EQ(s.busy_idle_gpu_hours, 8 * 15.0 / 3600);  // 8 steps of 15 s
+  // 2 counts + 2 x 7 instant queries; no query_range.
+  ASSERT_EQ(log.size(), 16u);
+  bool busy = false;
+  for (const auto& q : log) {
+    EXPECT_EQ(q.rfind("/api/v1/query?", 0), 0u) << q;
+    EXPECT_NE(q.find("&time=1700000000.000&timeout=20s"), std::string::npos) << q;
+    busy |= q.find("count_over_time(((100 * max by") != std::string::npos &&
+            q.find(" > 80) and (") != std::string::npos && q.find(" < 20))[3600s:15s])") != std::string::npos;
+  }
+  EXPECT_TRUE(busy);
 }
 
 TEST(PrometheusFleet, merges_the_user_selector_into_every_query) {
