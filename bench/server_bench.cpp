@@ -1,7 +1,8 @@
 // Costs of the HTTP server's per-scrape and per-sample work, each next to a baseline of the same run (style
 // rule 21): /metrics rendering at 8 GPUs against LiveState::snapshot() alone (the copy it starts from), and
 // the stream's fan-out per event per client against rendering the event's JSON once. Figures are SYNTHETIC
-// samples, not GPU measurements.
+// samples, not GPU measurements. The fleet view's /api/v1/fleet body for 4,096 SYNTHETIC GPUs (rendered once
+// per refresh, whatever the number of dashboards) against /metrics at 8 GPUs.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -9,6 +10,7 @@
 #include "core/live_state.hpp"
 #include "server/api.hpp"
 #include "server/event_stream.hpp"
+#include "server/fleet_api.hpp"
 #include "server/metrics.hpp"
 
 namespace solscope::server {
@@ -79,6 +81,41 @@ void BM_render_metrics_8gpu(benchmark::State& st) {
   st.counters["bytes"] = static_cast<double>(bytes);
 }
 BENCHMARK(BM_render_metrics_8gpu);
+
+/// A SYNTHETIC fleet of 4,096 GPUs (512 hosts x 8), every figure known.
+auto big_fleet() -> const fleet::FleetSnapshot& {
+  static const auto* snapshot = [] {
+    auto* s = new fleet::FleetSnapshot;
+    for (int i = 0; i < 4096; ++i) {
+      fleet::FleetRow r;
+      r.key = {.host = "synthetic-node-" + std::to_string(i / 8),
+               .gpu = std::to_string(i % 8),
+               .uuid = "GPU-SYNTHETIC-" + std::to_string(i),
+               .model_name = "SYNTHETIC",
+               .job = "ns/job"};
+      r.compute_sol_pct = r.compute_sol_mean_pct = (i * 37) % 100;
+      r.memory_sol_pct = r.memory_sol_mean_pct = 50;
+      r.gpu_util_pct = r.gpu_util_mean_pct = 90;
+      r.busy_idle_gpu_hours = 0.25;
+      r.straggler_gap_pct = -3.5;
+      s->rows.push_back(std::move(r));
+    }
+    return s;
+  }();
+  return *snapshot;
+}
+
+void BM_fleet_json_4096gpu(benchmark::State& st) {
+  const auto& snapshot = big_fleet();
+  std::size_t bytes = 0;
+  for (auto _ : st) {
+    const std::string text = fleet_snapshot_json(snapshot, kT0, kDefaultFleetRefresh);
+    bytes = text.size();
+    benchmark::DoNotOptimize(text.data());
+  }
+  st.counters["bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK(BM_fleet_json_4096gpu)->Unit(benchmark::kMillisecond);
 
 void BM_event_json_baseline(benchmark::State& st) {
   const core::SolSample s = full_sample(0, kT0);

@@ -16,6 +16,7 @@
 #include "app/config/bind.hpp"
 #include "app/config/environment.hpp"
 #include "app/exit_codes.hpp"
+#include "app/fleet_command.hpp"
 #include "app/import_command.hpp"
 #include "app/messages.hpp"
 #include "app/options.hpp"
@@ -217,6 +218,10 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
       configure(app.add_subcommand("ceiling", "attainable SOL of a described workload (roofline)"));
   add_ceiling_options(*ceiling, ceiling_args);
   ceiling_args.detect_gpu = gpu_detector(common);
+  FleetArgs fleet_args;
+  auto* fleet = configure(app.add_subcommand(
+      "fleet", "a fleet's GPUs from Prometheus: SOL, busy-idle GPU-hours, stragglers (--prometheus URL)"));
+  add_fleet_options(*fleet, fleet_args);
   CheckArgs check_args;
   check_args.make_runner = make_kernel_runner;
   auto* checker = configure(app.add_subcommand(
@@ -272,6 +277,7 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   if (ceiling->parsed()) return run_ceiling(ceiling_args, out, err);
   if (checker->parsed()) return run_check_command(common, check_args, out, err);
   if (run_sub->parsed()) return run_job(common, run_args, out, err);
+  if (fleet->parsed()) return run_fleet(common, fleet_args, out, err);
   return run_top(common, workloads, top_args, out, err);
 }
 

@@ -140,6 +140,11 @@ void add_serve_options(CLI::App& serve, ServeArgs& args) {
   config::add_option(serve, Scope::Serve, "--max-connections-per-address", args.max_connections_per_address);
   config::add_option(serve, Scope::Serve, "--speed", args.replay_speed);
   config::add_option(serve, Scope::Serve, "--loop", args.loop);
+  config::add_option(serve, Scope::Serve, "--prometheus", args.prometheus.url);
+  config::add_option(serve, Scope::Serve, "--selector", args.prometheus.selector);
+  config::add_option(serve, Scope::Serve, "--since", args.prometheus.since);
+  config::add_option(serve, Scope::Serve, "--prometheus-token-file", args.prometheus.token_file);
+  config::add_option(serve, Scope::Serve, "--prometheus-ca", args.prometheus.ca_file);
 }
 
 auto run_serve(const CommonOptions& common, const WorkloadOptions& workloads, const ServeArgs& args,
@@ -153,9 +158,23 @@ auto run_serve(const CommonOptions& common, const WorkloadOptions& workloads, co
     print_error(err, *e);
     return kExitUsage;
   }
+  if (!args.prometheus.url.empty()) {
+    auto fleet = open_prometheus_fleet(args.prometheus);
+    if (!fleet) {
+      print_error(err, fleet.error().error);
+      return fleet.error().exit_code;
+    }
+    options->fleet = std::move(*fleet);
+  }
   auto opened = common.replay.empty()
                     ? open_nvidia_source(*config)
                     : open_replay_source(common.replay, *config, args.replay_speed, args.loop);
+  if (!opened && options->fleet && common.replay.empty()) {
+    // No local GPU to sample (no driver, no device, counters held): the fleet view is what this daemon is
+    // for.
+    print_note(err, "no local GPU is sampled (" + opened.error().error.message + "): fleet view only");
+    return serve_fleet_only(std::move(*options), err);
+  }
   if (!opened) {
     print_error(err, opened.error().error);
     return opened.error().exit_code;

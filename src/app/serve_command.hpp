@@ -7,6 +7,7 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
+#include "app/serve_fleet.hpp"
 #include "core/result.hpp"
 #include "server/server.hpp"
 
@@ -35,6 +36,7 @@ struct ServeArgs {
   std::size_t max_connections_per_address = server::kDefaultMaxConnectionsPerAddress;
   double replay_speed = 1.0;  ///< --speed: with --replay, trace seconds per second (0 = fastest)
   bool loop = false;          ///< --loop: with --replay, start again at the end
+  PrometheusArgs prometheus;  ///< --prometheus and its options: the fleet view (serve_fleet.hpp)
 };
 
 /// A --listen value split: host without brackets, and port.
@@ -51,8 +53,10 @@ struct ListenAddress {
 void add_serve_options(CLI::App& serve, ServeArgs& args);
 
 /// Samples (or replays --replay FILE) and serves HTTP until SIGINT/SIGTERM; prints "solscope: listening on
-/// URL" on `err` once the port is bound. Without a GPU and without --replay it fails with the NVIDIA source's
-/// error and exit code. A replay that ends (without --loop) keeps its last figures served until stopped.
+/// URL" on `err` once the port is bound. With --prometheus it also serves the fleet view; then, without a
+/// GPU (and without --replay), it serves the fleet view alone. Otherwise, without a GPU and without --replay
+/// it fails with the NVIDIA source's error and exit code. A replay that ends (without --loop) keeps its last
+/// figures served until stopped.
 auto run_serve(const CommonOptions& common, const WorkloadOptions& workloads, const ServeArgs& args,
                std::ostream& out, std::ostream& err) -> int;
 

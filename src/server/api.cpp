@@ -125,6 +125,7 @@ auto devices_json(const core::LiveState& state, const ApiContext& context) -> st
   out["version"] = context.version;
   out["source"] = context.source_description;
   out["synthetic"] = context.synthetic;
+  out["fleet"] = context.fleet;
   out["window_ns"] = state.options().window_ns;
   out["newest_ns"] = state.newest_ns();
   out["devices"] = std::move(devices);

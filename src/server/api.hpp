@@ -18,10 +18,12 @@ struct ApiContext {
   std::string version;             ///< solscope's version, e.g. "0.1.0"
   std::string source_description;  ///< "NVIDIA GPUs" or "replay of FILE (SYNTHETIC ...)"
   bool synthetic = false;          ///< the figures come from a synthetic trace, not a GPU
+  bool fleet = false;              ///< /api/v1/fleet answers (serve --prometheus); set by Server::start
 };
 
-/// The body of GET /api/v1/devices: host, version, source, synthetic, window_ns, newest_ns and per device
-/// sample_json's device_state_to_json() plus `latest_window` (the newest window's SolSample JSON, or null).
+/// The body of GET /api/v1/devices: host, version, source, synthetic, fleet, window_ns, newest_ns and per
+/// device sample_json's device_state_to_json() plus `latest_window` (the newest window's SolSample JSON, or
+/// null).
 [[nodiscard]] auto devices_json(const core::LiveState& state, const ApiContext& context) -> std::string;
 
 /// The `device` query parameter of `endpoint` (e.g. "/api/v1/stream", named in the hint): a GPU index that

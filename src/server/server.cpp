@@ -34,7 +34,12 @@ struct Server::Impl {
         routes{.state = state,
                .hub = hub,
                .options = options,
-               .metrics = {.hostname = options.api.hostname, .version = options.api.version}} {}
+               .metrics = {.hostname = options.api.hostname, .version = options.api.version}} {
+    if (options.fleet) {
+      fleet = std::make_unique<FleetCache>(options.fleet, options.fleet_refresh);
+      routes.fleet = fleet.get();
+    }
+  }
   Impl(const Impl&) = delete;
   auto operator=(const Impl&) -> Impl& = delete;
   ~Impl() { shut_down(); }
@@ -67,6 +72,7 @@ struct Server::Impl {
   const core::LiveState& state;
   StreamHub hub;
   detail::ConnectionRegistry registry;
+  std::unique_ptr<FleetCache> fleet;  ///< with options.fleet
   detail::RouteContext routes;
   std::unique_ptr<httplib::Server> http;
   int port = 0;
@@ -155,6 +161,7 @@ auto Server::start(ServerOptions options, const core::LiveState& state)
   }
   if (options.api.hostname.empty()) options.api.hostname = local_hostname();
   if (options.api.version.empty()) options.api.version = SOLSCOPE_VERSION;
+  options.api.fleet = options.fleet != nullptr;
   auto impl = std::make_unique<Impl>(std::move(options), state);
   auto http = make_http(impl->options, impl->registry);
   if (!http) return core::propagate(std::move(http));

@@ -1,5 +1,6 @@
 // The HTTP server of `solscope serve` (docs/http-api.md): /metrics, /api/v1/devices, /api/v1/samples,
-// /api/v1/stream (Server-Sent Events), /healthz, /readyz and the built-in web dashboard, over HTTP or HTTPS,
+// /api/v1/stream (Server-Sent Events), /api/v1/fleet (with a fleet provider), /healthz, /readyz and the
+// built-in web dashboard, over HTTP or HTTPS,
 // on one address. Read-only; it reads a core::LiveState and streams the samples it is given with publish().
 //
 // Example:
@@ -20,6 +21,7 @@
 #include "core/result.hpp"
 #include "server/api.hpp"
 #include "server/event_stream.hpp"
+#include "server/fleet_api.hpp"
 
 namespace solscope::server {
 
@@ -60,6 +62,13 @@ struct ServerOptions {
       5'000};  ///< from connect to the request's last header, TLS included
   std::chrono::milliseconds keep_alive_interval{15'000};  ///< ": keep-alive" comment after this long idle
   ApiContext api;  ///< host name (empty = this machine's), version, source description, synthetic
+  /// The fleet behind GET /api/v1/fleet and /api/v1/fleet/history (serve --prometheus); null = those
+  /// paths answer 404.
+  std::shared_ptr<fleet::FleetProvider> fleet;
+  std::chrono::seconds fleet_refresh = kDefaultFleetRefresh;  ///< Prometheus asked at most this often (>= 0)
+  /// No local source (serve --prometheus on a machine without a GPU): /readyz answers 200 once listening
+  /// instead of waiting for a sample that never comes.
+  bool fleet_only = false;
 };
 
 /// A running server. Thread-safe: publish() from the engine thread, stop() from any thread.

@@ -135,5 +135,65 @@ TEST_F(ServeE2eTest, a_missing_trace_exits_5) {
   EXPECT_EQ(r.exit_code, 5) << r.err;
 }
 
+/// Port 1 on loopback: nothing listens there (connection refused at once).
+constexpr const char* kDeadPrometheus = "http://127.0.0.1:1";
+
+TEST_F(ServeE2eTest, prometheus_adds_the_fleet_endpoints_beside_the_gpus) {
+  testing::BackgroundProcess p({kBinary, "serve", "--replay", kDemo, "--loop", "--listen", "127.0.0.1:0",
+                                "--prometheus", kDeadPrometheus, "--since", "30m"},
+                               path("out"), path("err"));
+  const int port = wait_for_port();
+  ASSERT_GT(port, 0) << read("err");
+  httplib::Client c("127.0.0.1", port);
+  c.set_read_timeout(30, 0);
+  const auto devices = c.Get("/api/v1/devices");
+  ASSERT_TRUE(devices);
+  EXPECT_NE(devices->body.find("\"index\":3"), std::string::npos) << "the demo trace's 4 GPUs are served too";
+  const auto fleet = c.Get("/api/v1/fleet");
+  ASSERT_TRUE(fleet);
+  EXPECT_EQ(fleet->status, 503) << fleet->body;  // Prometheus does not answer
+  EXPECT_NE(fleet->body.find("127.0.0.1:1"), std::string::npos) << fleet->body;
+  EXPECT_EQ(c.Get("/fleet.html")->status, 200);
+  p.signal(SIGTERM);
+  EXPECT_EQ(p.wait(15s), 0) << read("err");
+}
+
+TEST_F(ServeE2eTest, prometheus_without_a_gpu_serves_the_fleet_view_alone) {
+  testing::BackgroundProcess p({kBinary, "serve", "--listen", "127.0.0.1:0", "--prometheus", kDeadPrometheus},
+                               path("out"), path("err"));
+  const int port = wait_for_port();
+  ASSERT_GT(port, 0) << read("err");
+  httplib::Client c("127.0.0.1", port);
+  c.set_read_timeout(30, 0);
+  const auto fleet = c.Get("/api/v1/fleet");
+  ASSERT_TRUE(fleet);
+  EXPECT_EQ(fleet->status, 503) << fleet->body;
+  if (read("err").find("fleet view only") !=
+      std::string::npos) {  // no GPU here (a GPU machine samples it too)
+    const auto devices = c.Get("/api/v1/devices");
+    ASSERT_TRUE(devices);
+    EXPECT_NE(devices->body.find("\"devices\":[]"), std::string::npos) << devices->body;
+    EXPECT_EQ(c.Get("/readyz")->status, 200);
+  }
+  p.signal(SIGTERM);
+  EXPECT_EQ(p.wait(15s), 0) << read("err");
+}
+
+TEST_F(ServeE2eTest, bad_prometheus_options_are_usage_errors) {
+  const auto since = testing::run_process(
+      {kBinary, "serve", "--replay", kDemo, "--prometheus", kDeadPrometheus, "--since", "5s"}, 30s);
+  EXPECT_EQ(since.exit_code, 2);
+  EXPECT_NE(since.err.find("--since"), std::string::npos) << since.err;
+  const auto url =
+      testing::run_process({kBinary, "serve", "--replay", kDemo, "--prometheus", "ftp://prom"}, 30s);
+  EXPECT_EQ(url.exit_code, 2);
+  EXPECT_NE(url.err.find("ftp://prom"), std::string::npos) << url.err;
+  const auto token = testing::run_process({kBinary, "serve", "--replay", kDemo, "--prometheus",
+                                           kDeadPrometheus, "--prometheus-token-file", path("missing-token")},
+                                          30s);
+  EXPECT_EQ(token.exit_code, 2);
+  EXPECT_NE(token.err.find("missing-token"), std::string::npos) << token.err;
+}
+
 }  // namespace
 }  // namespace solscope::app

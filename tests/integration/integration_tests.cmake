@@ -34,6 +34,12 @@ solscope_integration_test(NAME metrics_de_locale TIMEOUT 120
 solscope_integration_test(NAME prometheus_scrape TIMEOUT 180
   COMMAND ${SOLSCOPE_PYTHON3} ${solscope_it_dir}/prometheus_test.py --solscope $<TARGET_FILE:solscope>
           --workdir ${solscope_it_out}/prometheus)
+solscope_integration_test(NAME fleet_prometheus TIMEOUT 120
+  COMMAND ${SOLSCOPE_PYTHON3} ${solscope_it_dir}/fleet_test.py --solscope $<TARGET_FILE:solscope>
+          --workdir ${solscope_it_out}/fleet)
+solscope_integration_test(NAME fleet_tui_tmux TIMEOUT 120
+  COMMAND ${SOLSCOPE_PYTHON3} ${solscope_it_dir}/fleet_tui_test.py --solscope $<TARGET_FILE:solscope>
+          --workdir ${solscope_it_out}/fleet_tui)
 if(SOLSCOPE_NODE)
   solscope_integration_test(NAME dashboard_browser TIMEOUT 180
     COMMAND ${SOLSCOPE_NODE} ${solscope_it_dir}/dashboard_test.mjs --solscope $<TARGET_FILE:solscope>
@@ -43,9 +49,16 @@ if(SOLSCOPE_NODE)
     COMMAND ${SOLSCOPE_NODE} ${solscope_it_dir}/report_html_test.mjs --solscope $<TARGET_FILE:solscope>
             --workdir ${solscope_it_out}/report_html
             --screenshot ${PROJECT_SOURCE_DIR}/docs/screenshots/report.png)
+  # The fleet view of serve --prometheus against the real Prometheus, backfilled by promtool (SYNTHETIC fixture).
+  solscope_integration_test(NAME fleet_browser TIMEOUT 180
+    COMMAND ${SOLSCOPE_NODE} ${solscope_it_dir}/fleet_web_test.mjs --solscope $<TARGET_FILE:solscope>
+            --workdir ${solscope_it_out}/fleet_web
+            --screenshot ${PROJECT_SOURCE_DIR}/docs/screenshots/fleet.png)
 else()
   solscope_integration_test(NAME dashboard_browser TIMEOUT 10
     COMMAND ${SOLSCOPE_PYTHON3} -c "print('SKIP: node is not installed'); raise SystemExit(77)")
   solscope_integration_test(NAME report_html_browser TIMEOUT 10
+    COMMAND ${SOLSCOPE_PYTHON3} -c "print('SKIP: node is not installed'); raise SystemExit(77)")
+  solscope_integration_test(NAME fleet_browser TIMEOUT 10
     COMMAND ${SOLSCOPE_PYTHON3} -c "print('SKIP: node is not installed'); raise SystemExit(77)")
 endif()

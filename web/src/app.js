@@ -4,6 +4,7 @@
 // Flow: /api/v1/devices -> /api/v1/stream; on each `hello`, back-fill 15 min of 1 s windows from /api/v1/samples,
 // then aggregate streamed samples into 1 s windows as the daemon does (core::WindowAccumulator); a window seen
 // only in part (connected mid-window, or events dropped for this slow client) is fetched from the daemon.
+// With a fleet (serve --prometheus: /api/v1/devices says "fleet": true), a link to the fleet view (fleet.html).
 // Test hooks: body[data-state] (loading|live|reconnecting|error); section.gpu[data-gpu][data-window-start-ns];
 // [data-field=NAME][data-value] holds each unrounded figure ("" = unknown); [data-chart][data-points].
 'use strict';
@@ -369,6 +370,8 @@
     $('#source').textContent = doc.source || 'n/a';
     $('#synthetic-banner').hidden = !doc.synthetic;
     document.body.dataset.synthetic = doc.synthetic ? 'true' : 'false';
+    $('#views').hidden = !doc.fleet;  // serve --prometheus: the fleet view is linked
+    $('#empty-fleet').hidden = !doc.fleet;
     const main = $('#gpus');
     const seen = new Set();
     for (const d of doc.devices || []) {

@@ -55,10 +55,16 @@ constexpr double kMaxTokensPerS = 1e12;
 /// `check --seconds`: a phase keeps samples after its two 100 ms ramp edges (kRampEdgeNs) from 0.5 s on.
 constexpr double kMinCheckSeconds = 0.5;
 constexpr double kMaxCheckSeconds = 60.0;
+/// `fleet --since`: 1 min (4 steps of 15 s) to 90 days; `--refresh` up to 1 h; `--gpu-limit` up to 1,000,000.
+constexpr double kMinFleetWindowS = 60.0;
+constexpr double kMaxFleetWindowS = 90.0 * 86400.0;
+constexpr double kMaxFleetRefreshS = 3600.0;
+constexpr double kMaxFleetGpus = 1e6;
 
 auto build_table() -> std::vector<OptionSpec> {
   using enum Kind;
   const auto ms = static_cast<double>(core::kNsPerMs);
+  const auto s = static_cast<double>(core::kNsPerS);
   return {
       {"--config", Scope::Global, Text, "TOML file of option defaults, read when it exists",
        "$XDG_CONFIG_HOME/solscope/config.toml or ~/.config/solscope/config.toml", 0, 0, true, false},
@@ -102,6 +108,20 @@ auto build_table() -> std::vector<OptionSpec> {
       {"--speed", Scope::Serve, Number, "with --replay: 1 = real time, 0 = as fast as possible", "1", 0,
        kMaxReplaySpeed, false, true},
       {"--loop", Scope::Serve, Flag, "with --replay: start again at the end", "", 0, 0, false, true},
+      {"--prometheus", Scope::Serve, Text,
+       "also serve the fleet view (/api/v1/fleet, /fleet.html) read from this Prometheus server (http:// or "
+       "https:// URL)",
+       "", 0, 0, false, true},
+      {"--selector", Scope::Serve, Text,
+       "with --prometheus: PromQL label matchers of the fleet's series, e.g. {cluster=\"a\"}", "all series",
+       0, 0, false, true},
+      {"--since", Scope::Serve, Duration, "with --prometheus: the fleet view's window, ending now", "1h",
+       kMinFleetWindowS * s, kMaxFleetWindowS * s, false, true},
+      {"--prometheus-token-file", Scope::Serve, Text,
+       "with --prometheus: file holding the bearer token sent to Prometheus", "", 0, 0, false, true},
+      {"--prometheus-ca", Scope::Serve, Text,
+       "with --prometheus: PEM CA bundle that verifies an https:// Prometheus", "the system's", 0, 0, false,
+       true},
 
       {"--duration", Scope::Record, Duration, "stop after this long, e.g. 30s or 5m", "until stopped", ms,
        static_cast<double>(core::kMaxDurationNs), false, false},
@@ -162,6 +182,26 @@ auto build_table() -> std::vector<OptionSpec> {
        ceiling::kMaxPipelineParallel},
       {"--pp-microbatches", Scope::Ceiling, Integer, "microbatches per step under --pp", "the --pp degree", 1,
        ceiling::kMaxMicrobatches},
+
+      {"--prometheus", Scope::Fleet, Text, "Prometheus server URL (http[s]://HOST:PORT[/PREFIX])", "", 0, 0,
+       false, true},
+      {"--selector", Scope::Fleet, Text, "PromQL label matchers added to every query, e.g. '{cluster=\"a\"}'",
+       "", 0, 0, false, true},
+      {"--since", Scope::Fleet, Duration, "window of the means and busy-idle hours, ending now", "1h",
+       kMinFleetWindowS * s, kMaxFleetWindowS * s, false, true},
+      {"--refresh", Scope::Fleet, Duration, "time between fleet refreshes in the terminal view", "5s",
+       static_cast<double>(core::kNsPerS), kMaxFleetRefreshS * s, false, true},
+      {"--prometheus-token-file", Scope::Fleet, Text, "file holding a bearer token for Prometheus", "", 0, 0,
+       true, true},
+      {"--prometheus-ca", Scope::Fleet, Text, "PEM file of the CA that signed Prometheus' certificate",
+       "the system's CAs", 0, 0, true, true},
+      {"--at", Scope::Fleet, Text, "end of the window: Unix seconds or YYYY-MM-DDTHH:MM:SSZ", "now", 0, 0,
+       false, false},
+      {"--step-series", Scope::Fleet, Flag,
+       "fetch every GPU's step series and reduce the window here, not in Prometheus (240x the data; checks)",
+       "", 0, 0, false, false},
+      {"--gpu-limit", Scope::Fleet, Integer, "most GPUs read; past it whole hosts are left out, with a note",
+       "10000", 1, kMaxFleetGpus, false, true},
 
       {"--seconds", Scope::Check, Number, "length of each calibration phase in seconds", "2",
        kMinCheckSeconds, kMaxCheckSeconds, false, true},

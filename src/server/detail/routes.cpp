@@ -58,7 +58,7 @@ auto param(const Request& req, const char* name) -> std::optional<std::string> {
 /// API calls; a browser cannot send a bearer token when it opens a page).
 auto open_without_token(const std::string& path) -> bool {
   return path == "/healthz" || path == "/readyz" || path == "/" || path == "/index.html" ||
-         path.starts_with("/assets/");
+         path == "/fleet.html" || path.starts_with("/assets/");
 }
 
 auto pre_route(const Request& req, Response& res, const RouteContext& ctx) -> Handled {
@@ -117,8 +117,13 @@ void get_samples(const Request& req, Response& res, const RouteContext& ctx, Sam
   set_json(res, body);
 }
 
-void get_readyz(Response& res, const core::LiveState& state) {
+void get_readyz(Response& res, const core::LiveState& state, bool fleet_only) {
   const auto devices = state.devices();
+  if (fleet_only) {
+    res.set_header("Cache-Control", "no-store");
+    res.set_content("ready: fleet view only\n", "text/plain; charset=utf-8");
+    return;
+  }
   const bool all_lost =
       !devices.empty() && std::all_of(devices.begin(), devices.end(), [](const auto& d) { return d.lost; });
   res.set_header("Cache-Control", "no-store");
@@ -144,6 +149,39 @@ void get_asset(const Request& req, Response& res) {
   res.set_header("Content-Security-Policy", kDashboardCsp);
   res.set_header("X-Frame-Options", "DENY");
   res.set_content(std::string(asset->bytes), std::string(asset->content_type));
+}
+
+/// The fleet endpoints without a fleet: say how to get one.
+void no_fleet(Response& res) {
+  set_error(res, 404, "this daemon shows no fleet",
+            "start it with `solscope serve --prometheus URL` to show the GPUs a Prometheus server holds");
+}
+
+void get_fleet(Response& res, FleetCache* fleet) {
+  if (fleet == nullptr) return no_fleet(res);
+  auto json = fleet->snapshot_json();
+  if (!json) {
+    set_error(res, fleet_error_status(json.error()), json.error().message, json.error().hint);
+    return;
+  }
+  set_json(res, **json);
+}
+
+void get_fleet_history(const Request& req, Response& res, FleetCache* fleet) {
+  if (fleet == nullptr) return no_fleet(res);
+  const auto host = param(req, "host");
+  const auto gpu = param(req, "gpu");
+  if (!host || !gpu || host->empty() || gpu->empty()) {
+    set_error(res, 400, "query parameters host and gpu are required",
+              "e.g. /api/v1/fleet/history?host=node-1&gpu=0 (the host and gpu of a row of /api/v1/fleet)");
+    return;
+  }
+  auto json = fleet->history_json(*host, *gpu);
+  if (!json) {
+    set_error(res, fleet_error_status(json.error()), json.error().message, json.error().hint);
+    return;
+  }
+  set_json(res, *json);
 }
 
 /// One stream connection's state, owned by its content provider.
@@ -247,13 +285,18 @@ void install_routes(httplib::Server& http, const RouteContext& context) {
   http.Get("/api/v1/samples",
            [ctx, gate](const Request& req, Response& res) { get_samples(req, res, *ctx, *gate); });
   http.Get("/api/v1/stream", [ctx](const Request& req, Response& res) { get_stream(req, res, *ctx); });
+  http.Get("/api/v1/fleet", [ctx](const Request&, Response& res) { get_fleet(res, ctx->fleet); });
+  http.Get("/api/v1/fleet/history",
+           [ctx](const Request& req, Response& res) { get_fleet_history(req, res, ctx->fleet); });
   http.Get("/healthz", [](const Request&, Response& res) {
     res.set_header("Cache-Control", "no-store");
     res.set_content("ok\n", "text/plain; charset=utf-8");
   });
-  http.Get("/readyz", [ctx](const Request&, Response& res) { get_readyz(res, ctx->state); });
+  http.Get("/readyz",
+           [ctx](const Request&, Response& res) { get_readyz(res, ctx->state, ctx->options.fleet_only); });
   http.Get("/", [](const Request& req, Response& res) { get_asset(req, res); });
   http.Get("/index.html", [](const Request& req, Response& res) { get_asset(req, res); });
+  http.Get("/fleet.html", [](const Request& req, Response& res) { get_asset(req, res); });
   http.Get("/assets/.*", [](const Request& req, Response& res) { get_asset(req, res); });
 }
 

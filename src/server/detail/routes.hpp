@@ -5,6 +5,7 @@
 
 #include "core/live_state.hpp"
 #include "server/event_stream.hpp"
+#include "server/fleet_api.hpp"
 #include "server/metrics.hpp"
 #include "server/server.hpp"
 
@@ -16,6 +17,7 @@ struct RouteContext {
   StreamHub& hub;
   const ServerOptions& options;
   MetricsContext metrics;
+  FleetCache* fleet = nullptr;  ///< the fleet endpoints' cache; null = no fleet (404)
 };
 
 /// Installs the pre-routing checks (method, body, token), the error bodies and every endpoint.

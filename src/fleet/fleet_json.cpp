@@ -1,0 +1,79 @@
+#include "fleet/fleet_json.hpp"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "fleet/fleet_math.hpp"
+
+namespace solscope::fleet {
+namespace {
+
+using nlohmann::json;
+
+auto num(double v) -> json {
+  return std::isfinite(v) ? json(v) : json(nullptr);
+}
+
+auto key_json(const GpuKey& k, SeriesKind kind) -> json {
+  return json{{"host", k.host}, {"gpu", k.gpu},
+              {"uuid", k.uuid}, {"model_name", k.model_name},
+              {"job", k.job},   {"series", series_kind_name(kind)}};
+}
+
+}  // namespace
+
+auto series_kind_name(SeriesKind kind) -> const char* {
+  return kind == SeriesKind::Solscope ? "solscope" : "dcgm";
+}
+
+auto snapshot_json(const FleetSnapshot& s) -> std::string {
+  json rows = json::array();
+  for (const auto& r : s.rows) {
+    json row = key_json(r.key, r.series);
+    row["compute_sol_pct"] = num(r.compute_sol_pct);
+    row["compute_sol_mean_pct"] = num(r.compute_sol_mean_pct);
+    row["memory_sol_pct"] = num(r.memory_sol_pct);
+    row["memory_sol_mean_pct"] = num(r.memory_sol_mean_pct);
+    row["gpu_util_pct"] = num(r.gpu_util_pct);
+    row["gpu_util_mean_pct"] = num(r.gpu_util_mean_pct);
+    row["busy_idle_gpu_hours"] = num(r.busy_idle_gpu_hours);
+    row["straggler_gap_pct"] = num(r.straggler_gap_pct);
+    row["straggler"] = r.straggler;
+    rows.push_back(std::move(row));
+  }
+  const FleetTotals t = fleet_totals(s.rows);
+  const json doc = {
+      {"source", s.source},
+      {"window_start_ns", s.window_start_ns},
+      {"window_end_ns", s.window_end_ns},
+      {"step_ns", s.step_ns},
+      {"notes", s.notes},
+      {"thresholds",
+       {{"busy_util_pct", kBusyUtilPct},
+        {"idle_compute_sol_pct", kIdleComputeSolPct},
+        {"straggler_gap_pct", kStragglerGapPct}}},
+      {"totals",
+       {{"gpus", t.gpus},
+        {"stragglers", t.stragglers},
+        {"busy_idle_gpu_hours", t.busy_idle_gpu_hours},
+        {"compute_sol_mean_pct", num(t.compute_sol_mean_pct)}}},
+      {"rows", std::move(rows)},
+  };
+  return doc.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+auto history_json(const GpuHistory& h) -> std::string {
+  json points = json::array();
+  for (const auto& p : h.points) {
+    points.push_back({{"t_ns", p.t_ns},
+                      {"compute_sol_pct", num(p.compute_sol_pct)},
+                      {"memory_sol_pct", num(p.memory_sol_pct)},
+                      {"gpu_util_pct", num(p.gpu_util_pct)}});
+  }
+  json doc = key_json(h.key, h.series);
+  doc["notes"] = h.notes;
+  doc["points"] = std::move(points);
+  return doc.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace solscope::fleet

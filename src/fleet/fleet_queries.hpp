@@ -1,0 +1,67 @@
+// The PromQL the fleet reader sends, one function per query, so that tests and docs/fleet.md can state them.
+// Every expression copies the host name into `host` (prom_api.hpp with_host_label) and keeps kKeyLabels.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fleet/fleet_model.hpp"
+
+namespace solscope::fleet {
+
+/// The three figures of a row.
+enum class Figure : std::uint8_t { ComputeSol, MemorySol, GpuUtil };
+
+/// "Compute SOL", "Memory SOL", "utilization" for messages.
+[[nodiscard]] auto figure_name(Figure figure) -> std::string;
+
+/// One figure in percent (0-100) per GPU: solscope's `solscope_compute_sol_ratio`,
+/// `solscope_memory_sol_ratio`, `solscope_gpu_utilization_ratio` x 100; dcgm-exporter's busiest of
+/// DCGM_FI_PROF_PIPE_{TENSOR,FP64,FP32,FP16} _ACTIVE x 100, DCGM_FI_PROF_DRAM_ACTIVE x 100,
+/// DCGM_FI_DEV_GPU_UTIL. `inner` is the user's selector (selector_inner()), `restriction` more matchers
+/// (host_matchers(), gpu_restriction()); either may be empty.
+[[nodiscard]] auto figure_expr(SeriesKind kind, Figure figure, std::string_view inner,
+                               std::string_view restriction) -> std::string;
+
+/// The newest step value of a figure in the window: `last_over_time((EXPR)[Ws:STEPs])` (a subquery evaluated
+/// at the multiples of the step in [end - window, end]).
+[[nodiscard]] auto last_expr(std::string_view figure, std::int64_t window_ns, std::int64_t step_ns)
+    -> std::string;
+
+/// The mean of a figure over the window's steps: `avg_over_time((EXPR)[Ws:STEPs])` (unknown steps left out).
+[[nodiscard]] auto mean_expr(std::string_view figure, std::int64_t window_ns, std::int64_t step_ns)
+    -> std::string;
+
+/// The number of the window's steps where utilization > kBusyUtilPct and Compute SOL < kIdleComputeSolPct
+/// (fleet_math.hpp): `count_over_time(((UTIL > 80) and (COMPUTE < 20))[Ws:STEPs])`; GPUs with none are
+/// absent.
+[[nodiscard]] auto busy_idle_steps_expr(std::string_view util, std::string_view compute,
+                                        std::int64_t window_ns, std::int64_t step_ns) -> std::string;
+
+/// The number of GPUs with a series of `kind` in the window ending at the query's time (an instant query).
+[[nodiscard]] auto count_expr(SeriesKind kind, std::string_view inner, std::int64_t window_ns) -> std::string;
+
+/// GPUs per host (label `host`) of `kind` in the window (an instant query).
+[[nodiscard]] auto host_count_expr(SeriesKind kind, std::string_view inner, std::int64_t window_ns)
+    -> std::string;
+
+/// Matchers keeping only these hosts, whichever of `Hostname`/`hostname` names them (an absent label
+/// matches): `Hostname=~"a|b|",hostname=~"a|b|"`. Series named by `instance` alone are not narrowed.
+[[nodiscard]] auto host_matchers(const std::vector<std::string>& hosts) -> std::string;
+
+/// Matchers narrowing to one GPU (host as host_matchers(), gpu index); the caller still checks the host.
+[[nodiscard]] auto gpu_restriction(const GpuKey& key) -> std::string;
+
+/// `/api/v1/query?query=..&time=..&timeout=..s`.
+[[nodiscard]] auto instant_path(std::string_view expr, std::int64_t time_ns, double timeout_s) -> std::string;
+
+/// `/api/v1/query_range?query=..&start=..&end=..&step=..s&timeout=..s`.
+[[nodiscard]] auto range_path(std::string_view expr, std::int64_t start_ns, std::int64_t end_ns,
+                              std::int64_t step_ns, double timeout_s) -> std::string;
+
+/// A PromQL double-quoted string literal's body for a regex matching `text` literally.
+[[nodiscard]] auto regex_literal(std::string_view text) -> std::string;
+
+}  // namespace solscope::fleet

@@ -1,0 +1,53 @@
+// Prometheus' HTTP API as the fleet reader uses it: the PromQL it sends (selector merged, host label unified)
+// and the answers it reads (/api/v1/query and /api/v1/query_range JSON), with Prometheus' errors mapped to
+// solscope's error codes. API: https://prometheus.io/docs/prometheus/latest/querying/api/
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/result.hpp"
+#include "workload/http_client.hpp"
+
+namespace solscope::fleet {
+
+/// One series of an answer: its labels and its points (Unix ns, value; NaN for "NaN").
+struct PromSeries {
+  std::map<std::string, std::string> labels;
+  std::vector<std::pair<std::int64_t, double>> points;  ///< in time order; one point for an instant vector
+};
+
+/// The inside of a user's selector: `{cluster="a"}` -> `cluster="a"`; `cluster="a"` as is; blanks trimmed.
+/// Not checked here: Prometheus reports a bad one with its own message.
+[[nodiscard]] auto selector_inner(std::string_view selector) -> std::string;
+
+/// `name{inner,extra}` with empty parts left out (`name` alone when both are empty).
+[[nodiscard]] auto with_matchers(std::string_view name, std::string_view inner, std::string_view extra = {})
+    -> std::string;
+
+/// PromQL that copies the host name into the label `host`: `Hostname` (dcgm-exporter before 3.3), else
+/// `hostname` (solscope, newer dcgm-exporter), else `instance`.
+[[nodiscard]] auto with_host_label(std::string_view expr) -> std::string;
+
+/// The labels every fleet query keeps (aggregation `by`): host, gpu, MIG instance, UUID, model, pod.
+inline constexpr std::string_view kKeyLabels =
+    "host, gpu, GPU_I_PROFILE, GPU_I_ID, UUID, modelName, namespace, pod";
+
+/// Percent-encodes a query parameter value (RFC 3986 unreserved characters kept).
+[[nodiscard]] auto url_encode(std::string_view text) -> std::string;
+
+/// "1700000000.5" for a Unix ns time (millisecond resolution, as Prometheus takes it).
+[[nodiscard]] auto prom_time(std::int64_t t_ns) -> std::string;
+
+/// Reads one API answer. `what` names the query for messages; `origin` is the server's URL.
+/// Errors: PermissionDenied for 401/403 (hint: --prometheus-token-file); InvalidArgument for Prometheus'
+/// bad_data (its message; hint: --selector); Unavailable for its timeout, execution, internal and unavailable
+/// errors; DataLoss when the answer is not Prometheus API JSON (wrong URL, a proxy's page).
+[[nodiscard]] auto parse_prom_answer(const workload::HttpResponse& response, std::string_view what,
+                                     std::string_view origin) -> core::Result<std::vector<PromSeries>>;
+
+}  // namespace solscope::fleet

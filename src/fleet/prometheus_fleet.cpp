@@ -1,0 +1,324 @@
+#include "fleet/prometheus_fleet.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "fleet/fleet_math.hpp"
+#include "fleet/fleet_queries.hpp"
+#include "fleet/prom_api.hpp"
+
+namespace solscope::fleet {
+namespace {
+
+using core::ErrorCode;
+
+constexpr std::int64_t kNsPerSecond = 1'000'000'000;
+
+auto now_ns() -> std::int64_t {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+/// The series of one GPU, step by step, while an answer is read.
+struct GpuSteps {
+  GpuKey key;
+  std::int64_t newest_ns = 0;  ///< newest point of any series: its labels name the GPU
+  std::vector<HistoryPoint> points;
+};
+
+/// The time window of one snapshot.
+struct Window {
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+  std::int64_t step_ns = 0;
+  [[nodiscard]] auto steps() const -> std::size_t {
+    return static_cast<std::size_t>((end_ns - start_ns) / step_ns) + 1;
+  }
+};
+
+auto label(const PromSeries& s, const std::string& name) -> std::string {
+  auto it = s.labels.find(name);
+  return it == s.labels.end() ? std::string() : it->second;
+}
+
+auto key_of(const PromSeries& s) -> GpuKey {
+  GpuKey key;
+  key.host = label(s, "host");
+  key.gpu = label(s, "gpu");
+  if (const auto profile = label(s, "GPU_I_PROFILE"); !profile.empty()) {
+    key.gpu += "/" + profile + "/" + label(s, "GPU_I_ID");
+  }
+  key.uuid = label(s, "UUID");
+  key.model_name = label(s, "modelName");
+  const auto pod = label(s, "pod");
+  const auto ns = label(s, "namespace");
+  if (!pod.empty()) key.job = ns.empty() ? pod : ns + "/" + pod;
+  return key;
+}
+
+/// Puts one figure's series into the per-GPU step vectors. Several series of one GPU (a pod that changed in
+/// the window) are merged: the larger value at a step, the labels of the newest.
+void place(const std::vector<PromSeries>& answer, Figure figure, const Window& w,
+           std::map<std::pair<std::string, std::string>, GpuSteps>& gpus) {
+  for (const auto& s : answer) {
+    GpuKey key = key_of(s);
+    auto& g = gpus[{key.host, key.gpu}];
+    if (g.points.empty()) {
+      g.points.resize(w.steps());
+      for (std::size_t i = 0; i < g.points.size(); ++i) {
+        g.points[i].t_ns = w.start_ns + static_cast<std::int64_t>(i) * w.step_ns;
+      }
+    }
+    for (const auto& [t, v] : s.points) {
+      if (t < w.start_ns || t > w.end_ns || std::isnan(v)) continue;
+      const auto i = static_cast<std::size_t>((t - w.start_ns + w.step_ns / 2) / w.step_ns);
+      if (i >= g.points.size()) continue;
+      double& slot = figure == Figure::ComputeSol  ? g.points[i].compute_sol_pct
+                     : figure == Figure::MemorySol ? g.points[i].memory_sol_pct
+                                                   : g.points[i].gpu_util_pct;
+      slot = std::isnan(slot) ? v : std::max(slot, v);
+      if (t >= g.newest_ns) {
+        g.newest_ns = t;
+        g.key = key;
+      }
+    }
+    if (g.key.host.empty()) g.key = key;
+  }
+}
+
+using RowMap = std::map<std::pair<std::string, std::string>, FleetRow>;
+
+class PrometheusFleet final : public FleetProvider {
+ public:
+  PrometheusFleet(std::unique_ptr<workload::RemoteHttp> http, FleetQuery query)
+      : http_(std::move(http)), query_(std::move(query)), inner_(selector_inner(query_.selector)) {}
+
+  auto snapshot() -> core::Result<FleetSnapshot> override {
+    const Window w = window();
+    FleetSnapshot snap;
+    snap.window_start_ns = w.start_ns;
+    snap.window_end_ns = w.end_ns;
+    snap.step_ns = w.step_ns;
+    snap.source = describe();
+    std::size_t budget = query_.gpu_limit;
+    std::size_t counted = 0;
+    std::map<std::pair<std::string, std::string>, FleetRow> rows;
+    for (SeriesKind kind : {SeriesKind::Solscope, SeriesKind::Dcgm}) {
+      auto n = count_gpus(kind, w);
+      if (!n) return core::propagate(n);
+      counted += *n;
+      if (*n == 0 || budget == 0) continue;
+      std::string restriction;
+      if (*n > budget) {
+        auto r = host_restriction(kind, w, budget);
+        if (!r) return core::propagate(r);
+        restriction = std::move(*r);
+      }
+      auto kind_rows = query_.aggregate_on_server ? read_aggregates(kind, w, restriction)
+                                                  : read_step_series(kind, w, restriction);
+      if (!kind_rows) return core::propagate(kind_rows);
+      std::size_t added = 0;
+      for (auto& [k, row] : *kind_rows) {
+        if (rows.contains(k) || added >= budget) continue;  // solscope's own series first
+        rows.emplace(k, std::move(row));
+        ++added;
+      }
+      budget -= added;
+    }
+    for (auto& [k, row] : rows) snap.rows.push_back(std::move(row));
+    if (counted > query_.gpu_limit) {
+      snap.notes.push_back(fmt::format("series limit {} reached: {} GPUs not shown", query_.gpu_limit,
+                                       counted - snap.rows.size()));
+    }
+    mark_stragglers(snap.rows);
+    sort_rows(snap.rows, SortKey::Host);
+    return snap;
+  }
+
+  auto history(const GpuKey& key) -> core::Result<GpuHistory> override {
+    const Window w = window();
+    const std::string restriction = gpu_restriction(key);
+    for (SeriesKind kind : {SeriesKind::Solscope, SeriesKind::Dcgm}) {
+      auto gpus = read_kind(kind, w, restriction);
+      if (!gpus) return core::propagate(gpus);
+      auto it = gpus->find({key.host, key.gpu});
+      if (it == gpus->end()) continue;
+      GpuHistory h;
+      h.key = it->second.key;
+      h.series = kind;
+      h.points = std::move(it->second.points);
+      return h;
+    }
+    return core::fail(ErrorCode::NotFound,
+                      fmt::format("no series for GPU {} of host {} in {}", key.gpu, key.host, describe()),
+                      "the GPU may have stopped reporting; widen --since or refresh the fleet");
+  }
+
+  auto describe() const -> std::string override {
+    return fmt::format("prometheus at {}, selector {}, window {}s", http_->describe(),
+                       inner_.empty() ? std::string("(none)") : "{" + inner_ + "}",
+                       query_.window_ns / kNsPerSecond);
+  }
+
+ private:
+  auto window() const -> Window {
+    Window w;
+    w.end_ns = query_.end_ns != 0 ? query_.end_ns : now_ns();
+    w.end_ns -= w.end_ns % 1'000'000;  // Prometheus' millisecond resolution
+    w.step_ns = step_for_window_ns(query_.window_ns);
+    w.start_ns = w.end_ns - (query_.window_ns / w.step_ns) * w.step_ns;
+    return w;
+  }
+
+  auto get(const std::string& what, const std::string& path) -> core::Result<std::vector<PromSeries>> {
+    auto response = http_->get(path);
+    if (!response) {
+      // The client names the whole URL with its encoded query; say which query and why, shorter.
+      const std::string& message = response.error().message;
+      const auto colon = message.rfind(": ");
+      const std::string why = colon == std::string::npos ? message : message.substr(colon + 2);
+      return core::fail(
+          response.error().code,
+          fmt::format("Prometheus at {} did not answer the {} query: {}", http_->describe(), what, why),
+          response.error().hint);
+    }
+    return parse_prom_answer(*response, what, http_->describe());
+  }
+
+  auto instant(const std::string& what, const std::string& expr, const Window& w)
+      -> core::Result<std::vector<PromSeries>> {
+    return get(what, instant_path(expr, w.end_ns, query_.query_timeout_s));
+  }
+
+  auto count_gpus(SeriesKind kind, const Window& w) -> core::Result<std::size_t> {
+    auto answer = instant("GPU count", count_expr(kind, inner_, w.end_ns - w.start_ns), w);
+    if (!answer) return core::propagate(answer);
+    if (answer->empty() || answer->front().points.empty()) return std::size_t{0};
+    const double v = answer->front().points.front().second;
+    return std::isfinite(v) && v > 0 ? static_cast<std::size_t>(v) : std::size_t{0};
+  }
+
+  /// Matchers keeping whole hosts, in natural order, while their GPUs fit in `budget`.
+  auto host_restriction(SeriesKind kind, const Window& w, std::size_t budget) -> core::Result<std::string> {
+    auto answer = instant("GPUs per host", host_count_expr(kind, inner_, w.end_ns - w.start_ns), w);
+    if (!answer) return core::propagate(answer);
+    std::vector<std::pair<std::string, std::size_t>> hosts;
+    for (const auto& s : *answer) {
+      const double v = s.points.empty() ? 0 : s.points.front().second;
+      hosts.emplace_back(label(s, "host"), std::isfinite(v) && v > 0 ? static_cast<std::size_t>(v) : 0);
+    }
+    std::sort(hosts.begin(), hosts.end(),
+              [](const auto& a, const auto& b) { return natural_less(a.first, b.first); });
+    std::vector<std::string> kept;
+    std::size_t used = 0;
+    for (const auto& [host, n] : hosts) {
+      if (used + n > budget) break;
+      used += n;
+      kept.push_back(host);
+    }
+    return host_matchers(kept);
+  }
+
+  /// The rows of `kind` from every GPU's step series, reduced here (window_figures()).
+  auto read_step_series(SeriesKind kind, const Window& w, const std::string& restriction)
+      -> core::Result<RowMap> {
+    auto gpus = read_kind(kind, w, restriction);
+    if (!gpus) return core::propagate(gpus);
+    RowMap rows;
+    for (auto& [k, g] : *gpus) {
+      FleetRow& row = rows[k];
+      row.key = std::move(g.key);
+      row.series = kind;
+      apply_figures(window_figures(g.points, w.step_ns), row);
+    }
+    return rows;
+  }
+
+  /// The rows of `kind` from Prometheus' own reduction of the window: 7 instant queries of one value per GPU.
+  auto read_aggregates(SeriesKind kind, const Window& w, const std::string& restriction)
+      -> core::Result<RowMap> {
+    const std::int64_t span = w.end_ns - w.start_ns;
+    const std::string c = figure_expr(kind, Figure::ComputeSol, inner_, restriction);
+    const std::string m = figure_expr(kind, Figure::MemorySol, inner_, restriction);
+    const std::string u = figure_expr(kind, Figure::GpuUtil, inner_, restriction);
+    const double step_hours = static_cast<double>(w.step_ns) / 1e9 / 3600.0;
+    const struct {
+      const char* what;
+      std::string expr;
+      double FleetRow::*field;
+      double scale;
+    } queries[] = {
+        {"Compute SOL now", last_expr(c, span, w.step_ns), &FleetRow::compute_sol_pct, 1.0},
+        {"Compute SOL mean", mean_expr(c, span, w.step_ns), &FleetRow::compute_sol_mean_pct, 1.0},
+        {"Memory SOL now", last_expr(m, span, w.step_ns), &FleetRow::memory_sol_pct, 1.0},
+        {"Memory SOL mean", mean_expr(m, span, w.step_ns), &FleetRow::memory_sol_mean_pct, 1.0},
+        {"utilization now", last_expr(u, span, w.step_ns), &FleetRow::gpu_util_pct, 1.0},
+        {"utilization mean", mean_expr(u, span, w.step_ns), &FleetRow::gpu_util_mean_pct, 1.0},
+        {"busy-idle", busy_idle_steps_expr(u, c, span, w.step_ns), &FleetRow::busy_idle_gpu_hours,
+         step_hours},
+    };
+    RowMap rows;
+    for (const auto& q : queries) {
+      auto answer = instant(q.what, q.expr, w);
+      if (!answer) return core::propagate(answer);
+      for (const auto& s : *answer) {
+        if (s.points.empty()) continue;
+        GpuKey key = key_of(s);
+        FleetRow& row = rows[{key.host, key.gpu}];
+        if (row.key.host.empty()) {
+          row.key = std::move(key);
+          row.series = kind;
+        }
+        row.*(q.field) = s.points.front().second * q.scale;
+      }
+    }
+    return rows;
+  }
+
+  auto read_kind(SeriesKind kind, const Window& w, const std::string& restriction)
+      -> core::Result<std::map<std::pair<std::string, std::string>, GpuSteps>> {
+    std::map<std::pair<std::string, std::string>, GpuSteps> gpus;
+    for (Figure f : {Figure::ComputeSol, Figure::MemorySol, Figure::GpuUtil}) {
+      const std::string expr = figure_expr(kind, f, inner_, restriction);
+      auto answer =
+          get(figure_name(f), range_path(expr, w.start_ns, w.end_ns, w.step_ns, query_.query_timeout_s));
+      if (!answer) return core::propagate(answer);
+      place(*answer, f, w, gpus);
+    }
+    return gpus;
+  }
+
+  std::unique_ptr<workload::RemoteHttp> http_;
+  FleetQuery query_;
+  std::string inner_;
+};
+
+}  // namespace
+
+auto make_prometheus_fleet(std::unique_ptr<workload::RemoteHttp> http, FleetQuery query)
+    -> std::unique_ptr<FleetProvider> {
+  return std::make_unique<PrometheusFleet>(std::move(http), std::move(query));
+}
+
+auto make_prometheus_fleet(const workload::RemoteEndpoint& endpoint, FleetQuery query)
+    -> core::Result<std::unique_ptr<FleetProvider>> {
+  if (query.window_ns <= 0) {
+    return core::fail(ErrorCode::InvalidArgument, "the fleet window must be longer than 0 s",
+                      "give --since 1h");
+  }
+  if (query.gpu_limit == 0) {
+    return core::fail(ErrorCode::InvalidArgument, "the fleet GPU limit must be at least 1");
+  }
+  auto http = workload::make_remote_http(endpoint);
+  if (!http) return core::propagate(http);
+  return make_prometheus_fleet(std::move(*http), std::move(query));
+}
+
+}  // namespace solscope::fleet

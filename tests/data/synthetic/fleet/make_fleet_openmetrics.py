@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""SYNTHETIC fleet for the fleet view's integration test: OpenMetrics text of solscope's and dcgm-exporter's
+per-GPU series, one sample every 15 s, for `promtool tsdb create-blocks-from openmetrics`. Nothing here was
+measured on a GPU: the values come from fixed formulas below.
+
+Hosts (all with cluster="a", except the decoy):
+  sol-a   solscope series (solscope_compute_sol_ratio{pipe}, solscope_memory_sol_ratio{path},
+          solscope_gpu_utilization_ratio; label `hostname`), GPUs 0-3
+  dgx-b   dcgm-exporter series (DCGM_FI_PROF_PIPE_{TENSOR,FP64,FP32,FP16}_ACTIVE, DCGM_FI_PROF_DRAM_ACTIVE,
+          DCGM_FI_DEV_GPU_UTIL; label `Hostname`), GPUs 0-3 of one job (namespace ml, pod train-42);
+          GPU 2 is the straggler (its busiest pipe stays far below the others')
+  dgx-c   dcgm-exporter series, GPUs 0-1, no job; GPU 1 is busy-idle (utilization 95 %, pipes about 5 %) on two
+          steps of three
+  other-x dcgm-exporter series with cluster="b": left out by --selector '{cluster="a"}'
+
+Usage: make_fleet_openmetrics.py --end UNIX_SECONDS -o FILE.om   (also importable: series(end) gives the values)
+"""
+
+import argparse
+
+STEP_S = 15
+SPAN_S = 3600 + 600  # the 1 h window and 10 min before it
+SOL_GPUS = 4
+MODEL = "NVIDIA H100 80GB HBM3"
+
+
+def times(end):
+    return [end - SPAN_S + STEP_S * i for i in range(SPAN_S // STEP_S + 1)]
+
+
+def wave(i, gpu, period):
+    """A repeatable value in [0, 1): a saw tooth over the step index."""
+    return ((i * 7 + gpu * 3) % period) / period
+
+
+def series(end):
+    """{(family, labels tuple): [(t, value), ...]} in the order written."""
+    out = {}
+    ts = times(end)
+
+    def put(family, labels, values):
+        out[(family, tuple(labels))] = list(zip(ts, values))
+
+    for gpu in range(SOL_GPUS):
+        base = [("cluster", "a"), ("gpu", str(gpu)), ("UUID", f"GPU-5a00000{gpu}"), ("modelName", MODEL),
+                ("hostname", "sol-a")]
+        n = len(ts)
+        put("solscope_compute_sol_ratio", base + [("pipe", "tensor")],
+            [round(0.30 + 0.5 * wave(i, gpu, 11), 4) for i in range(n)])
+        put("solscope_memory_sol_ratio", base + [("path", "dram")],
+            [round(0.20 + 0.3 * wave(i, gpu, 13), 4) for i in range(n)])
+        put("solscope_gpu_utilization_ratio", base, [round(0.70 + 0.3 * wave(i, gpu, 7), 4) for i in range(n)])
+
+    def dcgm(host, gpu, cluster, job, pipes, dram, util):
+        base = [("cluster", cluster), ("gpu", str(gpu)), ("UUID", f"GPU-{host}-{gpu}"), ("modelName", MODEL),
+                ("Hostname", host)]
+        if job:
+            base += [("namespace", job[0]), ("pod", job[1])]
+        for name, values in pipes.items():
+            put(f"DCGM_FI_PROF_PIPE_{name}_ACTIVE", base, values)
+        put("DCGM_FI_PROF_DRAM_ACTIVE", base, dram)
+        put("DCGM_FI_DEV_GPU_UTIL", base, util)
+
+    n = len(ts)
+    for gpu in range(4):
+        scale = 0.15 if gpu == 2 else 1.0  # the straggler
+        dcgm("dgx-b", gpu, "a", ("ml", "train-42"),
+             {"TENSOR": [round(scale * (0.40 + 0.4 * wave(i, gpu, 9)), 4) for i in range(n)],
+              "FP64": [0.0] * n,
+              "FP32": [round(scale * (0.30 + 0.6 * wave(i, gpu + 1, 5)), 4) for i in range(n)],
+              "FP16": [round(0.01 * (i % 4), 4) for i in range(n)]},
+             [round(0.35 + 0.2 * wave(i, gpu, 6), 4) for i in range(n)],
+             [float(60 + (i * 13 + gpu) % 41) for i in range(n)])
+    for gpu in range(2):
+        idle = gpu == 1
+        dcgm("dgx-c", gpu, "a", None,
+             {"TENSOR": [round((0.04 if idle and i % 3 else 0.5) + 0.01 * (i % 2), 4) for i in range(n)],
+              "FP64": [round(0.02 if idle else 0.1, 4)] * n,
+              "FP32": [round(0.05 if idle and i % 3 else 0.3, 4) for i in range(n)],
+              "FP16": [0.0] * n},
+             [round(0.10 + 0.1 * wave(i, gpu, 4), 4) for i in range(n)],
+             [95.0 if idle else float(40 + i % 50) for i in range(n)])
+    dcgm("other-x", 0, "b", None, {"TENSOR": [0.9] * n, "FP64": [0.0] * n, "FP32": [0.0] * n, "FP16": [0.0] * n},
+         [0.5] * n, [99.0] * n)
+    return out
+
+
+def fmt_labels(labels):
+    return ",".join(f'{k}="{v}"' for k, v in labels)
+
+
+def write(path, end):
+    data = series(end)
+    families = []
+    for family, _ in data:
+        if family not in families:
+            families.append(family)
+    with open(path, "w", encoding="ascii") as f:
+        for family in families:
+            f.write(f"# HELP {family} SYNTHETIC test series\n# TYPE {family} gauge\n")
+            for (fam, labels), points in data.items():
+                if fam != family:
+                    continue
+                for t, v in points:
+                    f.write(f"{family}{{{fmt_labels(labels)}}} {v!r} {t}\n")
+        f.write("# EOF\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--end", type=int, required=True, help="Unix seconds of the last sample (a multiple of 15)")
+    ap.add_argument("-o", "--output", required=True)
+    args = ap.parse_args()
+    write(args.output, args.end)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""`solscope fleet` against the real Prometheus server, backfilled from SYNTHETIC OpenMetrics.
+
+  fleet_test.py --solscope BIN --workdir DIR [--prometheus /usr/bin/prometheus] [--promtool /usr/bin/promtool]
+
+tests/data/synthetic/fleet/make_fleet_openmetrics.py writes solscope's and dcgm-exporter's series (one host of
+solscope series, two of dcgm-exporter's with a straggler and a busy-idle GPU, and a decoy in another cluster);
+`promtool tsdb create-blocks-from openmetrics` backfills them; Prometheus serves that TSDB. Then
+`solscope fleet --prometheus URL --selector '{cluster="a"}' --since 1h --at END --json` must give, per GPU, the
+figures computed here from the fixture's values, both as Prometheus reduces the window (the default) and as solscope
+reduces every GPU's step series (--step-series) (docs/fleet.md: the value at each 15 s step, means over the 241
+steps, busy-idle GPU-hours, stragglers against the job's or host's median). Also: the GPU limit's note, a bad
+selector (exit 2 with Prometheus' message) and a URL that is not Prometheus (exit 1).
+"""
+
+import argparse
+import http.server
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import harness as h
+from harness import check, fail
+
+sys.path.insert(0, os.path.join(h.ROOT, "tests", "data", "synthetic", "fleet"))
+import make_fleet_openmetrics as fixture  # noqa: E402
+
+END_S = 1717200000  # 2024-06-01T00:00:00Z, a multiple of 15 s
+WINDOW_S = 3600
+STEP_S = 15
+BUSY_UTIL_PCT = 80.0
+IDLE_SOL_PCT = 20.0
+STRAGGLER_GAP_PCT = 10.0
+PIPES = ("TENSOR", "FP64", "FP32", "FP16")
+
+
+def expected_rows(selector_cluster="a"):
+    """{(host, gpu): figures} computed from the fixture's values, as docs/fleet.md defines them."""
+    data = fixture.series(END_S)
+    steps = [END_S - WINDOW_S + STEP_S * k for k in range(WINDOW_S // STEP_S + 1)]
+    per_gpu = {}
+    for (family, labels), points in data.items():
+        lab = dict(labels)
+        if lab["cluster"] != selector_cluster:
+            continue
+        host = lab.get("Hostname") or lab.get("hostname")
+        g = per_gpu.setdefault((host, lab["gpu"]), {"labels": lab, "values": {}})
+        g["values"][family] = dict(points)
+    rows = {}
+    for key, g in per_gpu.items():
+        v = g["values"]
+        compute, memory, util = [], [], []
+        for t in steps:
+            if "solscope_compute_sol_ratio" in v:
+                compute.append(100 * v["solscope_compute_sol_ratio"][t])
+                memory.append(100 * v["solscope_memory_sol_ratio"][t])
+                util.append(100 * v["solscope_gpu_utilization_ratio"][t])
+            else:
+                compute.append(100 * max(v[f"DCGM_FI_PROF_PIPE_{p}_ACTIVE"][t] for p in PIPES))
+                memory.append(100 * v["DCGM_FI_PROF_DRAM_ACTIVE"][t])
+                util.append(v["DCGM_FI_DEV_GPU_UTIL"][t])
+        busy_idle = sum(1 for c, u in zip(compute, util) if u > BUSY_UTIL_PCT and c < IDLE_SOL_PCT)
+        lab = g["labels"]
+        job = f"{lab['namespace']}/{lab['pod']}" if "pod" in lab else ""
+        rows[key] = {"compute_sol_pct": compute[-1], "compute_sol_mean_pct": sum(compute) / len(compute),
+                     "memory_sol_pct": memory[-1], "memory_sol_mean_pct": sum(memory) / len(memory),
+                     "gpu_util_pct": util[-1], "gpu_util_mean_pct": sum(util) / len(util),
+                     "busy_idle_gpu_hours": busy_idle * STEP_S / 3600.0, "job": job,
+                     "series": "solscope" if "solscope_compute_sol_ratio" in v else "dcgm"}
+    groups = {}
+    for (host, gpu), r in rows.items():
+        groups.setdefault(r["job"] and "job:" + r["job"] or "host:" + host, []).append(r["compute_sol_mean_pct"])
+    for (host, gpu), r in rows.items():
+        members = groups[r["job"] and "job:" + r["job"] or "host:" + host]
+        gap = r["compute_sol_mean_pct"] - statistics.median(members) if len(members) >= 2 else None
+        r["straggler_gap_pct"] = gap
+        r["straggler"] = gap is not None and gap < -STRAGGLER_GAP_PCT
+    return rows
+
+
+class Prometheus:
+    """The real server on the backfilled TSDB (no scrape targets)."""
+
+    def __init__(self, binary, promtool, workdir):
+        om = os.path.join(workdir, "synthetic-fleet.om")
+        fixture.write(om, END_S)
+        data = os.path.join(workdir, "tsdb")
+        shutil.rmtree(data, ignore_errors=True)
+        os.makedirs(data)
+        res = subprocess.run([promtool, "tsdb", "create-blocks-from", "openmetrics", om, data],
+                             capture_output=True, text=True, check=False)
+        check(res.returncode == 0, f"promtool backfill failed: {res.stderr[-2000:]}")
+        config = os.path.join(workdir, "prometheus.yml")
+        with open(config, "w", encoding="utf-8") as f:
+            f.write("global:\n  scrape_interval: 15s\n")
+        self.port = h.free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = open(os.path.join(workdir, "prometheus.log"), "w", encoding="utf-8")
+        self.proc = subprocess.Popen([binary, f"--config.file={config}", f"--storage.tsdb.path={data}",
+                                      "--storage.tsdb.retention.time=100y",
+                                      f"--web.listen-address=127.0.0.1:{self.port}", "--log.level=warn"],
+                                     stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            check(self.proc.poll() is None, f"prometheus exited with {self.proc.returncode}: see {self.log.name}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/-/ready", timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except (urllib.error.URLError, OSError):
+                pass
+            time.sleep(0.3)
+        fail("prometheus did not become ready within 30 s")
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+class TokenPrometheus(http.server.BaseHTTPRequestHandler):
+    """A stand-in that wants `Authorization: Bearer TOKEN`: 401 without it, empty API answers with it."""
+
+    TOKEN = "fleet-test-token-0123456789"
+
+    def do_GET(self):  # noqa: N802 (http.server's spelling)
+        if self.headers.get("Authorization") != f"Bearer {self.TOKEN}":
+            self.send_response(401)
+            self.end_headers()
+            self.wfile.write(b"Unauthorized")
+            return
+        kind = "matrix" if self.path.startswith("/api/v1/query_range") else "vector"
+        body = json.dumps({"status": "success", "data": {"resultType": kind, "result": []}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def check_token(solscope, workdir):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), TokenPrometheus)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        rc, out, err = fleet(solscope, url)
+        check(rc == 1 and "HTTP 401" in err and "--prometheus-token-file" in err,
+              f"without a token: exit {rc} (want 1) naming --prometheus-token-file: {err}")
+        token = os.path.join(workdir, "token")
+        with open(token, "w", encoding="ascii") as f:
+            f.write(TokenPrometheus.TOKEN + "\n")
+        rc, out, err = fleet(solscope, url, "--prometheus-token-file", token)
+        check(rc == 0 and json.loads(out)["rows"] == [], f"with the token file: exit {rc}: {err}")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def fleet(solscope, url, *extra):
+    at = [] if "--at" in extra else ["--at", str(END_S)]
+    cmd = [solscope, "fleet", "--prometheus", url, "--since", "1h", *at, "--json", *extra]
+    res = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=60)
+    return res.returncode, res.stdout, res.stderr
+
+
+def close(a, b):
+    if a is None or b is None:
+        return a is None and b is None
+    return abs(a - b) <= 1e-6 * max(1.0, abs(b))
+
+
+def check_table(doc, want):
+    got = {(r["host"], r["gpu"]): r for r in doc["rows"]}
+    check(sorted(got) == sorted(want), f"rows {sorted(got)} != expected {sorted(want)}")
+    for key, w in want.items():
+        g = got[key]
+        for field, value in w.items():
+            if isinstance(value, float) or value is None:
+                check(close(g[field], value), f"{key} {field}: got {g[field]}, computed {value}")
+            else:
+                check(g[field] == value, f"{key} {field}: got {g[field]!r}, computed {value!r}")
+    check(doc["step_ns"] == STEP_S * 10**9, f"step {doc['step_ns']} ns, want 15 s")
+    check(doc["window_end_ns"] == END_S * 10**9, f"window end {doc['window_end_ns']}")
+    stragglers = sorted(k for k, w in want.items() if w["straggler"])
+    busy = sorted(k for k, w in want.items() if w["busy_idle_gpu_hours"] > 0)
+    # dgx-b/2 against its job's median; dgx-c/1 (busy-idle, low SOL) against its host's two-GPU median.
+    check(stragglers == [("dgx-b", "2"), ("dgx-c", "1")], f"the fixture's stragglers: {stragglers}")
+    check(("dgx-c", "1") in busy, f"the fixture's busy-idle GPU: {busy}")
+    check(doc["totals"]["stragglers"] == 2, f"totals {doc['totals']}")
+    print(f"fleet: {len(got)} GPUs equal the fixture's figures; stragglers {stragglers}, busy-idle "
+          f"{want[('dgx-c', '1')]['busy_idle_gpu_hours']:.4f} GPU-h on dgx-c/1", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--solscope", required=True)
+    ap.add_argument("--workdir", required=True)
+    ap.add_argument("--prometheus", default="/usr/bin/prometheus")
+    ap.add_argument("--promtool", default="/usr/bin/promtool")
+    args = ap.parse_args()
+    prometheus_bin = h.require_tool(args.prometheus)
+    promtool = h.require_tool(args.promtool)
+    os.makedirs(args.workdir, exist_ok=True)
+    prom = Prometheus(prometheus_bin, promtool, args.workdir)
+    try:
+        rc, out, err = fleet(args.solscope, prom.url, "--selector", '{cluster="a"}')
+        check(rc == 0, f"solscope fleet exited {rc}: {err}")
+        doc = json.loads(out)
+        check_table(doc, expected_rows())
+        check(doc["notes"] == [], f"notes {doc['notes']}")
+        rc, out, err = fleet(args.solscope, prom.url, "--selector", '{cluster="a"}', "--step-series")
+        check(rc == 0, f"solscope fleet --step-series exited {rc}: {err}")
+        check_table(json.loads(out), expected_rows())  # every GPU's 241 steps, reduced by solscope
+
+        rc, out, err = fleet(args.solscope, prom.url, "--selector", '{cluster="a"}', "--gpu-limit", "5")
+        check(rc == 0, f"with --gpu-limit 5: exit {rc}: {err}")
+        doc = json.loads(out)
+        hosts = sorted({r["host"] for r in doc["rows"]})
+        check(hosts == ["sol-a"] and len(doc["rows"]) == 4, f"--gpu-limit 5 kept {hosts}, {len(doc['rows'])} rows")
+        check(doc["notes"] == ["series limit 5 reached: 6 GPUs not shown"], f"notes {doc['notes']}")
+
+        rc, out, err = fleet(args.solscope, prom.url)
+        check(rc == 0, f"without a selector: exit {rc}: {err}")
+        hosts = sorted({r["host"] for r in json.loads(out)["rows"]})
+        check(hosts == ["dgx-b", "dgx-c", "other-x", "sol-a"], f"without a selector: hosts {hosts}")
+
+        rc, out, err = fleet(args.solscope, prom.url, "--selector", '{cluster=~"a"')
+        check(rc == 2 and "parse error" in err and "--selector" in err,
+              f"a bad selector: exit {rc} (want 2) with Prometheus' message: {err}")
+
+        rc, out, err = fleet(args.solscope, prom.url + "/graph")
+        check(rc == 1 and "not Prometheus' API" in err, f"a URL that is not the API: exit {rc}: {err}")
+
+        rc, out, err = fleet(args.solscope, prom.url, "--at", "yesterday")
+        check(rc == 2 and "--at yesterday is not a time" in err, f"a bad --at: exit {rc}: {err}")
+        rc, out, err = fleet(args.solscope, prom.url, "--at", "2024-06-01T00:00:00Z", "--selector", '{cluster="a"}')
+        check(rc == 0 and json.loads(out)["window_end_ns"] == END_S * 10**9, f"--at as UTC: exit {rc}: {err}")
+        res = subprocess.run([args.solscope, "fleet", "--json"], capture_output=True, text=True, check=False)
+        check(res.returncode == 2 and "--prometheus" in res.stderr, f"no --prometheus: {res.returncode} {res.stderr}")
+        check_token(args.solscope, args.workdir)
+    finally:
+        prom.stop()
+
+
+if __name__ == "__main__":
+    h.run_main(main)
