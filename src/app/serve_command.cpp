@@ -153,9 +153,7 @@ auto run_serve(const CommonOptions& common, const WorkloadOptions& workloads, co
     print_error(err, *e);
     return kExitUsage;
   }
-  auto opened = common.replay.empty()
-                    ? open_nvidia_source(*config)
-                    : open_replay_source(common.replay, *config, args.replay_speed, args.loop);
+  auto opened = open_sampling_source(common, *config, args.replay_speed, args.loop);
   if (!opened) {
     print_error(err, opened.error().error);
     return opened.error().exit_code;
