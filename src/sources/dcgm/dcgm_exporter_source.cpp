@@ -147,8 +147,9 @@ void DcgmExporterSource::take(const imports::DcgmScrape& scrape, std::int64_t no
   for (auto& [index, st] : status_) {
     if (present.contains(index)) continue;
     st.lost = true;
-    st.reason = base_reason() + "; device " + std::to_string(index) + " missing from the scrape of " +
-                clock_text(now_ns);
+    // The news first: a view cuts long notes at the end.
+    st.reason = "device " + std::to_string(index) + " missing from the scrape of " + clock_text(now_ns) +
+                "; " + base_reason();
     st.hint =
         "check the GPU on its node (dcgm-exporter stops listing a GPU that fell off the bus or was "
         "re-partitioned)";
@@ -158,8 +159,8 @@ void DcgmExporterSource::take(const imports::DcgmScrape& scrape, std::int64_t no
 void DcgmExporterSource::mark_down(const core::Error& error, std::int64_t now_ns) {
   if (down_since_ns_ == 0) down_since_ns_ = now_ns;
   for (auto& [index, st] : status_) {
-    st.reason = base_reason() + "; no scrape since " + clock_text(down_since_ns_) + " (" + error.message +
-                "), retrying every " + seconds_text(interval_ns_);
+    st.reason = "no scrape since " + clock_text(down_since_ns_) + " (" + error.message +
+                "), retrying every " + seconds_text(interval_ns_) + "; " + base_reason();
     st.hint = error.hint;
   }
 }
