@@ -1,7 +1,7 @@
 // DcgmExporterSource: a CounterSource that scrapes NVIDIA dcgm-exporter's /metrics page every interval, for
 // nodes where DCGM profiling owns the GPU counters (one profiler per GPU, so solscope's own sampler cannot
-// start there). Samples carry SourceKind::Dcgm and the DCGM definition of SOL (docs/design/sol-metrics.md,
-// "DCGM definition"): Compute SOL = the busiest of tensor / FP64 / FP32 / FP16 pipe active, Memory SOL = DRAM
+// start there). Samples carry SourceKind::Dcgm and the DCGM definition of SOL (docs/design/sol-metrics.md
+// section 8): Compute SOL = the busiest of tensor / FP64 / FP32 / FP16 pipe active, Memory SOL = DRAM
 // active; L2, L1 and issue are unknown.
 //
 // The device list is the first scrape's GPUs and MIG slices (start() fails when the URL does not answer or is
