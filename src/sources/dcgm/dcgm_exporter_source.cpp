@@ -129,6 +129,7 @@ auto DcgmExporterSource::start(const SourceConfig& config) -> core::Result<void>
 }
 
 void DcgmExporterSource::take(const imports::DcgmScrape& scrape, std::int64_t now_ns) {
+  const bool was_down = down_since_ns_ != 0;
   down_since_ns_ = 0;
   std::set<std::uint32_t> present;
   for (const auto& gpu : scrape.gpus) {
@@ -138,8 +139,11 @@ void DcgmExporterSource::take(const imports::DcgmScrape& scrape, std::int64_t no
     core::RawSample s = gpu.sample;
     s.t_end_ns = now_ns;
     const auto last = last_end_ns_.find(gpu.device.index);
-    s.t_start_ns = last != last_end_ns_.end() ? last->second : now_ns - interval_ns_;
-    if (last != last_end_ns_.end() && st->second.lost) s.flags |= core::kSampleGapBefore;
+    // Back to back with the previous scrape; after an outage (exporter down, GPU gone) the sample covers one
+    // interval and says that samples are missing before it, rather than spreading its values over the gap.
+    const bool gap = last != last_end_ns_.end() && (was_down || st->second.lost);
+    s.t_start_ns = last != last_end_ns_.end() && !gap ? last->second : now_ns - interval_ns_;
+    if (gap) s.flags |= core::kSampleGapBefore;
     last_end_ns_[gpu.device.index] = now_ns;
     st->second = DeviceStatus{core::SourceKind::Dcgm, base_reason(), "", false};
     pending_.push_back(s);

@@ -114,6 +114,7 @@ TEST(DcgmExporterSource, samples_follow_the_scrapes) {
   EXPECT_DOUBLE_EQ(gpu0[0].value(MetricId::DramThroughput), 40.0);
   EXPECT_DOUBLE_EQ(gpu0[0].value(MetricId::GpuUtil), 91.0);
   EXPECT_EQ(gpu0[0].t_start_ns, (*first)[0].t_end_ns);  // back to back
+  EXPECT_EQ(gpu0[0].flags, 0u);
   EXPECT_DOUBLE_EQ(gpu0[1].value(MetricId::TensorPipe), 25.3);
   EXPECT_DOUBLE_EQ(gpu0[1].value(MetricId::DramThroughput), 61.2);
   EXPECT_TRUE(std::isnan(gpu0[1].value(MetricId::L2Throughput)));
@@ -161,6 +162,8 @@ TEST(DcgmExporterSource, exporter_down_stops_samples_says_so_and_retries) {
   stub.up();  // back on the same port: samples resume and the reason is the plain one again
   const auto back = poll_until(*source, [](const auto& all) { return !all.empty(); });
   EXPECT_DOUBLE_EQ(back[0].value(MetricId::TensorPipe), 10.0);
+  EXPECT_EQ(back[0].flags & core::kSampleGapBefore, core::kSampleGapBefore);  // the outage is a gap
+  EXPECT_EQ(back[0].duration_ns(), kFastNs);                                  // not spread over it
   EXPECT_TRUE(wait_for([&] { return source->status(0).reason == reason_for(stub); }));
 }
 
