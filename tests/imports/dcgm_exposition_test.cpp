@@ -109,15 +109,15 @@ TEST(DcgmExpositionReal, idle_l4_whole_default_scrape_from_k8s_ai_conformance) {
                    22563.0 * 1048576.0);  // used 0 + free 22563 MiB
   EXPECT_DOUBLE_EQ(g.sample.value(MetricId::PcieWriteBytesPerS), 112603.0);
   EXPECT_DOUBLE_EQ(g.sample.value(MetricId::PcieReadBytesPerS), 17544.0);
-  EXPECT_EQ(s.lines_used,
-            14u);  // 9 device fields + FB_FREE + GR, tensor, DRAM + 2 PCIe - (3 mapped twice) ...
+  // Mapped: 6 device fields, FB used and free, GR, tensor, DRAM, PCIe TX and RX.
+  EXPECT_EQ(s.lines_used, 13u);
   const core::SolSample sol = core::derive(g.sample, g.device);
   EXPECT_DOUBLE_EQ(sol.compute_sol_pct, 0.0);  // measured zeros are 0, not unknown
   EXPECT_EQ(sol.compute_pipe, core::Pipe::Tensor);
   EXPECT_DOUBLE_EQ(sol.memory_sol_pct, 0.0);
   EXPECT_EQ(sol.memory_path, core::MemPath::Dram);
-  EXPECT_EQ(s.unknown_names.size(),
-            10u);  // memory temp, energy, replays, ENC, DEC, reserved, 3 remap, license
+  // Not mapped: memory temperature, energy, PCIe replays, ENC, DEC, FB reserved, 3 row-remap fields, license.
+  EXPECT_EQ(s.unknown_names.size(), 10u);
 }
 
 TEST(DcgmExpositionSynthetic, ratios_become_percent_and_sol_is_the_busiest_pipe) {
