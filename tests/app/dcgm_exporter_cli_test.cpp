@@ -1,14 +1,20 @@
 // End-to-end: the solscope binary with --dcgm-exporter against a local server replaying SYNTHETIC
 // dcgm-exporter scrapes whose values change from one scrape to the next. Checks the trace's Compute and
 // Memory SOL, the interval floor (exit 2) and the refusal of a page that is not dcgm-exporter's (exit 1).
+#include <signal.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <httplib.h>
+
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/dcgm_exporter_stub.hpp"
@@ -87,6 +93,38 @@ TEST_F(DcgmExporterCliTest, record_writes_the_exporters_sol_to_the_trace) {
   }
   const auto meta = solscope({"report", trace});
   EXPECT_NE(meta.out.find("source dcgm"), std::string::npos) << meta.out;
+}
+
+TEST_F(DcgmExporterCliTest, serve_exports_the_exporters_sol_on_its_metrics_page) {
+  DcgmExporterStub stub({dcgm_scrape({{0, 0.253, 0.612, 0.312, 97}})});
+  const std::string err_path = (dir_ / "err").string();
+  testing::BackgroundProcess p(
+      {SOLSCOPE_BINARY, "serve", "--dcgm-exporter", stub.url(), "--listen", "127.0.0.1:0", "--no-workloads"},
+      (dir_ / "out").string(), err_path);
+  const std::regex listening("solscope: listening on http://127\\.0\\.0\\.1:([0-9]+)");
+  int port = 0;
+  for (int i = 0; i < 300 && port == 0; ++i) {
+    std::stringstream err;
+    err << std::ifstream(err_path).rdbuf();
+    const std::string text = err.str();
+    std::smatch m;
+    if (std::regex_search(text, m, listening)) port = std::stoi(m[1]);
+    if (port == 0) std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_GT(port, 0);
+  httplib::Client c("127.0.0.1", port);
+  c.set_read_timeout(10, 0);
+  std::string body;
+  for (int i = 0; i < 100 && body.find("solscope_memory_sol_ratio{gpu=\"0\"") == std::string::npos; ++i) {
+    const auto res = c.Get("/metrics");
+    body = res ? res->body : std::string();
+    std::this_thread::sleep_for(50ms);
+  }
+  // Compute SOL = FP32 0.312 (busier than tensor 0.253), Memory SOL = DRAM 0.612, as ratios.
+  EXPECT_NE(body.find("pipe=\"fma\"} 0.312\n"), std::string::npos) << body;
+  EXPECT_NE(body.find("path=\"dram\"} 0.612\n"), std::string::npos) << body;
+  p.signal(SIGTERM);
+  EXPECT_EQ(p.wait(15s), 0);
 }
 
 TEST_F(DcgmExporterCliTest, an_interval_below_one_second_is_a_usage_error) {
