@@ -67,7 +67,8 @@ auto format_devices_workloads(const AttainableSnapshot& snapshot) -> std::string
 auto plan_attainable(const CommonOptions& common, const WorkloadOptions& workloads)
     -> core::Result<AttainablePlan> {
   AttainablePlan plan;
-  plan.wanted = common.replay.empty() && !workloads.disabled;
+  // Workload discovery reads this machine's processes: not those behind a (possibly remote) dcgm-exporter.
+  plan.wanted = common.replay.empty() && common.dcgm_exporter.empty() && !workloads.disabled;
   if (!plan.wanted) return plan;
   auto declared = load_workload_declarations(workloads, config::process_environment());
   if (!declared) return core::propagate(declared);

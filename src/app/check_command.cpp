@@ -76,8 +76,9 @@ auto run_check_with(const CommonOptions& common, const CheckArgs& args, CheckDep
     print_error(err, options.error().error);
     return options.error().exit_code;
   }
-  if (common.interval != kDefaultInterval || !common.replay.empty()) {
-    print_warning(err, "check samples live GPUs at 10 ms: --interval and --replay are not used");
+  if (common.interval != kDefaultInterval || !common.replay.empty() || !common.dcgm_exporter.empty()) {
+    print_warning(err, std::string("check samples live GPUs at 10 ms: --interval and --replay are not used") +
+                           (common.dcgm_exporter.empty() ? "" : ", nor --dcgm-exporter"));
   }
   // The driver first: without one, no trace file is made.
   auto probe = deps.probe();

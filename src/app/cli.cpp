@@ -40,13 +40,18 @@ constexpr const char* kExitCodes =
     "4 GPU counters not permitted, 5 unreadable trace or recording (`import`),\n"
     "6 `solscope check` found a figure off (or a fault).\n";
 
-void add_common_options(CLI::App& app, CommonOptions& common, std::string& config_file) {
+/// Adds the options every command shares; returns --interval's, whose count says whether it was given.
+auto add_common_options(CLI::App& app, CommonOptions& common, std::string& config_file) -> CLI::Option* {
   using config::Scope;
   config::add_option(app, Scope::Global, "--config", config_file);
   config::add_option(app, Scope::Global, "--devices", common.devices);
-  config::add_option(app, Scope::Global, "--interval", common.interval);
+  CLI::Option* interval = config::add_option(app, Scope::Global, "--interval", common.interval);
   config::add_option(app, Scope::Global, "--json", common.json);
   config::add_option(app, Scope::Global, "--replay", common.replay);
+  config::add_option(app, Scope::Global, "--dcgm-exporter", common.dcgm_exporter);
+  config::add_option(app, Scope::Global, "--dcgm-exporter-token-file", common.dcgm_exporter_token_file);
+  config::add_option(app, Scope::Global, "--dcgm-exporter-ca", common.dcgm_exporter_ca);
+  return interval;
 }
 
 void add_workload_options(CLI::App& app, WorkloadOptions& workloads) {
@@ -150,7 +155,7 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   app.require_subcommand(0, 1);
   CommonOptions common;
   std::string config_file;
-  add_common_options(app, common, config_file);
+  CLI::Option* interval_option = add_common_options(app, common, config_file);
   WorkloadOptions workloads;
   add_workload_options(app, workloads);
 
@@ -265,6 +270,7 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
     print_error(err, applied.error());
     return kExitUsage;
   }
+  common.interval_given = interval_option->count() > 0 || common.interval != kDefaultInterval;
 
   install_stop_signals();
   if (serve->parsed()) return run_serve(common, workloads, serve_args, out, err);

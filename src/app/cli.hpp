@@ -17,6 +17,11 @@ struct CommonOptions {
   std::string interval{kDefaultInterval};  ///< --interval / SOLSCOPE_INTERVAL: sampling interval, 1ms to 60s
   bool json = false;                       ///< --json: JSON Lines of SolSamples on stdout
   std::string replay;  ///< --replay FILE / SOLSCOPE_REPLAY: sample from a trace instead of the GPUs
+  /// --interval was given (command line, environment or config file), even as the default's value.
+  bool interval_given = false;
+  std::string dcgm_exporter;             ///< --dcgm-exporter URL: scrape dcgm-exporter instead of the GPUs
+  std::string dcgm_exporter_token_file;  ///< --dcgm-exporter-token-file FILE: its bearer token
+  std::string dcgm_exporter_ca;          ///< --dcgm-exporter-ca FILE: PEM CA of an https exporter
 };
 
 /// Runs the command line. Returns the process exit code (exit_codes.hpp); never throws.

@@ -9,6 +9,7 @@
 #include "app/attainable_wiring.hpp"
 #include "app/commands.hpp"
 #include "app/config/environment.hpp"
+#include "app/dcgm_suggestion.hpp"
 #include "app/exit_codes.hpp"
 #include "app/gpu_backend.hpp"
 #include "app/messages.hpp"
@@ -112,14 +113,20 @@ auto run_devices(const CommonOptions& /*common*/, const WorkloadOptions& workloa
     }
     found = discover_workloads(*probe, std::move(*declared));
   }
+  // A local dcgm-exporter when DCGM profiling holds the counters: loopback only, short timeouts.
+  const auto loopback =
+      workload::make_loopback_http_client({.connect_timeout_s = 0.3, .read_timeout_s = 1.0});
+  const std::string suggestion = dcgm_exporter_suggestion(*probe, *loopback);
   if (args.json) {
     nlohmann::json j = to_json(*probe);
     if (found) add_workloads_json(*found, j);
+    if (!suggestion.empty()) j["suggestion"] = suggestion;
     out << j.dump(2) << '\n';
   } else {
     std::ostringstream text;  // names from the driver, models and paths from endpoints and configs
     print_text(*probe, text);
     if (found) text << format_devices_workloads(*found);
+    if (!suggestion.empty()) text << "\nhint: " << suggestion << '\n';
     out << core::terminal_safe(text.str(), core::LineBreaks::Keep);
   }
   return probe->devices.empty() ? kExitNoGpu : kExitOk;

@@ -19,7 +19,9 @@ namespace {
 /// Without a GPU (and without --json or --replay) the live view plays the bundled trace instead, saying so.
 auto open_live_or_demo(const CommonOptions& common, const sources::SourceConfig& config, std::ostream& err)
     -> Outcome<OpenedSource> {
-  if (!common.replay.empty()) return open_replay_source(common.replay, config, 1.0, false);
+  if (!common.replay.empty() || !common.dcgm_exporter.empty()) {
+    return open_sampling_source(common, config, 1.0, false);
+  }
   auto live = open_nvidia_source(config);
   if (live || common.json || live.error().exit_code != kExitNoGpu) return live;
   const std::string demo = find_demo_trace();

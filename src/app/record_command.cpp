@@ -24,9 +24,14 @@ auto describe_recording(const OpenedSource& opened, const CommonOptions& common)
     if (!names.empty()) names += ", ";
     names += d.name.empty() ? "GPU " + std::to_string(d.index) : d.name;
   }
-  const std::string how = fmt::format("solscope {} record --interval {}", SOLSCOPE_VERSION, common.interval);
+  // With --dcgm-exporter and no --interval, the interval is the source's own 1 s (source_config_from).
+  const bool dcgm_default = !common.dcgm_exporter.empty() && !common.interval_given;
+  const std::string how = fmt::format("solscope {} record --interval {}", SOLSCOPE_VERSION,
+                                      dcgm_default ? std::string("1s") : common.interval);
   if (opened.synthetic) return "synthetic: re-recorded by " + how + " from " + opened.description;
   if (!common.replay.empty()) return "re-recorded by " + how + " from " + opened.description;
+  if (!common.dcgm_exporter.empty())
+    return "recorded from " + opened.description + " (" + names + ") by " + how;
   return "recorded on " + names + " by " + how;
 }
 
@@ -59,8 +64,7 @@ auto run_record(const CommonOptions& common, const WorkloadOptions& workloads, c
                                  "give another output path with -o"});
     return kExitUsage;
   }
-  auto opened = common.replay.empty() ? open_nvidia_source(*config)
-                                      : open_replay_source(common.replay, *config, args.replay_speed, false);
+  auto opened = open_sampling_source(common, *config, args.replay_speed, false);
   if (!opened) {
     print_error(err, opened.error().error);
     return opened.error().exit_code;

@@ -271,9 +271,9 @@ auto run_job_with(const CommonOptions& common, const RunArgs& args, const RunHoo
                                  "solscope run [--interval 10ms] [-o trace.sqlite] -- CMD ARGS..."});
     return kExitUsage;
   }
-  if (!common.replay.empty()) {
+  if (!common.replay.empty() || !common.dcgm_exporter.empty()) {
     print_error(err, core::Error{core::ErrorCode::InvalidArgument, "run samples the GPUs its command uses",
-                                 "--replay does not apply to run; leave it out"});
+                                 "--replay and --dcgm-exporter do not apply to run; leave them out"});
     return kExitUsage;
   }
   auto config = source_config_from(common);

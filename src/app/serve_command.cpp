@@ -166,10 +166,8 @@ auto run_serve(const CommonOptions& common, const WorkloadOptions& workloads, co
     }
     options->fleet = std::move(*fleet);
   }
-  auto opened = common.replay.empty()
-                    ? open_nvidia_source(*config)
-                    : open_replay_source(common.replay, *config, args.replay_speed, args.loop);
-  if (!opened && options->fleet && common.replay.empty()) {
+  auto opened = open_sampling_source(common, *config, args.replay_speed, args.loop);
+  if (!opened && options->fleet && common.replay.empty() && common.dcgm_exporter.empty()) {
     // No local GPU to sample (no driver, no device, counters held): the fleet view is what this daemon is
     // for.
     print_note(err, "no local GPU is sampled (" + opened.error().error.message + "): fleet view only");

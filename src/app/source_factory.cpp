@@ -12,6 +12,8 @@
 #include "app/gpu_backend.hpp"
 #include "app/messages.hpp"
 #include "app/options.hpp"
+#include "server/auth.hpp"
+#include "sources/dcgm/dcgm_exporter_source.hpp"
 #include "sources/replay/trace_replay_source.hpp"
 
 namespace solscope::app {
@@ -31,6 +33,19 @@ auto source_config_from(const CommonOptions& common) -> core::Result<sources::So
                       "use 1ms to 60s, e.g. --interval 10ms");
   }
   config.interval_ns = *interval;
+  if (!common.dcgm_exporter.empty()) {
+    if (!common.replay.empty()) {
+      return core::fail(core::ErrorCode::InvalidArgument, "--replay and --dcgm-exporter exclude each other",
+                        "give one source: a trace, or the dcgm-exporter URL");
+    }
+    // dcgm-exporter refreshes its figures every second at best: its own interval unless one is asked for.
+    if (!common.interval_given) config.interval_ns = sources::kDcgmMinIntervalNs;
+    if (config.interval_ns < sources::kDcgmMinIntervalNs) {
+      return core::fail(core::ErrorCode::InvalidArgument,
+                        "--interval " + common.interval + " is below 1s, the fastest --dcgm-exporter scrapes",
+                        "give --interval 1s or more, or leave it out (1s with --dcgm-exporter)");
+    }
+  }
   if (!common.devices.empty()) {
     auto devices = parse_device_list(common.devices);
     if (!devices) return core::propagate(devices);
@@ -43,6 +58,34 @@ auto open_nvidia_source(const sources::SourceConfig& config) -> Outcome<OpenedSo
   auto source = start_gpu_source(config);
   if (!source) return core::fail(Failure{source.error(), exit_code_for_source_error(source.error())});
   return OpenedSource{std::move(*source), "NVIDIA GPUs", false, true};
+}
+
+auto open_dcgm_exporter_source(const CommonOptions& common, const sources::SourceConfig& config)
+    -> Outcome<OpenedSource> {
+  sources::DcgmExporterOptions options;
+  options.url = common.dcgm_exporter;
+  options.ca_cert_path = common.dcgm_exporter_ca;
+  if (!common.dcgm_exporter_token_file.empty()) {
+    auto token = server::read_token_file(common.dcgm_exporter_token_file);
+    if (!token) return core::fail(Failure{token.error(), kExitUsage});
+    options.token = std::move(*token);
+  }
+  auto source = sources::DcgmExporterSource::open(options);
+  if (!source) return core::fail(Failure{source.error(), kExitUsage});
+  if (auto started = (*source)->start(config); !started) {
+    const bool usage = started.error().code == core::ErrorCode::InvalidArgument;
+    return core::fail(Failure{started.error(), usage ? kExitUsage : kExitFailure});
+  }
+  std::string description = "DCGM via dcgm-exporter at " + (*source)->url();
+  OpenedSource opened{std::move(*source), std::move(description), false, true};
+  return opened;
+}
+
+auto open_sampling_source(const CommonOptions& common, const sources::SourceConfig& config,
+                          double replay_speed, bool loop) -> Outcome<OpenedSource> {
+  if (!common.replay.empty()) return open_replay_source(common.replay, config, replay_speed, loop);
+  if (!common.dcgm_exporter.empty()) return open_dcgm_exporter_source(common, config);
+  return open_nvidia_source(config);
 }
 
 auto open_replay_source(const std::string& path, const sources::SourceConfig& config, double speed, bool loop)

@@ -25,9 +25,10 @@ namespace solscope::app {
 /// A started source and what to tell the user about it.
 struct OpenedSource {
   std::unique_ptr<sources::CounterSource> source;
-  std::string description;  ///< "NVIDIA GPUs" or "replay of FILE (SYNTHETIC ...)"
-  bool synthetic = false;   ///< a trace not recorded on a real GPU
-  bool live = false;        ///< the NVIDIA source sampling GPUs now (not a replay)
+  /// "NVIDIA GPUs", "replay of FILE (SYNTHETIC ...)" or "DCGM via dcgm-exporter at URL"
+  std::string description;
+  bool synthetic = false;  ///< a trace not recorded on a real GPU
+  bool live = false;       ///< GPUs sampled now (the NVIDIA source or dcgm-exporter), not a replay
   /// Samples come at the source's own pace (live, or a replay at a speed above 0): the engine sleeps between
   /// polls (EngineOptions::pace). False for a replay drained as fast as possible, which its sinks pace.
   bool paced = true;
@@ -36,12 +37,26 @@ struct OpenedSource {
   std::shared_ptr<const replay::ReplayReport> replay_report{};
 };
 
-/// Parses --interval and --devices into a SourceConfig. Errors: InvalidArgument (bad value or out of range).
+/// Parses --interval and --devices into a SourceConfig. With --dcgm-exporter the interval defaults to 1 s and
+/// a shorter one is refused. Errors: InvalidArgument (bad value or out of range; --replay with
+/// --dcgm-exporter).
 [[nodiscard]] auto source_config_from(const CommonOptions& common) -> core::Result<sources::SourceConfig>;
 
 /// Opens and starts the NVIDIA source (PM sampling, GPM or NVML per GPU). Errors: as NvidiaSource::start();
 /// Unimplemented when this build has no NVIDIA source (no CUDA headers at build time).
 [[nodiscard]] auto open_nvidia_source(const sources::SourceConfig& config) -> Outcome<OpenedSource>;
+
+/// Opens and starts the dcgm-exporter source of --dcgm-exporter (bearer token from
+/// --dcgm-exporter-token-file, CA from --dcgm-exporter-ca). Errors: kExitUsage for a bad URL, token or CA
+/// file, or a --devices index the exporter lacks; kExitFailure when the URL does not answer or is not
+/// dcgm-exporter's page.
+[[nodiscard]] auto open_dcgm_exporter_source(const CommonOptions& common, const sources::SourceConfig& config)
+    -> Outcome<OpenedSource>;
+
+/// The source of a sampling command: the trace of --replay (at `replay_speed`, looping when `loop`), the
+/// exporter of --dcgm-exporter, else the NVIDIA GPUs.
+[[nodiscard]] auto open_sampling_source(const CommonOptions& common, const sources::SourceConfig& config,
+                                        double replay_speed, bool loop) -> Outcome<OpenedSource>;
 
 /// Opens and starts a trace replay at `speed` (1 = real time, 0 = as fast as possible). Errors: the trace
 /// reader's (exit code kExitBadTrace), or a --devices index the trace lacks (kExitUsage).

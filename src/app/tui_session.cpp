@@ -47,6 +47,27 @@ auto feed_status(const BackgroundEngine& engine, const ProcessRefresher* refresh
   return refresh.empty() ? feed : feed + "; " + refresh;
 }
 
+/// Keeps the view's per-GPU source notes and lost marks current: at most once a second, posts a read of the
+/// source's status() to the engine thread (the one that drives the source), so that a status that changes
+/// while sampling (a dcgm-exporter that stopped answering, a GPU gone from its scrape) reaches the screen.
+class StatusRefresh {
+ public:
+  void tick(BackgroundEngine& engine, core::LiveState& state) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::seconds(1)) return;
+    last_ = now;
+    engine.post([&state](sources::CounterSource& source) {
+      for (auto& d : device_states_of(source)) {
+        state.set_source_note(d.info.index, std::move(d.source_note));
+        state.set_lost(d.info.index, d.lost);
+      }
+    });
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_{};
+};
+
 }  // namespace
 
 auto tui_options_from_env(tui::SourceInfo source, std::int64_t started_steady_ns) -> tui::TuiOptions {
@@ -97,7 +118,11 @@ auto run_terminal_view(OpenedSource& opened, const TerminalViewOptions& options,
                         .synthetic = opened.synthetic,
                         .process_note = opened.live ? std::string() : std::string(kTraceProcessNote)},
         options.started_steady_ns);
-    view.feed_status = [&engine, &refresher] { return feed_status(engine, refresher.get()); };
+    StatusRefresh status_refresh;
+    view.feed_status = [&engine, &refresher, &status_refresh, &state] {
+      if (!engine.done()) status_refresh.tick(engine, state);
+      return feed_status(engine, refresher.get());
+    };
     auto shown = tui::run_tui(state, view, controls.get(), stop);
     const std::string refresh_status = refresher ? refresher->status() : std::string();
     refresher.reset();

@@ -107,6 +107,14 @@ void LiveState::set_workload_note(std::uint32_t device, std::string note) {
   ++version_;
 }
 
+void LiveState::set_source_note(std::uint32_t device, std::string note) {
+  const std::scoped_lock lock(mutex_);
+  auto it = devices_.find(device);
+  if (it == devices_.end() || it->second.state.source_note == note) return;
+  it->second.state.source_note = std::move(note);
+  ++version_;
+}
+
 void LiveState::set_lost(std::uint32_t device, bool lost) {
   const std::scoped_lock lock(mutex_);
   auto it = devices_.find(device);

@@ -105,6 +105,9 @@ class LiveState {
   void set_devices(std::vector<DeviceState> devices);
   /// Updates one device's mutable facts; unknown devices and unchanged values are ignored (no version bump).
   void set_processes(std::uint32_t device, std::vector<GpuProcess> processes);
+  /// Replaces a device's source note (DeviceStatus reason + hint, as set_devices() took it): a source whose
+  /// status changed while it runs (a dcgm-exporter that stopped answering). Unknown devices are ignored.
+  void set_source_note(std::uint32_t device, std::string note);
   void set_workload_note(std::uint32_t device, std::string note);
   void set_lost(std::uint32_t device, bool lost);
 

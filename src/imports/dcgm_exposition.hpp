@@ -4,8 +4,9 @@
 // Used by `solscope import` (a saved scrape, or many scrapes concatenated, each sample line with its
 // timestamp) and by the live source `--dcgm-exporter URL` (one scrape per interval). Pure: no I/O.
 //
-// SOL definition of these samples (SourceKind::Dcgm, docs/design/sol-metrics.md): Compute SOL = the busiest
-// of tensor / FP64 / FP32 / FP16 pipe active; Memory SOL = DRAM active; L2, L1 and issue unknown (NaN).
+// SOL definition of these samples (SourceKind::Dcgm, docs/design/sol-metrics.md section 8): Compute SOL = the
+// busiest of tensor / FP64 / FP32 / FP16 pipe active; Memory SOL = DRAM active; L2, L1 and issue unknown
+// (NaN).
 #pragma once
 
 #include <cstdint>

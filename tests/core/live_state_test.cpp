@@ -167,6 +167,20 @@ TEST(LiveStateTest, unchanged_device_facts_keep_the_version) {
   EXPECT_TRUE(state.devices()[0].processes.empty());
 }
 
+TEST(LiveStateTest, source_notes_follow_the_sources_status) {
+  LiveState state;
+  state.set_devices({device(0, "A")});
+  const auto v0 = state.version();
+  state.set_source_note(0, "no scrape since 10:00:00 UTC");
+  EXPECT_EQ(state.devices()[0].source_note, "no scrape since 10:00:00 UTC");
+  const auto v1 = state.version();
+  EXPECT_GT(v1, v0);
+  state.set_source_note(0, "no scrape since 10:00:00 UTC");  // unchanged: no new version
+  state.set_source_note(5, "unknown device");                // ignored
+  EXPECT_EQ(state.version(), v1);
+  ASSERT_EQ(state.devices().size(), 1u);
+}
+
 TEST(LiveStateTest, clearing_samples_keeps_the_devices) {
   LiveState state;
   state.set_devices({device(0, "A")});

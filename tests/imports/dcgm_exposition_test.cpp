@@ -91,6 +91,35 @@ TEST(DcgmExpositionReal, lowercase_hostname_and_pod_attribution_from_pull_736) {
   EXPECT_TRUE(std::isnan(s.gpus[0].sample.value(MetricId::MemoryTotalBytes)));
 }
 
+TEST(DcgmExpositionReal, idle_l4_whole_default_scrape_from_k8s_ai_conformance) {
+  DcgmDeviceIndex index;
+  const DcgmScrape s = parse_fixture("real/dcgm-exporter/l4-k8s-ai-conformance.prom", index);
+  ASSERT_EQ(s.gpus.size(), 1u);
+  const auto& g = s.gpus[0];
+  EXPECT_EQ(g.device.name, "NVIDIA L4");
+  EXPECT_EQ(g.device.pci_bus_id, "00000000:31:00.0");
+  EXPECT_EQ(g.device.host, "i-030791dc5a37cd257");
+  EXPECT_DOUBLE_EQ(g.sample.value(MetricId::SmClockMhz), 210.0);
+  EXPECT_DOUBLE_EQ(g.sample.value(MetricId::MemClockMhz), 405.0);
+  EXPECT_DOUBLE_EQ(g.sample.value(MetricId::TemperatureC), 31.0);
+  EXPECT_DOUBLE_EQ(g.sample.value(MetricId::PowerW), 16.365);
+  EXPECT_DOUBLE_EQ(g.sample.value(MetricId::GpuUtil), 0.0);
+  EXPECT_DOUBLE_EQ(g.sample.value(MetricId::MemoryUsedBytes), 0.0);
+  EXPECT_DOUBLE_EQ(g.sample.value(MetricId::MemoryTotalBytes),
+                   22563.0 * 1048576.0);  // used 0 + free 22563 MiB
+  EXPECT_DOUBLE_EQ(g.sample.value(MetricId::PcieWriteBytesPerS), 112603.0);
+  EXPECT_DOUBLE_EQ(g.sample.value(MetricId::PcieReadBytesPerS), 17544.0);
+  // Mapped: 6 device fields, FB used and free, GR, tensor, DRAM, PCIe TX and RX.
+  EXPECT_EQ(s.lines_used, 13u);
+  const core::SolSample sol = core::derive(g.sample, g.device);
+  EXPECT_DOUBLE_EQ(sol.compute_sol_pct, 0.0);  // measured zeros are 0, not unknown
+  EXPECT_EQ(sol.compute_pipe, core::Pipe::Tensor);
+  EXPECT_DOUBLE_EQ(sol.memory_sol_pct, 0.0);
+  EXPECT_EQ(sol.memory_path, core::MemPath::Dram);
+  // Not mapped: memory temperature, energy, PCIe replays, ENC, DEC, FB reserved, 3 row-remap fields, license.
+  EXPECT_EQ(s.unknown_names.size(), 10u);
+}
+
 TEST(DcgmExpositionSynthetic, ratios_become_percent_and_sol_is_the_busiest_pipe) {
   DcgmDeviceIndex index;
   const DcgmScrape s = parse_fixture("synthetic/dcgm-exporter/synthetic-two-gpus.prom", index);

@@ -20,6 +20,10 @@ if(TARGET solscope)
                      --make-trace $<TARGET_FILE:solscope_make_synthetic_trace>
                      --demo ${PROJECT_SOURCE_DIR}/tests/data/demo-trace.sqlite)
     set_tests_properties(tui.e2e_tmux PROPERTIES LABELS tui TIMEOUT 180)
+    # The terminal view driven by the live dcgm-exporter source (a local server replaying SYNTHETIC scrapes).
+    add_test(NAME tui.dcgm_exporter_tmux
+             COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/tui_dcgm_e2e.py --solscope $<TARGET_FILE:solscope>)
+    set_tests_properties(tui.dcgm_exporter_tmux PROPERTIES LABELS "tui;dcgm" TIMEOUT 120)
   else()
     message(STATUS "solscope: tmux or python3 missing: the terminal view's end-to-end test is skipped")
   endif()

@@ -81,6 +81,14 @@ auto build_table() -> std::vector<OptionSpec> {
       {"--no-workloads", Scope::Global, Flag, "no workload discovery and no attainable SOL", "", 0, 0, true,
        true},
       {"--connect", Scope::Global, Text, "show a running `solscope serve` (HOST:PORT)", "", 0, 0, true, true},
+      {"--dcgm-exporter", Scope::Global, Text,
+       "read the GPUs from NVIDIA dcgm-exporter at this URL (e.g. http://127.0.0.1:9400/metrics) instead of "
+       "their counters, where DCGM profiling holds them; --interval 1s or more (default 1s with it)",
+       "", 0, 0, true, true},
+      {"--dcgm-exporter-token-file", Scope::Global, Text, "file holding a bearer token for --dcgm-exporter",
+       "", 0, 0, true, true},
+      {"--dcgm-exporter-ca", Scope::Global, Text, "PEM file of the CA that signed an https --dcgm-exporter",
+       "the system's CAs", 0, 0, true, true},
 
       {"--listen", Scope::Serve, Text, "ADDRESS:PORT to listen on (port 0 = any free port)", listen_default(),
        0, 0, true, true},
