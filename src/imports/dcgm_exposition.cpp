@@ -143,6 +143,19 @@ auto parse_text(std::string_view text) -> core::Result<workload::PromText> {
   return parsed;
 }
 
+/// DataLoss for a sample line whose timestamp is not a time between 1970 and 2200 (kMaxTimestampMs): beyond
+/// 2262 its ns no longer fit an int64.
+auto check_timestamp(const PromSample& s) -> core::Result<void> {
+  if (s.timestamp_ms == workload::kNoTimestamp ||
+      (s.timestamp_ms >= 0 && s.timestamp_ms <= kMaxTimestampMs)) {
+    return {};
+  }
+  return core::fail(core::ErrorCode::DataLoss,
+                    "line " + std::to_string(s.line) + ": timestamp " + std::to_string(s.timestamp_ms) +
+                        " ms is not a time between 1970 and 2200",
+                    "sample lines carry Unix milliseconds, e.g. 1735689600000");
+}
+
 auto no_dcgm_series() -> core::Unexpected<core::Error> {
   return core::fail(core::ErrorCode::InvalidArgument, "no DCGM_FI_* series: not a dcgm-exporter scrape",
                     "give the /metrics page of NVIDIA dcgm-exporter (default port 9400)");
@@ -160,7 +173,9 @@ auto parse_dcgm_scrape(std::string_view text, DcgmDeviceIndex& index) -> core::R
   if (!parsed) return core::propagate(parsed);
   std::vector<const PromSample*> dcgm;
   for (const PromSample& s : parsed->samples) {
-    if (is_dcgm_series(s)) dcgm.push_back(&s);
+    if (!is_dcgm_series(s)) continue;
+    if (auto ok = check_timestamp(s); !ok) return core::propagate(ok);
+    dcgm.push_back(&s);
   }
   if (dcgm.empty()) return no_dcgm_series();
   return build_scrape(dcgm, index);
@@ -174,6 +189,7 @@ auto parse_dcgm_scrapes(std::string_view text, DcgmDeviceIndex& index)
   const PromSample* first = nullptr;
   for (const PromSample& s : parsed->samples) {
     if (!is_dcgm_series(s)) continue;
+    if (auto ok = check_timestamp(s); !ok) return core::propagate(ok);
     if (first == nullptr) first = &s;
     const bool stamped = s.timestamp_ms != workload::kNoTimestamp;
     if (stamped != (first->timestamp_ms != workload::kNoTimestamp)) {

@@ -23,6 +23,9 @@
 
 namespace solscope::imports {
 
+/// Latest sample-line timestamp accepted: 2200-01-01 in Unix ms (ns since the epoch fit an int64 until 2262).
+inline constexpr std::int64_t kMaxTimestampMs = 7'258'118'400'000;
+
 /// Identity of one GPU or MIG slice across scrapes: (Hostname, gpu label, GPU_I_ID or "").
 using DcgmGpuKey = std::tuple<std::string, std::string, std::string>;
 
@@ -57,8 +60,8 @@ struct DcgmScrape {
   std::map<std::string, std::size_t> unknown_names;  ///< DCGM_FI_* series with no mapping, and how many lines
 };
 
-/// Parses one scrape. Lines of series other than `DCGM_FI_*` are ignored; placeholder values (2^47,
-/// 0x7ff..f2,
+/// Parses one scrape. A sample line's timestamp outside 1970-2200 (0-kMaxTimestampMs) is DataLoss "line N:
+/// ...". Lines of series other than `DCGM_FI_*` are ignored; placeholder values (2^47, 0x7ff..f2,
 /// ...) are unknown. Errors: DataLoss "line N: ..." naming the first line that is not exposition text, and
 /// InvalidArgument "no DCGM_FI_* series" when the text holds none (not a dcgm-exporter scrape).
 [[nodiscard]] auto parse_dcgm_scrape(std::string_view text, DcgmDeviceIndex& index)

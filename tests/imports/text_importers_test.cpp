@@ -8,6 +8,7 @@
 
 #include "core/derive.hpp"
 #include "imports/dcgm_exporter_import.hpp"
+#include "imports/dcgm_exposition.hpp"
 #include "imports/dcgmi_dmon.hpp"
 #include "imports/importer.hpp"
 #include "imports/nvidia_smi_dmon.hpp"
@@ -274,7 +275,13 @@ TEST(ImportTimes, times_an_int64_of_ns_cannot_hold_are_refused) {
   EXPECT_EQ(json.error().code, core::ErrorCode::DataLoss);
   const auto far = import_dcgm_exporter("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 5 7258118400001\n", kS);
   ASSERT_FALSE(far);
-  EXPECT_EQ(far.error().message, "timestamp 7258118400001 ms is not a time between 1970 and 2200");
+  EXPECT_EQ(far.error().message, "line 1: timestamp 7258118400001 ms is not a time between 1970 and 2200");
+  // The overflow the import_text fuzz target found: 9.3e12 ms x 1e6 does not fit an int64 of ns.
+  const auto overflow = import_dcgm_exporter("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 5 9300000000000\n", kS);
+  ASSERT_FALSE(overflow);
+  EXPECT_EQ(overflow.error().code, core::ErrorCode::DataLoss);
+  DcgmDeviceIndex index;
+  EXPECT_FALSE(parse_dcgm_scrape("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 5 -1\n", index));
   EXPECT_TRUE(interval_fits(1000, {.interval_ns = kS, .start_ns = 0}));
   EXPECT_FALSE(interval_fits(std::int64_t{1} << 40, {.interval_ns = 3600 * kS, .start_ns = 0}));
 }
