@@ -35,11 +35,11 @@ struct CeilingArgs {
   double tokens_per_s =
       std::numeric_limits<double>::quiet_NaN();  ///< --tokens-per-s: measured speed, for MFU
   std::int64_t ep = 1;                           ///< --ep: expert-parallel degree, 1-1024
-  bool dp_attention = false;         ///< --dp-attention: attention data-parallel across the EP group
-  std::int64_t pp = 1;               ///< --pp: pipeline stages, 1-256
-  std::int64_t pp_microbatches = 0;  ///< --pp-microbatches: 0 = the --pp degree
-  std::string gpu_specs;             ///< --gpu-specs: a spec file replacing the built-in one
-  bool json = false;                 ///< --json
+  bool dp_attention = false;            ///< --dp-attention: attention data-parallel across the EP group
+  std::int64_t pp = 1;                  ///< --pp: pipeline stages, 1-256
+  std::int64_t pp_microbatches = 0;     ///< --pp-microbatches: 0 = the --pp degree
+  std::string gpu_specs;                ///< --gpu-specs: a spec file replacing the built-in one
+  bool json = false;                    ///< --json
   bool serve = false;                   ///< --serve: steady-state serving mix instead of one --phase step
   std::int64_t isl = 1024;              ///< --isl: prompt tokens per request (--serve)
   std::int64_t osl = 256;               ///< --osl: generated tokens per request (--serve)

@@ -22,9 +22,14 @@ auto contains(const std::string& text, std::string_view part) -> bool {
 }
 
 /// Applies a module name pattern of `modules_to_not_convert` / `ignore` ("model.layers.*.self_attn",
-/// "lm_head", "model.embed_tokens", "model.layers.*.mlp.router") to the module groups.
+/// "lm_head", "model.embed_tokens", "model.layers.*.mlp.router") to the module groups. Names outside the
+/// language model (a vision tower's "model.visual.blocks.0.mlp.linear_fc1", a multimodal projector,
+/// multi-token-prediction layers "re:^mtp.*") say nothing about its modules and are skipped.
 void keep_unconverted(Quantization& q, const std::string& raw) {
   const std::string name = core::to_lower_ascii(raw);
+  for (std::string_view outside : {"visual", "vision", "multi_modal", "mm_projector", "mtp"}) {
+    if (contains(name, outside)) return;
+  }
   auto keep = [&q](Module m) { q.converted[index_of(m)] = false; };
   if (contains(name, "lm_head")) return keep(Module::LmHead);
   if (contains(name, "embed")) return keep(Module::Embedding);

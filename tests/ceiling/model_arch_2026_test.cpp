@@ -37,7 +37,7 @@ TEST(ModelArch2026Test, every_fixture_config_parses) {
     EXPECT_EQ(layers, arch.num_layers) << model;
     ++parsed;
   }
-  EXPECT_EQ(parsed, 14);  // 7 hand-written + 7 copied configs
+  EXPECT_EQ(parsed, 15);  // 7 hand-written + 8 copied configs
 }
 
 struct Published {
@@ -62,6 +62,24 @@ TEST(ModelArch2026Test, parameter_counts_match_model_cards_within_two_percent) {
   // Active per token from the cards: Gemma-4-26B-A4B 3.8 B, DeepSeek-R1 37 B.
   EXPECT_NEAR(count_params(fixture_arch("gemma-4-26b-a4b")).active / kBillion, 3.8, 0.02 * 3.8);
   EXPECT_NEAR(count_params(fixture_arch("deepseek-r1")).active / kBillion, 37.0, 0.02 * 37.0);
+}
+
+TEST(ModelArch2026Test, qwen35_9b_w4a16_checkpoint_reads_its_architecture_and_compressed_tensors) {
+  const ModelArch arch = fixture_arch("qwen3.5-9b-w4a16");
+  EXPECT_EQ(arch.num_layers, 32);
+  EXPECT_EQ(arch.linear_layers(), 24);
+  EXPECT_EQ(arch.full_layers(), 8);
+  EXPECT_EQ(arch.hidden_size, 4096);
+  // Model card: Qwen3.5-9B, 9 B parameters (the card's figure includes the vision encoder).
+  EXPECT_NEAR(count_params(arch).total / kBillion, 9.0, 0.02 * 9.0);
+  EXPECT_EQ(arch.quant.method, "compressed-tensors");
+  EXPECT_DOUBLE_EQ(arch.quant.bits_per_weight, 4.0 + 16.0 / 128);  // INT4, symmetric, FP16 scale per 128
+  // Its `ignore` list names vision-tower modules ("model.visual.blocks.0.mlp.linear_fc1"): they must not turn
+  // the language model's MLP or attention back to BF16.
+  EXPECT_TRUE(arch.quant.converted[module_index(Module::DenseMlp)]);
+  EXPECT_TRUE(arch.quant.converted[module_index(Module::Attention)]);
+  EXPECT_FALSE(arch.quant.converted[module_index(Module::LinearAttention)]);
+  EXPECT_FALSE(arch.quant.converted[module_index(Module::LmHead)]);
 }
 
 TEST(ModelArch2026Test, qwen35_layers_are_three_linear_to_one_full) {
