@@ -61,6 +61,26 @@ constexpr double kMaxFleetWindowS = 90.0 * 86400.0;
 constexpr double kMaxFleetRefreshS = 3600.0;
 constexpr double kMaxFleetGpus = 1e6;
 
+/// Prometheus' credentials, the same for `fleet` and `serve --prometheus` (one SOLSCOPE_PROMETHEUS_*
+/// variable).
+auto prometheus_token_file(Scope scope) -> OptionSpec {
+  return {.name = "--prometheus-token-file",
+          .scope = scope,
+          .kind = Kind::Text,
+          .help = "with --prometheus: file holding the bearer token sent to Prometheus",
+          .from_env = true,
+          .from_config = true};
+}
+auto prometheus_ca(Scope scope) -> OptionSpec {
+  return {.name = "--prometheus-ca",
+          .scope = scope,
+          .kind = Kind::Text,
+          .help = "with --prometheus: PEM file of the CA that signed an https:// Prometheus' certificate",
+          .default_text = "the system's CAs",
+          .from_env = true,
+          .from_config = true};
+}
+
 auto build_table() -> std::vector<OptionSpec> {
   using enum Kind;
   const auto ms = static_cast<double>(core::kNsPerMs);
@@ -125,11 +145,8 @@ auto build_table() -> std::vector<OptionSpec> {
        0, 0, false, true},
       {"--since", Scope::Serve, Duration, "with --prometheus: the fleet view's window, ending now", "1h",
        kMinFleetWindowS * s, kMaxFleetWindowS * s, false, true},
-      {"--prometheus-token-file", Scope::Serve, Text,
-       "with --prometheus: file holding the bearer token sent to Prometheus", "", 0, 0, false, true},
-      {"--prometheus-ca", Scope::Serve, Text,
-       "with --prometheus: PEM CA bundle that verifies an https:// Prometheus", "the system's", 0, 0, false,
-       true},
+      prometheus_token_file(Scope::Serve),
+      prometheus_ca(Scope::Serve),
 
       {"--duration", Scope::Record, Duration, "stop after this long, e.g. 30s or 5m", "until stopped", ms,
        static_cast<double>(core::kMaxDurationNs), false, false},
@@ -199,10 +216,8 @@ auto build_table() -> std::vector<OptionSpec> {
        kMinFleetWindowS * s, kMaxFleetWindowS * s, false, true},
       {"--refresh", Scope::Fleet, Duration, "time between fleet refreshes in the terminal view", "5s",
        static_cast<double>(core::kNsPerS), kMaxFleetRefreshS * s, false, true},
-      {"--prometheus-token-file", Scope::Fleet, Text, "file holding a bearer token for Prometheus", "", 0, 0,
-       true, true},
-      {"--prometheus-ca", Scope::Fleet, Text, "PEM file of the CA that signed Prometheus' certificate",
-       "the system's CAs", 0, 0, true, true},
+      prometheus_token_file(Scope::Fleet),
+      prometheus_ca(Scope::Fleet),
       {"--at", Scope::Fleet, Text, "end of the window: Unix seconds or YYYY-MM-DDTHH:MM:SSZ", "now", 0, 0,
        false, false},
       {"--step-series", Scope::Fleet, Flag,
