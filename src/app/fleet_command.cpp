@@ -10,10 +10,10 @@
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
 #include "app/signals.hpp"
-#include "app/text_file.hpp"
 #include "core/duration.hpp"
 #include "fleet/fleet_json.hpp"
 #include "fleet/prometheus_fleet.hpp"
+#include "server/auth.hpp"
 #include "tui/fleet_tui.hpp"
 
 namespace solscope::app {
@@ -23,20 +23,6 @@ using core::ErrorCode;
 
 auto failure(const core::Error& e) -> int {
   return e.code == ErrorCode::InvalidArgument ? kExitUsage : kExitFailure;
-}
-
-/// The token file's text without trailing blanks and line ends.
-auto read_token(const std::string& path) -> core::Result<std::string> {
-  auto text = read_text_file(path, "--prometheus-token-file", "give a file holding the bearer token");
-  if (!text) return core::propagate(text);
-  std::string token = std::move(*text);
-  while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' '))
-    token.pop_back();
-  if (token.empty()) {
-    return core::fail(ErrorCode::InvalidArgument, "--prometheus-token-file " + path + " is empty",
-                      "write the bearer token into the file");
-  }
-  return token;
 }
 
 auto make_query(const FleetArgs& args) -> core::Result<fleet::FleetQuery> {
@@ -65,7 +51,7 @@ auto make_provider(const FleetArgs& args) -> core::Result<std::unique_ptr<fleet:
   endpoint.ca_cert_path = args.ca_file;
   endpoint.read_timeout_s = 30.0;
   if (!args.token_file.empty()) {
-    auto token = read_token(args.token_file);
+    auto token = server::read_token_file(args.token_file);
     if (!token) return core::propagate(token);
     endpoint.token = std::move(*token);
   }

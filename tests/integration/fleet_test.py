@@ -161,7 +161,7 @@ def check_token(solscope, workdir):
         check(rc == 1 and "HTTP 401" in err and "--prometheus-token-file" in err,
               f"without a token: exit {rc} (want 1) naming --prometheus-token-file: {err}")
         token = os.path.join(workdir, "token")
-        with open(token, "w", encoding="ascii") as f:
+        with open(os.open(token, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="ascii") as f:
             f.write(TokenPrometheus.TOKEN + "\n")
         rc, out, err = fleet(solscope, url, "--prometheus-token-file", token)
         check(rc == 0 and json.loads(out)["rows"] == [], f"with the token file: exit {rc}: {err}")
