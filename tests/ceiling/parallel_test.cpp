@@ -152,6 +152,23 @@ TEST(ParallelTest, pipeline_splits_layers_and_adds_the_bubble) {
   for (const std::string& n : three.notes) EXPECT_EQ(n.find("rounded up"), std::string::npos) << n;
 }
 
+// Gemma-4-26B-A4B runs a dense MLP (2112 wide) beside its 128 experts in each of its 30 layers
+// (enable_moe_block); under EP 2 inside TP 2 the MLP stays TP-split and still sums its partial rows.
+TEST(ParallelTest, gemma4_ep_keeps_the_dense_mlp_beside_the_experts) {
+  const ModelArch gemma = fixture_arch("gemma-4-26b-a4b");
+  const Ceiling c = run("H100", gemma, workload(Phase::Decode, 16, 1024, 0, 2, 2, false));
+  EXPECT_EQ(c.expert_parallel, 2);
+  const OpCost* mlp = find_op(c, "gate_up_proj");
+  ASSERT_NE(mlp, nullptr);
+  // 30 layers x 2 x 16 tokens x (2 x 1056) x 2816.
+  EXPECT_DOUBLE_EQ(mlp->flops, 30.0 * 2 * 16 * 2 * 1056 * 2816);
+  ASSERT_NE(find_op(c, "experts_gate_up"), nullptr);
+  ASSERT_NE(find_op(c, "ep_combine"), nullptr);
+  const OpCost* all_reduce = find_op(c, "tp_all_reduce");
+  ASSERT_NE(all_reduce, nullptr);
+  EXPECT_DOUBLE_EQ(all_reduce->kernels, 1 + 30 + 30);  // embedding, attention, MLP of each layer
+}
+
 TEST(ParallelTest, tp_all_reduce_stays_on_the_critical_path) {
   // all_reduce_overlap is 0 in the spec file: TP figures are as before (2.2).
   const ModelArch llama = fixture_arch("llama-3.1-8b");
