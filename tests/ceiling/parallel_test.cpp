@@ -169,6 +169,26 @@ TEST(ParallelTest, gemma4_ep_keeps_the_dense_mlp_beside_the_experts) {
   EXPECT_DOUBLE_EQ(all_reduce->kernels, 1 + 30 + 30);  // embedding, attention, MLP of each layer
 }
 
+// The fit check holds each layer kind's KV heads split over TP: Gemma-4-31B's 4 global KV heads at TP 8 are
+// replicated (twice their share), and Qwen3.5-27B's linear layers add their recurrent state per request.
+TEST(ParallelTest, fit_check_counts_kv_per_layer_kind_and_linear_state) {
+  const ModelArch gemma = fixture_arch("gemma-4-31b-it-nvfp4");
+  const Workload wg = workload(Phase::Decode, 4, 4096, 0, 8, 1, false);
+  auto pg = resolve_precision(gemma, wg, builtin_gpu("H100"));
+  ASSERT_TRUE(pg.has_value());
+  const auto tokens = static_cast<double>(wg.step.groups[0].cached_tokens + wg.step.groups[0].new_tokens);
+  EXPECT_DOUBLE_EQ(run("H100", gemma, wg).resident_kv_bytes,
+                   4 * kv_bytes_per_sequence_per_gpu(gemma, tokens, pg->kv_bytes, 8));
+
+  const ModelArch qwen = fixture_arch("qwen3.5-27b");
+  const Workload wq = workload(Phase::Decode, 4, 4096, 0, 2, 1, false);
+  auto pq = resolve_precision(qwen, wq, builtin_gpu("H100"));
+  ASSERT_TRUE(pq.has_value());
+  const double kv = kv_bytes_per_sequence_per_gpu(qwen, tokens, pq->kv_bytes, 2);
+  const double state_per_request = run("H100", qwen, wq).resident_kv_bytes / 4 - kv;
+  EXPECT_NEAR(state_per_request, 153.9e6 / 2, 0.1e6);  // 153.9 MB per request (model_arch.hpp), over TP 2
+}
+
 TEST(ParallelTest, tp_all_reduce_stays_on_the_critical_path) {
   // all_reduce_overlap is 0 in the spec file: TP figures are as before (2.2).
   const ModelArch llama = fixture_arch("llama-3.1-8b");
