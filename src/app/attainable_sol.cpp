@@ -37,6 +37,19 @@ auto shape_text(const workload::WorkloadShape& s) -> std::string {
   return text;
 }
 
+/// The parallel layout and clock of a live workload, shared by the single-step and serving ceilings: the
+/// engine's TP degree (else the GPUs it spans) and the measured SM clock when it is in range.
+auto layout_and_clock(const workload::Workload& w, double sm_clock_mhz) -> ceiling::Workload {
+  ceiling::Workload cw;
+  cw.tensor_parallel =
+      w.tensor_parallel > 0 ? w.tensor_parallel : std::max(1, static_cast<int>(w.gpus.size()));
+  if (std::isfinite(sm_clock_mhz) && sm_clock_mhz >= ceiling::kMinSmClockMhz &&
+      sm_clock_mhz <= ceiling::kMaxSmClockMhz) {
+    cw.sm_clock_mhz = sm_clock_mhz;
+  }
+  return cw;
+}
+
 }  // namespace
 
 auto evaluate_workload(const ceiling::GpuDatabase& db, const ceiling::GpuSpec& gpu,
@@ -48,14 +61,8 @@ auto evaluate_workload(const ceiling::GpuDatabase& db, const ceiling::GpuSpec& g
   }
   auto step = ceiling::make_step(w.shape->phase, w.shape->batch, w.shape->context, w.shape->prompt);
   if (!step) return core::propagate(std::move(step));
-  ceiling::Workload cw;
+  ceiling::Workload cw = layout_and_clock(w, sm_clock_mhz);
   cw.step = std::move(*step);
-  cw.tensor_parallel =
-      w.tensor_parallel > 0 ? w.tensor_parallel : std::max(1, static_cast<int>(w.gpus.size()));
-  if (std::isfinite(sm_clock_mhz) && sm_clock_mhz >= ceiling::kMinSmClockMhz &&
-      sm_clock_mhz <= ceiling::kMaxSmClockMhz) {
-    cw.sm_clock_mhz = sm_clock_mhz;
-  }
   return ceiling::evaluate(db, gpu, arch, cw);
 }
 
@@ -66,13 +73,7 @@ auto evaluate_workload_serving(const ceiling::GpuDatabase& db, const ceiling::Gp
     return core::fail(ErrorCode::FailedPrecondition,
                       "no serving traffic for the workload on GPU " + std::to_string(w.gpu_index));
   }
-  ceiling::Workload base;
-  base.tensor_parallel =
-      w.tensor_parallel > 0 ? w.tensor_parallel : std::max(1, static_cast<int>(w.gpus.size()));
-  if (std::isfinite(sm_clock_mhz) && sm_clock_mhz >= ceiling::kMinSmClockMhz &&
-      sm_clock_mhz <= ceiling::kMaxSmClockMhz) {
-    base.sm_clock_mhz = sm_clock_mhz;
-  }
+  const ceiling::Workload base = layout_and_clock(w, sm_clock_mhz);
   const ceiling::ServeTraffic traffic{w.serve->input_tokens, w.serve->output_tokens, w.serve->concurrency,
                                       w.max_batched_tokens};
   return ceiling::evaluate_serving(db, gpu, arch, base, traffic);

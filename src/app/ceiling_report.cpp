@@ -51,11 +51,23 @@ auto shape_text(const CeilingReportInput& in) -> std::string {
   return "";
 }
 
+}  // namespace
+
+auto layout_text(const ceiling::Ceiling& c) -> std::string {
+  std::string text = fmt::format("TP {}", c.tensor_parallel);
+  if (c.expert_parallel > 1) text += fmt::format(", EP {}", c.expert_parallel);
+  if (c.attention_dp > 1) text += fmt::format(", attention DP {}", c.attention_dp);
+  if (c.pipeline_parallel > 1) text += fmt::format(", PP {}", c.pipeline_parallel);
+  return text;
+}
+
+namespace {
+
 void append_headline(const CeilingReportInput& in, std::string& out) {
   const ceiling::Ceiling& c = in.result;
   auto it = std::back_inserter(out);
-  fmt::format_to(it, "Ceiling of {} on {}: {}, TP {}\n", in.arch.name, in.gpu.id, shape_text(in),
-                 c.tensor_parallel);
+  fmt::format_to(it, "Ceiling of {} on {}: {}, {}\n", in.arch.name, in.gpu.id, shape_text(in),
+                 layout_text(c));
   fmt::format_to(it, "  model config {}\n\n", in.config_path);
   fmt::format_to(
       it, "  attainable Compute SOL  {:5.1f}%  {} pipe busy at {:.0f} MHz ({} peak {:.1f} TFLOP/s dense)\n",

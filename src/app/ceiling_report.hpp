@@ -26,6 +26,10 @@ struct CeilingReportInput {
   double measured_tokens_per_s = std::numeric_limits<double>::quiet_NaN();  ///< NaN when not given
 };
 
+/// The parallel layout for a headline: "TP 2", or with EP, attention DP and PP degrees where above 1
+/// ("TP 1, EP 8, attention DP 8").
+[[nodiscard]] auto layout_text(const ceiling::Ceiling& c) -> std::string;
+
 /// What a limiting resource means, for people: "memory bandwidth", "kernel overhead (fixed time per kernel)".
 [[nodiscard]] auto limiter_text(ceiling::Limiter limiter) -> std::string_view;
 

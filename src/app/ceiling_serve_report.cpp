@@ -26,9 +26,9 @@ void append_headline(const ServeReportInput& in, std::string& out) {
   const ceiling::ServeCeiling& s = in.result;
   const ceiling::Ceiling& c = s.prefill_step;
   auto it = std::back_inserter(out);
-  fmt::format_to(it, "Serving ceiling of {} on {}: isl {}, osl {}, concurrency {}, TP {}\n", in.arch.name,
+  fmt::format_to(it, "Serving ceiling of {} on {}: isl {}, osl {}, concurrency {}, {}\n", in.arch.name,
                  in.gpu.id, s.traffic.input_tokens, s.traffic.output_tokens, s.traffic.concurrency,
-                 c.tensor_parallel);
+                 layout_text(c));
   fmt::format_to(it, "  model config {}\n", in.config_path);
   fmt::format_to(it, "  token budget {} per step{}\n\n", s.traffic.max_batched_tokens,
                  s.default_budget ? " (vLLM serve's default on this GPU)" : "");

@@ -182,18 +182,17 @@ void add_weights(const ModelArch& arch, const Precision& p, const ParallelLayout
   c.experts_per_gpu = arch.is_moe() ? static_cast<double>(arch.num_experts) / l.ep : 0.0;
 }
 
-/// KV cache of one attention rank's requests (all microbatches in flight) on its stage's layers.
+/// KV cache of one attention rank's requests (all microbatches in flight) on its stage's layers: each
+/// layer kind's KV heads split over TP (kv_bytes_per_sequence_per_gpu), plus the linear-attention layers'
+/// recurrent state per request, split tp ways like their value heads.
 void add_kv(const ModelArch& arch, const Workload& w, const Precision& p, const ParallelLayout& l,
             Ceiling& c) {
   if (w.step.training) return;  // a training step holds activations, not a KV cache
-  const double tp = l.tp;
-  const double kv_share = arch.mla ? 1.0
-                                   : std::max(1.0, static_cast<double>(arch.num_kv_heads) / tp) /
-                                         static_cast<double>(arch.num_kv_heads);
+  const double state = recurrent_state_bytes_per_request(arch, bytes_per_element(p.activation)) / l.tp;
   for (const RequestGroup& g : rank_step(w.step, l.dp).groups) {
     const auto tokens = static_cast<double>(g.cached_tokens + g.new_tokens);
-    c.resident_kv_bytes += static_cast<double>(g.requests) * kv_bytes_per_sequence(arch, tokens, p.kv_bytes) *
-                           kv_share * l.layer_fraction;
+    const double per_request = kv_bytes_per_sequence_per_gpu(arch, tokens, p.kv_bytes, l.tp) + state;
+    c.resident_kv_bytes += static_cast<double>(g.requests) * per_request * l.layer_fraction;
   }
 }
 

@@ -196,24 +196,42 @@ void OpBuilder::add_dense_mlp(const MlpNames& names, double instances, double wi
   add_gemm(names.down, module, instances, GemmShape{t, dims_.hidden, w, 1}, true);
 }
 
-/// Routed experts under TP split each expert's width across ranks (no expert parallelism); the distinct
-/// experts touched follow expected_active_experts (2.2).
+/// The MoE block (2.2, 2.8). Without expert parallelism (ep 1) TP splits each expert's width across
+/// ranks. Under ep > 1 the routed experts split whole across ep GPUs (E / ep each): the tokens of every
+/// attention rank (T x dp) meet at the MoE layer and each GPU computes the T x dp x k / ep token-expert
+/// pairs routed to its experts, over the E_act(T x dp) / ep distinct local experts they touch (uniform
+/// routing); dispatch and combine each send (T x dp / ep) x k x h x b_a x (ep - 1) / ep bytes per GPU
+/// (the GPU's share of the tokens, k copies each, the fraction bound for other GPUs). Shared experts
+/// stay TP-split in both cases.
 void OpBuilder::add_moe(double instances) {
   const double t = dims_.tokens;
   const double a = dims_.act_bytes;
+  const double h = dims_.hidden;
+  const double ep = dims_.ep;
+  const bool expert_parallel = ep > 1;
+  const double group_tokens = expert_parallel ? t * dims_.dp : t;
   const double e = as_double(arch_.num_experts);
   const double k = as_double(arch_.experts_per_token);
-  const double active = expected_active_experts(e, k, t);
-  const double per_expert = t * k / active;
-  const double w = std::ceil(as_double(arch_.expert_intermediate_size) / dims_.tp);
+  const double active = expected_active_experts(e, k, group_tokens) / ep;
+  const double routed = group_tokens * k / ep;
+  const double per_expert = active > 0 ? routed / active : 0.0;
+  const double width = as_double(arch_.expert_intermediate_size);
+  const double w = expert_parallel ? width : std::ceil(width / dims_.tp);
   const bool gated = arch_.mlp == MlpKind::Gated;
-  add_gemm("router", Module::Router, instances, GemmShape{t, e, dims_.hidden, 1}, false);
+  const double sent = group_tokens / ep * k * h * a * (ep - 1.0) / ep;
+  // Model FLOPs of the expert GEMMs count once per EP rank; 0 keeps the TP rule (2.8).
+  const double expert_group = expert_parallel ? ep : 0.0;
+  add_gemm("router", Module::Router, instances, GemmShape{t, e, h, 1}, false);
   add_memory("topk_routing", instances, t * e * a + t * k * kRouteBytes);
+  add_all_to_all("ep_dispatch", instances, sent);
   add_gemm("experts_gate_up", Module::Experts, instances,
-           GemmShape{per_expert, gated ? 2.0 * w : w, dims_.hidden, active}, true);
-  add_memory("experts_act", instances, (gated ? 3.0 : 2.0) * t * k * w * a);
-  add_gemm("experts_down", Module::Experts, instances, GemmShape{per_expert, dims_.hidden, w, active}, true);
-  add_memory("moe_combine", instances, (k + 1.0) * t * dims_.hidden * a);
+           GemmShape{per_expert, gated ? 2.0 * w : w, h, active}, true);
+  out_.back().group_multiplier = expert_group;
+  add_memory("experts_act", instances, (gated ? 3.0 : 2.0) * routed * w * a);
+  add_gemm("experts_down", Module::Experts, instances, GemmShape{per_expert, h, w, active}, true);
+  out_.back().group_multiplier = expert_group;
+  add_all_to_all("ep_combine", instances, sent);
+  add_memory("moe_combine", instances, (k + 1.0) * t * h * a);
   if (arch_.shared_intermediate_size > 0) {
     add_dense_mlp(MlpNames{"shared_gate_up", "shared_act", "shared_down"}, instances,
                   as_double(arch_.shared_intermediate_size), Module::SharedExperts);
@@ -242,20 +260,14 @@ void OpBuilder::build() {
       add_standard_attention(group);
     }
     const auto n = as_double(group.count);
-    if (group.moe && dims_.ep > 1) {
-      add_expert_parallel_moe(n);  // its all-to-all combine replaces the all-reduce (2.8)
-      continue;
-    }
-    if (group.moe) {
-      add_moe(n);
-      // Gemma-4: the dense MLP runs beside the experts in the same layer (3.5).
-      if (arch_.dense_mlp_beside_moe) {
-        add_dense_mlp(dense_names, n, as_double(arch_.intermediate_size), Module::DenseMlp);
-      }
-    } else {
-      add_dense_mlp(dense_names, n, as_double(arch_.intermediate_size), Module::DenseMlp);
-    }
-    add_all_reduce(n);
+    if (group.moe) add_moe(n);
+    // Gemma-4: the dense MLP runs beside the experts in the same layer (3.5).
+    const bool dense_mlp = !group.moe || arch_.dense_mlp_beside_moe;
+    if (dense_mlp) add_dense_mlp(dense_names, n, as_double(arch_.intermediate_size), Module::DenseMlp);
+    // Under EP the all-to-all combine replaces the routed experts' all-reduce; TP-split shared experts and
+    // a dense MLP still sum their partial rows (2.8).
+    const bool tp_partial_sums = dims_.ep <= 1 || dense_mlp || arch_.shared_intermediate_size > 0;
+    if (tp_partial_sums) add_all_reduce(n);
   }
   scale_layers(first_layer_op, out_.size());
   add_pipeline_send();

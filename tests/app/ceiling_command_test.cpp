@@ -11,27 +11,15 @@
 #include <nlohmann/json.hpp>
 
 #include "ceiling/test_support.hpp"
+#include "ceiling_run.hpp"
 
 namespace solscope::app {
 namespace {
 
 using ceiling::testing::fixture_path;
 
-struct CommandRun {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-auto run_with(const CeilingArgs& args) -> CommandRun {
-  std::ostringstream out;
-  std::ostringstream err;
-  CommandRun r;
-  r.code = run_ceiling(args, out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
+using testing::CommandRun;
+using testing::run_with;
 
 auto llama_decode() -> CeilingArgs {
   CeilingArgs args;

@@ -11,27 +11,15 @@
 
 #include "app/ceiling_command.hpp"
 #include "ceiling/test_support.hpp"
+#include "ceiling_run.hpp"
 
 namespace solscope::app {
 namespace {
 
 using ceiling::testing::fixture_path;
 
-struct CommandRun {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-auto run_with(const CeilingArgs& args) -> CommandRun {
-  std::ostringstream out;
-  std::ostringstream err;
-  CommandRun r;
-  r.code = run_ceiling(args, out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
+using testing::CommandRun;
+using testing::run_with;
 
 /// isl 1024, osl 256, concurrency 64 (the reference traffic) for Llama-3.1-8B on H100.
 auto llama_serve() -> CeilingArgs {
@@ -109,6 +97,21 @@ TEST(CeilingServeTest, text_report) {
         "25.0% of steps carry 1.00 chunk(s) of 1024 tokens", "concurrency-bound"}) {
     EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
   }
+}
+
+// The headline names every parallel degree above 1, not only TP.
+TEST(CeilingServeTest, text_headline_names_the_ep_and_dp_degrees) {
+  CeilingArgs args = llama_serve();
+  args.gpu = "H200";
+  args.model = fixture_path("deepseek-v3");
+  args.ep = 8;
+  args.dp_attention = true;
+  const CommandRun r = run_with(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string headline =
+      "Serving ceiling of deepseek-ai/DeepSeek-V3 on H200-SXM-141GB: isl 1024, osl 256, "
+      "concurrency 64, TP 1, EP 8, attention DP 8\n";
+  EXPECT_NE(r.out.find(headline), std::string::npos) << r.out;
 }
 
 TEST(CeilingServeTest, bad_traffic_is_a_usage_error_with_the_range) {

@@ -152,6 +152,43 @@ TEST(ParallelTest, pipeline_splits_layers_and_adds_the_bubble) {
   for (const std::string& n : three.notes) EXPECT_EQ(n.find("rounded up"), std::string::npos) << n;
 }
 
+// Gemma-4-26B-A4B runs a dense MLP (2112 wide) beside its 128 experts in each of its 30 layers
+// (enable_moe_block); under EP 2 inside TP 2 the MLP stays TP-split and still sums its partial rows.
+TEST(ParallelTest, gemma4_ep_keeps_the_dense_mlp_beside_the_experts) {
+  const ModelArch gemma = fixture_arch("gemma-4-26b-a4b");
+  const Ceiling c = run("H100", gemma, workload(Phase::Decode, 16, 1024, 0, 2, 2, false));
+  EXPECT_EQ(c.expert_parallel, 2);
+  const OpCost* mlp = find_op(c, "gate_up_proj");
+  ASSERT_NE(mlp, nullptr);
+  // 30 layers x 2 x 16 tokens x (2 x 1056) x 2816.
+  EXPECT_DOUBLE_EQ(mlp->flops, 30.0 * 2 * 16 * 2 * 1056 * 2816);
+  ASSERT_NE(find_op(c, "experts_gate_up"), nullptr);
+  ASSERT_NE(find_op(c, "ep_combine"), nullptr);
+  const OpCost* all_reduce = find_op(c, "tp_all_reduce");
+  ASSERT_NE(all_reduce, nullptr);
+  EXPECT_DOUBLE_EQ(all_reduce->kernels, 1 + 30 + 30);  // embedding, attention, MLP of each layer
+}
+
+// The fit check holds each layer kind's KV heads split over TP: Gemma-4-31B's 4 global KV heads at TP 8 are
+// replicated (twice their share), and Qwen3.5-27B's linear layers add their recurrent state per request.
+TEST(ParallelTest, fit_check_counts_kv_per_layer_kind_and_linear_state) {
+  const ModelArch gemma = fixture_arch("gemma-4-31b-it-nvfp4");
+  const Workload wg = workload(Phase::Decode, 4, 4096, 0, 8, 1, false);
+  auto pg = resolve_precision(gemma, wg, builtin_gpu("H100"));
+  ASSERT_TRUE(pg.has_value());
+  const auto tokens = static_cast<double>(wg.step.groups[0].cached_tokens + wg.step.groups[0].new_tokens);
+  EXPECT_DOUBLE_EQ(run("H100", gemma, wg).resident_kv_bytes,
+                   4 * kv_bytes_per_sequence_per_gpu(gemma, tokens, pg->kv_bytes, 8));
+
+  const ModelArch qwen = fixture_arch("qwen3.5-27b");
+  const Workload wq = workload(Phase::Decode, 4, 4096, 0, 2, 1, false);
+  auto pq = resolve_precision(qwen, wq, builtin_gpu("H100"));
+  ASSERT_TRUE(pq.has_value());
+  const double kv = kv_bytes_per_sequence_per_gpu(qwen, tokens, pq->kv_bytes, 2);
+  const double state_per_request = run("H100", qwen, wq).resident_kv_bytes / 4 - kv;
+  EXPECT_NEAR(state_per_request, 153.9e6 / 2, 0.1e6);  // 153.9 MB per request (model_arch.hpp), over TP 2
+}
+
 TEST(ParallelTest, tp_all_reduce_stays_on_the_critical_path) {
   // all_reduce_overlap is 0 in the spec file: TP figures are as before (2.2).
   const ModelArch llama = fixture_arch("llama-3.1-8b");

@@ -60,7 +60,6 @@ class OpBuilder {
   void add_model_ends();
 
   // Parallelism (op_builder_parallel.cpp; docs/design/ceiling-model.md 2.8).
-  void add_expert_parallel_moe(double instances);
   void add_all_to_all(std::string_view name, double instances, double bytes_sent);
   void add_pipeline_send();
   void scale_layers(std::size_t first, std::size_t last);
