@@ -83,7 +83,10 @@ void finish_gpu(DcgmGpuSample& g, double fb_free_bytes) {
     r.set(core::MetricId::MemoryTotalBytes, used + fb_free_bytes);
   }
   const double total = r.value(core::MetricId::MemoryTotalBytes);
-  if (std::isfinite(total) && total >= 0) g.device.memory_total_bytes = static_cast<std::uint64_t>(total);
+  // Below 2^64 (0x1p64): a larger value (a damaged scrape) has no uint64 and stays unknown (0).
+  if (std::isfinite(total) && total >= 0 && total < 0x1p64) {
+    g.device.memory_total_bytes = static_cast<std::uint64_t>(total);
+  }
 }
 
 /// One scrape from the DCGM_FI_* samples of one time (all of `samples` are DCGM_FI_* lines).

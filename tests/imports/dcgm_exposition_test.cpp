@@ -247,5 +247,18 @@ TEST(DcgmExpositionErrors, exposition_without_dcgm_series_is_refused) {
   EXPECT_EQ(empty.error().code, core::ErrorCode::InvalidArgument);
 }
 
+TEST(DcgmExpositionErrors, memory_beyond_a_uint64_of_bytes_stays_unknown) {
+  // Found by the dcgm_exposition fuzz target: 9.2e18 MiB x 1 MiB does not fit the uint64 of DeviceInfo.
+  DcgmDeviceIndex index;
+  const auto r = parse_dcgm_scrape(
+      "DCGM_FI_DEV_FB_USED{gpu=\"0\"} 9223372036854775000\nDCGM_FI_DEV_FB_FREE{gpu=\"0\"} 1\n"
+      "DCGM_FI_DEV_FB_USED{gpu=\"1\"} 1024\nDCGM_FI_DEV_FB_FREE{gpu=\"1\"} 1024\n",
+      index);
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->gpus.size(), 2u);
+  EXPECT_EQ(r->gpus[0].device.memory_total_bytes, 0u);
+  EXPECT_EQ(r->gpus[1].device.memory_total_bytes, 2048ull * 1048576ull);
+}
+
 }  // namespace
 }  // namespace solscope::imports

@@ -161,6 +161,8 @@ def check_token(solscope, workdir):
         check(rc == 1 and "HTTP 401" in err and "--prometheus-token-file" in err,
               f"without a token: exit {rc} (want 1) naming --prometheus-token-file: {err}")
         token = os.path.join(workdir, "token")
+        if os.path.exists(token):  # left by an earlier run, perhaps with another mode: O_CREAT keeps it
+            os.unlink(token)
         with open(os.open(token, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="ascii") as f:
             f.write(TokenPrometheus.TOKEN + "\n")
         rc, out, err = fleet(solscope, url, "--prometheus-token-file", token)
