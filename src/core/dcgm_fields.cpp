@@ -65,6 +65,10 @@ auto dcgm_field_by_tag(std::string_view tag) -> std::optional<DcgmField> {
   return find_field([tag](const DcgmField& f) { return f.tag == tag; });
 }
 
+auto dcgm_field_by_metric(MetricId metric) -> std::optional<DcgmField> {
+  return find_field([metric](const DcgmField& f) { return f.metric == metric; });
+}
+
 auto is_dcgm_placeholder(double value) -> bool {
   if (std::isnan(value)) return true;
   for (const double base : {kFp64Blank, kInt32Blank}) {

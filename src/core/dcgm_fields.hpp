@@ -28,6 +28,9 @@ struct DcgmField {
   double scale = 1.0;     ///< value x scale = solscope's unit (ratio 0-1 -> %: 100; MiB -> bytes: 1048576)
 };
 
+/// The prefix of every dcgm-exporter series name.
+inline constexpr std::string_view kDcgmSeriesPrefix = "DCGM_FI_";
+
 /// Every DCGM field solscope maps, in id order.
 [[nodiscard]] auto dcgm_fields() -> std::span<const DcgmField>;
 
@@ -36,6 +39,9 @@ struct DcgmField {
 [[nodiscard]] auto dcgm_field_by_id(std::uint32_t id) -> std::optional<DcgmField>;
 [[nodiscard]] auto dcgm_field_by_name(std::string_view name) -> std::optional<DcgmField>;
 [[nodiscard]] auto dcgm_field_by_tag(std::string_view tag) -> std::optional<DcgmField>;
+/// The field that fills `metric` (e.g. MetricId::TensorPipe -> DCGM_FI_PROF_PIPE_TENSOR_ACTIVE); nullopt when
+/// no DCGM field does.
+[[nodiscard]] auto dcgm_field_by_metric(MetricId metric) -> std::optional<DcgmField>;
 
 /// True when `value` is one of DCGM's placeholders for "no value": the FP64 blank family (2^47 =
 /// 140737488355328 and the next three: not found, not supported, not permissioned), the INT64 family

@@ -62,6 +62,11 @@ struct MetricDef {
 };
 
 /// The whole catalog, indexed by MetricId (row i has id i).
+/// Prometheus names of the two SOL series solscope exports per GPU (src/server, 0-1 of peak) and the fleet
+/// view reads back (src/fleet); the other series take their names from the catalog's prom_name.
+inline constexpr std::string_view kPromComputeSolName = "solscope_compute_sol_ratio";
+inline constexpr std::string_view kPromMemorySolName = "solscope_memory_sol_ratio";
+
 [[nodiscard]] auto metric_catalog() -> std::span<const MetricDef>;
 
 /// The row of one metric.

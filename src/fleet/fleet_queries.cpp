@@ -2,15 +2,33 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
 
+#include "core/dcgm_fields.hpp"
+#include "core/metric_catalog.hpp"
 #include "fleet/fleet_math.hpp"
 #include "fleet/prom_api.hpp"
 
 namespace solscope::fleet {
 namespace {
 
-constexpr std::string_view kDcgmPipes = R"(__name__=~"DCGM_FI_PROF_PIPE_(TENSOR|FP64|FP32|FP16)_ACTIVE")";
+/// The pipes of DCGM's Compute SOL (core/dcgm_fields.hpp): tensor, FP64, FP32 (the FMA pipe), FP16.
+constexpr std::array kDcgmComputePipes{core::MetricId::TensorPipe, core::MetricId::Fp64Pipe,
+                                       core::MetricId::FmaPipe, core::MetricId::Fp16Pipe};
+
+/// The DCGM field that fills `metric` (every metric the fleet asks for has one: core/dcgm_fields.cpp).
+auto dcgm(core::MetricId metric) -> core::DcgmField {
+  return core::dcgm_field_by_metric(metric).value_or(core::DcgmField{});
+}
+
+/// `__name__=~"A|B|C|D"` over the DCGM names of kDcgmComputePipes.
+auto dcgm_pipes_matcher() -> std::string {
+  std::string names;
+  for (const core::MetricId m : kDcgmComputePipes)
+    names += (names.empty() ? "" : "|") + std::string(dcgm(m).name);
+  return fmt::format(R"(__name__=~"{}")", names);
+}
 
 auto join(std::string_view a, std::string_view b) -> std::string {
   if (a.empty()) return std::string(b);
@@ -20,7 +38,8 @@ auto join(std::string_view a, std::string_view b) -> std::string {
 
 /// The metric that says a GPU of `kind` exists.
 auto presence_metric(SeriesKind kind) -> std::string_view {
-  return kind == SeriesKind::Solscope ? "solscope_gpu_utilization_ratio" : "DCGM_FI_DEV_GPU_UTIL";
+  return kind == SeriesKind::Solscope ? core::metric_def(core::MetricId::GpuUtil).prom_name
+                                      : dcgm(core::MetricId::GpuUtil).name;
 }
 
 auto per_gpu_in_window(SeriesKind kind, std::string_view inner, std::int64_t window_ns) -> std::string {
@@ -50,17 +69,17 @@ auto figure_expr(SeriesKind kind, Figure figure, std::string_view inner, std::st
   std::string selector;
   bool ratio = true;
   if (kind == SeriesKind::Solscope) {
-    const std::string_view name = figure == Figure::ComputeSol  ? "solscope_compute_sol_ratio"
-                                  : figure == Figure::MemorySol ? "solscope_memory_sol_ratio"
-                                                                : "solscope_gpu_utilization_ratio";
+    const std::string_view name = figure == Figure::ComputeSol  ? core::kPromComputeSolName
+                                  : figure == Figure::MemorySol ? core::kPromMemorySolName
+                                                                : presence_metric(kind);
     selector = with_matchers(name, matchers);
   } else if (figure == Figure::ComputeSol) {
-    selector = with_matchers("", join(kDcgmPipes, matchers));
+    selector = with_matchers("", join(dcgm_pipes_matcher(), matchers));
   } else if (figure == Figure::MemorySol) {
-    selector = with_matchers("DCGM_FI_PROF_DRAM_ACTIVE", matchers);
+    selector = with_matchers(dcgm(core::MetricId::DramThroughput).name, matchers);
   } else {
-    selector = with_matchers("DCGM_FI_DEV_GPU_UTIL", matchers);
-    ratio = false;  // dcgm-exporter's utilization is already a percent
+    selector = with_matchers(dcgm(core::MetricId::GpuUtil).name, matchers);
+    ratio = dcgm(core::MetricId::GpuUtil).scale != 1.0;  // dcgm-exporter's utilization is already a percent
   }
   const std::string agg = fmt::format("max by ({}) ({})", kKeyLabels, with_host_label(selector));
   return ratio ? "100 * " + agg : agg;

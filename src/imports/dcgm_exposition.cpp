@@ -15,7 +15,6 @@ namespace {
 
 using workload::PromSample;
 
-constexpr std::string_view kDcgmPrefix = "DCGM_FI_";
 // Free framebuffer (DCGM field 252's sibling 251, MiB): dcgm-exporter's default set exports used and free but
 // not total, so total = used + free when DCGM_FI_DEV_FB_TOTAL is absent.
 constexpr std::string_view kFbFree = "DCGM_FI_DEV_FB_FREE";
@@ -131,7 +130,7 @@ auto build_scrape(std::span<const PromSample* const> samples, DcgmDeviceIndex& i
 }
 
 auto is_dcgm_series(const PromSample& s) -> bool {
-  return s.name.starts_with(kDcgmPrefix);
+  return s.name.starts_with(core::kDcgmSeriesPrefix);
 }
 
 /// The exposition text's samples, or DataLoss naming the first line that is not exposition text.

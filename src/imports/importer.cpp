@@ -1,5 +1,6 @@
 #include "imports/importer.hpp"
 
+#include "core/dcgm_fields.hpp"
 #include "imports/dcgm_exporter_import.hpp"
 #include "imports/dcgmi_dmon.hpp"
 #include "imports/nvidia_smi_dmon.hpp"
@@ -23,14 +24,14 @@ auto line_matches(std::string_view head, ImportFormat& found) -> bool {
     if (comment && (second == "Entity" || second == "entity")) {
       found = ImportFormat::DcgmiDmon;
     } else if (comment && (second == "TYPE" || second == "HELP") && words.size() > 2 &&
-               words[first.empty() ? 2 : 1].starts_with("DCGM_FI_")) {
+               words[first.empty() ? 2 : 1].starts_with(core::kDcgmSeriesPrefix)) {
       found = ImportFormat::DcgmExporter;
     } else if (comment) {
       for (const std::string_view w : words) {
         if (w == "gpu" || w == "#gpu") found = ImportFormat::NvidiaSmiDmon;
       }
       if (found != ImportFormat::NvidiaSmiDmon) return true;
-    } else if (words[0].starts_with("DCGM_FI_")) {
+    } else if (words[0].starts_with(core::kDcgmSeriesPrefix)) {
       found = ImportFormat::DcgmExporter;
     } else {
       return true;

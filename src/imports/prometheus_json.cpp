@@ -128,7 +128,7 @@ auto read_series(Builder& b, const Json& series, std::size_t index) -> core::Res
   const std::string name = label(metric, "__name__");
   std::optional<Target> target;
   bool is_info = false;
-  if (name.starts_with("DCGM_FI_")) {
+  if (name.starts_with(core::kDcgmSeriesPrefix)) {
     if (const auto field = core::dcgm_field_by_name(name))
       target = Target{field->metric, field->scale, field};
   } else if (name == "solscope_gpu_info") {

@@ -95,5 +95,14 @@ TEST(DcgmFields, placeholders_are_unknown) {
   EXPECT_FALSE(is_dcgm_placeholder(1e12));
 }
 
+TEST(DcgmFields, field_by_metric_names_the_series_the_fleet_view_queries) {
+  EXPECT_EQ(dcgm_field_by_metric(MetricId::TensorPipe)->name, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE");
+  EXPECT_EQ(dcgm_field_by_metric(MetricId::FmaPipe)->name, "DCGM_FI_PROF_PIPE_FP32_ACTIVE");
+  EXPECT_EQ(dcgm_field_by_metric(MetricId::DramThroughput)->id, 1005);
+  EXPECT_EQ(dcgm_field_by_metric(MetricId::GpuUtil)->scale, 1.0);  // already a percent
+  EXPECT_FALSE(dcgm_field_by_metric(MetricId::L2Throughput).has_value()) << "DCGM has no L2 field";
+  for (const DcgmField& f : dcgm_fields()) EXPECT_TRUE(f.name.starts_with(kDcgmSeriesPrefix)) << f.name;
+}
+
 }  // namespace
 }  // namespace solscope::core

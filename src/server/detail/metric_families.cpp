@@ -93,11 +93,10 @@ auto path_name(std::size_t i) -> std::string_view {
 }
 
 void add_sol_gauges(Families& f, const core::SolSample& w, const Labels& gpu) {
-  f.gauge("solscope_compute_sol_ratio",
-          "Compute SOL of the latest window: busiest compute pipe, 0-1 of peak.",
+  f.gauge(core::kPromComputeSolName, "Compute SOL of the latest window: busiest compute pipe, 0-1 of peak.",
           w.compute_pipe == core::Pipe::kCount ? gpu : with(gpu, "pipe", core::to_string(w.compute_pipe)),
           w.compute_sol_pct * kPctToRatio);
-  f.gauge("solscope_memory_sol_ratio", "Memory SOL of the latest window: busiest memory path, 0-1 of peak.",
+  f.gauge(core::kPromMemorySolName, "Memory SOL of the latest window: busiest memory path, 0-1 of peak.",
           w.memory_path == core::MemPath::kCount ? gpu : with(gpu, "path", core::to_string(w.memory_path)),
           w.memory_sol_pct * kPctToRatio);
   // Family names from the catalog (every pipe row shares one family, every path row another).
