@@ -150,6 +150,7 @@ auto render_serve_json(const ServeReportInput& in) -> std::string {
               {"budget_bound", m.budget_bound}};
   j["steps"] = {{"with_prefill", step_json(s.prefill_step)},
                 {"decode_only", s.has_decode_step ? step_json(s.decode_step) : Json(nullptr)}};
+  j["fits"] = s.fits;
   j["notes"] = s.notes;
   return j.dump(2) + "\n";
 }

@@ -214,8 +214,8 @@ void add_residency(const ModelArch& arch, const Workload& w, const Precision& p,
   c.memory_usable_bytes = gpu.memory_bytes * (1.0 - db.memory_reserve_fraction);
   c.fits = c.memory_need_bytes <= c.memory_usable_bytes;
   if (c.fits) return;
-  c.notes.push_back("does not fit: weights " + gb_text(c.resident_weight_bytes) + " GB + KV cache " +
-                    gb_text(c.resident_kv_bytes) + " GB + activations " +
+  c.notes.push_back(std::string(kDoesNotFitNote) + ": weights " + gb_text(c.resident_weight_bytes) +
+                    " GB + KV cache " + gb_text(c.resident_kv_bytes) + " GB + activations " +
                     gb_text(c.resident_activation_bytes) + " GB = " + gb_text(c.memory_need_bytes) +
                     " GB per GPU exceed the " + gb_text(c.memory_usable_bytes) + " GB usable of " + gpu.id +
                     " (" + gb_text(gpu.memory_bytes) + " GB less a " +

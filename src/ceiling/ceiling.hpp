@@ -57,6 +57,9 @@ struct OpCost {
   Limiter limiter = Limiter::Memory;  ///< the largest entry of time_by_limiter_s
 };
 
+/// How the note of a deployment that does not fit memory begins (Ceiling::fits false; section 2.8).
+inline constexpr std::string_view kDoesNotFitNote = "does not fit";
+
 /// The ceiling of one step on one GPU of a TP group.
 struct Ceiling {
   std::vector<OpCost> ops;             ///< in first-execution order, one row per operator name

@@ -69,9 +69,20 @@ void add_decoders(Step& step, std::int64_t decoders, const ServeTraffic& t) {
   }
 }
 
-void add_notes(const Ceiling& c, std::vector<std::string>& notes) {
-  for (const std::string& n : c.notes) {
-    if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
+/// The steps' notes, once each, and whether every step fits. Steps that do not fit each say so with numbers
+/// that differ by their activations: only the note of the step needing the most memory is kept.
+void add_step_notes(ServeCeiling& s) {
+  std::vector<const Ceiling*> steps{&s.prefill_step};
+  if (s.has_decode_step) steps.push_back(&s.decode_step);
+  const Ceiling* largest = *std::max_element(
+      steps.begin(), steps.end(),
+      [](const Ceiling* a, const Ceiling* b) { return a->memory_need_bytes < b->memory_need_bytes; });
+  s.fits = std::all_of(steps.begin(), steps.end(), [](const Ceiling* c) { return c->fits; });
+  for (const Ceiling* c : steps) {
+    for (const std::string& n : c->notes) {
+      if (n.starts_with(kDoesNotFitNote) && c != largest) continue;
+      if (std::find(s.notes.begin(), s.notes.end(), n) == s.notes.end()) s.notes.push_back(n);
+    }
   }
 }
 
@@ -198,8 +209,7 @@ auto evaluate_serving(const GpuDatabase& db, const GpuSpec& gpu, const ModelArch
   s.prefill_time_share = std::clamp(m.prefill_step_fraction * extra / s.mean_step_time_s, 0.0, 1.0);
   s.decode_time_share = 1 - s.prefill_time_share;
 
-  add_notes(s.prefill_step, s.notes);
-  if (s.has_decode_step) add_notes(s.decode_step, s.notes);
+  add_step_notes(s);
   return s;
 }
 

@@ -95,10 +95,12 @@ struct ServeCeiling {
       0;  ///< prompt + generated tokens per second (vLLM bench's "total token throughput")
   double tpot_s =
       std::numeric_limits<double>::quiet_NaN();  ///< time per output token after the first; NaN when osl = 1
-  double ttft_s = 0;               ///< time to first token: queueing plus the prompt's chunk steps
-  double prefill_time_share = 0;   ///< share of time spent on prefill work, 0-1 (section 6.3)
-  double decode_time_share = 0;    ///< 1 - prefill_time_share
-  std::vector<std::string> notes;  ///< the steps' notes, deduplicated, plus the model's own
+  double ttft_s = 0;              ///< time to first token: queueing plus the prompt's chunk steps
+  double prefill_time_share = 0;  ///< share of time spent on prefill work, 0-1 (section 6.3)
+  double decode_time_share = 0;   ///< 1 - prefill_time_share
+  std::vector<std::string>
+      notes;         ///< the steps' notes, deduplicated (one "does not fit"), plus the model's own
+  bool fits = true;  ///< every costed step fits the GPU's memory (Ceiling::fits); the note gives the numbers
 };
 
 /// Costs `traffic` for `arch` on `gpu` with the TP degree, dtypes and clock of `base` (its step is ignored).

@@ -114,6 +114,29 @@ TEST(CeilingServeTest, text_headline_names_the_ep_and_dp_degrees) {
   EXPECT_NE(r.out.find(headline), std::string::npos) << r.out;
 }
 
+// DeepSeek-R1 on 8 GPUs with EP 8 and attention DP: both representative steps overflow an H100, yet the
+// report says "does not fit" once (the step needing the most memory) and `fits` false; on H200 it fits.
+TEST(CeilingServeTest, does_not_fit_is_said_once_with_the_numbers) {
+  CeilingArgs args = llama_serve();
+  args.model = fixture_path("deepseek-r1");
+  args.ep = 8;
+  args.dp_attention = true;
+  args.json = true;
+  CommandRun r = run_with(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j["fits"].get<bool>());
+  int fit_notes = 0;
+  for (const auto& n : j["notes"])
+    fit_notes += n.get<std::string>().starts_with("does not fit: weights 100.8 GB");
+  EXPECT_EQ(fit_notes, 1) << j["notes"].dump();
+  args.gpu = "H200";
+  r = run_with(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["fits"].get<bool>());
+}
+
 TEST(CeilingServeTest, bad_traffic_is_a_usage_error_with_the_range) {
   struct Case {
     void (*edit)(CeilingArgs&);
