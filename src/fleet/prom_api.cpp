@@ -6,6 +6,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "json/json_fields.hpp"
+
 namespace solscope::fleet {
 namespace {
 
@@ -136,8 +138,8 @@ auto parse_prom_answer(const workload::HttpResponse& response, std::string_view 
                       std::string(kUrlHint));
   }
   if (doc["status"] != "success") {
-    const std::string type = doc.value("errorType", std::string("unknown"));
-    const std::string message = doc.value("error", std::string("no message"));
+    const std::string type = solscope::json::string_field(doc, "errorType", "unknown");
+    const std::string message = solscope::json::string_field(doc, "error", "no message");
     return core::fail(
         error_code_for(type),
         fmt::format("Prometheus at {} failed the {} query ({}): {}", origin, what, type, message),

@@ -13,6 +13,7 @@
 
 #include "core/guarded_run.hpp"
 #include "core/units.hpp"
+#include "json/json_fields.hpp"
 #include "server/sample_json.hpp"
 #include "server/server.hpp"
 #include "server/sse_parser.hpp"
@@ -140,8 +141,7 @@ auto RemoteFeed::Impl::load_devices(httplib::Client& client, bool first) -> core
   }
   {
     const std::scoped_lock lock(mutex);
-    const auto s = json->find("source");
-    source = s != json->end() && s->is_string() ? s->get<std::string>() : std::string();
+    source = solscope::json::string_field(*json, "source");
   }
   last_devices = std::chrono::steady_clock::now();
   if (first || ids != uuids) {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/metric_catalog.hpp"
+#include "json/json_fields.hpp"
 #include "trace/json_format.hpp"
 
 namespace solscope::server {
@@ -18,10 +19,7 @@ auto number_at(const Json& object, const char* key) -> double {
   return it != object.end() && it->is_number() ? it->get<double>() : core::kUnknown;
 }
 
-auto string_at(const Json& object, const char* key) -> std::string {
-  const auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
+using solscope::json::string_field;
 
 template <class T>
 auto integer_at(const Json& object, const char* key, T fallback) -> T {
@@ -56,13 +54,14 @@ auto sample_from_json(const Json& json) -> core::Result<core::SolSample> {
   s.device_index = json["device"].get<std::uint32_t>();
   s.t_start_ns = json["t_start_ns"].get<std::int64_t>();
   s.t_end_ns = json["t_end_ns"].get<std::int64_t>();
-  s.source = core::source_kind_from_string(string_at(json, "source")).value_or(core::SourceKind::None);
+  s.source = core::source_kind_from_string(string_field(json, "source")).value_or(core::SourceKind::None);
   s.flags = integer_at<std::uint32_t>(json, "flags", 0);
   s.compute_sol_pct = number_at(json, "compute_sol_pct");
-  s.compute_pipe = core::pipe_from_string(string_at(json, "compute_pipe")).value_or(core::Pipe::kCount);
+  s.compute_pipe = core::pipe_from_string(string_field(json, "compute_pipe")).value_or(core::Pipe::kCount);
   s.memory_sol_pct = number_at(json, "memory_sol_pct");
-  s.memory_path = core::mem_path_from_string(string_at(json, "memory_path")).value_or(core::MemPath::kCount);
-  s.bound = core::bound_from_string(string_at(json, "bound")).value_or(core::Bound::Unknown);
+  s.memory_path =
+      core::mem_path_from_string(string_field(json, "memory_path")).value_or(core::MemPath::kCount);
+  s.bound = core::bound_from_string(string_field(json, "bound")).value_or(core::Bound::Unknown);
   read_pipes_and_paths(json, s);
   s.dram_bytes_per_s = number_at(json, "dram_bytes_per_s");
   s.attainable_compute_sol_pct = number_at(json, "attainable_compute_sol_pct");
@@ -108,18 +107,18 @@ auto device_state_from_json(const Json& json) -> core::Result<core::DeviceState>
   }
   core::DeviceState d;
   d.info.index = json["index"].get<std::uint32_t>();
-  d.info.uuid = string_at(json, "uuid");
-  d.info.name = string_at(json, "name");
-  d.info.chip = string_at(json, "chip");
-  d.info.pci_bus_id = string_at(json, "pci_bus_id");
+  d.info.uuid = string_field(json, "uuid");
+  d.info.name = string_field(json, "name");
+  d.info.chip = string_field(json, "chip");
+  d.info.pci_bus_id = string_field(json, "pci_bus_id");
   d.info.sm_count = integer_at<std::uint32_t>(json, "sm_count", 0);
   d.info.memory_total_bytes = integer_at<std::uint64_t>(json, "memory_total_bytes", 0);
   d.info.max_sm_clock_mhz = number_at(json, "max_sm_clock_mhz");
   d.info.max_mem_clock_mhz = number_at(json, "max_mem_clock_mhz");
   d.info.dram_peak_bytes_per_s = number_at(json, "dram_peak_bytes_per_s");
-  d.source = core::source_kind_from_string(string_at(json, "source")).value_or(core::SourceKind::None);
-  d.source_note = string_at(json, "source_note");
-  d.workload_note = string_at(json, "workload_note");
+  d.source = core::source_kind_from_string(string_field(json, "source")).value_or(core::SourceKind::None);
+  d.source_note = string_field(json, "source_note");
+  d.workload_note = string_field(json, "workload_note");
   const auto lost = json.find("lost");
   d.lost = lost != json.end() && lost->is_boolean() && lost->get<bool>();
   if (const auto it = json.find("processes"); it != json.end() && it->is_array()) {
@@ -127,10 +126,10 @@ auto device_state_from_json(const Json& json) -> core::Result<core::DeviceState>
       if (!p.is_object()) continue;
       d.processes.push_back(
           core::GpuProcess{.pid = integer_at<std::int32_t>(p, "pid", 0),
-                           .user = string_at(p, "user"),
+                           .user = string_field(p, "user"),
                            .gpu_memory_bytes = integer_at<std::uint64_t>(p, "gpu_memory_bytes", 0),
-                           .command = string_at(p, "command"),
-                           .container_id = string_at(p, "container_id")});
+                           .command = string_field(p, "command"),
+                           .container_id = string_field(p, "container_id")});
     }
   }
   return d;

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json/json_fields.hpp"
+
 namespace solscope::workload {
 namespace {
 
@@ -21,10 +23,7 @@ auto parse_object(std::string_view body, std::string_view what) -> core::Result<
   return doc;
 }
 
-auto string_field(const json& obj, const char* key) -> std::string {
-  const auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string{};
-}
+using solscope::json::string_field;
 
 /// An integer field in [1, max] (JSON integers, or floats holding an integer); 0 otherwise.
 auto int_field(const json& obj, const char* key, std::int64_t max) -> std::int64_t {

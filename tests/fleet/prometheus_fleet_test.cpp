@@ -303,6 +303,10 @@ TEST(PrometheusFleet, maps_prometheus_errors_to_codes_with_its_own_message) {
                    ->snapshot();
   ASSERT_FALSE(shape.has_value());
   EXPECT_EQ(shape.error().code, ErrorCode::DataLoss);
+  // An error answer whose fields are not strings is still an error with a message, never an exception.
+  auto odd = with({422, R"({"status":"error","errorType":{"x":1},"error":[2]})"})->snapshot();
+  ASSERT_FALSE(odd.has_value());
+  EXPECT_NE(odd.error().message.find("(unknown): no message"), std::string::npos) << odd.error().message;
 }
 
 TEST(PromApi, selector_urls_and_times) {

@@ -232,6 +232,14 @@ TEST(PrometheusJsonImport, bad_answers_say_where) {
                 .code,
             core::ErrorCode::InvalidArgument);
   EXPECT_FALSE(parse_prometheus_json("[1e400]"));
+  // Fields of another type are refused, not thrown (import_text fuzz finding: "status" holding an object).
+  const auto object_status = parse_prometheus_json(R"({"status":{"__name__":"up"},"data":{}})");
+  ASSERT_FALSE(object_status);
+  EXPECT_EQ(object_status.error().code, core::ErrorCode::InvalidArgument);
+  const auto numeric_type =
+      parse_prometheus_json(R"({"status":"success","data":{"resultType":7,"result":[]}})");
+  ASSERT_FALSE(numeric_type);
+  EXPECT_EQ(numeric_type.error().message, "the answer's resultType is not \"matrix\" (a query_range answer)");
 }
 
 // --- dcgm-exporter scrapes (the f-live parser) through the importer

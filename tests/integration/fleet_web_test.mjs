@@ -289,7 +289,10 @@ async function fleetPart(browser, args, prom) {
     const legend = await page.locator('#history-chart .u-legend').textContent();
     for (const label of ['Compute SOL', 'Memory SOL', 'Classic util']) check(legend.includes(label), `legend lacks ${label}`);
     await page.screenshot({ path: path.join(args.workdir, 'fleet.png'), fullPage: true });
-    if (args.screenshot) copyFileSync(path.join(args.workdir, 'fleet.png'), args.screenshot);
+    if (args.screenshot) {
+      mkdirSync(path.dirname(args.screenshot), { recursive: true });
+      copyFileSync(path.join(args.workdir, 'fleet.png'), args.screenshot);
+    }
     // Enter on a focused row opens that GPU.
     await page.focus('#fleet-body tr[data-host="node-b"][data-gpu="0"]');
     await page.keyboard.press('Enter');

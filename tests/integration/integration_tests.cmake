@@ -41,19 +41,21 @@ solscope_integration_test(NAME fleet_tui_tmux TIMEOUT 120
   COMMAND ${SOLSCOPE_PYTHON3} ${solscope_it_dir}/fleet_tui_test.py --solscope $<TARGET_FILE:solscope>
           --workdir ${solscope_it_out}/fleet_tui)
 if(SOLSCOPE_NODE)
+  # The browser tests save screenshots under the build tree, so a test run never edits the checkout; to refresh
+  # the ones the docs show, copy them from build/<preset>/integration/screenshots to docs/screenshots.
   solscope_integration_test(NAME dashboard_browser TIMEOUT 180
     COMMAND ${SOLSCOPE_NODE} ${solscope_it_dir}/dashboard_test.mjs --solscope $<TARGET_FILE:solscope>
             --workdir ${solscope_it_out}/dashboard
-            --screenshot ${PROJECT_SOURCE_DIR}/docs/screenshots/dashboard.png)
+            --screenshot ${solscope_it_out}/screenshots/dashboard.png)
   solscope_integration_test(NAME report_html_browser TIMEOUT 120
     COMMAND ${SOLSCOPE_NODE} ${solscope_it_dir}/report_html_test.mjs --solscope $<TARGET_FILE:solscope>
             --workdir ${solscope_it_out}/report_html
-            --screenshot ${PROJECT_SOURCE_DIR}/docs/screenshots/report.png)
+            --screenshot ${solscope_it_out}/screenshots/report.png)
   # The fleet view of serve --prometheus against the real Prometheus, backfilled by promtool (SYNTHETIC fixture).
   solscope_integration_test(NAME fleet_browser TIMEOUT 180
     COMMAND ${SOLSCOPE_NODE} ${solscope_it_dir}/fleet_web_test.mjs --solscope $<TARGET_FILE:solscope>
             --workdir ${solscope_it_out}/fleet_web
-            --screenshot ${PROJECT_SOURCE_DIR}/docs/screenshots/fleet.png)
+            --screenshot ${solscope_it_out}/screenshots/fleet.png)
 else()
   solscope_integration_test(NAME dashboard_browser TIMEOUT 10
     COMMAND ${SOLSCOPE_PYTHON3} -c "print('SKIP: node is not installed'); raise SystemExit(77)")
