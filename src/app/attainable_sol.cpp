@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "ceiling/default_gpu_specs.hpp"
+#include "ceiling/parallel.hpp"
 #include "core/guarded_run.hpp"
 #include "core/units.hpp"
 
@@ -38,11 +39,29 @@ auto shape_text(const workload::WorkloadShape& s) -> std::string {
 }
 
 /// The parallel layout and clock of a live workload, shared by the single-step and serving ceilings: the
-/// engine's TP degree (else the GPUs it spans) and the measured SM clock when it is in range.
-auto layout_and_clock(const workload::Workload& w, double sm_clock_mhz) -> ceiling::Workload {
+/// engine's layout (TP, else the GPUs it spans; EP, attention DP, PP as discovery read them) and the measured
+/// SM clock when it is in range. A layout the model cannot take (EP on a dense model, an expert count EP does
+/// not divide, more stages than layers) is modelled as TP alone, and `note` says why.
+auto layout_and_clock(const ceiling::ModelArch& arch, const workload::Workload& w, double sm_clock_mhz,
+                      std::string& note) -> ceiling::Workload {
   ceiling::Workload cw;
-  cw.tensor_parallel =
-      w.tensor_parallel > 0 ? w.tensor_parallel : std::max(1, static_cast<int>(w.gpus.size()));
+  const int gpus = std::max(1, static_cast<int>(w.gpus.size()));
+  cw.tensor_parallel = w.tensor_parallel > 0 ? w.tensor_parallel : gpus;
+  cw.expert_parallel = std::max(w.expert_parallel, 1);
+  cw.dp_attention = w.attention_dp > 1;
+  cw.pipeline_parallel = std::max(w.pipeline_parallel, 1);
+  if (const auto layout = ceiling::parallel_layout(arch, cw); !layout) {
+    const int tp = w.fallback_tensor_parallel > 0 ? w.fallback_tensor_parallel : cw.tensor_parallel;
+    note = fmt::format(
+        "the engine's layout (tp {}, ep {}, attention dp {}, pp {}) does not fit this model ({}): "
+        "modelled as TP {}",
+        cw.tensor_parallel, cw.expert_parallel, std::max(w.attention_dp, 1), cw.pipeline_parallel,
+        layout.error().message, tp);
+    cw = ceiling::Workload{};
+    cw.tensor_parallel = tp;
+  } else if (!w.layout_note.empty()) {
+    note = w.layout_note;
+  }
   if (std::isfinite(sm_clock_mhz) && sm_clock_mhz >= ceiling::kMinSmClockMhz &&
       sm_clock_mhz <= ceiling::kMaxSmClockMhz) {
     cw.sm_clock_mhz = sm_clock_mhz;
@@ -53,30 +72,39 @@ auto layout_and_clock(const workload::Workload& w, double sm_clock_mhz) -> ceili
 }  // namespace
 
 auto evaluate_workload(const ceiling::GpuDatabase& db, const ceiling::GpuSpec& gpu,
-                       const ceiling::ModelArch& arch, const workload::Workload& w, double sm_clock_mhz)
-    -> core::Result<ceiling::Ceiling> {
+                       const ceiling::ModelArch& arch, const workload::Workload& w, double sm_clock_mhz,
+                       std::string* layout_note) -> core::Result<ceiling::Ceiling> {
   if (!w.shape) {
     return core::fail(ErrorCode::FailedPrecondition,
                       "no step shape for the workload on GPU " + std::to_string(w.gpu_index));
   }
   auto step = ceiling::make_step(w.shape->phase, w.shape->batch, w.shape->context, w.shape->prompt);
   if (!step) return core::propagate(std::move(step));
-  ceiling::Workload cw = layout_and_clock(w, sm_clock_mhz);
+  std::string note;
+  ceiling::Workload cw = layout_and_clock(arch, w, sm_clock_mhz, note);
   cw.step = std::move(*step);
-  return ceiling::evaluate(db, gpu, arch, cw);
+  auto c = ceiling::evaluate(db, gpu, arch, cw);
+  if (c && !note.empty()) c->notes.push_back(note);
+  if (layout_note != nullptr) *layout_note = std::move(note);
+  return c;
 }
 
 auto evaluate_workload_serving(const ceiling::GpuDatabase& db, const ceiling::GpuSpec& gpu,
                                const ceiling::ModelArch& arch, const workload::Workload& w,
-                               double sm_clock_mhz) -> core::Result<ceiling::ServeCeiling> {
+                               double sm_clock_mhz, std::string* layout_note)
+    -> core::Result<ceiling::ServeCeiling> {
   if (!w.serve) {
     return core::fail(ErrorCode::FailedPrecondition,
                       "no serving traffic for the workload on GPU " + std::to_string(w.gpu_index));
   }
-  const ceiling::Workload base = layout_and_clock(w, sm_clock_mhz);
+  std::string note;
+  const ceiling::Workload base = layout_and_clock(arch, w, sm_clock_mhz, note);
   const ceiling::ServeTraffic traffic{w.serve->input_tokens, w.serve->output_tokens, w.serve->concurrency,
                                       w.max_batched_tokens};
-  return ceiling::evaluate_serving(db, gpu, arch, base, traffic);
+  auto s = ceiling::evaluate_serving(db, gpu, arch, base, traffic);
+  if (s && !note.empty()) s->notes.push_back(note);
+  if (layout_note != nullptr) *layout_note = std::move(note);
+  return s;
 }
 
 AttainableSol::AttainableSol(std::vector<core::DeviceInfo> devices, AttainableSolDeps deps)
@@ -189,23 +217,26 @@ auto AttainableSol::figures_for(std::size_t slot, const workload::Workload& w) -
     serving_figures(**gpu, *arch, w, clock_mhz, f);
     return f;
   }
-  auto c = evaluate_workload(*db_, **gpu, *arch, w, clock_mhz);
+  std::string layout_note;
+  auto c = evaluate_workload(*db_, **gpu, *arch, w, clock_mhz, &layout_note);
   if (!c) return no_ceiling(c.error().describe());
   f.compute_sol_pct = c->tensor_activity_pct;  // what the tensor-pipe counter reads (2.7)
   f.useful_compute_sol_pct = c->useful_compute_sol_pct;
   f.memory_sol_pct = c->memory_sol_pct;
   f.ceiling_note = fmt::format(
-      "{}, tp {} on {} at {:.0f} MHz: attainable compute {:.1f}% (tensor-pipe activity; useful "
+      "{}, {} on {} at {:.0f} MHz: attainable compute {:.1f}% (tensor-pipe activity; useful "
       "{:.1f}%), memory {:.1f}%, limited by {}",
-      shape_text(*w.shape), c->tensor_parallel, (*gpu)->id, c->sm_clock_mhz, c->tensor_activity_pct,
+      shape_text(*w.shape), layout_text(*c), (*gpu)->id, c->sm_clock_mhz, c->tensor_activity_pct,
       c->useful_compute_sol_pct, c->memory_sol_pct, limiter_text(c->limiter));
+  if (!layout_note.empty()) f.ceiling_note += "; " + layout_note;
   f.description += "; " + f.ceiling_note;
   return f;
 }
 
 void AttainableSol::serving_figures(const ceiling::GpuSpec& gpu, const ceiling::ModelArch& arch,
                                     const workload::Workload& w, double clock_mhz, AttainableFigures& f) {
-  auto s = evaluate_workload_serving(*db_, gpu, arch, w, clock_mhz);
+  std::string layout_note;
+  auto s = evaluate_workload_serving(*db_, gpu, arch, w, clock_mhz, &layout_note);
   if (!s) {
     f.ceiling_note = "no ceiling: " + s.error().describe();
     f.description += "; " + f.ceiling_note;
@@ -216,10 +247,10 @@ void AttainableSol::serving_figures(const ceiling::GpuSpec& gpu, const ceiling::
   f.useful_compute_sol_pct = s->useful_compute_sol_pct;
   f.memory_sol_pct = s->memory_sol_pct;
   f.ceiling_note = fmt::format(
-      "serving isl {} osl {} concurrency {}, budget {}{}, tp {} on {} at {:.0f} MHz: attainable compute "
+      "serving isl {} osl {} concurrency {}, budget {}{}, {} on {} at {:.0f} MHz: attainable compute "
       "{:.1f}% (useful {:.1f}%), memory {:.1f}%, limited by {}; prefill {:.0f}% of the time",
       s->traffic.input_tokens, s->traffic.output_tokens, s->traffic.concurrency,
-      s->traffic.max_batched_tokens, s->default_budget ? " (vLLM default)" : "", step.tensor_parallel, gpu.id,
+      s->traffic.max_batched_tokens, s->default_budget ? " (vLLM default)" : "", layout_text(step), gpu.id,
       step.sm_clock_mhz, s->activity_compute_sol_pct, s->useful_compute_sol_pct, s->memory_sol_pct,
       limiter_text(s->limiter), s->prefill_time_share * core::kPercent);
   const double engine_flops = w.live.engine_flops_per_s;
@@ -228,6 +259,7 @@ void AttainableSol::serving_figures(const ceiling::GpuSpec& gpu, const ceiling::
     f.ceiling_note += fmt::format("; engine's own FLOP estimate {:.1f} TFLOP/s per GPU = MFU {:.1f}%",
                                   engine_flops / 1e12, f.engine_mfu_pct);
   }
+  if (!layout_note.empty()) f.ceiling_note += "; " + layout_note;
   f.description += "; " + f.ceiling_note;
 }
 

@@ -58,7 +58,7 @@ struct AttainableFigures {
   double useful_compute_sol_pct = std::numeric_limits<double>::quiet_NaN();  ///< MFU at the ceiling's speed
   double memory_sol_pct = std::numeric_limits<double>::quiet_NaN();
   /// One line: the workload found and its ceiling ("found vLLM serving X on :8000; decode batch 12 context
-  /// 1333, tp 2 on H100-SXM5-80GB at 1755 MHz: attainable compute 4.1%, memory 71.3%, limited by memory"),
+  /// 1333, TP 2 on H100-SXM5-80GB at 1755 MHz: attainable compute 4.1%, memory 71.3%, limited by memory"),
   /// or why there is none.
   std::string description;
   /// The ceiling part of `description` alone ("decode batch 12 ..., limited by memory" or "no ceiling: why");
@@ -78,20 +78,26 @@ struct AttainableSnapshot {
 };
 
 /// The evaluation of one GPU's workload (a pure step, exposed for tests): the ceiling of `w.shape` for `arch`
-/// on `gpu` at `sm_clock_mhz` (NaN or outside 1-10,000 MHz: the spec's tensor clock) with TP =
-/// `w.tensor_parallel` (0: the number of GPUs of the workload, at least 1) and the dtypes of the checkpoint.
-/// Errors: FailedPrecondition when `w` has no shape; ceiling::evaluate's errors.
+/// on `gpu` at `sm_clock_mhz` (NaN or outside 1-10,000 MHz: the spec's tensor clock) with the engine's
+/// layout: TP = `w.tensor_parallel` (0: the number of GPUs of the workload, at least 1), EP, attention DP and
+/// PP as discovery read them (workload/engine_layout.hpp), and the dtypes of the checkpoint. A layout `arch`
+/// cannot take is modelled as TP `w.fallback_tensor_parallel` alone, with a note saying why; so is an
+/// approximated engine setting (`w.layout_note`). The note is appended to the ceiling's notes and, when
+/// `layout_note` is not null, stored there (empty when none). Errors: FailedPrecondition when `w` has no
+/// shape; ceiling::evaluate's errors.
 [[nodiscard]] auto evaluate_workload(const ceiling::GpuDatabase& db, const ceiling::GpuSpec& gpu,
                                      const ceiling::ModelArch& arch, const workload::Workload& w,
-                                     double sm_clock_mhz) -> core::Result<ceiling::Ceiling>;
+                                     double sm_clock_mhz, std::string* layout_note = nullptr)
+    -> core::Result<ceiling::Ceiling>;
 
 /// The serving ceiling of a live workload (docs/design/ceiling-model.md 6.5): `w.serve`'s isl, osl and
-/// concurrency with the token budget of `w.max_batched_tokens` (0: vLLM serve's default for the GPU), TP and
-/// clock as evaluate_workload() takes them. Errors: FailedPrecondition when `w` has no serving traffic;
+/// concurrency with the token budget of `w.max_batched_tokens` (0: vLLM serve's default for the GPU), layout
+/// and clock as evaluate_workload() takes them. Errors: FailedPrecondition when `w` has no serving traffic;
 /// ceiling::evaluate_serving's errors.
 [[nodiscard]] auto evaluate_workload_serving(const ceiling::GpuDatabase& db, const ceiling::GpuSpec& gpu,
                                              const ceiling::ModelArch& arch, const workload::Workload& w,
-                                             double sm_clock_mhz) -> core::Result<ceiling::ServeCeiling>;
+                                             double sm_clock_mhz, std::string* layout_note = nullptr)
+    -> core::Result<ceiling::ServeCeiling>;
 
 /// See the file comment. Thread-safety: annotate(), snapshot() and description_of() may be called from any
 /// thread at any time; start(), stop() and refresh_now() from one controlling thread; refresh_now() only

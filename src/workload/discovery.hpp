@@ -72,10 +72,18 @@ struct Workload {
   std::string model;                   ///< local path or Hugging Face id
   std::string config_path;             ///< config.json found for `model`; empty when not
   std::string config_problem;          ///< why config_path is empty (message and hint)
-  int tensor_parallel = 0;             ///< TP size, 1-1024; 0 when unknown
-  std::int64_t max_model_len = 0;      ///< tokens
-  LiveShape live;                      ///< from the engine's /metrics (NaN when not scraped)
-  std::string metrics_problem;         ///< why `live` is unknown, when /metrics failed
+  /// GPUs per attention rank (the ceiling's TP), 1-1024; 0 when unknown. Equals the engine's TP unless
+  /// attention runs data-parallel (engine_layout.hpp).
+  int tensor_parallel = 0;
+  int expert_parallel = 1;    ///< EP degree of the MoE layers, 1-1024 (1: none)
+  int attention_dp = 1;       ///< attention data-parallel ranks, 1-1024 (1: none)
+  int pipeline_parallel = 1;  ///< pipeline stages, 1-1024
+  int fallback_tensor_parallel =
+      0;                           ///< TP to model when the model cannot take the layout (engine_layout.hpp)
+  std::string layout_note;         ///< how an engine setting was approximated; empty when read as is
+  std::int64_t max_model_len = 0;  ///< tokens
+  LiveShape live;                  ///< from the engine's /metrics (NaN when not scraped)
+  std::string metrics_problem;     ///< why `live` is unknown, when /metrics failed
   std::optional<WorkloadShape>
       shape;  ///< declared, or suggested by the live traffic; nullopt when idle/unknown
   /// The live serving traffic (isl, osl, concurrency) from the engine's request histograms; when set, the

@@ -97,6 +97,11 @@ auto parse_sglang_server_info(std::string_view body) -> core::Result<EndpointInf
   info.max_model_len = int_field(*doc, "context_length", kMaxContextTokens);
   info.tensor_parallel = static_cast<int>(int_field(*doc, "tp_size", kMaxParallel));
   info.data_parallel = static_cast<int>(int_field(*doc, "dp_size", kMaxParallel));
+  info.expert_parallel = static_cast<int>(int_field(*doc, "ep_size", kMaxParallel));
+  info.pipeline_parallel = static_cast<int>(int_field(*doc, "pp_size", kMaxParallel));
+  if (const auto dpa = doc->find("enable_dp_attention"); dpa != doc->end() && dpa->is_boolean()) {
+    info.dp_attention = dpa->get<bool>();
+  }
   info.dtype = string_field(*doc, "dtype");
   info.version = string_field(*doc, "version");
   return info;

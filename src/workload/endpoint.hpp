@@ -5,13 +5,15 @@
 //    "parent" (base model of a LoRA adapter, else null), "max_model_len"}]} (vLLM serving_models.py). `root`,
 //    not `id`, names the model: `id` is the alias of `--served-model-name`.
 //  - SGLang `GET /get_server_info` (newer builds also `/server_info`): the server arguments, among them
-//    model_path, tp_size, dp_size, context_length, dtype, kv_cache_dtype, quantization, plus "version"
+//    model_path, tp_size, dp_size, ep_size, pp_size, enable_dp_attention, context_length, dtype,
+//    kv_cache_dtype, quantization, plus "version"
 //    (docs.sglang.io, native API).
 //  - TGI `GET /info`: model_id, model_sha, model_dtype, max_input_tokens (older: max_input_length),
 //    max_total_tokens, max_batch_total_tokens, version (TGI's Info schema).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -24,13 +26,16 @@ namespace solscope::workload {
 /// The model an endpoint reports. Unknown numbers are 0, unknown strings empty.
 struct EndpointInfo {
   std::string model;  ///< local path or HF id the engine loaded (vLLM root, SGLang model_path, TGI model_id)
-  std::string served_name;         ///< name clients use (vLLM data[].id); empty for TGI
-  std::int64_t max_model_len = 0;  ///< max tokens per sequence (vLLM max_model_len, SGLang context_length,
-                                   ///< TGI max_total_tokens)
-  int tensor_parallel = 0;         ///< SGLang tp_size; 0 where the endpoint does not say (vLLM, TGI)
-  int data_parallel = 0;           ///< SGLang dp_size; 0 where unknown
-  std::string dtype;               ///< SGLang dtype, TGI model_dtype; empty where unknown
-  std::string version;             ///< engine version where reported (SGLang, TGI)
+  std::string served_name;           ///< name clients use (vLLM data[].id); empty for TGI
+  std::int64_t max_model_len = 0;    ///< max tokens per sequence (vLLM max_model_len, SGLang context_length,
+                                     ///< TGI max_total_tokens)
+  int tensor_parallel = 0;           ///< SGLang tp_size; 0 where the endpoint does not say (vLLM, TGI)
+  int data_parallel = 0;             ///< SGLang dp_size; 0 where unknown
+  int expert_parallel = 0;           ///< SGLang ep_size; 0 where unknown
+  int pipeline_parallel = 0;         ///< SGLang pp_size; 0 where unknown
+  std::optional<bool> dp_attention;  ///< SGLang enable_dp_attention; nullopt where unknown
+  std::string dtype;                 ///< SGLang dtype, TGI model_dtype; empty where unknown
+  std::string version;               ///< engine version where reported (SGLang, TGI)
 };
 
 /// Parses a vLLM /v1/models body. The base model's entry (the first with a null or missing `parent`) is used,

@@ -74,6 +74,25 @@ class Options {
     return found;
   }
 
+  /// Whether a boolean flag is on: its last occurrence among `names` or their `--no-` forms (argparse's
+  /// BooleanOptionalAction, which vLLM uses) wins; `--name=false`/`=0` turns it off.
+  [[nodiscard]] auto flag(std::initializer_list<std::string_view> names) const -> bool {
+    bool on = false;
+    for (std::size_t i = begin_; i < args_.size(); ++i) {
+      const std::string_view arg = args_[i];
+      if (!starts_with(arg, "-")) continue;
+      const auto eq = arg.find('=');
+      std::string name(arg.substr(0, eq));
+      std::replace(name.begin(), name.end(), '_', '-');
+      const bool negated = starts_with(name, "--no-");
+      if (negated) name = "--" + name.substr(5);
+      if (std::find(names.begin(), names.end(), name) == names.end()) continue;
+      const std::string_view value = eq == std::string_view::npos ? std::string_view{} : arg.substr(eq + 1);
+      on = !negated && value != "false" && value != "False" && value != "0";
+    }
+    return on;
+  }
+
  private:
   const std::vector<std::string>& args_;
   std::size_t begin_;
@@ -115,6 +134,13 @@ auto vllm_launch(const std::vector<std::string>& args, std::size_t rest, bool se
       static_cast<int>(parse_bounded(options.get({"--pipeline-parallel-size", "-pp"}), kMaxParallel));
   out.data_parallel =
       static_cast<int>(parse_bounded(options.get({"--data-parallel-size", "-dp"}), kMaxParallel));
+  if (options.flag({"--enable-expert-parallel", "-ep"})) {
+    // vLLM: "the EP size is automatically calculated" as TP x DP (Expert Parallel Deployment docs).
+    const int dp = std::max(out.data_parallel, 1);
+    out.expert_parallel = static_cast<int>(std::min<std::int64_t>(
+        static_cast<std::int64_t>(std::max(out.tensor_parallel, 1)) * dp, kMaxParallel));
+    out.dp_attention = dp > 1;
+  }
   out.max_model_len = parse_bounded(options.get({"--max-model-len"}), kMaxContextTokens);
   out.max_batched_tokens = parse_bounded(options.get({"--max-num-batched-tokens"}), kMaxContextTokens);
   return out;
@@ -129,9 +155,15 @@ auto sglang_launch(const std::vector<std::string>& args, std::size_t rest) -> En
   out.served_model_name = options.get({"--served-model-name"}).value_or("");
   out.host = options.get({"--host"}).value_or("");
   out.port = parse_port(options.get({"--port"}));
-  out.tensor_parallel = static_cast<int>(parse_bounded(options.get({"--tp-size", "--tp"}), kMaxParallel));
-  out.pipeline_parallel = static_cast<int>(parse_bounded(options.get({"--pp-size", "--pp"}), kMaxParallel));
-  out.data_parallel = static_cast<int>(parse_bounded(options.get({"--dp-size", "--dp"}), kMaxParallel));
+  out.tensor_parallel = static_cast<int>(
+      parse_bounded(options.get({"--tp-size", "--tensor-parallel-size", "--tp"}), kMaxParallel));
+  out.pipeline_parallel = static_cast<int>(
+      parse_bounded(options.get({"--pp-size", "--pipeline-parallel-size", "--pp"}), kMaxParallel));
+  out.data_parallel = static_cast<int>(
+      parse_bounded(options.get({"--dp-size", "--data-parallel-size", "--dp"}), kMaxParallel));
+  out.expert_parallel = static_cast<int>(
+      parse_bounded(options.get({"--ep-size", "--expert-parallel-size", "--ep"}), kMaxParallel));
+  out.dp_attention = options.flag({"--enable-dp-attention"});
   out.max_model_len = parse_bounded(options.get({"--context-length"}), kMaxContextTokens);
   out.max_batched_tokens = parse_bounded(options.get({"--chunked-prefill-size"}), kMaxContextTokens);
   return out;

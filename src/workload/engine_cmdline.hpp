@@ -3,14 +3,17 @@
 // Recognised launches (each engine's documented CLI):
 //  - vLLM: `vllm serve MODEL ...`, `python -m vllm.entrypoints.openai.api_server --model MODEL ...`; options
 //    `--model`, `--tensor-parallel-size`/`-tp`, `--pipeline-parallel-size`/`-pp`,
-//    `--data-parallel-size`/`-dp`,
+//    `--data-parallel-size`/`-dp`, the flag `--enable-expert-parallel`/`-ep` (EP size = TP x DP, "Expert
+//    Parallel Deployment" in the vLLM docs),
 //    `--port`, `--host`, `--max-model-len`, `--served-model-name` (docs.vllm.ai, "vllm serve" CLI reference).
 //    Its engine-core and worker processes retitle themselves `VLLM::EngineCore`, `VLLM::Worker_TP0...`
 //    (setproctitle; vLLM PRs #21445, #21780, #22205): they are recognised as vLLM but are not entry points.
 //  - SGLang: `python -m sglang.launch_server --model-path MODEL ...` or `sglang serve ...` (alias `--model`),
-//  `--tp-size`/`--tp`,
-//    `--dp-size`/`--dp`, `--port`, `--host`, `--context-length`, `--served-model-name` (docs.sglang.io,
-//    "Server arguments"); scheduler processes are titled `sglang::scheduler...`.
+//  `--tp-size`/`--tensor-parallel-size`/`--tp`,
+//    `--dp-size`/`--data-parallel-size`/`--dp`, `--ep-size`/`--expert-parallel-size`/`--ep`,
+//    `--pp-size`/`--pipeline-parallel-size`/`--pp`, the flag `--enable-dp-attention`, `--port`, `--host`,
+//    `--context-length`, `--served-model-name` (docs.sglang.io, "Server arguments"); scheduler processes are
+//    titled `sglang::scheduler...`.
 //  - TGI: `text-generation-launcher --model-id MODEL --num-shard N --port P --hostname H --max-total-tokens
 //  T`,
 //    each also read from the environment variables MODEL_ID, NUM_SHARD, PORT, MAX_TOTAL_TOKENS (flags win, as
@@ -58,8 +61,14 @@ struct EngineLaunch {
   int tensor_parallel = 0;            ///< 1-1024 when given, else 0
   int pipeline_parallel = 0;          ///< 1-1024 when given, else 0
   int data_parallel = 0;              ///< 1-1024 when given, else 0
-  std::int64_t max_model_len = 0;     ///< tokens, when given (vLLM --max-model-len, SGLang --context-length,
-                                      ///< TGI --max-total-tokens)
+  /// Expert-parallel degree of the MoE layers as the engine sets it: vLLM `--enable-expert-parallel` gives
+  /// TP x DP; SGLang `--ep-size`. 0 when not given (no EP).
+  int expert_parallel = 0;
+  /// Attention runs data-parallel across the DP ranks while the MoE layers span them all: vLLM with
+  /// `--enable-expert-parallel` and DP > 1; SGLang `--enable-dp-attention`.
+  bool dp_attention = false;
+  std::int64_t max_model_len = 0;  ///< tokens, when given (vLLM --max-model-len, SGLang --context-length,
+                                   ///< TGI --max-total-tokens)
   /// Token budget per engine step, when given: vLLM --max-num-batched-tokens, SGLang --chunked-prefill-size
   /// (-1, chunking off, leaves it 0), TGI --max-batch-prefill-tokens (env MAX_BATCH_PREFILL_TOKENS).
   std::int64_t max_batched_tokens = 0;

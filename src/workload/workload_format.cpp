@@ -5,6 +5,7 @@
 #include <string>
 
 #include "workload/detail/engine_state.hpp"
+#include "workload/engine_layout.hpp"
 
 namespace solscope::workload {
 namespace {
@@ -113,7 +114,20 @@ auto engine_workload(const EngineState& state, std::uint32_t gpu_index, std::vec
   w.model = state.endpoint_ok && !state.endpoint.model.empty() ? state.endpoint.model : state.launch.model;
   w.config_path = state.config_path;
   w.config_problem = state.config_problem;
-  w.tensor_parallel = tensor_parallel_of(state, gpus.size());
+  EngineLaunch launch = state.launch;
+  if (state.endpoint_ok) {
+    if (state.endpoint.data_parallel > 0) launch.data_parallel = state.endpoint.data_parallel;
+    if (state.endpoint.expert_parallel > 0) launch.expert_parallel = state.endpoint.expert_parallel;
+    if (state.endpoint.pipeline_parallel > 0) launch.pipeline_parallel = state.endpoint.pipeline_parallel;
+    if (state.endpoint.dp_attention) launch.dp_attention = *state.endpoint.dp_attention;
+  }
+  const EngineLayout layout = engine_layout(launch, tensor_parallel_of(state, gpus.size()));
+  w.tensor_parallel = layout.tensor_parallel;
+  w.expert_parallel = layout.expert_parallel;
+  w.attention_dp = layout.attention_dp;
+  w.pipeline_parallel = layout.pipeline_parallel;
+  w.fallback_tensor_parallel = layout.fallback_tensor_parallel;
+  w.layout_note = layout.note;
   w.max_model_len = state.endpoint_ok && state.endpoint.max_model_len > 0 ? state.endpoint.max_model_len
                                                                           : state.launch.max_model_len;
   w.live = state.live;
@@ -160,10 +174,14 @@ auto format_workloads(std::span<const Workload> workloads) -> std::string {
         w.engine == EngineKind::None ? std::string("engine unknown") : std::string(to_string(w.engine));
     if (w.engine_pid != 0) engine += fmt::format(" pid {}", w.engine_pid);
     if (w.tensor_parallel > 0) engine += fmt::format(", tp {}", w.tensor_parallel);
+    if (w.expert_parallel > 1) engine += fmt::format(", ep {}", w.expert_parallel);
+    if (w.attention_dp > 1) engine += fmt::format(", attention dp {}", w.attention_dp);
+    if (w.pipeline_parallel > 1) engine += fmt::format(", pp {}", w.pipeline_parallel);
     engine += " on GPUs " + detail::gpu_list(w.gpus);
     if (w.max_model_len > 0) engine += fmt::format(", max_model_len {}", w.max_model_len);
     if (!w.served_name.empty() && w.served_name != w.model) engine += ", served as \"" + w.served_name + "\"";
     out += "  engine: " + engine + "\n";
+    if (!w.layout_note.empty()) out += "  layout: " + w.layout_note + "\n";
     out += w.config_path.empty() ? "  config.json: not found: " + w.config_problem + "\n"
                                  : "  config.json: " + w.config_path + "\n";
     if (w.endpoint_ok) {

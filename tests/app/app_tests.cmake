@@ -4,6 +4,7 @@ if(TARGET solscope_app)
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/engine_test.cpp ${CMAKE_CURRENT_LIST_DIR}/options_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/text_view_test.cpp ${CMAKE_CURRENT_LIST_DIR}/cli_e2e_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/attainable_sol_test.cpp ${CMAKE_CURRENT_LIST_DIR}/workloads_option_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/attainable_layout_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/workloads_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/ceiling_command_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/ceiling_parallel_cli_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/ceiling_serve_test.cpp

@@ -157,7 +157,7 @@ TEST_F(AttainableSolTest, annotates_the_ceiling_of_a_discovered_vllm_workload) {
 
   const std::string description = attainable->description_of(0);
   EXPECT_THAT(description, HasSubstr("found vLLM serving meta-llama/Llama-3.1-8B-Instruct on :8000; serving "
-                                     "isl 900 osl 450 concurrency 15, budget 8192 (vLLM default), tp 2 on "
+                                     "isl 900 osl 450 concurrency 15, budget 8192 (vLLM default), TP 2 on "
                                      "H100-SXM5-80GB at 1755 MHz: attainable compute "));
   EXPECT_THAT(description, Not(HasSubstr("engine's own FLOP estimate"))) << "the fixture exports none";
   EXPECT_THAT(description, HasSubstr("limited by memory"));
@@ -207,7 +207,7 @@ TEST_F(AttainableSolTest, evaluates_a_declared_workload_at_the_spec_clock_withou
   EXPECT_DOUBLE_EQ(s.attainable_memory_sol_pct, expected.memory_sol_pct);
   EXPECT_THAT(attainable->description_of(0),
               HasSubstr("declared in the config file (line 2): " + model.string() +
-                        " on GPUs 0; decode batch 64 context 1024, tp 1 on A100-SXM4-80GB at "));
+                        " on GPUs 0; decode batch 64 context 1024, TP 1 on A100-SXM4-80GB at "));
 }
 
 TEST_F(AttainableSolTest, says_why_there_is_no_ceiling) {
@@ -274,7 +274,7 @@ TEST_F(AttainableSolTest, formats_the_devices_workloads_view) {
   EXPECT_THAT(text, HasSubstr("  step shape: decode batch 12 context 1333 prompt 0\n"
                               "  serving: isl 900 osl 450 concurrency 15, token budget engine default\n"));
   EXPECT_THAT(text,
-              HasSubstr("  ceiling: serving isl 900 osl 450 concurrency 15, budget 8192 (vLLM default), tp 2 "
+              HasSubstr("  ceiling: serving isl 900 osl 450 concurrency 15, budget 8192 (vLLM default), TP 2 "
                         "on H100-SXM5-80GB at "));
   EXPECT_THAT(text, HasSubstr("GPU 5: no serving engine: pid 4000 (bob) runs python train.py --epochs 3;"));
 }
@@ -318,7 +318,7 @@ TEST_F(AttainableSolTest, serving_mix_from_live_histograms_and_the_engines_flop_
   EXPECT_DOUBLE_EQ(f.useful_compute_sol_pct, expected.useful_compute_sol_pct);
   // 1e14 FLOP/s over the BF16 peak at 1755 MHz: 132 SMs x 4096 FLOP/clock x 1.755 GHz = 948.9 TFLOP/s.
   EXPECT_NEAR(f.engine_mfu_pct, 1e14 / (132 * 4096 * 1.755e9) * 100, 1e-9);
-  EXPECT_THAT(f.description, HasSubstr("serving isl 1024 osl 256 concurrency 64, budget 2048, tp 2 on "));
+  EXPECT_THAT(f.description, HasSubstr("serving isl 1024 osl 256 concurrency 64, budget 2048, TP 2 on "));
   EXPECT_THAT(f.description, HasSubstr("; engine's own FLOP estimate 100.0 TFLOP/s per GPU = MFU 10.5%"));
 }
 

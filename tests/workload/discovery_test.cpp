@@ -243,6 +243,22 @@ TEST_F(DiscoveryTest, never_probes_a_non_loopback_bind_address) {
   fs::remove_all(root);
 }
 
+TEST_F(DiscoveryTest, sglang_dp_attention_from_its_server_info_sets_the_layout) {
+  serve_engines(stub_, "t0");
+  // The same SGLang server, now reporting DP attention over its TP group of 8 with EP 8 (SYNTHETIC answer).
+  stub_.set("/30000/get_server_info", 200,
+            R"({"model_path": "/models/Qwen2.5-7B", "tp_size": 8, "dp_size": 4, "ep_size": 8,
+                "enable_dp_attention": true, "pp_size": 1, "context_length": 32768})");
+  const std::vector<Workload> w = discover(host_gpus(), http_, options());
+  EXPECT_EQ(w[2].tensor_parallel, 2);
+  EXPECT_EQ(w[2].attention_dp, 4);
+  EXPECT_EQ(w[2].expert_parallel, 8);
+  EXPECT_EQ(w[2].fallback_tensor_parallel, 8);
+  EXPECT_EQ(w[2].layout_note, "");
+  EXPECT_THAT(format_workloads(w),
+              HasSubstr("  engine: SGLang pid 2000, tp 2, ep 8, attention dp 4 on GPUs 2"));
+}
+
 TEST_F(DiscoveryTest, formats_the_devices_workloads_view) {
   serve_engines(stub_, "t0");
   const std::vector<GpuProcesses> gpus{{0, {1002}}, {5, {4000}}, {8, {}}};

@@ -46,6 +46,19 @@ TEST(EndpointTest, sglang_server_info) {
   EXPECT_EQ(info->dtype, "bfloat16");
   EXPECT_EQ(info->version, "0.4.6.post1");
   EXPECT_EQ(parse_sglang_server_info("{\"tp_size\": 2}").error().code, core::ErrorCode::DataLoss);
+  EXPECT_EQ(info->pipeline_parallel, 1);
+  EXPECT_EQ(info->expert_parallel, 0);  // the fixture's build predates ep_size
+  EXPECT_FALSE(info->dp_attention.has_value());
+  const auto dpa = parse_sglang_server_info(
+      R"({"model_path": "deepseek-ai/DeepSeek-V3", "tp_size": 8, "dp_size": 8, "ep_size": 8,
+          "enable_dp_attention": true, "pp_size": 1})");
+  ASSERT_TRUE(dpa.has_value());
+  EXPECT_EQ(dpa->expert_parallel, 8);
+  EXPECT_EQ(dpa->data_parallel, 8);
+  EXPECT_EQ(dpa->dp_attention, std::optional<bool>(true));
+  const auto odd = parse_sglang_server_info(R"({"model_path": "m", "enable_dp_attention": "yes"})");
+  ASSERT_TRUE(odd.has_value());
+  EXPECT_FALSE(odd->dp_attention.has_value());
 }
 
 TEST(EndpointTest, tgi_info) {

@@ -59,6 +59,42 @@ TEST(EngineCmdlineTest, vllm_workers_are_recognised_but_not_entry_points) {
   EXPECT_EQ(detect_engine(Args{"vllm", "bench", "throughput"}).engine, EngineKind::None);
 }
 
+TEST(EngineCmdlineTest, vllm_expert_parallel_flag_sizes_ep_as_tp_times_dp) {
+  // vLLM docs, Expert Parallel Deployment: EP size = TP x DP; attention stays data-parallel across DP ranks.
+  const EngineLaunch ep_dp = detect_engine(
+      Args{"vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "1", "-dp", "8", "--enable-expert-parallel"});
+  EXPECT_EQ(ep_dp.expert_parallel, 8);
+  EXPECT_TRUE(ep_dp.dp_attention);
+  const EngineLaunch ep_tp = detect_engine(Args{"vllm", "serve", "m", "--tensor-parallel-size", "4", "-ep"});
+  EXPECT_EQ(ep_tp.expert_parallel, 4);
+  EXPECT_FALSE(ep_tp.dp_attention);
+  const EngineLaunch off = detect_engine(Args{"vllm", "serve", "m", "-tp", "4", "-dp", "2",
+                                              "--enable-expert-parallel", "--no-enable-expert-parallel"});
+  EXPECT_EQ(off.expert_parallel, 0);
+  EXPECT_FALSE(off.dp_attention);
+  EXPECT_EQ(
+      detect_engine(Args{"vllm", "serve", "m", "-tp", "2", "--enable_expert_parallel=false"}).expert_parallel,
+      0);
+}
+
+TEST(EngineCmdlineTest, sglang_dp_attention_and_ep_size) {
+  const EngineLaunch l = detect_engine(Args{"python3", "-m", "sglang.launch_server", "--model-path",
+                                            "deepseek-ai/DeepSeek-V3", "--tp", "8", "--dp", "8",
+                                            "--enable-dp-attention", "--ep-size", "8", "--pp-size", "2"});
+  EXPECT_EQ(l.tensor_parallel, 8);
+  EXPECT_EQ(l.data_parallel, 8);
+  EXPECT_EQ(l.expert_parallel, 8);
+  EXPECT_TRUE(l.dp_attention);
+  EXPECT_EQ(l.pipeline_parallel, 2);
+  const EngineLaunch aliases =
+      detect_engine(Args{"sglang", "serve", "--model-path", "m", "--tensor-parallel-size", "4",
+                         "--data-parallel-size", "2", "--expert-parallel-size", "4"});
+  EXPECT_EQ(aliases.tensor_parallel, 4);
+  EXPECT_EQ(aliases.data_parallel, 2);
+  EXPECT_EQ(aliases.expert_parallel, 4);
+  EXPECT_FALSE(aliases.dp_attention);
+}
+
 TEST(EngineCmdlineTest, sglang_launch_server) {
   const EngineLaunch l =
       detect_engine(Args{"python3", "-m", "sglang.launch_server", "--model-path", "/models/Qwen2.5-7B",

@@ -6,6 +6,7 @@ solscope_add_test(workload
     ${CMAKE_CURRENT_LIST_DIR}/discovery_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/endpoint_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/engine_cmdline_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/engine_layout_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/process_info_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/prometheus_live_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/remote_http_test.cpp
