@@ -59,14 +59,10 @@ class Options {
   [[nodiscard]] auto get(std::initializer_list<std::string_view> names) const -> std::optional<std::string> {
     std::optional<std::string> found;
     for (std::size_t i = begin_; i < args_.size(); ++i) {
-      const std::string_view arg = args_[i];
-      if (!starts_with(arg, "-")) continue;
-      const auto eq = arg.find('=');
-      std::string name(arg.substr(0, eq));
-      std::replace(name.begin(), name.end(), '_', '-');
-      if (std::find(names.begin(), names.end(), name) == names.end()) continue;
-      if (eq != std::string_view::npos) {
-        found = std::string(arg.substr(eq + 1));
+      const Spelled o = spelled(args_[i]);
+      if (!o.option || std::find(names.begin(), names.end(), o.name) == names.end()) continue;
+      if (o.value) {
+        found = std::string(*o.value);
       } else if (i + 1 < args_.size()) {
         found = args_[i + 1];
       }
@@ -79,18 +75,30 @@ class Options {
   [[nodiscard]] auto flag(std::initializer_list<std::string_view> names) const -> bool {
     bool on = false;
     for (std::size_t i = begin_; i < args_.size(); ++i) {
-      const std::string_view arg = args_[i];
-      if (!starts_with(arg, "-")) continue;
-      const auto eq = arg.find('=');
-      std::string name(arg.substr(0, eq));
-      std::replace(name.begin(), name.end(), '_', '-');
-      const bool negated = starts_with(name, "--no-");
-      if (negated) name = "--" + name.substr(5);
-      if (std::find(names.begin(), names.end(), name) == names.end()) continue;
-      const std::string_view value = eq == std::string_view::npos ? std::string_view{} : arg.substr(eq + 1);
-      on = !negated && value != "false" && value != "False" && value != "0";
+      Spelled o = spelled(args_[i]);
+      const bool negated = starts_with(o.name, "--no-");
+      if (negated) o.name = "--" + o.name.substr(5);
+      if (!o.option || std::find(names.begin(), names.end(), o.name) == names.end()) continue;
+      on = !negated && o.value != "false" && o.value != "False" && o.value != "0";
     }
     return on;
+  }
+
+ private:
+  /// One argument split as an option: its name with dashes for underscores, and the value after `=`.
+  struct Spelled {
+    bool option = false;
+    std::string name;
+    std::optional<std::string_view> value;
+  };
+
+  static auto spelled(std::string_view arg) -> Spelled {
+    if (!starts_with(arg, "-")) return {};
+    const auto eq = arg.find('=');
+    Spelled o{.option = true, .name = std::string(arg.substr(0, eq))};
+    std::replace(o.name.begin(), o.name.end(), '_', '-');
+    if (eq != std::string_view::npos) o.value = arg.substr(eq + 1);
+    return o;
   }
 
  private:
