@@ -113,7 +113,19 @@ auto step_to_next(CursorState& cursor) -> bool {
       cursor.done = true;
       break;
     }
-    cursor.last_id = sqlite3_column_int64(s, kColId);
+    const std::int64_t id = sqlite3_column_int64(s, kColId);
+    if (cursor.rowid_order && cursor.last_id != CursorState::kNoId && id <= cursor.last_id) {
+      // `ORDER BY s.id` walks the rowid b-tree upwards; an id that does not rise is a damaged page, where a
+      // duplicate rowid can make SQLite hand out the same row forever (found by fuzzing). Step over it as
+      // damage: the read resumes past the last good id.
+      if (cursor.report.cause.empty())
+        cursor.report.cause = "sample ids out of order (a damaged b-tree page)";
+      ++cursor.report.skipped_rows;
+      if (step_over_damage(cursor, SQLITE_CORRUPT)) continue;
+      cursor.done = true;
+      break;
+    }
+    cursor.last_id = id;
     const std::int64_t t_start_ns = sqlite3_column_int64(s, kColTStart);
     if (t_start_ns >= cursor.to_ns) {
       if (cursor.rowid_order) cursor.done = true;
