@@ -8,6 +8,7 @@
 
 #include "app/ceiling_report.hpp"
 #include "core/units.hpp"
+#include "trace/json_format.hpp"
 
 namespace solscope::app {
 namespace {
@@ -18,9 +19,7 @@ using Json = nlohmann::ordered_json;
 constexpr double kPercent = 100.0;
 constexpr double kMsPerS = 1e3;
 
-auto number_or_null(double v) -> Json {
-  return std::isfinite(v) ? Json(v) : Json(nullptr);
-}
+using trace::number_or_null;
 
 void append_headline(const ServeReportInput& in, std::string& out) {
   const ceiling::ServeCeiling& s = in.result;

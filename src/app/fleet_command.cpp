@@ -49,7 +49,6 @@ auto make_provider(const FleetArgs& args) -> core::Result<std::unique_ptr<fleet:
   workload::RemoteEndpoint endpoint;
   endpoint.url = args.prometheus;
   endpoint.ca_cert_path = args.ca_file;
-  endpoint.read_timeout_s = 30.0;
   if (!args.token_file.empty()) {
     auto token = server::read_token_file(args.token_file);
     if (!token) return core::propagate(token);

@@ -8,6 +8,7 @@
 
 #include "app/cli.hpp"
 #include "core/result.hpp"
+#include "fleet/prometheus_fleet.hpp"
 
 namespace CLI {
 class App;
@@ -24,7 +25,7 @@ struct FleetArgs {
   std::string token_file;  ///< --prometheus-token-file
   std::string ca_file;     ///< --prometheus-ca
   std::string at;          ///< --at: end of the window; empty = now
-  std::size_t gpu_limit = 10'000;
+  std::size_t gpu_limit = fleet::kDefaultGpuLimit;
   bool step_series = false;  ///< --step-series: reduce the window here (FleetQuery::aggregate_on_server off)
 };
 

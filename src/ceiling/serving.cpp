@@ -1,5 +1,7 @@
 #include "ceiling/serving.hpp"
 
+#include "core/text.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -89,8 +91,7 @@ void add_step_notes(ServeCeiling& s) {
 }  // namespace
 
 auto default_max_batched_tokens(const GpuSpec& gpu) -> std::int64_t {
-  std::string id = gpu.id;
-  std::transform(id.begin(), id.end(), id.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  const std::string id = core::to_lower_ascii(gpu.id);
   const bool large = gpu.memory_bytes >= kLargeGpuBytes && id.find("a100") == std::string::npos;
   return large ? kLargeGpuBudget : kSmallGpuBudget;
 }
@@ -102,7 +103,6 @@ auto plan_serving(const ServeTraffic& t, std::int64_t budget) -> core::Result<Se
   const auto conc = static_cast<double>(t.concurrency);
   const auto b = static_cast<double>(budget);
   ServeMix m;
-  m.budget_tokens = budget;
   // Every step full: lambda (isl + osl - 1) = B.
   const double lambda_budget = b / (isl + decode_steps);
   double sp = 1;

@@ -50,7 +50,6 @@ struct ServeTraffic {
 
 /// The steady-state step mix (section 6.2). Per step means; requests and tokens are fractional.
 struct ServeMix {
-  std::int64_t budget_tokens = 0;        ///< B used
   double requests_per_step = 0;          ///< lambda: requests finishing (and starting) per step
   double decode_batch = 0;               ///< n_d: decoding requests per step, lambda (osl - 1)
   double prefill_tokens_per_step = 0;    ///< P: lambda isl

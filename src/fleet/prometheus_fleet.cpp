@@ -316,7 +316,11 @@ auto make_prometheus_fleet(const workload::RemoteEndpoint& endpoint, FleetQuery 
   if (query.gpu_limit == 0) {
     return core::fail(ErrorCode::InvalidArgument, "the fleet GPU limit must be at least 1");
   }
-  auto http = workload::make_remote_http(endpoint);
+  // Wait for an answer longer than Prometheus may work on it (its `timeout=`), so that a slow query ends
+  // with Prometheus' own error rather than a dropped connection.
+  workload::RemoteEndpoint client = endpoint;
+  client.read_timeout_s = std::max(client.read_timeout_s, query.query_timeout_s + kReadTimeoutMarginS);
+  auto http = workload::make_remote_http(client);
   if (!http) return core::propagate(http);
   return make_prometheus_fleet(std::move(*http), std::move(query));
 }

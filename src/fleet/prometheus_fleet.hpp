@@ -16,6 +16,9 @@
 
 namespace solscope::fleet {
 
+/// Seconds the client waits for an answer beyond the query's own `timeout=` (network and encoding slack).
+inline constexpr double kReadTimeoutMarginS = 10.0;
+
 /// Default of FleetQuery::gpu_limit.
 inline constexpr std::size_t kDefaultGpuLimit = 10'000;
 
@@ -38,7 +41,8 @@ struct FleetQuery {
 [[nodiscard]] auto make_prometheus_fleet(std::unique_ptr<workload::RemoteHttp> http, FleetQuery query)
     -> std::unique_ptr<FleetProvider>;
 
-/// As above with the real client for `endpoint` (token, CA file, TLS, timeouts). Errors: those of
+/// As above with the real client for `endpoint` (token, CA file, TLS, timeouts; the read timeout is raised to
+/// query.query_timeout_s + kReadTimeoutMarginS when shorter). Errors: those of
 /// workload::make_remote_http(); InvalidArgument for a window <= 0 or a gpu_limit of 0.
 [[nodiscard]] auto make_prometheus_fleet(const workload::RemoteEndpoint& endpoint, FleetQuery query)
     -> core::Result<std::unique_ptr<FleetProvider>>;

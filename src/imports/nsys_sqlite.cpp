@@ -1,5 +1,7 @@
 #include "imports/nsys_sqlite.hpp"
 
+#include "core/text.hpp"
+
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -107,8 +109,7 @@ auto nsys_metric(std::string_view metric_name, bool& dram_part) -> core::MetricI
     if (name.find('%', bracket) == std::string_view::npos) return core::MetricId::kCount;  // not a percent
     name = name.substr(0, bracket);
   }
-  std::string key;
-  for (const char c : name) key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string key = core::to_lower_ascii(name);
   while (!key.empty() && key.back() == ' ') key.pop_back();
   for (const auto& [n, id] : kNames) {
     if (n == key) {

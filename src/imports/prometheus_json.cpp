@@ -11,6 +11,7 @@
 #include "core/dcgm_fields.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/units.hpp"
+#include "imports/dcgm_exposition.hpp"
 #include "imports/dcgmi_dmon.hpp"
 #include "imports/text_lines.hpp"
 #include "json/json_fields.hpp"
@@ -20,8 +21,8 @@ namespace {
 
 using Json = nlohmann::json;
 
-/// Latest time a point may carry: 2200-01-01 in Unix seconds (ns since the epoch fit an int64 until 2262).
-constexpr double kMaxUnixSeconds = 7'258'118'400.0;
+/// Latest time a point may carry (dcgm_exposition.hpp kLatestUnixSeconds).
+constexpr auto kMaxUnixSeconds = static_cast<double>(kLatestUnixSeconds);
 using GpuKey = std::tuple<std::string, std::string, std::string>;
 
 /// Where one series' values go.

@@ -1,5 +1,7 @@
 #include "imports/recording.hpp"
 
+#include "core/text.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -14,12 +16,6 @@ constexpr std::array kFormatNames{
     std::pair{ImportFormat::DcgmiDmon, std::string_view("dcgmi-dmon")},
     std::pair{ImportFormat::NvidiaSmiDmon, std::string_view("nvidia-smi-dmon")},
     std::pair{ImportFormat::NsysSqlite, std::string_view("nsys-sqlite")}};
-
-auto lower(std::string_view text) -> std::string {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 }  // namespace
 
@@ -81,7 +77,8 @@ auto declares_synthetic(std::string_view text) -> bool {
       if (line.front() != '#') return false;
       line.remove_prefix(1);
       const std::size_t word = line.find_first_not_of(" \t");
-      return word != std::string_view::npos && lower(line.substr(word)).starts_with("synthetic");
+      return word != std::string_view::npos &&
+             core::to_lower_ascii(line.substr(word)).starts_with("synthetic");
     }
     if (eol == std::string_view::npos) break;
     text.remove_prefix(eol + 1);
