@@ -40,19 +40,6 @@ auto validate(const ServeTraffic& t, std::int64_t budget) -> core::Result<void> 
   return core::ok();
 }
 
-/// The two compute figures of one step, as busy seconds. The one seam for the useful/activity split:
-/// activity is the tensor pipe's padded busy time; useful is the model FLOPs' share of it, here model FLOPs
-/// over (TP x peak of the main math). Where Ceiling carries its own useful busy time (parallel layouts other
-/// than TP), take it from there.
-struct StepFigures {
-  double activity_busy_s = 0;
-  double useful_busy_s = 0;
-};
-
-auto step_figures(const Ceiling& c) -> StepFigures {
-  return StepFigures{.activity_busy_s = c.busy_s, .useful_busy_s = c.useful_busy_s};
-}
-
 auto whole(double v) -> std::int64_t {
   return std::clamp<std::int64_t>(std::llround(v), 0, kMaxTokens);
 }
@@ -189,12 +176,9 @@ auto evaluate_serving(const GpuDatabase& db, const GpuSpec& gpu, const ModelArch
   const double t_prefill = s.prefill_step.step_time_s;
   const double t_decode = s.has_decode_step ? s.decode_step.step_time_s : 0.0;
   s.mean_step_time_s = fp * t_prefill + (1 - fp) * t_decode;
-  const StepFigures fig_prefill = step_figures(s.prefill_step);
-  const StepFigures fig_decode = s.has_decode_step ? step_figures(s.decode_step) : StepFigures{};
-  s.activity_compute_sol_pct = (fp * fig_prefill.activity_busy_s + (1 - fp) * fig_decode.activity_busy_s) /
-                               s.mean_step_time_s * kPercent;
-  s.useful_compute_sol_pct =
-      (fp * fig_prefill.useful_busy_s + (1 - fp) * fig_decode.useful_busy_s) / s.mean_step_time_s * kPercent;
+  // The mix's busy and step times weighted by each step's share (combine_steps, section 6.3).
+  s.activity_compute_sol_pct = combined->tensor_activity_pct;
+  s.useful_compute_sol_pct = combined->useful_compute_sol_pct;
 
   const auto isl = static_cast<double>(s.traffic.input_tokens);
   const auto osl = static_cast<double>(s.traffic.output_tokens);
