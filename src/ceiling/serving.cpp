@@ -11,7 +11,6 @@
 namespace solscope::ceiling {
 namespace {
 
-constexpr double kPercent = 100.0;
 /// vLLM's threshold for its larger defaults: 70 GiB of device memory (arg_utils.py).
 constexpr double kLargeGpuBytes = 70.0 * 1024 * 1024 * 1024;
 constexpr std::int64_t kLargeGpuBudget = 8192;
