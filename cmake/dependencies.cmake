@@ -10,11 +10,19 @@ endfunction()
 
 find_package(Threads REQUIRED)
 solscope_require(tl-expected libexpected-dev)
-solscope_require(fmt libfmt-dev)
-solscope_require(spdlog libspdlog-dev)
 solscope_require(nlohmann_json nlohmann-json3-dev)
 solscope_require(CLI11 libcli11-dev)
+if(SOLSCOPE_PORTABLE)
+  include(${CMAKE_CURRENT_LIST_DIR}/portable.cmake)
+else()
+  solscope_require(fmt libfmt-dev)
+  solscope_require(spdlog libspdlog-dev)
+  solscope_require(tomlplusplus libtomlplusplus-dev)
+endif()
 find_package(SQLite3 REQUIRED)
+if(SOLSCOPE_PORTABLE)  # the static archive's own needs
+  set_property(TARGET SQLite::SQLite3 APPEND PROPERTY INTERFACE_LINK_LIBRARIES ${CMAKE_DL_LIBS} m Threads::Threads)
+endif()
 
 # ncursesw (wide-character curses) for the terminal view: Debian's libncurses-dev.
 set(CURSES_NEED_WIDE TRUE)
@@ -22,6 +30,9 @@ find_package(Curses QUIET)
 if(NOT CURSES_FOUND)
   message(FATAL_ERROR "solscope: ncursesw not found: install the Debian package libncurses-dev "
                       "(scripts/setup.sh installs everything the build needs)")
+endif()
+if(SOLSCOPE_PORTABLE)
+  solscope_static_curses()
 endif()
 
 # prometheus-cpp core (Collectable, TextSerializer) for /metrics: Debian's prometheus-cpp-dev.

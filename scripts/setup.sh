@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages solscope's build and tests need, skipping those already present, and configures
 # and builds the given CMake preset (default: dev). Safe to run again.
-#   scripts/setup.sh [preset]
+#   scripts/setup.sh [preset]       (--deps-only: the packages, uPlot and the locale, no build)
 set -euo pipefail
 preset="${1:-dev}"
 cd "$(dirname "$0")/.."
@@ -14,6 +14,9 @@ packages=(
   tmux python3 clang-format locales curl
   clang libclang-rt-dev  # libFuzzer for scripts/fuzz.sh (clang 14 and its runtime on Debian 12)
   chromium prometheus prometheus-node-exporter
+  # the release (scripts/package.sh) and its tests: Debian source packages, the .deb and its lint, a minimal
+  # Debian root for the clean-system test, and a container engine for the image recipe
+  dpkg-dev lintian debootstrap podman buildah
 )
 # Node.js and npm (the dashboard's uPlot, the browser tests' playwright-core): Debian's packages only where no
 # Node.js is installed yet (a NodeSource nodejs already ships npm and conflicts with Debian's npm package).
@@ -49,5 +52,6 @@ if [ ! -f /usr/local/cuda/include/cupti_pmsampling.h ] && [ -z "${CUDA_HOME:-}" 
        "(replay works; install CUDA >= 12.6 or set CUDA_HOME for live sampling)" >&2
 fi
 
+[ "$preset" = --deps-only ] && exit 0
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset"

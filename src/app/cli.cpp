@@ -1,4 +1,5 @@
 #include "app/cli.hpp"
+#include "app/man_page.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -151,6 +152,8 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   CLI::App app{kDescription, "solscope"};
   app.footer(kExitCodes);
   app.set_version_flag("--version", std::string("solscope ") + SOLSCOPE_VERSION);
+  bool man_page = false;  // --man: the manual page (man_page.hpp); hidden from --help
+  app.add_flag("--man", man_page, "print the manual page (roff)")->group("");
   app.allow_extras();
   app.require_subcommand(0, 1);
   CommonOptions common;
@@ -212,6 +215,10 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   reporter->add_flag("--json", report_args.json, "print the JSON report (docs/report.md)");
   config::add_option(*reporter, config::Scope::Report, "--html", report_args.html);
   config::add_option(*reporter, config::Scope::Report, "--force", report_args.force);
+  reporter->add_option(
+      "--phases", report_args.phases,
+      "also judge the phases a workload declared in this JSON file (docs/report.md; exit 6 when "
+      "one is off)");
   auto* run_sub = configure(app.add_subcommand(
       "run",
       "run a command, sample the GPUs it uses, log its kernels, report when it ends (run -- CMD ARGS)"));
@@ -264,6 +271,10 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
                                  "solscope run [--interval 10ms] [-o trace.sqlite] --" +
                                      (given.empty() ? std::string(" CMD ARGS...") : given)});
     return kExitUsage;
+  }
+  if (man_page) {
+    out << render_man_page(app, std::string("solscope ") + SOLSCOPE_VERSION);
+    return kExitOk;
   }
   if (report_extras(app, err)) return kExitUsage;
   if (auto applied = config::apply_config_file(app, config_file, config::process_environment()); !applied) {

@@ -1,3 +1,4 @@
+#include <optional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -9,10 +10,12 @@
 #include "app/messages.hpp"
 #include "app/output_path.hpp"
 #include "app/report_html.hpp"
+#include "app/report_phases.hpp"
 #include "app/run_metadata.hpp"
 #include "app/sinks.hpp"
 #include "app/source_factory.hpp"
 #include "core/derive.hpp"
+#include "report/declared_phases_present.hpp"
 #include "report/report_builder.hpp"
 #include "report/report_json.hpp"
 #include "report/report_text.hpp"
@@ -83,6 +86,15 @@ auto run_report(const ReportArgs& args, std::ostream& out, std::ostream& err) ->
     print_error(err, built.error());
     return built.error().code == core::ErrorCode::DataLoss ? kExitBadTrace : kExitFailure;
   }
+  std::optional<report::DeclaredPhaseReport> judged;
+  if (!args.phases.empty()) {
+    auto phases = judge_declared_phases(*reader, *built, args.phases);
+    if (!phases) {
+      print_error(err, phases.error());
+      return phases.error().code == core::ErrorCode::DataLoss ? kExitBadTrace : kExitUsage;
+    }
+    judged = std::move(*phases);
+  }
   if (!args.html.empty()) {
     if (auto written = write_html_report(*built, args.html); !written) {
       print_error(err, written.error());
@@ -90,16 +102,19 @@ auto run_report(const ReportArgs& args, std::ostream& out, std::ostream& err) ->
     }
   }
   if (args.json) {
-    out << report::to_json(*built).dump(2) << '\n';
+    auto json = report::to_json(*built);
+    if (judged) json["declared_phases"] = report::declared_phases_json(*judged);
+    out << json.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
   } else {
     out << report::render_text(*built);
+    if (judged) out << report::render_declared_phases(*judged);
   }
   if (auto flushed = flush_output(out); !flushed) {
     if (is_reader_gone(flushed.error())) return kExitOk;  // `solscope report X | head`
     print_error(err, flushed.error());
     return kExitFailure;
   }
-  return kExitOk;
+  return judged && judged->result == report::Verdict::Fail ? kExitCheckFailed : kExitOk;
 }
 
 }  // namespace solscope::app

@@ -25,11 +25,13 @@ struct ReportArgs {
   bool json = false;   ///< --json: the JSON report (docs/report.md) instead of the text
   std::string html;    ///< --html FILE: also the HTML report (report_html.hpp); empty = none
   bool force = false;  ///< --force: --html may replace an existing file
+  std::string phases;  ///< --phases FILE: also judge the workload's declared phases (report_phases.hpp)
 };
 
 /// `solscope report`: the text (at most 100 columns) or JSON report of `args.file` on `out`. Exit codes:
-/// 0; 5 when the trace is missing, not a trace, too new, or damaged beyond reading any sample; 1 for other
-/// failures. A reader that goes away (`| head`) ends it quietly with 0.
+/// 0; 5 when the trace is missing, not a trace, too new, or damaged beyond reading any sample; 2 for a bad
+/// --phases file; 6 when a declared phase failed or had no data; 1 for other failures. A reader that goes
+/// away (`| head`) ends it quietly with 0.
 auto run_report(const ReportArgs& args, std::ostream& out, std::ostream& err) -> int;
 
 }  // namespace solscope::app

@@ -133,7 +133,7 @@ auto find_demo_trace() -> std::string {
   const auto exe_dir = executable_dir();
   const std::array<std::filesystem::path, 3> candidates{
       exe_dir / ".." / "share" / "solscope" / "demo-trace.sqlite", exe_dir / "demo-trace.sqlite",
-      std::filesystem::path(SOLSCOPE_SOURCE_DIR) / "tests" / "data" / "demo-trace.sqlite"};
+      std::filesystem::path(SOLSCOPE_SOURCE_DIR) / "data" / "demo-trace.sqlite"};
   for (const auto& c : candidates) {
     std::error_code ec;
     if (std::filesystem::is_regular_file(c, ec)) return std::filesystem::weakly_canonical(c, ec).string();

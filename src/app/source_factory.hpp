@@ -74,7 +74,8 @@ struct OpenedSource {
 [[nodiscard]] auto report_replay_end(const OpenedSource& opened, std::ostream& err) -> int;
 
 /// The bundled demo trace: $SOLSCOPE_DEMO_TRACE, <exe dir>/../share/solscope/demo-trace.sqlite,
-/// <exe dir>/demo-trace.sqlite, or the source tree's tests/data/demo-trace.sqlite. Empty when none exists.
+/// <exe dir>/demo-trace.sqlite, or the source tree's data/demo-trace.sqlite (a recording of the GPU proof
+/// kit's workload on an H100: tests/data/real/h100-proof/README.md). Empty when none exists.
 [[nodiscard]] auto find_demo_trace() -> std::string;
 
 /// The directory of the running solscope binary (/proc/self/exe); empty when it cannot be read.

@@ -40,9 +40,20 @@ auto classify_bound(double compute_sol_pct, double memory_sol_pct, double engine
   return Bound::Latency;
 }
 
+auto bound_memory_sol_pct(const SolSample& sample) -> double {
+  if (sample.compute_pipe != Pipe::Tensor || sample.memory_path != MemPath::L1) return sample.memory_sol_pct;
+  // The tensor pipe's operands stream through L1/shared memory (wgmma reads A and B from shared memory, TMA
+  // fills it): that traffic is the pipe's feed, so the paths beyond the SM decide whether it waits on memory.
+  double beyond = kUnknown;
+  for (const MemPath path : {MemPath::Dram, MemPath::L2}) {
+    raise_to(beyond, sample.path_pct[static_cast<std::size_t>(path)]);
+  }
+  return beyond;
+}
+
 auto classify_bound(const SolSample& sample) -> Bound {
   const double gr = sample.gr_active_pct();
-  return classify_bound(sample.compute_sol_pct, sample.memory_sol_pct,
+  return classify_bound(sample.compute_sol_pct, bound_memory_sol_pct(sample),
                         std::isnan(gr) ? sample.gpu_util_pct() : gr);
 }
 

@@ -25,8 +25,15 @@ inline constexpr double kIdleThresholdPct = 5.0;
 [[nodiscard]] auto classify_bound(double compute_sol_pct, double memory_sol_pct, double engine_active_pct)
     -> Bound;
 
-/// Classifies `sample` from its Compute and Memory SOL, with GR active as the engine activity, or the classic
-/// utilization when GR active is unknown (NaN). Used by derive() and by window aggregation.
+/// The Memory SOL that classify_bound(sample) weighs: the sample's Memory SOL, except when the tensor pipe
+/// sets the Compute SOL and L1 sets the Memory SOL. L1/shared-memory traffic then is the tensor pipe's
+/// operand feed (a BF16 GEMM on an H100 read 93% tensor and 95% L1, and 25% DRAM, 46% L2), so the larger of
+/// DRAM and L2 counts instead (NaN when neither is known). docs/design/sol-metrics.md section 3.
+[[nodiscard]] auto bound_memory_sol_pct(const SolSample& sample) -> double;
+
+/// Classifies `sample` from its Compute SOL and bound_memory_sol_pct(), with GR active as the engine
+/// activity, or the classic utilization when GR active is unknown (NaN). Used by derive() and by window
+/// aggregation.
 [[nodiscard]] auto classify_bound(const SolSample& sample) -> Bound;
 
 /// Derives SOL figures from one raw sample.

@@ -10,6 +10,12 @@
 
 namespace solscope::core {
 
+/// Left out at each edge of a phase whose figures are compared with what it must show (`solscope check`'s
+/// calibration phases, `solscope report --phases`): 100 ms, 10 samples at 10 ms or one GPM sample, where
+/// kernels are still starting or draining inside a sample. A sample counts only when it lies wholly inside
+/// [start + kPhaseRampEdgeNs, end - kPhaseRampEdgeNs].
+inline constexpr std::int64_t kPhaseRampEdgeNs = 100'000'000;
+
 /// Accumulates SolSamples of one device into one window. Pure and allocation-free; not thread-safe.
 ///
 /// Every figure of the window is the duration-weighted mean of the samples where it is known (NaN samples are

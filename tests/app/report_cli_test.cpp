@@ -171,5 +171,49 @@ TEST_F(ReportCli, a_damaged_trace_is_reported_from_what_can_be_read_with_a_warni
   EXPECT_LT(json["samples"].get<int>(), 4800);
 }
 
+// `report --phases`: the demo trace's own phases of GPU 0, declared with the bound each must show, pass (exit
+// 0); the same file with one phase claiming the wrong bound fails (exit 6, FAIL in the JSON); a bad file is
+// exit 2.
+TEST_F(ReportCli, declared_phases_pass_when_right_and_exit_6_when_one_is_wrong) {
+  const auto report = solscope({"report", kDemo, "--json"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const auto json = nlohmann::json::parse(report.out);
+  const auto& gpu = json["gpus"][1];
+  nlohmann::json file{
+      {"format", "solscope-phases-1"}, {"gpu", {{"uuid", gpu["uuid"]}}}, {"phases", nlohmann::json::array()}};
+  for (const auto& phase : gpu["phases"]) {
+    file["phases"].push_back({{"name", "phase_" + phase["bound"].get<std::string>()},
+                              {"start_ns", phase["start_ns"]},
+                              {"end_ns", phase["end_ns"]},
+                              {"expect", {{"bound", phase["bound"]}}}});
+  }
+  ASSERT_GE(file["phases"].size(), 3U);
+  const std::string right = path("right.json");
+  std::ofstream(right) << file.dump();
+  const auto passed = solscope({"report", kDemo, "--phases", right, "--json"});
+  ASSERT_EQ(passed.exit_code, 0) << passed.err << passed.out;
+  const auto judged = nlohmann::json::parse(passed.out)["declared_phases"];
+  EXPECT_EQ(judged["device"], 1);
+  EXPECT_EQ(judged["result"], "PASS");
+  EXPECT_GT(judged["phases"][1]["samples"].get<int>(), 100);
+
+  const std::size_t flipped = file["phases"][0]["expect"]["bound"] == "latency" ? 1 : 0;
+  file["phases"][flipped]["expect"]["bound"] = "latency";
+  const std::string wrong = path("wrong.json");
+  std::ofstream(wrong) << file.dump();
+  const auto failed = solscope({"report", kDemo, "--phases", wrong});
+  EXPECT_EQ(failed.exit_code, 6) << failed.err;
+  EXPECT_NE(failed.out.find("Declared phases"), std::string::npos) << failed.out;
+  EXPECT_NE(failed.out.find("FAIL    bound"), std::string::npos) << failed.out;
+
+  std::ofstream(path("bad.json")) << R"({"format": "solscope-phases-1", "phases": [{"name": "x"}]})";
+  const auto bad = solscope({"report", kDemo, "--phases", path("bad.json")});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("phase file: phase 1 (x): start_ns must be an integer"), std::string::npos)
+      << bad.err;
+  const auto several = solscope({"report", kDemo, "--phases", path("missing.json")});
+  EXPECT_EQ(several.exit_code, 2);
+}
+
 }  // namespace
 }  // namespace solscope::app

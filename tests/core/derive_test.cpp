@@ -149,5 +149,32 @@ TEST(DeriveTest, classify_bound_thresholds) {
   EXPECT_EQ(classify_bound(80, 10, kNaN), Bound::Compute);
 }
 
+// The BF16 GEMM measured on an H100 (tests/data/real/h100-proof): tensor 93.4%, L1 95.0%, L2 45.6%,
+// DRAM 25.2%. L1 is the tensor pipe's operand feed there, so the kernel is compute-bound; the Memory SOL
+// shown stays L1's.
+TEST(DeriveTest, l1_feeding_the_tensor_pipe_does_not_make_it_memory_bound) {
+  const RawSample gemm = sample_with({{MetricId::TensorPipe, 93.4},
+                                      {MetricId::L1TexThroughput, 95.0},
+                                      {MetricId::L2Throughput, 45.6},
+                                      {MetricId::DramThroughput, 25.2},
+                                      {MetricId::GrActive, 100}});
+  const SolSample s = derive(gemm, DeviceInfo{});
+  EXPECT_EQ(s.memory_path, MemPath::L1);
+  EXPECT_DOUBLE_EQ(s.memory_sol_pct, 95.0);
+  EXPECT_DOUBLE_EQ(bound_memory_sol_pct(s), 45.6);
+  EXPECT_EQ(s.bound, Bound::Compute);
+
+  // DRAM above the tensor pipe still makes it memory-bound; L1 above another pipe (FMA) does too.
+  RawSample dram_heavy = gemm;
+  dram_heavy.set(MetricId::DramThroughput, 96.0);
+  EXPECT_EQ(derive(dram_heavy, DeviceInfo{}).bound, Bound::Memory);
+  const RawSample fma =
+      sample_with({{MetricId::FmaPipe, 70}, {MetricId::L1TexThroughput, 95.0}, {MetricId::GrActive, 100}});
+  EXPECT_EQ(derive(fma, DeviceInfo{}).bound, Bound::Memory);
+  SolSample unknown_beyond =
+      derive(sample_with({{MetricId::TensorPipe, 80}, {MetricId::L1TexThroughput, 90}}), DeviceInfo{});
+  EXPECT_TRUE(std::isnan(bound_memory_sol_pct(unknown_beyond)));
+}
+
 }  // namespace
 }  // namespace solscope::core

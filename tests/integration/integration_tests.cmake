@@ -64,3 +64,4 @@ else()
   solscope_integration_test(NAME fleet_browser TIMEOUT 10
     COMMAND ${SOLSCOPE_PYTHON3} -c "print('SKIP: node is not installed'); raise SystemExit(77)")
 endif()
+include(${CMAKE_CURRENT_LIST_DIR}/gpu_proof_tests.cmake)

@@ -1,6 +1,7 @@
 # Tests of the report layer (`solscope report`'s figures, phases, kernel join, JSON and text): label `report`.
 solscope_add_test(report
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/phase_detection_test.cpp
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/declared_phases_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/phase_detection_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/kernel_join_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/report_builder_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/report_output_test.cpp

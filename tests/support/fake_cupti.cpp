@@ -8,6 +8,7 @@
 struct CUpti_Profiler_Host_Object {
   std::string chip;
   std::vector<std::string> metrics;
+  bool with_availability = false;  ///< initialized with a device's counter availability image
 };
 struct CUpti_PmSampling_Object {
   std::size_t ordinal = 0;
@@ -286,7 +287,8 @@ auto host_initialize(CUpti_Profiler_Host_Initialize_Params* p) -> CUptiResult {
   }
   const std::string_view chip(p->pChipName);
   if (chip.size() < 4 || chip.rfind("XX", 0) == 0) return CUPTI_ERROR_INVALID_CHIP_NAME;
-  p->pHostObject = new CUpti_Profiler_Host_Object{std::string(chip), {}};
+  p->pHostObject =
+      new CUpti_Profiler_Host_Object{std::string(chip), {}, p->pCounterAvailabilityImage != nullptr};
   ++state().live_host_objects;
   return CUPTI_SUCCESS;
 }
@@ -297,11 +299,19 @@ auto host_deinitialize(CUpti_Profiler_Host_Deinitialize_Params* p) -> CUptiResul
   return CUPTI_SUCCESS;
 }
 
+// As libcupti 13.0 answered on an H100 without NVLink peers (tests/data/real/h100-proof/README.md): a name
+// with "invalid" is refused (INVALID_PARAMETER); one with "unavailable" is valid but, against a device's
+// availability image, fails the whole call with UNKNOWN (999); two names with "clash" fail together with
+// UNKNOWN.
 auto host_add_metrics(CUpti_Profiler_Host_ConfigAddMetrics_Params* p) -> CUptiResult {
+  std::size_t clashes = 0;
   for (std::size_t i = 0; i < p->numMetrics; ++i) {
-    if (std::string_view(p->ppMetricNames[i]).find("invalid") != std::string_view::npos) {
-      return CUPTI_ERROR_INVALID_PARAMETER;
+    const std::string_view name(p->ppMetricNames[i]);
+    if (name.find("invalid") != std::string_view::npos) return CUPTI_ERROR_INVALID_PARAMETER;
+    if (name.find("unavailable") != std::string_view::npos && p->pHostObject->with_availability) {
+      return CUPTI_ERROR_UNKNOWN;
     }
+    if (name.find("clash") != std::string_view::npos && ++clashes > 1) return CUPTI_ERROR_UNKNOWN;
   }
   for (std::size_t i = 0; i < p->numMetrics; ++i) p->pHostObject->metrics.emplace_back(p->ppMetricNames[i]);
   return CUPTI_SUCCESS;

@@ -7,12 +7,13 @@
 
 #include "core/metric_id.hpp"
 #include "core/raw_sample.hpp"
+#include "core/window.hpp"
 
 namespace solscope::app {
 
-/// Left out at each edge of a phase: 100 ms (10 samples at 10 ms, one GPM sample). A sample counts only
-/// when it lies wholly inside [wall_start + kRampEdgeNs, wall_end - kRampEdgeNs].
-inline constexpr std::int64_t kRampEdgeNs = 100'000'000;
+/// Left out at each edge of a phase (core::kPhaseRampEdgeNs): a sample counts only when it lies wholly inside
+/// [wall_start + kRampEdgeNs, wall_end - kRampEdgeNs].
+inline constexpr std::int64_t kRampEdgeNs = core::kPhaseRampEdgeNs;
 
 /// A phase's window on the samples' clock (CLOCK_REALTIME ns, as KernelRunner::RunResult gives it).
 struct PhaseWindow {

@@ -20,7 +20,11 @@ DynamicLibrary::~DynamicLibrary() {
 auto DynamicLibrary::open_first(std::span<const std::string> candidates, std::string_view hint, bool global)
     -> core::Result<DynamicLibrary> {
   std::string tried;
-  const int flags = RTLD_NOW | (global ? RTLD_GLOBAL : RTLD_LOCAL);
+  // RTLD_NODELETE: the library stays mapped after dlclose. NVIDIA's libraries start threads of their own
+  // (CUPTI's PM-sampling and activity threads, the driver's), which would otherwise run on in unmapped code:
+  // on an H100 each teardown of a CUPTI session (`solscope run` at its end, `check` between sources) died
+  // of SIGSEGV in a thread solscope did not start.
+  const int flags = RTLD_NOW | RTLD_NODELETE | (global ? RTLD_GLOBAL : RTLD_LOCAL);
   for (const auto& candidate : candidates) {
     dlerror();
     if (void* handle = dlopen(candidate.c_str(), flags)) {

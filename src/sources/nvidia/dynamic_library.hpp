@@ -22,9 +22,10 @@ class DynamicLibrary {
   auto operator=(const DynamicLibrary&) -> DynamicLibrary& = delete;
   ~DynamicLibrary();
 
-  /// Opens the first of `candidates` that loads (RTLD_NOW | RTLD_LOCAL, or RTLD_GLOBAL if `global`). Each
-  /// candidate is a soname ("libcuda.so.1", searched by the dynamic loader) or a path. NotFound lists every
-  /// candidate with dlerror()'s text, and `hint` is passed through to the error.
+  /// Opens the first of `candidates` that loads (RTLD_NOW | RTLD_NODELETE | RTLD_LOCAL, or RTLD_GLOBAL if
+  /// `global`): closing drops the reference but never unmaps the library, whose own threads may still run.
+  /// Each candidate is a soname ("libcuda.so.1", searched by the dynamic loader) or a path. NotFound lists
+  /// every candidate with dlerror()'s text, and `hint` is passed through to the error.
   [[nodiscard]] static auto open_first(std::span<const std::string> candidates, std::string_view hint,
                                        bool global = false) -> core::Result<DynamicLibrary>;
 

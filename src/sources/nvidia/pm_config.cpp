@@ -123,14 +123,36 @@ auto join(std::span<const std::string> names) -> std::string {
   return out;
 }
 
+// The largest prefix-greedy subset of `plan` that one host object accepts together with the availability
+// image: each name is tried with the names kept before it; the ones that fail go to `dropped`.
+auto greedy_subset(const std::shared_ptr<const CuptiApi>& api, const std::string& chip,
+                   std::span<const std::uint8_t> availability, const PmCounterPlan& plan,
+                   std::vector<std::string>& dropped) -> core::Result<PmCounterPlan> {
+  PmCounterPlan kept;
+  for (std::size_t i = 0; i < plan.counter_names.size(); ++i) {
+    auto host = HostObject::create(*api, chip, availability);
+    if (!host) return core::propagate(host);
+    kept.counter_names.push_back(plan.counter_names[i]);
+    auto names = name_pointers(kept.counter_names);
+    if (host->add_metrics(names.data(), names.size()) == CUPTI_SUCCESS) {
+      kept.counter_metrics.push_back(plan.counter_metrics[i]);
+    } else {
+      kept.counter_names.pop_back();
+      dropped.push_back(plan.counter_names[i]);
+    }
+  }
+  return kept;
+}
+
 // After ConfigAddMetrics failed with `rc`: the plan without the names libcupti rejects, found one by one
 // (CUPTI 13.0 answers a bad name with INVALID_PARAMETER (1), older releases with INVALID_METRIC_NAME (17)).
 // The rejected names go to `dropped`. Errors when no name is at fault, when dropping is off, or when nothing
 // is left.
 auto without_rejected(const std::shared_ptr<const CuptiApi>& api, const std::string& chip,
-                      const PmCounterPlan& plan, CUptiResult rc, PmConfigOptions options,
-                      std::vector<std::string>& dropped) -> core::Result<PmCounterPlan> {
-  auto checks = check_counters(api, chip, plan.counter_names);
+                      std::span<const std::uint8_t> availability, const PmCounterPlan& plan, CUptiResult rc,
+                      PmConfigOptions options, std::vector<std::string>& dropped)
+    -> core::Result<PmCounterPlan> {
+  auto checks = check_counters(api, chip, plan.counter_names, availability);
   if (!checks) return core::propagate(checks);
   PmCounterPlan kept;
   for (std::size_t i = 0; i < checks->size(); ++i) {
@@ -142,8 +164,16 @@ auto without_rejected(const std::shared_ptr<const CuptiApi>& api, const std::str
     }
   }
   if (dropped.empty()) {
+    // Each name is accepted alone but not all together (seen: CUPTI 13.0, GH100 in a VM, UNKNOWN (999)):
+    // keep the names that can join the ones kept before them, in catalog order.
+    auto joined = greedy_subset(api, chip, availability, plan, dropped);
+    if (!joined) return core::propagate(joined);
+    kept = std::move(*joined);
+  }
+  if (dropped.empty()) {
     return core::fail(core::ErrorCode::Internal, "cuptiProfilerHostConfigAddMetrics failed for chip " + chip +
-                                                     ": " + cupti_result_name(*api, rc));
+                                                     ": " + cupti_result_name(*api, rc) +
+                                                     " (every counter is accepted alone and together)");
   }
   if (!options.drop_invalid_counters || kept.counter_names.empty()) {
     return core::fail(
@@ -236,7 +266,8 @@ auto PmConfig::create(std::shared_ptr<const CuptiApi> api, std::string chip_name
   impl->name_array = name_pointers(impl->plan.counter_names);
   CUptiResult rc = host->add_metrics(impl->name_array.data(), impl->name_array.size());
   if (rc != CUPTI_SUCCESS) {
-    auto kept = without_rejected(impl->api, impl->chip, impl->plan, rc, options, impl->dropped);
+    auto kept =
+        without_rejected(impl->api, impl->chip, impl->availability, impl->plan, rc, options, impl->dropped);
     if (!kept) return core::propagate(kept);
     impl->plan = std::move(*kept);
     host = HostObject::create(cupti, impl->chip, impl->availability);
@@ -305,11 +336,12 @@ auto PmConfig::evaluate(std::span<const std::uint8_t> counter_data, std::size_t 
 }
 
 auto check_counters(const std::shared_ptr<const CuptiApi>& api, std::string_view chip_name,
-                    std::span<const std::string> names) -> core::Result<std::vector<PmCounterCheck>> {
+                    std::span<const std::string> names, std::span<const std::uint8_t> availability)
+    -> core::Result<std::vector<PmCounterCheck>> {
   const std::string chip(chip_name);
   std::vector<PmCounterCheck> out;
   for (const std::string& name : names) {
-    auto host = HostObject::create(*api, chip, {});
+    auto host = HostObject::create(*api, chip, availability);
     if (!host) return core::propagate(host);
     PmCounterCheck check;
     check.name = name;

@@ -110,10 +110,13 @@ struct PmCounterCheck {
   std::string error;       ///< CUPTI's error for an invalid name
 };
 
-/// Checks each name alone in a fresh host object for `chip_name` (what XLA does to find bad names). Errors:
+/// Checks each name alone in a fresh host object for `chip_name` (what XLA does to find bad names), with the
+/// device's counter availability image when one is given (cuptiPmSamplingGetCounterAvailability: a counter
+/// the device cannot give there, such as NVLink on a GPU without links, is then invalid too). Errors:
 /// Unimplemented (chip unknown to this libcupti), Internal (other CUPTI failures).
 [[nodiscard]] auto check_counters(const std::shared_ptr<const CuptiApi>& api, std::string_view chip_name,
-                                  std::span<const std::string> names)
+                                  std::span<const std::string> names,
+                                  std::span<const std::uint8_t> availability = {})
     -> core::Result<std::vector<PmCounterCheck>>;
 
 /// Passes that `names` together need on `chip_name` (no limit; used to probe alternatives). Errors as

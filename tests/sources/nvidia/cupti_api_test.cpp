@@ -98,6 +98,37 @@ TEST(PmConfigTest, gh100_plan_has_nineteen_counters_with_nvlink_in_two_parts) {
   EXPECT_TRUE(pm_counter_plan(core::ChipFamily::Unknown).counter_names.empty());
 }
 
+// A counter the device cannot give (NVLink without peers) is valid by name but fails the whole set against
+// the device's availability image: it is dropped and the rest kept. Names that fail only together keep the
+// first.
+TEST(PmConfigTest, counters_the_device_lacks_or_that_clash_are_dropped_and_the_rest_kept) {
+  fake::state().reset();
+  const auto api = std::make_shared<const CuptiApi>(fake::cupti_api());
+  const PmCounterPlan plan{.counter_names = {"tensor", "nvlrx_unavailable", "dram"},
+                           .counter_metrics = {core::MetricId::TensorPipe, core::MetricId::NvlinkRxBytesPerS,
+                                               core::MetricId::DramThroughput}};
+  const std::vector<std::uint8_t> availability(16, 0xA5);
+  auto config = PmConfig::create(api, "GH100", plan, availability, {});
+  ASSERT_TRUE(config.has_value()) << config.error().describe();
+  EXPECT_EQ(config->plan().counter_names, (std::vector<std::string>{"tensor", "dram"}));
+  EXPECT_EQ(std::vector<std::string>(config->dropped_counters().begin(), config->dropped_counters().end()),
+            std::vector<std::string>{"nvlrx_unavailable"});
+  EXPECT_TRUE(PmConfig::create(api, "GH100", plan, {}, {}).has_value()) << "without an image it is valid";
+
+  const PmCounterPlan clashing{
+      .counter_names = {"clash_a", "clash_b", "l2"},
+      .counter_metrics = {core::MetricId::TensorPipe, core::MetricId::FmaPipe, core::MetricId::L2Throughput}};
+  auto greedy = PmConfig::create(api, "GH100", clashing, availability, {});
+  ASSERT_TRUE(greedy.has_value()) << greedy.error().describe();
+  EXPECT_EQ(greedy->plan().counter_names, (std::vector<std::string>{"clash_a", "l2"}));
+  EXPECT_EQ(greedy->plan().counter_metrics,
+            (std::vector<core::MetricId>{core::MetricId::TensorPipe, core::MetricId::L2Throughput}));
+  auto strict = PmConfig::create(api, "GH100", clashing, availability, {.drop_invalid_counters = false});
+  ASSERT_FALSE(strict.has_value());
+  EXPECT_NE(strict.error().message.find("clash_b"), std::string::npos) << strict.error().message;
+  EXPECT_EQ(fake::state().live_host_objects, 2) << "only the two configs alive hold host objects";
+}
+
 TEST(CuptiApiTest, validation_refuses_old_versions_and_missing_functions) {
   fake::state().reset();
   CuptiApi api = fake::cupti_api();
