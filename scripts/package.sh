@@ -57,8 +57,8 @@ gzip -9n <"$build"/solscope.1 >"$tree/share/man/man1/solscope.1.gz"
 cp -r deploy "$tree/share/solscope/deploy"
 cp -r docs "$tree/share/doc/solscope/docs"
 rm -rf "$tree/share/doc/solscope/docs/screenshots"
-install -m 0644 README.md "$tree/share/doc/solscope/README.md"
-install -m 0644 README.md "$tree/README.md"
+install -m 0644 -t "$tree/share/doc/solscope" README.md
+install -m 0644 -t "$tree" README.md
 # The copyright notices of everything linked in, from the Debian packages it was built from.
 for pkg in libstdc++-12-dev libfmt-dev libtomlplusplus-dev libcpp-httplib-dev prometheus-cpp-dev libsqlite3-dev \
            libncurses-dev libssl-dev zlib1g-dev nlohmann-json3-dev libcli11-dev libexpected-dev; do

@@ -30,7 +30,7 @@ solscope: embedded-library ncurses [usr/bin/solscope]
 solscope: embedded-library zlib [usr/bin/solscope]
 OVERRIDES
 cp -r "$tree/share/doc/solscope/docs" "$doc/docs"
-install -m 0644 "$tree/share/doc/solscope/README.md" "$doc/README.md"
+install -m 0644 -t "$doc" "$tree/share/doc/solscope/"README*
 # The unit as the package installs it: the binary is /usr/bin/solscope here.
 sed 's|/usr/local/bin/solscope|/usr/bin/solscope|g' "$tree/share/solscope/deploy/systemd/solscope.service" \
   >"$pkg/lib/systemd/system/solscope.service"

@@ -79,7 +79,8 @@ TEST_F(CliTest, live_json_without_a_driver_exits_3_without_fallback) {
   EXPECT_TRUE(r.out.empty());
 }
 
-TEST_F(CliTest, plain_solscope_without_a_gpu_plays_the_bundled_trace_and_says_synthetic) {
+// The bundled trace is an H100 recording (data/demo-trace.sqlite), and the view says where it was made.
+TEST_F(CliTest, plain_solscope_without_a_gpu_plays_the_bundled_recording_and_says_where_it_was_made) {
   if (has_nvidia_driver()) GTEST_SKIP() << "an NVIDIA driver is installed here";
   testing::BackgroundProcess p({kBinary}, path("out"), path("err"));
   std::this_thread::sleep_for(2500ms);
@@ -89,9 +90,10 @@ TEST_F(CliTest, plain_solscope_without_a_gpu_plays_the_bundled_trace_and_says_sy
   out << std::ifstream(path("out")).rdbuf();
   err << std::ifstream(path("err")).rdbuf();
   EXPECT_NE(err.str().find("no NVIDIA GPU here"), std::string::npos) << err.str();
-  EXPECT_NE(out.str().find("SYNTHETIC"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("recorded on NVIDIA H100"), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().find("SYNTHETIC"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("compute%"), std::string::npos) << out.str();
-  EXPECT_GE(lines_of(out.str()).size(), 10u) << "header and at least one window per GPU";
+  EXPECT_GE(lines_of(out.str()).size(), 4u) << "header and at least one window";
 }
 
 TEST_F(CliTest, bad_command_lines_exit_2_with_a_suggestion) {

@@ -23,7 +23,7 @@ check() {  # check NAME EXPECTED_CODE CMD...: runs CMD in the root, prints its o
   echo "== $name: exit $got"; head -c 600 "$work/out"; head -c 600 "$work/err"
   [ "$got" = "$want" ] || { echo "FAIL: $name exited $got, expected $want"; exit 1; }
 }
-echo "clean root: $(in_root sh -c 'ls /usr/include 2>/dev/null | wc -l') headers in /usr/include, glibc $(in_root getconf GNU_LIBC_VERSION)"
+echo "clean root: $(in_root sh -c 'ls /usr/include 2>/dev/null | wc -l') headers in /usr/include, $(in_root getconf GNU_LIBC_VERSION)"
 for bin in /opt/solscope/bin/solscope /usr/bin/solscope; do
   if [ "$bin" = /usr/bin/solscope ]; then
     check "apt-get install ./solscope.deb" 0 apt-get install -y -qq --no-install-recommends /tmp/solscope.deb
