@@ -20,6 +20,22 @@ PYEOF
   fi
 }
 
+# served_row PATH HTTP_CODE WHAT FILE EMPTY_REASON NO_PYTHON: the row of one answer of serve: FAIL on a code other
+# than 200; else `summarise WHAT FILE` says "COUNT<tab>TEXT", PASS when COUNT is not 0 (FAIL with EMPTY_REASON)
+served_row() {
+  local summary
+  if [ "$2" != 200 ]; then
+    row 6 "serve $1" FAIL "HTTP $2"
+    return
+  fi
+  summary=$(summarise "$3" "$4" || echo "1	$6")
+  if [ "${summary%%$'\t'*}" != 0 ]; then
+    row 6 "serve $1" PASS "${summary#*$'\t'}"
+  else
+    row 6 "serve $1" FAIL "$5: ${summary#*$'\t'}"
+  fi
+}
+
 # shellcheck disable=SC2034 # T only gates the step on the budget; on_signal (common.sh) reads CURRENT_PID
 step_serve() {
   say ""
@@ -53,26 +69,8 @@ step_serve() {
       else
         row 6 "serve /healthz" FAIL "HTTP $hz"
       fi
-      if [ "$mc" = 200 ]; then
-        m=$(summarise metrics "$W/serve-metrics.txt" || echo "1	(no python3 to count)")
-        if [ "${m%%$'\t'*}" != 0 ]; then
-          row 6 "serve /metrics" PASS "${m#*$'\t'}"
-        else
-          row 6 "serve /metrics" FAIL "no solscope_ series: ${m#*$'\t'}"
-        fi
-      else
-        row 6 "serve /metrics" FAIL "HTTP $mc"
-      fi
-      if [ "$dc" = 200 ]; then
-        d=$(summarise serve-devices "$W/serve-devices.json" || echo "1	(no python3 to read it)")
-        if [ "${d%%$'\t'*}" != 0 ]; then
-          row 6 "serve /api/v1/devices" PASS "${d#*$'\t'}"
-        else
-          row 6 "serve /api/v1/devices" FAIL "no devices: ${d#*$'\t'}"
-        fi
-      else
-        row 6 "serve /api/v1/devices" FAIL "HTTP $dc"
-      fi
+      served_row "/metrics" "$mc" metrics "$W/serve-metrics.txt" "no solscope_ series" "(no python3 to count)"
+      served_row "/api/v1/devices" "$dc" serve-devices "$W/serve-devices.json" "no devices" "(no python3 to read it)"
       if [ "$SRC" = 0 ]; then
         row 6 "serve exit on SIGTERM" PASS "exit 0 (port $PORT)"
       else

@@ -44,11 +44,14 @@ auto facts_of(const trace::Reader& reader, const std::string& path) -> report::T
 
 }  // namespace
 
-auto build_report(const trace::Reader& reader, const std::string& path, std::ostream& err)
-    -> core::Result<report::Report> {
+auto build_report(const trace::Reader& reader, const std::string& path, std::ostream& err,
+                  report::PhaseJudge* phases) -> core::Result<report::Report> {
   auto table = reader.kernels();
   if (!table) return core::propagate(std::move(table));
   if (!table->note.empty()) print_warning(err, table->note);
+  if (phases != nullptr) {
+    for (const auto& kernel : table->kernels) phases->add(kernel);
+  }
   report::ReportBuilder builder(reader.devices(), table->kernels, reader.sample_count());
   std::vector<core::KernelRecord>().swap(table->kernels);  // the builder keeps what it needs
   auto cursor = reader.cursor();
@@ -59,7 +62,9 @@ auto build_report(const trace::Reader& reader, const std::string& path, std::ost
   core::RawSample raw;
   while (cursor->next(raw)) {
     const core::DeviceInfo* device = reader.device(raw.device_index);
-    builder.add(core::derive(raw, device != nullptr ? *device : kUnknownDevice));
+    const core::SolSample sample = core::derive(raw, device != nullptr ? *device : kUnknownDevice);
+    builder.add(sample);
+    if (phases != nullptr) phases->add(sample);
   }
   if (auto problem = reader.problem(cursor->report())) {
     if (cursor->samples_read() == 0) return core::fail(std::move(*problem));
@@ -81,20 +86,22 @@ auto run_report(const ReportArgs& args, std::ostream& out, std::ostream& err) ->
     print_error(err, reader.error());
     return kExitBadTrace;
   }
-  auto built = build_report(*reader, args.file, err);
+  std::optional<report::PhaseJudge> judge;
+  if (!args.phases.empty()) {
+    auto prepared = prepare_phase_judge(*reader, args.phases);
+    if (!prepared) {
+      print_error(err, prepared.error());
+      return kExitUsage;
+    }
+    judge.emplace(std::move(*prepared));
+  }
+  auto built = build_report(*reader, args.file, err, judge ? &*judge : nullptr);
   if (!built) {
     print_error(err, built.error());
     return built.error().code == core::ErrorCode::DataLoss ? kExitBadTrace : kExitFailure;
   }
   std::optional<report::DeclaredPhaseReport> judged;
-  if (!args.phases.empty()) {
-    auto phases = judge_declared_phases(*reader, *built, args.phases);
-    if (!phases) {
-      print_error(err, phases.error());
-      return phases.error().code == core::ErrorCode::DataLoss ? kExitBadTrace : kExitUsage;
-    }
-    judged = std::move(*phases);
-  }
+  if (judge) judged = finish_phase_judge(*judge, *built, args.phases);
   if (!args.html.empty()) {
     if (auto written = write_html_report(*built, args.html); !written) {
       print_error(err, written.error());

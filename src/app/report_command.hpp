@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/result.hpp"
+#include "report/declared_phases.hpp"
 #include "report/report.hpp"
 #include "trace/reader.hpp"
 
@@ -13,11 +14,12 @@ namespace solscope::app {
 
 /// The report of an opened trace: its kernel log and every readable sample, derived with core::derive() and
 /// the recorded devices, through report::ReportBuilder. Damage that still leaves samples (and a damaged
-/// kernels table) is written to `err` as a warning. `path` names the trace in the report. Errors: DataLoss
+/// kernels table) is written to `err` as a warning. `path` names the trace in the report. `phases`, when
+/// given, is fed the same kernels and derived samples in the same pass (`report --phases`). Errors: DataLoss
 /// (Reader::problem's message) when no sample can be read from a damaged file; Internal and
 /// ResourceExhausted from the reader.
-[[nodiscard]] auto build_report(const trace::Reader& reader, const std::string& path, std::ostream& err)
-    -> core::Result<report::Report>;
+[[nodiscard]] auto build_report(const trace::Reader& reader, const std::string& path, std::ostream& err,
+                                report::PhaseJudge* phases = nullptr) -> core::Result<report::Report>;
 
 /// What `solscope report` takes.
 struct ReportArgs {

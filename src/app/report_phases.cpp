@@ -8,7 +8,6 @@
 #include "app/text_file.hpp"
 #include "ceiling/default_gpu_specs.hpp"
 #include "ceiling/gpu_spec.hpp"
-#include "core/derive.hpp"
 
 namespace solscope::app {
 namespace {
@@ -63,28 +62,19 @@ void attach_kernel_sol(report::DeclaredPhaseReport& judged, const report::Report
 
 }  // namespace
 
-auto judge_declared_phases(const trace::Reader& reader, const report::Report& built,
-                           const std::string& phases_path) -> core::Result<report::DeclaredPhaseReport> {
+auto prepare_phase_judge(const trace::Reader& reader, const std::string& phases_path)
+    -> core::Result<report::PhaseJudge> {
   auto text = read_text_file(phases_path, "phase file");
   if (!text) return core::propagate(std::move(text));
   auto declared = report::parse_declared_phases(*text);
   if (!declared) return core::propagate(std::move(declared));
   auto device = pick_device(reader, *declared);
   if (!device) return core::propagate(std::move(device));
-  report::PhaseJudge judge(std::move(*declared), (*device)->index, tensor_peak_of(**device));
-  auto table = reader.kernels();
-  if (!table) return core::propagate(std::move(table));
-  for (const auto& kernel : table->kernels) judge.add(kernel);
-  auto cursor = reader.cursor();
-  if (!cursor) return core::propagate(std::move(cursor));
-  core::RawSample raw;
-  while (cursor->next(raw)) {
-    const core::DeviceInfo* info = reader.device(raw.device_index);
-    if (info != nullptr) judge.add(core::derive(raw, *info));
-  }
-  if (auto problem = reader.problem(cursor->report()); problem && cursor->samples_read() == 0) {
-    return core::fail(std::move(*problem));
-  }
+  return report::PhaseJudge(std::move(*declared), (*device)->index, tensor_peak_of(**device));
+}
+
+auto finish_phase_judge(const report::PhaseJudge& judge, const report::Report& built,
+                        const std::string& phases_path) -> report::DeclaredPhaseReport {
   auto judged = judge.finish(phases_path);
   attach_kernel_sol(judged, built);
   return judged;

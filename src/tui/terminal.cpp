@@ -28,12 +28,16 @@ constexpr int kFatalSignals[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL};
 struct sigaction g_previous[std::size(kFatalSignals)];  // NOLINT: restored by close()
 
 extern "C" void restore_on_fatal_signal(int signo) {
-  // Only async-signal-safe calls: write(2), tcsetattr(3), sigaction via signal(2), raise(3).
+  // Only async-signal-safe calls: write(2), tcsetattr(3), sigaction(2), raise(3).
   if (g_restore.length > 0) {
     [[maybe_unused]] const auto n = write(g_restore.out_fd, g_restore.sequence, g_restore.length);
   }
   if (g_restore.have_termios) tcsetattr(g_restore.in_fd, TCSANOW, &g_restore.saved);
-  std::signal(signo, SIG_DFL);
+  // Hand the signal on to what was installed before the view (the app's crash report, else the default), now
+  // that the terminal can show it.
+  for (std::size_t i = 0; i < std::size(kFatalSignals); ++i) {
+    if (kFatalSignals[i] == signo) sigaction(signo, &g_previous[i], nullptr);
+  }
   std::raise(signo);
 }
 

@@ -96,6 +96,21 @@ TEST_F(CliTest, plain_solscope_without_a_gpu_plays_the_bundled_recording_and_say
   EXPECT_GE(lines_of(out.str()).size(), 4u) << "header and at least one window";
 }
 
+// A fatal signal prints the crash report (src/app/crash_report.cpp) and still ends the process by that
+// signal.
+TEST_F(CliTest, a_fatal_signal_prints_the_crash_report_and_ends_by_the_signal) {
+  testing::BackgroundProcess p({kBinary, "replay", "--json", "--speed", "1", kDemo}, path("out"),
+                               path("err"));
+  std::this_thread::sleep_for(1000ms);
+  p.signal(SIGSEGV);
+  EXPECT_EQ(p.wait(10s), 128 + SIGSEGV);
+  std::stringstream err;
+  err << std::ifstream(path("err")).rdbuf();
+  EXPECT_NE(err.str().find("solscope: fatal signal SEGV in thread "), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("\n  at "), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("+0x"), std::string::npos) << "locations as FILE+OFFSET: " << err.str();
+}
+
 TEST_F(CliTest, bad_command_lines_exit_2_with_a_suggestion) {
   auto r = solscope({"devcies"});
   EXPECT_EQ(r.exit_code, 2);
