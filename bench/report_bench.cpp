@@ -18,7 +18,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "app/report_command.hpp"
+#include "cli/report/report_command.hpp"
 #include "core/derive.hpp"
 #include "data/synthetic/synthetic_trace.hpp"
 #include "report/report_json.hpp"

@@ -12,9 +12,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "app/engine.hpp"
-#include "app/run_support.hpp"
-#include "app/sinks.hpp"
+#include "runtime/engine.hpp"
+#include "runtime/engine_loop.hpp"
+#include "runtime/sinks.hpp"
 #include "core/window.hpp"
 #include "data/synthetic/synthetic_trace.hpp"
 #include "sources/replay/trace_replay_source.hpp"

@@ -26,12 +26,5 @@ if(TARGET solscope_app)
   if(TARGET solscope_inject)  # `solscope run`'s kernel log test runs the binary with the library beside it
     add_dependencies(solscope_app_test solscope_inject)
   endif()
-  # Issue 10, item 19: no dynamic_cast or vendor #ifdef in the app; vendor headers only in the glue file.
-  add_test(NAME app.vendor_glue
-           COMMAND ${CMAKE_COMMAND} -DROOT=${PROJECT_SOURCE_DIR} -P ${CMAKE_CURRENT_LIST_DIR}/check_vendor_glue.cmake)
 endif()
 
-# The layers below the app read no environment variable (checked on every test run).
-add_test(NAME app.no_env_below_app
-         COMMAND ${CMAKE_COMMAND} -DROOT=${PROJECT_SOURCE_DIR} -P ${CMAKE_CURRENT_LIST_DIR}/check_no_env_below_app.cmake)
-set_tests_properties(app.no_env_below_app PROPERTIES LABELS app)

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "app/attainable_sol.hpp"
+#include "attainable/attainable_sol.hpp"
 #include "ceiling/default_gpu_specs.hpp"
 #include "ceiling/model_arch.hpp"
 

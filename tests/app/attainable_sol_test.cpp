@@ -1,7 +1,7 @@
 // AttainableSol over fakes: a PID function, the workload stub HTTP server, a copy of the fake procfs tree of
 // tests/data/procfs (SYNTHETIC) whose Llama config.json is replaced by the real one of tests/data/hf_configs,
 // and the GPU spec database built into the binary. Expected figures come from direct ceiling::evaluate calls.
-#include "app/attainable_sol.hpp"
+#include "attainable/attainable_sol.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "app/attainable_wiring.hpp"
+#include "attainable/attainable_wiring.hpp"
 #include "ceiling/default_gpu_specs.hpp"
 #include "workload/workload_test_support.hpp"
 

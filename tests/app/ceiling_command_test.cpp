@@ -1,4 +1,4 @@
-#include "app/ceiling_command.hpp"
+#include "cli/ceiling/ceiling_command.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <string>
 
-#include "app/ceiling_command.hpp"
+#include "cli/ceiling/ceiling_command.hpp"
 
 namespace solscope::app::testing {
 

@@ -9,7 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "app/ceiling_command.hpp"
+#include "cli/ceiling/ceiling_command.hpp"
 #include "ceiling/test_support.hpp"
 #include "ceiling_run.hpp"
 

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "app/cli.hpp"
-#include "app/config/bind.hpp"
-#include "app/config/config_file.hpp"
-#include "app/config/option_table.hpp"
-#include "app/exit_codes.hpp"
+#include "cli/cli.hpp"
+#include "cli/config/bind.hpp"
+#include "cli/config/config_file.hpp"
+#include "cli/config/option_table.hpp"
+#include "runtime/exit_codes.hpp"
 
 namespace solscope::app::config {
 namespace {

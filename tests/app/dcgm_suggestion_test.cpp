@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "app/dcgm_suggestion.hpp"
+#include "runtime/dcgm_suggestion.hpp"
 
 namespace solscope::app {
 namespace {

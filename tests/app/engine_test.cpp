@@ -1,4 +1,4 @@
-#include "app/engine.hpp"
+#include "runtime/engine.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "app/live_feed.hpp"
+#include "runtime/live_feed.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // load_model_arch: config.json plus the ModelOpt hf_quant_config.json beside it (docs/design/ceiling-model.md
 // 3.6).
-#include "app/model_config_file.hpp"
+#include "attainable/model_config_file.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-#include "app/options.hpp"
+#include "runtime/options.hpp"
 
 #include <gtest/gtest.h>
 
-#include "app/messages.hpp"
+#include "runtime/messages.hpp"
 
 namespace solscope::app {
 namespace {

@@ -2,7 +2,7 @@
 // text: no external URL in any src/href, no network API, the report's JSON inlined so that it parses back
 // equal, and a kernel named "</script>..." cannot end the data element early. The browser test
 // (tests/integration/report_html_test.mjs) checks what Chromium draws.
-#include "app/report_html.hpp"
+#include "cli/report/report_html.hpp"
 
 #include <gtest/gtest.h>
 

@@ -15,7 +15,7 @@
 #include <sstream>
 #include <thread>
 
-#include "app/signals.hpp"
+#include "runtime/signals.hpp"
 #include "inject/kernel_wire.hpp"
 #include "support/process.hpp"
 #include "support/scratch_dir.hpp"

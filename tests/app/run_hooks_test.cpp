@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "app/run_command.hpp"
+#include "cli/run/run_command.hpp"
 #include "inject/kernel_wire.hpp"
 #include "support/fake_counter_source.hpp"
 #include "support/scratch_dir.hpp"

@@ -12,11 +12,11 @@
 #include <fstream>
 #include <thread>
 
-#include "app/child_process.hpp"
-#include "app/run_kernels.hpp"
-#include "app/run_metadata.hpp"
-#include "app/run_sink.hpp"
-#include "app/run_usage.hpp"
+#include "run/child_process.hpp"
+#include "run/run_kernels.hpp"
+#include "run/run_metadata.hpp"
+#include "run/run_sink.hpp"
+#include "run/run_usage.hpp"
 #include "core/derive.hpp"
 #include "inject/kernel_wire.hpp"
 #include "support/scratch_dir.hpp"

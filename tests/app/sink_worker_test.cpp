@@ -1,5 +1,5 @@
 // Sinks on threads of their own (SinkWorker) and the exception barrier of the app's threads.
-#include "app/sink_worker.hpp"
+#include "runtime/sink_worker.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "app/live_feed.hpp"
-#include "app/process_refresh.hpp"
+#include "runtime/live_feed.hpp"
+#include "runtime/process_refresh.hpp"
 #include "support/fake_counter_source.hpp"
 
 namespace solscope::app {

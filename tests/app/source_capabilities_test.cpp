@@ -8,9 +8,9 @@
 #include <memory>
 #include <thread>
 
-#include "app/live_feed.hpp"
-#include "app/process_refresh.hpp"
-#include "app/replay_controls.hpp"
+#include "runtime/live_feed.hpp"
+#include "runtime/process_refresh.hpp"
+#include "runtime/replay_controls.hpp"
 #include "support/fake_counter_source.hpp"
 
 namespace solscope::app {

@@ -1,4 +1,4 @@
-#include "app/text_view.hpp"
+#include "runtime/text_view.hpp"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "app/attainable_wiring.hpp"
+#include "attainable/attainable_wiring.hpp"
 
 namespace solscope::app {
 namespace {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "app/check/check_run.hpp"
+#include "check/run/check_run.hpp"
 #include "check/kernel_runner.hpp"
 #include "sources/counter_source.hpp"
 

@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/check/check_render.hpp"
-#include "app/check_command.hpp"
-#include "app/exit_codes.hpp"
+#include "check/run/check_render.hpp"
+#include "cli/check/check_command.hpp"
+#include "runtime/exit_codes.hpp"
 #include "check_fakes.hpp"
 #include "trace/reader.hpp"
 

@@ -1,7 +1,7 @@
 // CudaKernelRunner against the fake CUDA driver (tests/support/fake_cuda_launch.hpp): loading, JIT failures,
 // launch counts and event times, faults, a lost GPU, resource limits, bounded waits, and a missing libcuda.
 // Synthetic: every time below is the fake's script, not a GPU measurement.
-#include "sources/nvidia/cuda_kernel_runner.hpp"
+#include "check/nvidia/cuda_kernel_runner.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "sources/nvidia/cuda_launch_api.hpp"
+#include "check/nvidia/cuda_launch_api.hpp"
 #include "support/fake_cuda_launch.hpp"
 
 namespace solscope::nvidia {

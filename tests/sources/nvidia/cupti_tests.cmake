@@ -10,7 +10,7 @@ if(TARGET solscope_nvidia_cupti)
             ${CMAKE_CURRENT_LIST_DIR}/cuda_kernel_runner_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../../support/fake_cupti.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../../support/fake_cuda_launch.cpp
-    LIBS solscope_nvidia_cupti solscope::check)
+    LIBS solscope_nvidia_cupti solscope::check solscope::check_nvidia)
   # The tests and the fake use the CUPTI parameter structs (the library keeps this include dir private).
   target_include_directories(solscope_nvidia_cupti_test SYSTEM PRIVATE ${SOLSCOPE_CUPTI_INCLUDE_DIR})
 endif()

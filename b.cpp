@@ -1,0 +1,3 @@
+#include "a.cpp"
+constexpr EnumNames<D> kBad({"a", "b"}, "unknown");
+int main(){}

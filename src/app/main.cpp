@@ -1,9 +1,0 @@
-#include <iostream>
-
-#include "app/cli.hpp"
-#include "app/crash_report.hpp"
-
-int main(int argc, char** argv) {
-  solscope::app::install_crash_report();
-  return solscope::app::run(argc, argv, std::cout, std::cerr);
-}

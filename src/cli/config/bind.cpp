@@ -1,0 +1,64 @@
+#include "cli/config/bind.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace solscope::app::config {
+namespace {
+
+/// The CLI11 app that carries options of `scope`: the main app, or its subcommand.
+auto app_of(CLI::App& app, Scope scope) -> CLI::App* {
+  if (scope == Scope::Global) return &app;
+  for (CLI::App* sub : app.get_subcommands({})) {
+    if (sub->get_name() == scope_name(scope)) return sub;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+auto require_option(Scope scope, std::string_view name) -> const OptionSpec& {
+  if (const OptionSpec* spec = find_option(scope, name)) return *spec;
+  throw std::logic_error("option " + std::string(name) + " of scope '" + std::string(scope_name(scope)) +
+                         "' is not in the option table (src/app/config/option_table.cpp)");
+}
+
+auto finish_option(CLI::Option& option, const OptionSpec& spec) -> CLI::Option* {
+  if (spec.kind != Kind::Flag && spec.kind != Kind::Text) {
+    const OptionSpec* row = &spec;
+    option.check(CLI::Validator([row](std::string& value) { return check_value(*row, value); }, ""));
+  }
+  if (spec.from_env) option.envname(env_name(spec));
+  return &option;
+}
+
+auto apply_config(CLI::App& app, const std::vector<ConfigValue>& values, std::string_view source_name)
+    -> core::Result<void> {
+  for (const ConfigValue& value : values) {
+    CLI::App* owner = app_of(app, value.spec->scope);
+    CLI::Option* option =
+        owner == nullptr ? nullptr : owner->get_option_no_throw(std::string(value.spec->name));
+    if (option == nullptr || option->count() > 0) continue;  // not bound here, or set above the file
+    try {
+      option->add_result(value.text);
+      option->run_callback();
+    } catch (const CLI::Error& e) {
+      return core::fail(
+          core::ErrorCode::InvalidArgument,
+          fmt::format("{}:{}: key {}: {}", source_name, value.line, config_key(*value.spec), e.what()),
+          "fix the value in the config file");
+    }
+  }
+  return {};
+}
+
+auto apply_config_file(CLI::App& app, const std::string& given, const EnvLookup& env) -> core::Result<void> {
+  const std::string path = config_file_path(given, env);
+  if (path.empty()) return {};
+  auto values = load_config_file(path);
+  if (!values) return core::propagate(std::move(values));
+  return apply_config(app, *values, path);
+}
+
+}  // namespace solscope::app::config

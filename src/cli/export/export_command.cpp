@@ -1,0 +1,54 @@
+// `solscope export FILE --format csv|jsonl [-o OUT]`: a trace's samples for scripts and pandas.
+#include <fstream>
+
+#include "cli/commands.hpp"
+#include "runtime/exit_codes.hpp"
+#include "runtime/messages.hpp"
+#include "cli/output_path.hpp"
+#include "runtime/sinks.hpp"
+#include "runtime/source_factory.hpp"
+#include "trace/export.hpp"
+#include "trace/reader.hpp"
+
+namespace solscope::app {
+
+auto run_export(const ExportArgs& args, std::ostream& out, std::ostream& err) -> int {
+  const bool to_stdout = args.output.empty() || args.output == "-";
+  if (!to_stdout) {
+    const std::string inputs[] = {args.file};
+    if (auto checked = check_output_path(args.output, inputs, args.force); !checked) {
+      print_error(err, checked.error());
+      return kExitUsage;
+    }
+  }
+  auto reader = trace::Reader::open(args.file);
+  if (!reader) {
+    print_error(err, reader.error());
+    return kExitBadTrace;
+  }
+  std::ofstream file;
+  std::ostream* target = &out;
+  if (!to_stdout) {
+    file.open(args.output, std::ios::out | std::ios::trunc);
+    if (!file) {
+      print_error(err, core::Error{core::ErrorCode::PermissionDenied, "cannot write " + args.output,
+                                   "check that the directory exists and is writable"});
+      return kExitFailure;
+    }
+    target = &file;
+  }
+  auto written =
+      args.format == "jsonl" ? trace::export_jsonl(*reader, *target) : trace::export_csv(*reader, *target);
+  // `solscope export X | head -1`: a reader that goes away is a normal end (exit 0, quiet), as for replay.
+  if (!written && to_stdout && !out) {
+    if (auto flushed = flush_output(out); !flushed && is_reader_gone(flushed.error())) return kExitOk;
+  }
+  if (!written) {
+    print_error(err, written.error());
+    return written.error().code == core::ErrorCode::DataLoss ? kExitBadTrace : kExitFailure;
+  }
+  // Samples read and skipped, and where the damage begins: a warning, or exit 5 when nothing was read.
+  return report_trace_read(err, reader->problem(written->report), written->samples);
+}
+
+}  // namespace solscope::app

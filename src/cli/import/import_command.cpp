@@ -1,0 +1,195 @@
+#include "cli/import/import_command.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "runtime/exit_codes.hpp"
+#include "runtime/messages.hpp"
+#include "cli/output_path.hpp"
+#include "runtime/text_file.hpp"
+#include "core/derive.hpp"
+#include "core/duration.hpp"
+#include "imports/dmon_common.hpp"
+#include "imports/importer.hpp"
+#include "imports/nsys_sqlite.hpp"
+#include "trace/writer.hpp"
+
+namespace solscope::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Bytes read to tell a file's format.
+constexpr std::size_t kHeadBytes = 65536;
+
+auto bad_input(const std::string& file, std::string_view format, const core::Error& error) -> core::Error {
+  core::Error out = error;
+  out.message = "cannot import " + file + (format.empty() ? "" : " (" + std::string(format) + ")") + ": " +
+                error.message;
+  if (out.hint.empty()) out.hint = "check the file, or force its format with --from";
+  return out;
+}
+
+/// The file's modification time in ns since the epoch (0 when unknown).
+auto mtime_ns(const std::string& path) -> std::int64_t {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return 0;
+  return static_cast<std::int64_t>(st.st_mtim.tv_sec) * core::kNsPerS + st.st_mtim.tv_nsec;
+}
+
+auto resolve_format(const ImportArgs& args, std::string_view head) -> Outcome<imports::ImportFormat> {
+  if (!args.from.empty()) {
+    if (auto f = imports::import_format_from_string(args.from)) return *f;
+    return core::Unexpected<Failure>(
+        Failure{core::Error{core::ErrorCode::InvalidArgument, "--from " + args.from + " is not a format",
+                            "give one of " + imports::import_format_names()},
+                kExitUsage});
+  }
+  std::string extension = fs::path(args.file).extension().string();
+  if (!extension.empty()) extension.erase(0, 1);
+  if (auto f = imports::detect_format(head, extension)) return *f;
+  return core::Unexpected<Failure>(Failure{
+      core::Error{
+          core::ErrorCode::InvalidArgument,
+          "cannot tell the format of " + args.file + ": it is none of " + imports::import_format_names(),
+          "force one with --from FORMAT"},
+      kExitBadTrace});
+}
+
+/// The first 64 KiB of `path`, enough to tell its format. Errors: as read_text_file (NotFound, ...).
+auto read_head(const std::string& path) -> core::Result<std::string> {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return read_text_file(path, "recording", "check the path");  // says why
+  std::string head(kHeadBytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  return head;
+}
+
+/// A recording and the format it was read as.
+struct Imported {
+  imports::Recording recording;
+  std::string format;
+};
+
+auto read_recording(const ImportArgs& args, std::int64_t delay_ns) -> Outcome<Imported> {
+  auto fail_with = [](core::Error e, int code) {
+    return core::Unexpected<Failure>(Failure{std::move(e), code});
+  };
+  std::error_code ec;
+  if (fs::exists(args.file, ec) && !fs::is_regular_file(args.file, ec)) {
+    return fail_with(
+        core::Error{core::ErrorCode::InvalidArgument,
+                    "cannot import " + args.file + ": it is not a regular file", "give a saved recording"},
+        kExitBadTrace);
+  }
+  auto head = read_head(args.file);
+  if (!head) return fail_with(head.error(), kExitBadTrace);
+  auto format = resolve_format(args, *head);
+  if (!format) return core::Unexpected<Failure>(format.error());
+  const std::string_view name = imports::to_string(*format);
+  core::Result<imports::Recording> recording = core::fail(core::ErrorCode::Internal, "not read");
+  if (*format == imports::ImportFormat::NsysSqlite) {
+    recording = imports::read_nsys_sqlite(args.file);  // SQLite reads the file itself, read-only
+  } else {
+    auto text = read_text_file(args.file, "recording", "check the path");
+    if (!text) return fail_with(text.error(), kExitBadTrace);
+    recording = imports::import_text(*text, *format, delay_ns);
+  }
+  if (!recording) return fail_with(bad_input(args.file, name, recording.error()), kExitBadTrace);
+  if (recording->relative_times && !recording->samples.empty()) {
+    // No wall-clock time in the file: the last sample ends at the file's modification time.
+    std::int64_t last_end = recording->samples.front().t_end_ns;
+    for (const core::RawSample& s : recording->samples) last_end = std::max(last_end, s.t_end_ns);
+    imports::shift_times(*recording, mtime_ns(args.file) - last_end);
+  }
+  return Imported{std::move(*recording), std::string(name)};
+}
+
+/// The one host of every device, or "" when they differ or none says.
+auto common_host(const std::vector<core::DeviceInfo>& devices) -> std::string {
+  std::string host = devices.empty() ? std::string() : devices.front().host;
+  for (const core::DeviceInfo& d : devices) {
+    if (d.host != host) return {};
+  }
+  return host;
+}
+
+auto write_trace(const ImportArgs& args, std::string_view format, const imports::Recording& recording)
+    -> core::Result<std::uint64_t> {
+  std::int64_t start_ns = recording.samples.front().t_start_ns;
+  for (const core::RawSample& s : recording.samples) start_ns = std::min(start_ns, s.t_start_ns);
+  const std::string host = common_host(recording.devices);
+  trace::WriterOptions options{
+      .overwrite = args.force,
+      .synthetic = recording.synthetic,
+      .source_description =
+          fmt::format("{}imported from {} ({}) by solscope {}", recording.synthetic ? "synthetic: " : "",
+                      fs::path(args.file).filename().string(), format, SOLSCOPE_VERSION),
+      .host = host.empty() ? std::string("unknown (imported)") : host,
+      .start_time_ns = std::max<std::int64_t>(start_ns, 1)};
+  auto writer = trace::Writer::open(args.output, options);
+  if (!writer) return core::propagate(writer);
+  auto done = writer->write_devices(recording.devices);
+  if (done) done = writer->set_metadata("import_file", args.file);
+  if (done) done = writer->set_metadata("import_format", format);
+  if (done) done = writer->set_metadata("sol_definition", recording.sol_definition);
+  for (std::size_t i = 0; done && i < recording.samples.size(); ++i) {
+    const core::RawSample& raw = recording.samples[i];
+    done = writer->append(raw, core::derive(raw, recording.devices.at(raw.device_index)));
+  }
+  if (done) done = writer->close();
+  if (!done) {
+    (void)writer->close();
+    trace::remove_trace_files(args.output);
+    return core::propagate(done);
+  }
+  return writer->committed_samples();
+}
+
+}  // namespace
+
+auto run_import(const ImportArgs& args, std::ostream& out, std::ostream& err) -> int {
+  const std::string inputs[] = {args.file};
+  if (auto checked = check_output_path(args.output, inputs, args.force); !checked) {
+    print_error(err, checked.error());
+    return kExitUsage;
+  }
+  auto delay_ns = core::parse_duration_ns(args.delay);
+  if (!delay_ns || *delay_ns <= 0) {
+    print_error(err, core::Error{core::ErrorCode::InvalidArgument,
+                                 "--delay " + args.delay + " is not a duration", "give e.g. 1s or 500ms"});
+    return kExitUsage;
+  }
+  auto imported = read_recording(args, *delay_ns);
+  if (!imported) {
+    print_error(err, imported.error().error);
+    return imported.error().exit_code;
+  }
+  const std::string& format_name = imported->format;
+  const imports::Recording* recording = &imported->recording;
+  auto written = write_trace(args, format_name, *recording);
+  if (!written) {
+    print_error(err, written.error());
+    return kExitFailure;
+  }
+  if (!recording->unmapped.empty()) {
+    std::string names;
+    for (const auto& [name, count] : recording->unmapped) {
+      names += fmt::format("{}{} ({})", names.empty() ? "" : ", ", name, count);
+    }
+    print_warning(err, args.file + ": not mapped to a solscope metric, skipped (values): " + names);
+  }
+  out << fmt::format("imported {} samples of {} GPU{} from {} ({}) into {}\nSOL: {}\n", *written,
+                     recording->devices.size(), recording->devices.size() == 1 ? "" : "s", args.file,
+                     format_name, args.output, recording->sol_definition);
+  return kExitOk;
+}
+
+}  // namespace solscope::app

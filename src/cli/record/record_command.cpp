@@ -1,0 +1,101 @@
+// `solscope record -o FILE [--duration S]`: samples every selected GPU (or a --replay trace) into a trace
+// file.
+#include <fmt/format.h>
+
+#include <optional>
+
+#include "attainable/attainable_wiring.hpp"
+#include "cli/commands.hpp"
+#include "runtime/exit_codes.hpp"
+#include "runtime/messages.hpp"
+#include "runtime/options.hpp"
+#include "cli/output_path.hpp"
+#include "runtime/engine_loop.hpp"
+#include "runtime/sinks.hpp"
+#include "runtime/source_factory.hpp"
+#include "trace/writer.hpp"
+
+namespace solscope::app {
+namespace {
+
+auto describe_recording(const OpenedSource& opened, const CommonOptions& common) -> std::string {
+  std::string names;
+  for (const auto& d : opened.source->devices()) {
+    if (!names.empty()) names += ", ";
+    names += d.name.empty() ? "GPU " + std::to_string(d.index) : d.name;
+  }
+  // With --dcgm-exporter and no --interval, the interval is the source's own 1 s (source_config_from).
+  const bool dcgm_default = !common.dcgm_exporter.empty() && !common.interval_given;
+  const std::string how = fmt::format("solscope {} record --interval {}", SOLSCOPE_VERSION,
+                                      dcgm_default ? std::string("1s") : common.interval);
+  if (opened.synthetic) return "synthetic: re-recorded by " + how + " from " + opened.description;
+  if (!common.replay.empty()) return "re-recorded by " + how + " from " + opened.description;
+  if (!common.dcgm_exporter.empty())
+    return "recorded from " + opened.description + " (" + names + ") by " + how;
+  return "recorded on " + names + " by " + how;
+}
+
+}  // namespace
+
+auto run_record(const CommonOptions& common, const WorkloadOptions& workloads, const RecordArgs& args,
+                std::ostream& /*out*/, std::ostream& err) -> int {
+  auto config = source_config_from(common);
+  if (!config) {
+    print_error(err, config.error());
+    return kExitUsage;
+  }
+  std::optional<std::int64_t> duration_ns;
+  if (!args.duration.empty()) {
+    auto d = parse_duration_ns(args.duration);
+    if (!d) {
+      print_error(err, d.error());
+      return kExitUsage;
+    }
+    duration_ns = *d;
+  }
+  auto plan = plan_attainable(common, workloads);
+  if (!plan) {
+    print_error(err, plan.error());
+    return kExitUsage;
+  }
+  if (!common.replay.empty() && is_same_or_sidecar(args.output, common.replay)) {
+    print_error(err, core::Error{core::ErrorCode::InvalidArgument,
+                                 "output " + args.output + " is the replayed trace " + common.replay,
+                                 "give another output path with -o"});
+    return kExitUsage;
+  }
+  auto opened = open_sampling_source(common, *config, args.replay_speed, false);
+  if (!opened) {
+    print_error(err, opened.error().error);
+    return opened.error().exit_code;
+  }
+  trace::WriterOptions writer_options;
+  writer_options.overwrite = args.force;
+  writer_options.synthetic = opened->synthetic;
+  writer_options.source_description = describe_recording(*opened, common);
+  auto writer = trace::Writer::open(args.output, writer_options);
+  if (!writer) {
+    opened->source->stop();
+    print_error(err, writer.error());
+    return writer.error().code == core::ErrorCode::InvalidArgument ? kExitUsage : kExitFailure;
+  }
+  TraceSink sink(*writer);
+  const EngineOptions options{.poll_interval_ns = poll_interval_for(config->interval_ns),
+                              .duration_ns = duration_ns,
+                              .pace = opened->paced};
+  const auto attainable = attainable_for(std::move(*plan), *opened);
+  const int code = run_engine_with_attainable(*opened->source, {&sink}, options, attainable.get(), err);
+  if (auto closed = writer->close(); !closed) {
+    print_error(err, closed.error());
+    return kExitFailure;
+  }
+  // A stopped writer's one error (printed by the engine) already says how many samples the file keeps.
+  if (writer->stopped()) return kExitFailure;
+  print_note(err, fmt::format("recorded {} samples of {} GPU(s) to {}", writer->committed_samples(),
+                              opened->source->devices().size(), args.output));
+  // A replayed input says what it read and where its damage begins, as `replay` and `export` do.
+  if (const int read = report_replay_end(*opened, err); read != kExitOk && code == kExitOk) return read;
+  return code;
+}
+
+}  // namespace solscope::app

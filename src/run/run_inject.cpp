@@ -1,0 +1,41 @@
+#include "run/run_inject.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+#include "runtime/source_factory.hpp"
+#include "inject/kernel_wire.hpp"
+
+namespace solscope::app {
+
+auto find_injection_library() -> std::optional<std::filesystem::path> {
+  const std::filesystem::path exe = executable_dir();
+  if (exe.empty()) return std::nullopt;
+  for (const auto& candidate :
+       {exe / inject::kInjectLibraryName, exe / inject::kInjectInstallDir / inject::kInjectLibraryName}) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(candidate, ec))
+      return std::filesystem::weakly_canonical(candidate, ec);
+  }
+  return std::nullopt;
+}
+
+auto KernelPipe::environment() const -> std::vector<std::pair<std::string, std::string>> {
+  return {{"CUDA_INJECTION64_PATH", library.string()}, {inject::kKernelFdEnv, std::to_string(write_fd)}};
+}
+
+auto open_kernel_pipe(const std::filesystem::path& library) -> core::Result<KernelPipe> {
+  std::array<int, 2> fds{};
+  if (pipe2(fds.data(), O_CLOEXEC) != 0) {
+    return core::fail(core::ErrorCode::Unavailable,
+                      std::string("cannot create the kernel log's pipe: ") + std::strerror(errno));
+  }
+  (void)fcntl(fds[0], F_SETFL, O_NONBLOCK);
+  return KernelPipe{fds[0], fds[1], library};
+}
+
+}  // namespace solscope::app

@@ -1,0 +1,25 @@
+// Shared steps of the sampling commands: running the engine until a signal, and mapping its result.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <vector>
+
+#include "runtime/engine.hpp"
+
+namespace solscope::app {
+
+/// How often the engine polls a source sampling every `interval_ns`: the interval itself, but no more often
+/// than every 100 ms (PM sampling buffers samples on the GPU, so 10 wake-ups a second serve a 1-10 ms
+/// interval and keep the sampling path's CPU low; measured in bench/sampling_path_bench.cpp).
+[[nodiscard]] auto poll_interval_for(std::int64_t interval_ns) -> std::int64_t;
+
+/// Runs the engine until SIGINT/SIGTERM, the duration, or the end of a replay; stops the source. `annotate`,
+/// when set, completes each raw sample first (Engine::set_annotator). Prints a failure and returns its exit
+/// code (kExitOk when stopped by a signal).
+[[nodiscard]] auto run_engine(sources::CounterSource& source, std::vector<SampleSink*> sinks,
+                              const EngineOptions& options, std::ostream& err,
+                              std::function<void(core::RawSample&)> annotate = {}) -> int;
+
+}  // namespace solscope::app

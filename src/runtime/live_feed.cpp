@@ -1,0 +1,98 @@
+#include "runtime/live_feed.hpp"
+
+#include <utility>
+
+namespace solscope::app {
+
+auto device_states_of(const sources::CounterSource& source) -> std::vector<core::DeviceState> {
+  std::vector<core::DeviceState> states;
+  for (const auto& info : source.devices()) {
+    const auto status = source.status(info.index);
+    std::string note = status.reason;
+    if (!status.hint.empty()) note += (note.empty() ? "" : "; ") + status.hint;
+    states.push_back(core::DeviceState{.info = info,
+                                       .source = status.source,
+                                       .source_note = std::move(note),
+                                       .workload_note = {},
+                                       .lost = status.lost,
+                                       .processes = {}});
+  }
+  return states;
+}
+
+LiveStateSink::LiveStateSink(core::LiveState& state, const sources::CounterSource& source, Listener listener)
+    : state_(state), source_(source), listener_(std::move(listener)) {}
+
+auto LiveStateSink::begin(const std::vector<core::DeviceInfo>& /*devices*/) -> core::Result<void> {
+  state_.set_devices(device_states_of(source_));
+  return core::ok();
+}
+
+auto LiveStateSink::on_sample(const core::RawSample& /*raw*/, const core::SolSample& sol)
+    -> core::Result<void> {
+  state_.add(sol);
+  if (listener_) listener_(sol);
+  return core::ok();
+}
+
+BackgroundEngine::BackgroundEngine(sources::CounterSource& source, std::vector<SampleSink*> sinks,
+                                   EngineOptions options, const std::atomic<bool>& external_stop,
+                                   std::function<void(core::RawSample&)> annotate)
+    : source_(source),
+      external_stop_(external_stop),
+      engine_(std::make_unique<Engine>(source, std::move(sinks), warnings_)) {
+  if (annotate) engine_->set_annotator(std::move(annotate));
+  engine_->set_before_poll([this] { run_commands(); });
+  thread_ = std::thread([this, options] {
+    std::optional<core::Result<RunSummary>> summary;
+    if (!core::guarded_run(
+            "the sampling thread", [&] { summary = engine_->run(stop_, options); }, &fault_)) {
+      summary = core::fail(core::ErrorCode::Internal, fault_.text(),
+                           "this is a bug in solscope: please report it with the command line");
+    }
+    const std::scoped_lock lock(mutex_);
+    result_ = std::move(summary);
+    done_.store(true);
+  });
+}
+
+BackgroundEngine::~BackgroundEngine() {
+  stop();
+}
+
+void BackgroundEngine::post(std::function<void(sources::CounterSource&)> command) {
+  const std::scoped_lock lock(mutex_);
+  commands_.push_back(std::move(command));
+}
+
+void BackgroundEngine::run_commands() {
+  if (external_stop_.load(std::memory_order_relaxed)) stop_.store(true);
+  std::vector<std::function<void(sources::CounterSource&)>> pending;
+  {
+    const std::scoped_lock lock(mutex_);
+    pending.swap(commands_);
+  }
+  if (pending.empty()) return;
+  // A command acts after every sample offered so far reached the sinks (a seek clears the live state, which
+  // must not then receive samples of the old position); bounded, so a stalled view cannot stall sampling.
+  constexpr std::int64_t kCatchUpBoundMs = 200;
+  engine_->catch_up_sinks(kCatchUpBoundMs);
+  for (auto& command : pending) command(source_);
+}
+
+void BackgroundEngine::stop() {
+  stop_.store(true);
+  if (thread_.joinable()) thread_.join();
+}
+
+auto BackgroundEngine::result() const -> std::optional<core::Result<RunSummary>> {
+  const std::scoped_lock lock(mutex_);
+  return result_;
+}
+
+auto BackgroundEngine::warnings() const -> std::string {
+  if (!done_.load()) return {};
+  return warnings_.str();
+}
+
+}  // namespace solscope::app

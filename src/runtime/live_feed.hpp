@@ -1,0 +1,89 @@
+// LiveFeed: runs the engine on a background thread and keeps a core::LiveState up to date for viewers (the
+// terminal view, the HTTP server): samples, device sources and their reasons, processes, workload notes.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <ostream>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "runtime/engine.hpp"
+#include "runtime/source_factory.hpp"
+#include "core/guarded_run.hpp"
+#include "core/live_state.hpp"
+
+namespace solscope::app {
+
+/// Feeds a LiveState from the engine: begin() sets the device list (with each device's source and the
+/// reason/fix from CounterSource::status), on_sample() adds each sample. Also forwards every sample to
+/// `listener` when set (e.g. the server's stream), on the sink's thread (SinkWorker): a slow listener makes
+/// the view skip its oldest unread samples (counted), never sampling wait.
+class LiveStateSink : public SampleSink {
+ public:
+  using Listener = std::function<void(const core::SolSample& sample)>;
+  LiveStateSink(core::LiveState& state, const sources::CounterSource& source, Listener listener = {});
+
+  auto begin(const std::vector<core::DeviceInfo>& devices) -> core::Result<void> override;
+  auto on_sample(const core::RawSample& raw, const core::SolSample& sol) -> core::Result<void> override;
+
+ private:
+  core::LiveState& state_;
+  const sources::CounterSource& source_;
+  Listener listener_;
+};
+
+/// The device states of a source (DeviceInfo, SourceKind, reason + hint as the note, lost).
+[[nodiscard]] auto device_states_of(const sources::CounterSource& source) -> std::vector<core::DeviceState>;
+
+/// Runs Engine::run on its own thread until stop(), a signal-set `external_stop`, the source's end, or an
+/// error. The thread runs under core::guarded_run: an exception ends the run with Internal "the sampling
+/// thread stopped: <what>" as its result instead of terminating the process. Commands posted with post() run
+/// on the engine thread between two polls (the only safe place to touch the source: sources are not
+/// thread-safe), e.g. pausing or seeking a replay.
+class BackgroundEngine {
+ public:
+  /// Starts at once. `sinks` and `source` must outlive this object. Warnings (a lost GPU) are collected and
+  /// can be read with warnings().
+  BackgroundEngine(sources::CounterSource& source, std::vector<SampleSink*> sinks, EngineOptions options,
+                   const std::atomic<bool>& external_stop,
+                   std::function<void(core::RawSample&)> annotate = {});
+  ~BackgroundEngine();  ///< stops and joins
+  BackgroundEngine(const BackgroundEngine&) = delete;
+  auto operator=(const BackgroundEngine&) -> BackgroundEngine& = delete;
+
+  /// Runs `command` on the engine thread before its next poll (within one poll interval).
+  void post(std::function<void(sources::CounterSource&)> command);
+  /// Asks the engine to stop and waits for it; idempotent.
+  void stop();
+  /// True once the engine returned (stopped, finished replay, or failed).
+  [[nodiscard]] auto done() const -> bool { return done_.load(); }
+  /// The engine's result once done(); nullopt while running.
+  [[nodiscard]] auto result() const -> std::optional<core::Result<RunSummary>>;
+  /// Warnings the engine printed (one per line), once done(); empty while it runs.
+  [[nodiscard]] auto warnings() const -> std::string;
+
+ private:
+  void run_commands();
+
+  sources::CounterSource& source_;
+  std::atomic<bool> stop_{false};
+  const std::atomic<bool>& external_stop_;
+  std::atomic<bool> done_{false};
+  mutable std::mutex mutex_;  ///< guards commands_ and result_
+  std::vector<std::function<void(sources::CounterSource&)>> commands_;
+  std::optional<core::Result<RunSummary>> result_;  ///< set once, under mutex_, just before done_
+  /// Written only by the engine thread, without a lock; read only once done_ is true (the thread no longer
+  /// writes it then, and done_'s store/load orders the writes before the read).
+  std::ostringstream warnings_;
+  std::unique_ptr<Engine> engine_;
+  core::ThreadFault fault_;
+  std::thread thread_;
+};
+
+}  // namespace solscope::app
