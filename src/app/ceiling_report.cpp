@@ -1,4 +1,5 @@
 #include "app/ceiling_report.hpp"
+#include "core/enum_names.hpp"
 #include "core/units.hpp"
 
 #include <algorithm>
@@ -138,20 +139,14 @@ void append_ops(const ceiling::Ceiling& c, std::string& out) {
 
 }  // namespace
 
+constexpr core::EnumNames<ceiling::Limiter> kLimiterTexts({"compute (GEMM and attention math)",
+                                                           "memory bandwidth",
+                                                           "kernel overhead (fixed time per kernel)",
+                                                           "interconnect (TP all-reduce)"},
+                                                          "unknown");
+
 auto limiter_text(ceiling::Limiter l) -> std::string_view {
-  switch (l) {
-    case ceiling::Limiter::Compute:
-      return "compute (GEMM and attention math)";
-    case ceiling::Limiter::Memory:
-      return "memory bandwidth";
-    case ceiling::Limiter::Overhead:
-      return "kernel overhead (fixed time per kernel)";
-    case ceiling::Limiter::Interconnect:
-      return "interconnect (TP all-reduce)";
-    case ceiling::Limiter::kCount:
-      break;
-  }
-  return "unknown";
+  return kLimiterTexts(l);
 }
 
 auto render_ceiling_text(const CeilingReportInput& in) -> std::string {

@@ -6,6 +6,7 @@
 
 #include "ceiling/efficiency.hpp"
 #include "ceiling/parallel.hpp"
+#include "core/enum_names.hpp"
 #include "core/units.hpp"
 
 namespace solscope::ceiling {
@@ -262,20 +263,11 @@ void add_notes(const ModelArch& arch, const Workload& w, Precision& p, Ceiling& 
 
 }  // namespace
 
+constexpr core::EnumNames<Limiter> kLimiterNames({"compute", "memory", "kernel_overhead", "interconnect"},
+                                                 "unknown");
+
 auto to_string(Limiter limiter) -> std::string_view {
-  switch (limiter) {
-    case Limiter::Compute:
-      return "compute";
-    case Limiter::Memory:
-      return "memory";
-    case Limiter::Overhead:
-      return "kernel_overhead";
-    case Limiter::Interconnect:
-      return "interconnect";
-    case Limiter::kCount:
-      break;
-  }
-  return "unknown";
+  return kLimiterNames(limiter);
 }
 
 namespace {

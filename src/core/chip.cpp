@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "core/enum_names.hpp"
+
 namespace solscope::core {
 namespace {
 
@@ -46,24 +48,12 @@ auto chip_family(std::string_view chip_name) -> ChipFamily {
   return ChipFamily::Unknown;
 }
 
+constexpr EnumNames<ChipFamily, 7> kFamilyNames({"unknown", "GA100", "GA10x/AD10x", "GH100", "GB100/GB102",
+                                                 "GB110", "GB20x"},
+                                                "unknown");
+
 auto to_string(ChipFamily family) -> std::string_view {
-  switch (family) {
-    case ChipFamily::Ga100:
-      return "GA100";
-    case ChipFamily::Ga10x:
-      return "GA10x/AD10x";
-    case ChipFamily::Gh100:
-      return "GH100";
-    case ChipFamily::Gb100:
-      return "GB100/GB102";
-    case ChipFamily::Gb110:
-      return "GB110";
-    case ChipFamily::Gb20x:
-      return "GB20x";
-    case ChipFamily::Unknown:
-      break;
-  }
-  return "unknown";
+  return kFamilyNames(family);
 }
 
 auto known_chip_families() -> std::span<const ChipFamily> {

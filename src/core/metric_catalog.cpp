@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "core/enum_names.hpp"
 #include "core/sol_terms.hpp"
 
 namespace solscope::core {
@@ -317,22 +318,10 @@ auto cupti_counter(const MetricDef& def, ChipFamily family) -> std::string_view 
   return {};
 }
 
+constexpr EnumNames<Unit, 6> kUnitNames({"pct", "bytes_per_s", "mhz", "w", "c", "bytes"}, "unknown");
+
 auto to_string(Unit unit) -> std::string_view {
-  switch (unit) {
-    case Unit::Percent:
-      return "pct";
-    case Unit::BytesPerSecond:
-      return "bytes_per_s";
-    case Unit::Megahertz:
-      return "mhz";
-    case Unit::Watts:
-      return "w";
-    case Unit::Celsius:
-      return "c";
-    case Unit::Bytes:
-      return "bytes";
-  }
-  return "unknown";
+  return kUnitNames(unit);
 }
 
 }  // namespace solscope::core

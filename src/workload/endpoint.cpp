@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/enum_names.hpp"
 #include "json/json_fields.hpp"
 
 namespace solscope::workload {
@@ -120,18 +121,10 @@ auto parse_tgi_info(std::string_view body) -> core::Result<EndpointInfo> {
   return info;
 }
 
+constexpr core::EnumNames<EngineKind, 4> kInfoPaths({"", "/v1/models", "/get_server_info", "/info"}, "");
+
 auto info_path(EngineKind engine) -> std::string_view {
-  switch (engine) {
-    case EngineKind::Vllm:
-      return "/v1/models";
-    case EngineKind::Sglang:
-      return "/get_server_info";
-    case EngineKind::Tgi:
-      return "/info";
-    case EngineKind::None:
-      break;
-  }
-  return {};
+  return kInfoPaths(engine);
 }
 
 auto probe_endpoint(HttpClient& http, EngineKind engine, std::string_view host, std::uint16_t port)

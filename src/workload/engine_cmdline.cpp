@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "core/enum_names.hpp"
 #include "core/text.hpp"
 #include "workload/detail/file_read.hpp"
 #include "workload/process_info.hpp"
@@ -200,18 +201,10 @@ auto tgi_launch(const std::vector<std::string>& args, std::size_t rest,
 
 }  // namespace
 
+constexpr core::EnumNames<EngineKind, 4> kEngineNames({"none", "vLLM", "SGLang", "TGI"}, "none");
+
 auto to_string(EngineKind engine) -> std::string_view {
-  switch (engine) {
-    case EngineKind::Vllm:
-      return "vLLM";
-    case EngineKind::Sglang:
-      return "SGLang";
-    case EngineKind::Tgi:
-      return "TGI";
-    case EngineKind::None:
-      break;
-  }
-  return "none";
+  return kEngineNames(engine);
 }
 
 auto engine_from_string(std::string_view name) -> std::optional<EngineKind> {

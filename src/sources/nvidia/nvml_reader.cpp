@@ -4,6 +4,8 @@
 #include <limits>
 #include <utility>
 
+#include "core/enum_names.hpp"
+
 namespace solscope::nvidia {
 namespace {
 
@@ -68,28 +70,14 @@ auto list_with(Fn fn, nvml::Device handle, std::vector<GpuProcess>& out) -> nvml
 
 }  // namespace
 
+constexpr core::EnumNames<NvmlQuery> kNvmlQueryNames(
+    {"nvmlDeviceGetUtilizationRates", "nvmlDeviceGetClockInfo(NVML_CLOCK_SM)",
+     "nvmlDeviceGetClockInfo(NVML_CLOCK_MEM)", "nvmlDeviceGetPowerUsage", "nvmlDeviceGetEnforcedPowerLimit",
+     "nvmlDeviceGetTemperature", "nvmlDeviceGetMemoryInfo", "nvmlDeviceGetComputeRunningProcesses"},
+    "?");
+
 auto to_string(NvmlQuery query) -> std::string_view {
-  switch (query) {
-    case NvmlQuery::Utilization:
-      return "nvmlDeviceGetUtilizationRates";
-    case NvmlQuery::SmClock:
-      return "nvmlDeviceGetClockInfo(NVML_CLOCK_SM)";
-    case NvmlQuery::MemClock:
-      return "nvmlDeviceGetClockInfo(NVML_CLOCK_MEM)";
-    case NvmlQuery::Power:
-      return "nvmlDeviceGetPowerUsage";
-    case NvmlQuery::PowerLimit:
-      return "nvmlDeviceGetEnforcedPowerLimit";
-    case NvmlQuery::Temperature:
-      return "nvmlDeviceGetTemperature";
-    case NvmlQuery::Memory:
-      return "nvmlDeviceGetMemoryInfo";
-    case NvmlQuery::Processes:
-      return "nvmlDeviceGetComputeRunningProcesses";
-    case NvmlQuery::kCount:
-      break;
-  }
-  return "?";
+  return kNvmlQueryNames(query);
 }
 
 auto driver_major_version(std::string_view version) -> int {
