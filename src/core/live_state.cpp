@@ -4,15 +4,15 @@
 #include <cmath>
 #include <utility>
 
+#include "core/units.hpp"
+
 namespace solscope::core {
 namespace {
-
-constexpr double kNsPerSecond = 1e9;
 
 /// Adds pct/100 x seconds to `busy` and seconds to `known` when `pct` is known.
 void add_busy(double pct, double seconds, double& busy, double& known) {
   if (std::isnan(pct)) return;
-  busy += std::max(pct, 0.0) / 100.0 * seconds;
+  busy += std::max(pct, 0.0) / kPercent * seconds;
   known += seconds;
 }
 
@@ -35,7 +35,8 @@ auto with_valid_window(LiveStateOptions options) -> LiveStateOptions {
 }  // namespace
 
 void accumulate(BusyCounters& c, const SolSample& s) {
-  const double seconds = static_cast<double>(std::max<std::int64_t>(s.duration_ns(), 0)) / kNsPerSecond;
+  const double seconds =
+      static_cast<double>(std::max<std::int64_t>(s.duration_ns(), 0)) / static_cast<double>(kNsPerS);
   c.sampled_seconds += seconds;
   ++c.samples;
   if ((s.flags & kSampleGapBefore) != 0) ++c.gaps;

@@ -5,14 +5,14 @@
 #include <utility>
 
 #include "core/enum_names.hpp"
+#include "core/units.hpp"
 
 namespace solscope::nvidia {
 namespace {
 
 using core::MetricId;
 
-constexpr double kMilliwattsPerWatt = 1000.0;  // NVML power figures are in mW (NVML API reference)
-constexpr std::size_t kProcessSlack = 8;       // room for processes that start between the two calls
+constexpr std::size_t kProcessSlack = 8;  // room for processes that start between the two calls
 constexpr int kProcessListAttempts = 3;
 
 constexpr std::string_view kDriverCheckHint =
@@ -270,13 +270,14 @@ void NvmlReader::read_clocks_power(DeviceState& dev, core::RawSample& sample) {
            invoke(api_.device_get_clock_info, dev.handle, nvml::kClockMem, &value))) {
     sample.set(MetricId::MemClockMhz, value);
   }
+  // NVML power figures are in mW (NVML API reference).
   if (callable(dev, NvmlQuery::Power) &&
       note(dev, NvmlQuery::Power, invoke(api_.device_get_power_usage, dev.handle, &value))) {
-    sample.set(MetricId::PowerW, value / kMilliwattsPerWatt);
+    sample.set(MetricId::PowerW, value / core::kKilo);
   }
   if (callable(dev, NvmlQuery::PowerLimit) &&
       note(dev, NvmlQuery::PowerLimit, invoke(api_.device_get_enforced_power_limit, dev.handle, &value))) {
-    sample.set(MetricId::PowerLimitW, value / kMilliwattsPerWatt);
+    sample.set(MetricId::PowerLimitW, value / core::kKilo);
   }
 }
 
