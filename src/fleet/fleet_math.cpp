@@ -6,19 +6,17 @@
 #include <map>
 
 #include "core/text.hpp"
+#include "core/units.hpp"
 
 namespace solscope::fleet {
 namespace {
-
-constexpr double kSecondsPerHour = 3600.0;
-constexpr double kNsPerSecond = 1e9;
 
 constexpr std::array<std::string_view, kSortKeyCount> kSortNames = {
     "host", "compute-mean", "compute-now", "memory-mean", "util-mean", "busy-idle", "straggler"};
 
 /// Running newest-known value and mean of one figure.
 struct Accumulator {
-  double newest = kNoValue;
+  double newest = core::kUnknown;
   double sum = 0;
   std::size_t count = 0;
   void add(double value) {
@@ -28,7 +26,7 @@ struct Accumulator {
     ++count;
   }
   [[nodiscard]] auto mean() const -> double {
-    return count == 0 ? kNoValue : sum / static_cast<double>(count);
+    return count == 0 ? core::kUnknown : sum / static_cast<double>(count);
   }
 };
 
@@ -54,8 +52,7 @@ auto contains_ci(std::string_view hay, std::string_view needle_lower) -> bool {
 
 auto step_for_window_ns(std::int64_t window_ns) -> std::int64_t {
   const std::int64_t raw = window_ns <= 0 ? kMinStepNs : window_ns / kStepsPerWindow;
-  const std::int64_t second = 1'000'000'000;
-  const std::int64_t rounded = (raw + second - 1) / second * second;
+  const std::int64_t rounded = (raw + core::kNsPerS - 1) / core::kNsPerS * core::kNsPerS;
   return std::max(rounded, kMinStepNs);
 }
 
@@ -77,19 +74,14 @@ auto window_figures(const std::vector<HistoryPoint>& points, std::int64_t step_n
   f.compute_sol_mean_pct = compute.mean();
   f.memory_sol_mean_pct = memory.mean();
   f.gpu_util_mean_pct = util.mean();
-  f.busy_idle_gpu_hours =
-      static_cast<double>(busy_idle_steps) * (static_cast<double>(step_ns) / kNsPerSecond) / kSecondsPerHour;
+  f.busy_idle_gpu_hours = static_cast<double>(busy_idle_steps) *
+                          (static_cast<double>(step_ns) / static_cast<double>(core::kNsPerS)) /
+                          core::kSecondsPerHour;
   return f;
 }
 
 void apply_figures(const WindowFigures& figures, FleetRow& row) {
-  row.compute_sol_pct = figures.compute_sol_pct;
-  row.memory_sol_pct = figures.memory_sol_pct;
-  row.gpu_util_pct = figures.gpu_util_pct;
-  row.compute_sol_mean_pct = figures.compute_sol_mean_pct;
-  row.memory_sol_mean_pct = figures.memory_sol_mean_pct;
-  row.gpu_util_mean_pct = figures.gpu_util_mean_pct;
-  row.busy_idle_gpu_hours = figures.busy_idle_gpu_hours;
+  static_cast<WindowFigures&>(row) = figures;
 }
 
 auto straggler_group(const GpuKey& key) -> std::string {
@@ -98,7 +90,7 @@ auto straggler_group(const GpuKey& key) -> std::string {
 
 auto median_known(std::vector<double> values) -> double {
   std::erase_if(values, [](double v) { return std::isnan(v); });
-  if (values.empty()) return kNoValue;
+  if (values.empty()) return core::kUnknown;
   std::sort(values.begin(), values.end());
   const std::size_t n = values.size();
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
@@ -108,7 +100,7 @@ void mark_stragglers(std::vector<FleetRow>& rows) {
   std::map<std::string, std::vector<double>> groups;
   for (const auto& row : rows) groups[straggler_group(row.key)].push_back(row.compute_sol_mean_pct);
   for (auto& row : rows) {
-    row.straggler_gap_pct = kNoValue;
+    row.straggler_gap_pct = core::kUnknown;
     row.straggler = false;
     const auto& members = groups[straggler_group(row.key)];
     const auto known = std::count_if(members.begin(), members.end(), [](double v) { return !std::isnan(v); });
@@ -151,7 +143,7 @@ void sort_rows(std::vector<FleetRow>& rows, SortKey key) {
       case SortKey::Host:
         break;
     }
-    return {kNoValue, true};
+    return {core::kUnknown, true};
   };
   std::stable_sort(rows.begin(), rows.end(), [&](const FleetRow& a, const FleetRow& b) {
     if (key != SortKey::Host) {
