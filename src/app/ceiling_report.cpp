@@ -1,5 +1,5 @@
 #include "app/ceiling_report.hpp"
-#include "core/enum_names.hpp"
+#include "core/enum_table.hpp"
 #include "core/units.hpp"
 
 #include <algorithm>

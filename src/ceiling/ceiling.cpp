@@ -6,7 +6,7 @@
 
 #include "ceiling/efficiency.hpp"
 #include "ceiling/parallel.hpp"
-#include "core/enum_names.hpp"
+#include "core/enum_table.hpp"
 #include "core/units.hpp"
 
 namespace solscope::ceiling {

@@ -1,5 +1,5 @@
 #include "ceiling/dtype.hpp"
-#include "core/enum_names.hpp"
+#include "core/enum_table.hpp"
 #include "core/text.hpp"
 
 #include <algorithm>
@@ -8,25 +8,10 @@
 
 namespace solscope::ceiling {
 
+constexpr core::EnumTable<Dtype, double> kBytesPerElement({8.0, 4.0, 4.0, 2.0, 2.0, 1.0, 1.0, 0.5}, 0.0);
+
 auto bytes_per_element(Dtype dtype) -> double {
-  switch (dtype) {
-    case Dtype::Fp64:
-      return 8.0;
-    case Dtype::Fp32:
-    case Dtype::Tf32:
-      return 4.0;
-    case Dtype::Bf16:
-    case Dtype::Fp16:
-      return 2.0;
-    case Dtype::Fp8:
-    case Dtype::Int8:
-      return 1.0;
-    case Dtype::Fp4:
-      return 0.5;
-    case Dtype::kCount:
-      break;
-  }
-  return 0.0;
+  return kBytesPerElement(dtype);
 }
 
 constexpr core::EnumNames<Dtype> kDtypeNames({"fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4"},

@@ -3,7 +3,7 @@
 
 #include "ceiling/model_arch.hpp"
 #include "ceiling/operators.hpp"
-#include "core/enum_names.hpp"
+#include "core/enum_table.hpp"
 
 namespace solscope::ceiling {
 namespace {

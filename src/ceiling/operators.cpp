@@ -6,7 +6,7 @@
 
 #include "ceiling/detail/op_builder.hpp"
 #include "ceiling/parallel.hpp"
-#include "core/enum_names.hpp"
+#include "core/enum_table.hpp"
 
 namespace solscope::ceiling {
 namespace {

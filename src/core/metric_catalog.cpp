@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "core/enum_names.hpp"
+#include "core/enum_table.hpp"
 #include "core/sol_terms.hpp"
 #include "core/units.hpp"
 

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "core/enum_names.hpp"
+#include "core/enum_table.hpp"
 #include "core/metric_id.hpp"
 #include "core/units.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/enum_names.hpp"
+#include "core/enum_table.hpp"
 
 namespace solscope::tui {
 namespace {

@@ -1,6 +1,6 @@
 #include "tui/style.hpp"
 
-#include "core/enum_names.hpp"
+#include "core/enum_table.hpp"
 
 namespace solscope::tui {
 

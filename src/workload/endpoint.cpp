@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/enum_names.hpp"
+#include "core/enum_table.hpp"
 #include "json/json_fields.hpp"
 
 namespace solscope::workload {

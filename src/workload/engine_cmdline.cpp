@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <initializer_list>
 
-#include "core/enum_names.hpp"
+#include "core/enum_table.hpp"
 #include "core/text.hpp"
 #include "workload/detail/file_read.hpp"
 #include "workload/process_info.hpp"
@@ -215,18 +215,10 @@ auto engine_from_string(std::string_view name) -> std::optional<EngineKind> {
   return std::nullopt;
 }
 
+constexpr core::EnumTable<EngineKind, std::uint16_t, 4> kDefaultPorts({0, 8000, 30000, 3000}, 0);
+
 auto default_port(EngineKind engine) -> std::uint16_t {
-  switch (engine) {
-    case EngineKind::Vllm:
-      return 8000;
-    case EngineKind::Sglang:
-      return 30000;
-    case EngineKind::Tgi:
-      return 3000;
-    case EngineKind::None:
-      break;
-  }
-  return 0;
+  return kDefaultPorts(engine);
 }
 
 auto detect_engine(const std::vector<std::string>& args, const std::vector<std::string>& environ)

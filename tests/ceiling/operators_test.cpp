@@ -194,5 +194,14 @@ TEST(OperatorsTest, names_of_the_model_enums) {
   EXPECT_EQ(to_string(AttentionKind::Sliding), "sliding");
 }
 
+TEST(OperatorsTest, bytes_per_element_of_each_dtype) {
+  EXPECT_DOUBLE_EQ(bytes_per_element(Dtype::Fp64), 8.0);
+  EXPECT_DOUBLE_EQ(bytes_per_element(Dtype::Tf32), 4.0);
+  EXPECT_DOUBLE_EQ(bytes_per_element(Dtype::Bf16), 2.0);
+  EXPECT_DOUBLE_EQ(bytes_per_element(Dtype::Int8), 1.0);
+  EXPECT_DOUBLE_EQ(bytes_per_element(Dtype::Fp4), 0.5);
+  EXPECT_DOUBLE_EQ(bytes_per_element(Dtype::kCount), 0.0);
+}
+
 }  // namespace
 }  // namespace solscope::ceiling

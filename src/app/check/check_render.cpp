@@ -7,7 +7,7 @@
 
 #include "app/check/overhead.hpp"
 #include "app/check/phase_checks.hpp"
-#include "core/enum_names.hpp"
+#include "core/enum_table.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/text.hpp"
 #include "trace/json_format.hpp"

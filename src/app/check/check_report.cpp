@@ -1,6 +1,6 @@
 #include "app/check/check_report.hpp"
 
-#include "core/enum_names.hpp"
+#include "core/enum_table.hpp"
 
 namespace solscope::app {
 

@@ -4,7 +4,7 @@
 #include <limits>
 #include <utility>
 
-#include "core/enum_names.hpp"
+#include "core/enum_table.hpp"
 #include "core/units.hpp"
 
 namespace solscope::nvidia {

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/enum_names.hpp"
+#include "core/enum_table.hpp"
 
 namespace solscope::nvidia {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/enum_names.hpp"
+#include "core/enum_table.hpp"
 
 #include <gtest/gtest.h>
 
@@ -32,6 +32,14 @@ TEST(EnumNamesTest, kcount_and_values_outside_the_enum_take_the_fallback) {
   EXPECT_EQ(kUncountedNames(static_cast<Uncounted>(3)), "?");
 }
 
+TEST(EnumTableTest, holds_any_value_per_enumerator) {
+  constexpr EnumTable<Uncounted, int, 3> kSizes({8, 4, 2}, 0);
+  static_assert(kSizes(Uncounted::Beta) == 4);
+  EXPECT_EQ(kSizes(Uncounted::Alpha), 8);
+  EXPECT_EQ(kSizes(Uncounted::Gamma), 2);
+  EXPECT_EQ(kSizes(static_cast<Uncounted>(7)), 0);
+}
+
 TEST(EnumNamesTest, core_names_are_unchanged) {
   EXPECT_EQ(to_string(ErrorCode::InvalidArgument), "invalid argument");
   EXPECT_EQ(to_string(ErrorCode::FailedPrecondition), "failed precondition");
@@ -42,6 +50,9 @@ TEST(EnumNamesTest, core_names_are_unchanged) {
   EXPECT_EQ(to_string(ChipFamily::Unknown), "unknown");
   EXPECT_EQ(to_string(ChipFamily::Ga10x), "GA10x/AD10x");
   EXPECT_EQ(to_string(ChipFamily::Gb20x), "GB20x");
+  EXPECT_TRUE(chips_of(ChipFamily::Unknown).empty());
+  ASSERT_EQ(chips_of(ChipFamily::Gb100).size(), 2u);
+  EXPECT_EQ(chips_of(ChipFamily::Gb100)[1], "GB102");
 }
 
 }  // namespace
