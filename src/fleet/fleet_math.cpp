@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "core/enum_table.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
 
@@ -13,6 +14,18 @@ namespace {
 
 constexpr std::array<std::string_view, kSortKeyCount> kSortNames = {
     "host", "compute-mean", "compute-now", "memory-mean", "util-mean", "busy-idle", "straggler"};
+
+/// The figure a sort key orders rows by (none for Host: host, then GPU) and its direction for known values.
+struct SortFigure {
+  double FleetRow::*figure = nullptr;
+  bool ascending = true;
+};
+constexpr core::EnumTable<SortKey, SortFigure, kSortKeyCount> kSortFigures(
+    {SortFigure{}, SortFigure{&FleetRow::compute_sol_mean_pct, true},
+     SortFigure{&FleetRow::compute_sol_pct, true}, SortFigure{&FleetRow::memory_sol_mean_pct, true},
+     SortFigure{&FleetRow::gpu_util_mean_pct, false}, SortFigure{&FleetRow::busy_idle_gpu_hours, false},
+     SortFigure{&FleetRow::straggler_gap_pct, true}},
+    SortFigure{});
 
 /// Running newest-known value and mean of one figure.
 struct Accumulator {
@@ -126,29 +139,10 @@ auto parse_sort_key(std::string_view text) -> std::optional<SortKey> {
 }
 
 void sort_rows(std::vector<FleetRow>& rows, SortKey key) {
-  auto figure = [key](const FleetRow& r) -> std::pair<double, bool> {
-    switch (key) {
-      case SortKey::ComputeSolMean:
-        return {r.compute_sol_mean_pct, true};
-      case SortKey::ComputeSolNow:
-        return {r.compute_sol_pct, true};
-      case SortKey::MemorySolMean:
-        return {r.memory_sol_mean_pct, true};
-      case SortKey::GpuUtilMean:
-        return {r.gpu_util_mean_pct, false};
-      case SortKey::BusyIdle:
-        return {r.busy_idle_gpu_hours, false};
-      case SortKey::StragglerGap:
-        return {r.straggler_gap_pct, true};
-      case SortKey::Host:
-        break;
-    }
-    return {core::kUnknown, true};
-  };
-  std::stable_sort(rows.begin(), rows.end(), [&](const FleetRow& a, const FleetRow& b) {
-    if (key != SortKey::Host) {
-      const auto [fa, asc] = figure(a);
-      const int c = figure_less(fa, figure(b).first, asc);
+  const SortFigure sorted = kSortFigures(key);
+  std::stable_sort(rows.begin(), rows.end(), [&sorted](const FleetRow& a, const FleetRow& b) {
+    if (sorted.figure != nullptr) {
+      const int c = figure_less(a.*sorted.figure, b.*sorted.figure, sorted.ascending);
       if (c != 0) return c < 0;
     }
     return key_less(a, b);
