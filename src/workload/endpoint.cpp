@@ -42,6 +42,31 @@ auto int_field(const json& obj, const char* key, std::int64_t max) -> std::int64
   return static_cast<std::int64_t>(value);
 }
 
+/// The keys of the fields that SGLang's /get_server_info and TGI's /info answers share.
+struct InfoKeys {
+  std::string_view answer;  ///< what the answer is, for messages: "the TGI /info answer"
+  const char* model;
+  const char* max_model_len;
+  const char* dtype;
+};
+
+/// An info answer parsed into `doc` (a JSON object), and the fields every such answer has. Errors: DataLoss
+/// when it is not an object or names no model.
+auto parse_info(std::string_view body, const InfoKeys& keys, json& doc) -> core::Result<EndpointInfo> {
+  auto parsed = parse_object(body, keys.answer);
+  if (!parsed) return core::propagate(parsed);
+  doc = std::move(*parsed);
+  EndpointInfo info;
+  info.model = string_field(doc, keys.model);
+  if (info.model.empty()) {
+    return core::fail(core::ErrorCode::DataLoss, std::string(keys.answer) + " has no " + keys.model);
+  }
+  info.max_model_len = int_field(doc, keys.max_model_len, kMaxContextTokens);
+  info.dtype = string_field(doc, keys.dtype);
+  info.version = string_field(doc, "version");
+  return info;
+}
+
 auto status_error(int status, const std::string& url, EngineKind engine) -> core::Unexpected<core::Error> {
   std::string hint;
   if (status == 401 || status == 403) {
@@ -87,38 +112,24 @@ auto parse_vllm_models(std::string_view body) -> core::Result<EndpointInfo> {
 }
 
 auto parse_sglang_server_info(std::string_view body) -> core::Result<EndpointInfo> {
-  auto doc = parse_object(body, "the SGLang /get_server_info answer");
-  if (!doc) return core::propagate(doc);
-  EndpointInfo info;
-  info.model = string_field(*doc, "model_path");
-  if (info.model.empty()) {
-    return core::fail(core::ErrorCode::DataLoss, "the SGLang /get_server_info answer has no model_path");
+  json doc;
+  auto info =
+      parse_info(body, {"the SGLang /get_server_info answer", "model_path", "context_length", "dtype"}, doc);
+  if (!info) return info;
+  info->served_name = string_field(doc, "served_model_name");
+  info->tensor_parallel = static_cast<int>(int_field(doc, "tp_size", kMaxParallel));
+  info->data_parallel = static_cast<int>(int_field(doc, "dp_size", kMaxParallel));
+  info->expert_parallel = static_cast<int>(int_field(doc, "ep_size", kMaxParallel));
+  info->pipeline_parallel = static_cast<int>(int_field(doc, "pp_size", kMaxParallel));
+  if (const auto dpa = doc.find("enable_dp_attention"); dpa != doc.end() && dpa->is_boolean()) {
+    info->dp_attention = dpa->get<bool>();
   }
-  info.served_name = string_field(*doc, "served_model_name");
-  info.max_model_len = int_field(*doc, "context_length", kMaxContextTokens);
-  info.tensor_parallel = static_cast<int>(int_field(*doc, "tp_size", kMaxParallel));
-  info.data_parallel = static_cast<int>(int_field(*doc, "dp_size", kMaxParallel));
-  info.expert_parallel = static_cast<int>(int_field(*doc, "ep_size", kMaxParallel));
-  info.pipeline_parallel = static_cast<int>(int_field(*doc, "pp_size", kMaxParallel));
-  if (const auto dpa = doc->find("enable_dp_attention"); dpa != doc->end() && dpa->is_boolean()) {
-    info.dp_attention = dpa->get<bool>();
-  }
-  info.dtype = string_field(*doc, "dtype");
-  info.version = string_field(*doc, "version");
   return info;
 }
 
 auto parse_tgi_info(std::string_view body) -> core::Result<EndpointInfo> {
-  auto doc = parse_object(body, "the TGI /info answer");
-  if (!doc) return core::propagate(doc);
-  EndpointInfo info;
-  info.model = string_field(*doc, "model_id");
-  if (info.model.empty())
-    return core::fail(core::ErrorCode::DataLoss, "the TGI /info answer has no model_id");
-  info.max_model_len = int_field(*doc, "max_total_tokens", kMaxContextTokens);
-  info.dtype = string_field(*doc, "model_dtype");
-  info.version = string_field(*doc, "version");
-  return info;
+  json doc;
+  return parse_info(body, {"the TGI /info answer", "model_id", "max_total_tokens", "model_dtype"}, doc);
 }
 
 constexpr core::EnumNames<EngineKind, 4> kInfoPaths({"", "/v1/models", "/get_server_info", "/info"}, "");
