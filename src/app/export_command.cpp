@@ -4,7 +4,6 @@
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
-#include "app/output_path.hpp"
 #include "app/sinks.hpp"
 #include "app/source_factory.hpp"
 #include "trace/export.hpp"
@@ -14,17 +13,10 @@ namespace solscope::app {
 
 auto run_export(const ExportArgs& args, std::ostream& out, std::ostream& err) -> int {
   const bool to_stdout = args.output.empty() || args.output == "-";
-  if (!to_stdout) {
-    const std::string inputs[] = {args.file};
-    if (auto checked = check_output_path(args.output, inputs, args.force); !checked) {
-      print_error(err, checked.error());
-      return kExitUsage;
-    }
-  }
-  auto reader = trace::Reader::open(args.file);
+  auto reader = open_trace_for_output(args.file, to_stdout ? std::string() : args.output, args.force);
   if (!reader) {
-    print_error(err, reader.error());
-    return kExitBadTrace;
+    print_error(err, reader.error().error);
+    return reader.error().exit_code;
   }
   std::ofstream file;
   std::ostream* target = &out;
