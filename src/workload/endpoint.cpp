@@ -12,9 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::int64_t kMaxContextTokens = 1'000'000'000;
-constexpr std::int64_t kMaxParallel = 1024;
-
 auto parse_object(std::string_view body, std::string_view what) -> core::Result<json> {
   json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) {

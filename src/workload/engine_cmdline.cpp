@@ -11,8 +11,6 @@
 namespace solscope::workload {
 namespace {
 
-constexpr std::int64_t kMaxParallel = 1024;
-constexpr std::int64_t kMaxContextTokens = 1'000'000'000;
 // The TGI launcher's `--model-id` default (TGI docs, launcher arguments).
 constexpr std::string_view kTgiDefaultModel = "bigscience/bloom-560m";
 
