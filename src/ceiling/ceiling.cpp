@@ -6,13 +6,12 @@
 
 #include "ceiling/efficiency.hpp"
 #include "ceiling/parallel.hpp"
+#include "core/enum_table.hpp"
 #include "core/units.hpp"
 
 namespace solscope::ceiling {
 namespace {
 
-constexpr double kSecondsPerUs = 1e-6;
-constexpr double kPercent = 100.0;
 /// Tolerance when comparing bytes per weight with bytes per math element.
 constexpr double kDequantByteSlack = 1e-9;
 
@@ -219,7 +218,7 @@ void add_residency(const ModelArch& arch, const Workload& w, const Precision& p,
                     gb_text(c.resident_activation_bytes) + " GB = " + gb_text(c.memory_need_bytes) +
                     " GB per GPU exceed the " + gb_text(c.memory_usable_bytes) + " GB usable of " + gpu.id +
                     " (" + gb_text(gpu.memory_bytes) + " GB less a " +
-                    std::to_string(std::lround(db.memory_reserve_fraction * kPercent)) +
+                    std::to_string(std::lround(db.memory_reserve_fraction * core::kPercent)) +
                     "% reserve); raise --tp, --ep or --pp, or lower the batch");
 }
 
@@ -262,20 +261,11 @@ void add_notes(const ModelArch& arch, const Workload& w, Precision& p, Ceiling& 
 
 }  // namespace
 
+constexpr core::EnumNames<Limiter> kLimiterNames({"compute", "memory", "kernel_overhead", "interconnect"},
+                                                 "unknown");
+
 auto to_string(Limiter limiter) -> std::string_view {
-  switch (limiter) {
-    case Limiter::Compute:
-      return "compute";
-    case Limiter::Memory:
-      return "memory";
-    case Limiter::Overhead:
-      return "kernel_overhead";
-    case Limiter::Interconnect:
-      return "interconnect";
-    case Limiter::kCount:
-      break;
-  }
-  return "unknown";
+  return kLimiterNames(limiter);
 }
 
 namespace {
@@ -292,13 +282,13 @@ void add_parallel_notes(const GpuDatabase& db, const ParallelLayout& l, const St
   }
   if (l.pp > 1) {
     c.notes.push_back("pipeline: " + std::to_string(l.pp) + " stages, " + std::to_string(l.microbatches) +
-                      " microbatches, bubble " + std::to_string(std::lround(l.bubble_fraction * kPercent)) +
-                      "% of the step");
+                      " microbatches, bubble " +
+                      std::to_string(std::lround(l.bubble_fraction * core::kPercent)) + "% of the step");
   }
   if (l.ep > 1) {
     c.notes.push_back("expert parallel: " + std::to_string(l.ep) + " GPUs, " +
                       std::to_string(std::lround(c.experts_per_gpu)) + " experts each; " +
-                      std::to_string(std::lround(db.collective.all_to_all_overlap * kPercent)) +
+                      std::to_string(std::lround(db.collective.all_to_all_overlap * core::kPercent)) +
                       "% of the all-to-all time assumed hidden behind compute");
   }
 }
@@ -332,13 +322,13 @@ void sum_rows(const ParallelLayout& l, Ceiling& c) {
   }
   add_bubble(l, c);
   c.limiter = largest(c.time_by_limiter_s);
-  c.tensor_activity_pct = c.busy_s / c.step_time_s * kPercent;
+  c.tensor_activity_pct = c.busy_s / c.step_time_s * core::kPercent;
   c.compute_sol_pct = c.tensor_activity_pct;
-  c.memory_sol_pct = c.dram_bytes / (c.peak_memory_bytes_per_s * c.step_time_s) * kPercent;
+  c.memory_sol_pct = c.dram_bytes / (c.peak_memory_bytes_per_s * c.step_time_s) * core::kPercent;
   c.tokens_per_s = c.tokens.computed / c.step_time_s;
   c.output_tokens_per_s = c.tokens.emitted / c.step_time_s;
   c.useful_busy_s = c.model_flops / (static_cast<double>(c.gpus_per_stage) * c.peak_flops_per_s);
-  c.useful_compute_sol_pct = c.useful_busy_s / c.step_time_s * kPercent;
+  c.useful_compute_sol_pct = c.useful_busy_s / c.step_time_s * core::kPercent;
   c.mfu_pct = mfu_pct(c, c.tokens_per_s);
 }
 
@@ -364,7 +354,7 @@ auto evaluate(const GpuDatabase& db, const GpuSpec& gpu, const ModelArch& arch, 
                         *precision,
                         *layout,
                         clock,
-                        gpu.kernel_overhead_us * kSecondsPerUs,
+                        gpu.kernel_overhead_us * core::kMicro,
                         workload.step.training,
                         workload.tensor_parallel};
   Ceiling c;
@@ -398,7 +388,7 @@ auto mfu_pct(const Ceiling& c, double measured_tokens_per_s) -> double {
   }
   const double per_token = c.model_flops / c.tokens.computed;
   return measured_tokens_per_s * per_token / (static_cast<double>(c.gpus_per_stage) * c.peak_flops_per_s) *
-         kPercent;
+         core::kPercent;
 }
 
 auto combine_steps(std::span<const WeightedStep> steps) -> core::Result<MixCeiling> {
@@ -419,10 +409,10 @@ auto combine_steps(std::span<const WeightedStep> steps) -> core::Result<MixCeili
   }
   if (time <= 0) return fail("every step weight is 0");
   MixCeiling mix;
-  mix.tensor_activity_pct = busy / time * kPercent;
+  mix.tensor_activity_pct = busy / time * core::kPercent;
   mix.compute_sol_pct = mix.tensor_activity_pct;
-  mix.useful_compute_sol_pct = useful / time * kPercent;
-  mix.memory_sol_pct = bytes_per_bw / time * kPercent;
+  mix.useful_compute_sol_pct = useful / time * core::kPercent;
+  mix.memory_sol_pct = bytes_per_bw / time * core::kPercent;
   for (std::size_t i = 0; i < kLimiterCount; ++i) mix.time_share[i] = by_limiter[i] / time;
   mix.limiter = largest(by_limiter);
   return mix;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/enum_table.hpp"
+
 namespace solscope::ceiling {
 
 auto layout_text(const Ceiling& c) -> std::string {
@@ -12,20 +14,17 @@ auto layout_text(const Ceiling& c) -> std::string {
   return text;
 }
 
+namespace {
+
+constexpr core::EnumNames<Limiter> kLimiterTexts({"compute (GEMM and attention math)", "memory bandwidth",
+                                                  "kernel overhead (fixed time per kernel)",
+                                                  "interconnect (TP all-reduce)"},
+                                                 "unknown");
+
+}  // namespace
+
 auto limiter_text(Limiter l) -> std::string_view {
-  switch (l) {
-    case Limiter::Compute:
-      return "compute (GEMM and attention math)";
-    case Limiter::Memory:
-      return "memory bandwidth";
-    case Limiter::Overhead:
-      return "kernel overhead (fixed time per kernel)";
-    case Limiter::Interconnect:
-      return "interconnect (TP all-reduce)";
-    case Limiter::kCount:
-      break;
-  }
-  return "unknown";
+  return kLimiterTexts(l);
 }
 
 }  // namespace solscope::ceiling

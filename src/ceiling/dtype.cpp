@@ -1,4 +1,5 @@
 #include "ceiling/dtype.hpp"
+#include "core/enum_table.hpp"
 #include "core/text.hpp"
 
 #include <algorithm>
@@ -7,49 +8,17 @@
 
 namespace solscope::ceiling {
 
+constexpr core::EnumTable<Dtype, double> kBytesPerElement({8.0, 4.0, 4.0, 2.0, 2.0, 1.0, 1.0, 0.5}, 0.0);
+
 auto bytes_per_element(Dtype dtype) -> double {
-  switch (dtype) {
-    case Dtype::Fp64:
-      return 8.0;
-    case Dtype::Fp32:
-    case Dtype::Tf32:
-      return 4.0;
-    case Dtype::Bf16:
-    case Dtype::Fp16:
-      return 2.0;
-    case Dtype::Fp8:
-    case Dtype::Int8:
-      return 1.0;
-    case Dtype::Fp4:
-      return 0.5;
-    case Dtype::kCount:
-      break;
-  }
-  return 0.0;
+  return kBytesPerElement(dtype);
 }
 
+constexpr core::EnumNames<Dtype> kDtypeNames({"fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4"},
+                                             "unknown");
+
 auto to_string(Dtype dtype) -> std::string_view {
-  switch (dtype) {
-    case Dtype::Fp64:
-      return "fp64";
-    case Dtype::Fp32:
-      return "fp32";
-    case Dtype::Tf32:
-      return "tf32";
-    case Dtype::Bf16:
-      return "bf16";
-    case Dtype::Fp16:
-      return "fp16";
-    case Dtype::Fp8:
-      return "fp8";
-    case Dtype::Int8:
-      return "int8";
-    case Dtype::Fp4:
-      return "fp4";
-    case Dtype::kCount:
-      break;
-  }
-  return "unknown";
+  return kDtypeNames(dtype);
 }
 
 auto dtype_from_string(std::string_view name) -> std::optional<Dtype> {

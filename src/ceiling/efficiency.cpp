@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/units.hpp"
+
 namespace solscope::ceiling {
 
 auto gemm_tiling(const GemmShape& shape, const ArchEfficiency& arch, int sm_count) -> GemmTiling {
@@ -42,11 +44,10 @@ auto all_reduce_bus_bytes_per_s(const GpuSpec& gpu, const CollectiveModel& model
 
 auto all_reduce_time_s(double bytes, int tp, const GpuSpec& gpu, const CollectiveModel& model) -> double {
   if (tp <= 1) return 0.0;
-  constexpr double kSecondsPerUs = 1e-6;
   const double t = tp;
   const double bus = all_reduce_bus_bytes_per_s(gpu, model);
   const double transfer = bus > 0 ? 2.0 * (t - 1.0) / t * bytes / bus : INFINITY;
-  return model.latency_us * kSecondsPerUs + transfer;
+  return model.latency_us * core::kMicro + transfer;
 }
 
 auto dequant_alu_ops(const GemmShape& shape, int token_tile) -> double {
@@ -55,23 +56,20 @@ auto dequant_alu_ops(const GemmShape& shape, int token_tile) -> double {
 }
 
 auto alu_ops_per_s(const GpuSpec& gpu, double sm_clock_mhz) -> double {
-  constexpr double kHzPerMhz = 1e6;
   return static_cast<double>(gpu.sm_count) * gpu.flop_per_clock_per_sm[index_of(Dtype::Fp32)] / 2.0 *
-         sm_clock_mhz * kHzPerMhz;
+         sm_clock_mhz * core::kMega;
 }
 
 auto all_to_all_time_s(double bytes_sent, int ep, const GpuSpec& gpu, const CollectiveModel& model)
     -> double {
   if (ep <= 1) return 0.0;
-  constexpr double kSecondsPerUs = 1e-6;
   const double bus = all_reduce_bus_bytes_per_s(gpu, model);
-  return model.latency_us * kSecondsPerUs + (bus > 0 ? bytes_sent / bus : INFINITY);
+  return model.latency_us * core::kMicro + (bus > 0 ? bytes_sent / bus : INFINITY);
 }
 
 auto send_time_s(double bytes, const GpuSpec& gpu, const CollectiveModel& model) -> double {
-  constexpr double kSecondsPerUs = 1e-6;
   const double bus = all_reduce_bus_bytes_per_s(gpu, model);
-  return model.p2p_latency_us * kSecondsPerUs + (bus > 0 ? bytes / bus : INFINITY);
+  return model.p2p_latency_us * core::kMicro + (bus > 0 ? bytes / bus : INFINITY);
 }
 
 }  // namespace solscope::ceiling

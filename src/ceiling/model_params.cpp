@@ -3,6 +3,7 @@
 
 #include "ceiling/model_arch.hpp"
 #include "ceiling/operators.hpp"
+#include "core/enum_table.hpp"
 
 namespace solscope::ceiling {
 namespace {
@@ -65,28 +66,12 @@ auto mlp_params(const ModelArch& m, std::int64_t width) -> double {
 
 }  // namespace
 
+constexpr core::EnumNames<Module> kModuleNames({"embedding", "attention", "dense_mlp", "router", "experts",
+                                                "shared_experts", "lm_head", "linear_attention"},
+                                               "unknown");
+
 auto to_string(Module module) -> std::string_view {
-  switch (module) {
-    case Module::Embedding:
-      return "embedding";
-    case Module::Attention:
-      return "attention";
-    case Module::DenseMlp:
-      return "dense_mlp";
-    case Module::Router:
-      return "router";
-    case Module::Experts:
-      return "experts";
-    case Module::SharedExperts:
-      return "shared_experts";
-    case Module::LmHead:
-      return "lm_head";
-    case Module::LinearAttention:
-      return "linear_attention";
-    case Module::kCount:
-      break;
-  }
-  return "unknown";
+  return kModuleNames(module);
 }
 
 auto ModelArch::moe_layers() const -> std::int64_t {
@@ -111,16 +96,10 @@ auto ModelArch::full_layers() const -> std::int64_t {
   return num_layers - sliding_layers() - linear_layers();
 }
 
+constexpr core::EnumNames<AttentionKind, 3> kAttentionKindNames({"full", "sliding", "linear"}, "unknown");
+
 auto to_string(AttentionKind kind) -> std::string_view {
-  switch (kind) {
-    case AttentionKind::Full:
-      return "full";
-    case AttentionKind::Sliding:
-      return "sliding";
-    case AttentionKind::Linear:
-      return "linear";
-  }
-  return "unknown";
+  return kAttentionKindNames(kind);
 }
 
 auto attention_shape(const ModelArch& m, AttentionKind kind) -> AttentionShape {

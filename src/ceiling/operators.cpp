@@ -6,6 +6,7 @@
 
 #include "ceiling/detail/op_builder.hpp"
 #include "ceiling/parallel.hpp"
+#include "core/enum_table.hpp"
 
 namespace solscope::ceiling {
 namespace {
@@ -37,18 +38,10 @@ auto check_tp(const ModelArch& arch, int tp) -> core::Result<void> {
 
 }  // namespace
 
+constexpr core::EnumNames<OpKind, 4> kOpKindNames({"gemm", "attention", "memory", "collective"}, "unknown");
+
 auto to_string(OpKind kind) -> std::string_view {
-  switch (kind) {
-    case OpKind::Gemm:
-      return "gemm";
-    case OpKind::Attention:
-      return "attention";
-    case OpKind::Memory:
-      return "memory";
-    case OpKind::Collective:
-      return "collective";
-  }
-  return "unknown";
+  return kOpKindNames(kind);
 }
 
 auto resolve_precision(const ModelArch& arch, const Workload& workload, const GpuSpec& gpu)

@@ -8,13 +8,13 @@
 #include "check/kernels.hpp"
 #include "check/rates.hpp"
 #include "core/chip.hpp"
+#include "core/units.hpp"
 
 namespace solscope::check {
 namespace {
 
 using core::MetricId;
 
-constexpr double kFullPct = 100.0;
 constexpr std::uint64_t kCopyBytesPerElement = 16;  // 8 read from buffer_a + 8 written to buffer_b
 
 constexpr const char* kPipeBasis =
@@ -86,13 +86,13 @@ auto splits_fma(std::string_view chip) -> bool {
 
 auto activity(const DeviceFacts& device, const PhaseMeasurement& measured) -> std::vector<ExpectedFigure> {
   const double sms = std::max<double>(1.0, device.sm_count);
-  const double active = kFullPct * std::min<double>(measured.shape.grid_blocks, sms) / sms;
+  const double active = core::kPercent * std::min<double>(measured.shape.grid_blocks, sms) / sms;
   return {{.metric = MetricId::SmActive,
            .expected_pct = active,
            .tolerance_pct = kComputeTolerancePct,
            .basis = kSmActiveBasis},
           {.metric = MetricId::GpuUtil,
-           .expected_pct = kFullPct,
+           .expected_pct = core::kPercent,
            .tolerance_pct = kUtilTolerancePct,
            .basis = kUtilBasis}};
 }
@@ -118,14 +118,14 @@ auto launch_bound_figures(const DeviceFacts& device, const PhaseMeasurement& mea
     -> std::vector<ExpectedFigure> {
   const double sms = std::max<double>(1.0, device.sm_count);
   const double most =
-      kFullPct * std::min<double>(std::max<std::uint32_t>(1, measured.shape.grid_blocks), sms) / sms;
+      core::kPercent * std::min<double>(std::max<std::uint32_t>(1, measured.shape.grid_blocks), sms) / sms;
   return {{.metric = MetricId::SmActive,
            .expected_pct = most,
            .tolerance_pct = kComputeTolerancePct,
            .basis = kLaunchSmBasis,
            .bound = Bound::AtMost},
           {.metric = MetricId::GpuUtil,
-           .expected_pct = kFullPct / 2.0,
+           .expected_pct = core::kPercent / 2.0,
            .tolerance_pct = 0.0,
            .basis = kLaunchUtilBasis,
            .bound = Bound::AtLeast}};
@@ -152,10 +152,11 @@ auto copy_figures(const KernelSpec& kernel, const DeviceFacts& device, const Pha
     }
     const double bytes = static_cast<double>(measured.launches) * measured.shape.iterations *
                          static_cast<double>(measured.shape.buffer_bytes / 8) * kCopyBytesPerElement;
-    out.push_back({.metric = MetricId::DramThroughput,
-                   .expected_pct = kFullPct * bytes / (seconds(measured) * measured.dram_peak_bytes_per_s),
-                   .tolerance_pct = kMemoryTolerancePct,
-                   .basis = kDramBasis});
+    out.push_back(
+        {.metric = MetricId::DramThroughput,
+         .expected_pct = core::kPercent * bytes / (seconds(measured) * measured.dram_peak_bytes_per_s),
+         .tolerance_pct = kMemoryTolerancePct,
+         .basis = kDramBasis});
   }
   for (ExpectedFigure& f : activity(device, measured)) out.push_back(f);
   return out;
@@ -182,7 +183,7 @@ auto pipe_figures(const KernelSpec& kernel, const DeviceFacts& device, const Pha
                       s.iterations * kernel.instructions_per_iteration * kernel.work_per_instruction;
   const double capacity =
       seconds(measured) * std::max<double>(1.0, device.sm_count) * rate * measured.sm_clock_mhz * 1e6;
-  const double pct = kFullPct * work / capacity;
+  const double pct = core::kPercent * work / capacity;
   std::vector<ExpectedFigure> out{{.metric = pipe_metric(kernel.phase),
                                    .expected_pct = pct,
                                    .tolerance_pct = kComputeTolerancePct,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "core/enum_table.hpp"
+
 namespace solscope::core {
 namespace {
 
@@ -18,24 +20,13 @@ constexpr std::array<ChipFamily, 6> kKnownFamilies{ChipFamily::Ga100, ChipFamily
 
 }  // namespace
 
+constexpr EnumTable<ChipFamily, std::span<const std::string_view>, 7> kChipsOfFamily(
+    {std::span<const std::string_view>{}, kGa100Chips, kGa10xChips, kGh100Chips, kGb100Chips, kGb110Chips,
+     kGb20xChips},
+    {});
+
 auto chips_of(ChipFamily family) -> std::span<const std::string_view> {
-  switch (family) {
-    case ChipFamily::Ga100:
-      return kGa100Chips;
-    case ChipFamily::Ga10x:
-      return kGa10xChips;
-    case ChipFamily::Gh100:
-      return kGh100Chips;
-    case ChipFamily::Gb100:
-      return kGb100Chips;
-    case ChipFamily::Gb110:
-      return kGb110Chips;
-    case ChipFamily::Gb20x:
-      return kGb20xChips;
-    case ChipFamily::Unknown:
-      break;
-  }
-  return {};
+  return kChipsOfFamily(family);
 }
 
 auto chip_family(std::string_view chip_name) -> ChipFamily {
@@ -46,24 +37,12 @@ auto chip_family(std::string_view chip_name) -> ChipFamily {
   return ChipFamily::Unknown;
 }
 
+constexpr EnumNames<ChipFamily, 7> kFamilyNames({"unknown", "GA100", "GA10x/AD10x", "GH100", "GB100/GB102",
+                                                 "GB110", "GB20x"},
+                                                "unknown");
+
 auto to_string(ChipFamily family) -> std::string_view {
-  switch (family) {
-    case ChipFamily::Ga100:
-      return "GA100";
-    case ChipFamily::Ga10x:
-      return "GA10x/AD10x";
-    case ChipFamily::Gh100:
-      return "GH100";
-    case ChipFamily::Gb100:
-      return "GB100/GB102";
-    case ChipFamily::Gb110:
-      return "GB110";
-    case ChipFamily::Gb20x:
-      return "GB20x";
-    case ChipFamily::Unknown:
-      break;
-  }
-  return "unknown";
+  return kFamilyNames(family);
 }
 
 auto known_chip_families() -> std::span<const ChipFamily> {

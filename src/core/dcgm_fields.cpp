@@ -4,11 +4,10 @@
 #include <cmath>
 #include <limits>
 
+#include "core/units.hpp"
+
 namespace solscope::core {
 namespace {
-
-constexpr double kRatioToPct = 100.0;
-constexpr double kMibToBytes = 1024.0 * 1024.0;
 
 // Field ids and names: dcgm_fields.h. Tags: the column headers `dcgmi dmon` prints for them.
 constexpr std::array kFields{
@@ -19,16 +18,16 @@ constexpr std::array kFields{
     DcgmField{160, "DCGM_FI_DEV_POWER_MGMT_LIMIT", "PMLMT", MetricId::PowerLimitW, 1.0},
     DcgmField{203, "DCGM_FI_DEV_GPU_UTIL", "GPUTL", MetricId::GpuUtil, 1.0},
     DcgmField{204, "DCGM_FI_DEV_MEM_COPY_UTIL", "MCUTL", MetricId::MemCopyUtil, 1.0},
-    DcgmField{250, "DCGM_FI_DEV_FB_TOTAL", "FBTTL", MetricId::MemoryTotalBytes, kMibToBytes},
-    DcgmField{252, "DCGM_FI_DEV_FB_USED", "FBUSD", MetricId::MemoryUsedBytes, kMibToBytes},
-    DcgmField{1001, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "GRACT", MetricId::GrActive, kRatioToPct},
-    DcgmField{1002, "DCGM_FI_PROF_SM_ACTIVE", "SMACT", MetricId::SmActive, kRatioToPct},
-    DcgmField{1003, "DCGM_FI_PROF_SM_OCCUPANCY", "SMOCC", MetricId::SmOccupancy, kRatioToPct},
-    DcgmField{1004, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "TENSO", MetricId::TensorPipe, kRatioToPct},
-    DcgmField{1005, "DCGM_FI_PROF_DRAM_ACTIVE", "DRAMA", MetricId::DramThroughput, kRatioToPct},
-    DcgmField{1006, "DCGM_FI_PROF_PIPE_FP64_ACTIVE", "FP64A", MetricId::Fp64Pipe, kRatioToPct},
-    DcgmField{1007, "DCGM_FI_PROF_PIPE_FP32_ACTIVE", "FP32A", MetricId::FmaPipe, kRatioToPct},
-    DcgmField{1008, "DCGM_FI_PROF_PIPE_FP16_ACTIVE", "FP16A", MetricId::Fp16Pipe, kRatioToPct},
+    DcgmField{250, "DCGM_FI_DEV_FB_TOTAL", "FBTTL", MetricId::MemoryTotalBytes, kMebi},
+    DcgmField{252, "DCGM_FI_DEV_FB_USED", "FBUSD", MetricId::MemoryUsedBytes, kMebi},
+    DcgmField{1001, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "GRACT", MetricId::GrActive, kPercent},
+    DcgmField{1002, "DCGM_FI_PROF_SM_ACTIVE", "SMACT", MetricId::SmActive, kPercent},
+    DcgmField{1003, "DCGM_FI_PROF_SM_OCCUPANCY", "SMOCC", MetricId::SmOccupancy, kPercent},
+    DcgmField{1004, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "TENSO", MetricId::TensorPipe, kPercent},
+    DcgmField{1005, "DCGM_FI_PROF_DRAM_ACTIVE", "DRAMA", MetricId::DramThroughput, kPercent},
+    DcgmField{1006, "DCGM_FI_PROF_PIPE_FP64_ACTIVE", "FP64A", MetricId::Fp64Pipe, kPercent},
+    DcgmField{1007, "DCGM_FI_PROF_PIPE_FP32_ACTIVE", "FP32A", MetricId::FmaPipe, kPercent},
+    DcgmField{1008, "DCGM_FI_PROF_PIPE_FP16_ACTIVE", "FP16A", MetricId::Fp16Pipe, kPercent},
     DcgmField{1009, "DCGM_FI_PROF_PCIE_TX_BYTES", "PCITX", MetricId::PcieWriteBytesPerS, 1.0},
     DcgmField{1010, "DCGM_FI_PROF_PCIE_RX_BYTES", "PCIRX", MetricId::PcieReadBytesPerS, 1.0},
     DcgmField{1011, "DCGM_FI_PROF_NVLINK_TX_BYTES", "NVLTX", MetricId::NvlinkTxBytesPerS, 1.0},

@@ -4,15 +4,15 @@
 #include <cmath>
 #include <utility>
 
+#include "core/units.hpp"
+
 namespace solscope::core {
 namespace {
-
-constexpr double kNsPerSecond = 1e9;
 
 /// Adds pct/100 x seconds to `busy` and seconds to `known` when `pct` is known.
 void add_busy(double pct, double seconds, double& busy, double& known) {
   if (std::isnan(pct)) return;
-  busy += std::max(pct, 0.0) / 100.0 * seconds;
+  busy += std::max(pct, 0.0) / kPercent * seconds;
   known += seconds;
 }
 
@@ -35,7 +35,8 @@ auto with_valid_window(LiveStateOptions options) -> LiveStateOptions {
 }  // namespace
 
 void accumulate(BusyCounters& c, const SolSample& s) {
-  const double seconds = static_cast<double>(std::max<std::int64_t>(s.duration_ns(), 0)) / kNsPerSecond;
+  const double seconds =
+      static_cast<double>(std::max<std::int64_t>(s.duration_ns(), 0)) / static_cast<double>(kNsPerS);
   c.sampled_seconds += seconds;
   ++c.samples;
   if ((s.flags & kSampleGapBefore) != 0) ++c.gaps;
@@ -91,36 +92,29 @@ void LiveState::clear_samples() {
   ++version_;
 }
 
-void LiveState::set_processes(std::uint32_t device, std::vector<GpuProcess> processes) {
+template <class T>
+void LiveState::set_state(std::uint32_t device, T DeviceState::*field, T value) {
   const std::scoped_lock lock(mutex_);
   auto it = devices_.find(device);
-  if (it == devices_.end() || it->second.state.processes == processes) return;
-  it->second.state.processes = std::move(processes);
+  if (it == devices_.end() || it->second.state.*field == value) return;
+  it->second.state.*field = std::move(value);
   ++version_;
+}
+
+void LiveState::set_processes(std::uint32_t device, std::vector<GpuProcess> processes) {
+  set_state(device, &DeviceState::processes, std::move(processes));
 }
 
 void LiveState::set_workload_note(std::uint32_t device, std::string note) {
-  const std::scoped_lock lock(mutex_);
-  auto it = devices_.find(device);
-  if (it == devices_.end() || it->second.state.workload_note == note) return;
-  it->second.state.workload_note = std::move(note);
-  ++version_;
+  set_state(device, &DeviceState::workload_note, std::move(note));
 }
 
 void LiveState::set_source_note(std::uint32_t device, std::string note) {
-  const std::scoped_lock lock(mutex_);
-  auto it = devices_.find(device);
-  if (it == devices_.end() || it->second.state.source_note == note) return;
-  it->second.state.source_note = std::move(note);
-  ++version_;
+  set_state(device, &DeviceState::source_note, std::move(note));
 }
 
 void LiveState::set_lost(std::uint32_t device, bool lost) {
-  const std::scoped_lock lock(mutex_);
-  auto it = devices_.find(device);
-  if (it == devices_.end() || it->second.state.lost == lost) return;
-  it->second.state.lost = lost;
-  ++version_;
+  set_state(device, &DeviceState::lost, lost);
 }
 
 auto LiveState::device_for(std::uint32_t index) -> Device& {

@@ -153,6 +153,9 @@ class LiveState {
   auto device_for(std::uint32_t index) -> Device&;
   [[nodiscard]] static auto snapshot_of(const Device& d) -> DeviceSnapshot;  ///< caller holds mutex_
   void close_window(Device& d);
+  /// Sets one field of a known device's state and counts a change when it differs; unknown devices ignored.
+  template <class T>
+  void set_state(std::uint32_t device, T DeviceState::*field, T value);
 
   LiveStateOptions options_;
   std::size_t max_windows_;

@@ -2,7 +2,9 @@
 
 #include <array>
 
+#include "core/enum_table.hpp"
 #include "core/sol_terms.hpp"
+#include "core/units.hpp"
 
 namespace solscope::core {
 namespace {
@@ -13,8 +15,6 @@ constexpr auto pipe(Pipe p) -> std::uint8_t {
 constexpr auto path(MemPath p) -> std::uint8_t {
   return static_cast<std::uint8_t>(p);
 }
-constexpr double kPctToRatio = 0.01;
-constexpr double kMibPerSToBytesPerS = 1048576.0;
 constexpr std::string_view kPipeFamily = "solscope_pipe_utilization_ratio";
 constexpr std::string_view kPathFamily = "solscope_memory_path_utilization_ratio";
 
@@ -25,7 +25,7 @@ constexpr std::string_view kPathFamily = "solscope_memory_path_utilization_ratio
 constexpr std::array<MetricDef, kMetricCount> kCatalog{{
     {.id = MetricId::TensorPipe, .name = "tensor_pipe_pct", .label = "TENSR", .unit = Unit::Percent,
      .role = MetricRole::ComputePipe, .group = pipe(Pipe::Tensor), .prom_name = kPipeFamily,
-     .prom_scale = kPctToRatio, .help = "Tensor-core pipe active cycles, percent of peak sustained.",
+     .prom_scale = kRatioPerPercent, .help = "Tensor-core pipe active cycles, percent of peak sustained.",
      .cupti = {.ga100 = "sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed",
                .ga10x = "sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed",
                .gh100 = "TPC.TriageCompute.sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed",
@@ -35,7 +35,7 @@ constexpr std::array<MetricDef, kMetricCount> kCatalog{{
      .gpm_metric_id = 5, .gpm_scale = 1.0, .nvml_query = ""},
     {.id = MetricId::FmaPipe, .name = "fma_pipe_pct", .label = "FMA", .unit = Unit::Percent,
      .role = MetricRole::ComputePipe, .group = pipe(Pipe::Fma), .prom_name = kPipeFamily,
-     .prom_scale = kPctToRatio, .help = "FMA pipe (FP32 and FP16x2 fused multiply-add), percent of peak.",
+     .prom_scale = kRatioPerPercent, .help = "FMA pipe (FP32 and FP16x2 fused multiply-add), percent of peak.",
      .cupti = {.ga100 = "sm__inst_executed_pipe_fma_realtime.avg.pct_of_peak_sustained_elapsed",
                .ga10x = "",
                .gh100 = "TPC.TriageCompute.sm__inst_executed_pipe_fma_realtime.avg.pct_of_peak_sustained_elapsed",
@@ -45,7 +45,7 @@ constexpr std::array<MetricDef, kMetricCount> kCatalog{{
      .gpm_metric_id = 12, .gpm_scale = 1.0, .nvml_query = ""},
     {.id = MetricId::FmaHeavyPipe, .name = "fma_heavy_pipe_pct", .label = "FMAH", .unit = Unit::Percent,
      .role = MetricRole::ComputePipe, .group = pipe(Pipe::FmaHeavy), .prom_name = kPipeFamily,
-     .prom_scale = kPctToRatio, .help = "FMA-heavy pipe, percent of peak (chips that split FMA).",
+     .prom_scale = kRatioPerPercent, .help = "FMA-heavy pipe, percent of peak (chips that split FMA).",
      .cupti = {.ga100 = "",
                .ga10x = "sm__inst_executed_pipe_fmaheavy_realtime.avg.pct_of_peak_sustained_elapsed",
                .gh100 = "", .gb100 = "", .gb110 = "",
@@ -53,7 +53,7 @@ constexpr std::array<MetricDef, kMetricCount> kCatalog{{
      .gpm_metric_id = 0, .gpm_scale = 1.0, .nvml_query = ""},
     {.id = MetricId::FmaLitePipe, .name = "fma_lite_pipe_pct", .label = "FMAL", .unit = Unit::Percent,
      .role = MetricRole::ComputePipe, .group = pipe(Pipe::FmaLite), .prom_name = kPipeFamily,
-     .prom_scale = kPctToRatio, .help = "FMA-lite pipe, percent of peak (chips that split FMA).",
+     .prom_scale = kRatioPerPercent, .help = "FMA-lite pipe, percent of peak (chips that split FMA).",
      .cupti = {.ga100 = "",
                .ga10x = "sm__inst_executed_pipe_fmalite_realtime.avg.pct_of_peak_sustained_elapsed",
                .gh100 = "", .gb100 = "", .gb110 = "",
@@ -61,7 +61,7 @@ constexpr std::array<MetricDef, kMetricCount> kCatalog{{
      .gpm_metric_id = 0, .gpm_scale = 1.0, .nvml_query = ""},
     {.id = MetricId::AluPipe, .name = "alu_pipe_pct", .label = "ALU", .unit = Unit::Percent,
      .role = MetricRole::ComputePipe, .group = pipe(Pipe::Alu), .prom_name = kPipeFamily,
-     .prom_scale = kPctToRatio, .help = "ALU pipe (integer, logic, conversions), percent of peak.",
+     .prom_scale = kRatioPerPercent, .help = "ALU pipe (integer, logic, conversions), percent of peak.",
      .cupti = {.ga100 = "sm__inst_executed_pipe_alu_realtime.avg.pct_of_peak_sustained_elapsed",
                .ga10x = "sm__inst_executed_pipe_alu_realtime.avg.pct_of_peak_sustained_elapsed",
                .gh100 = "TPC.TriageCompute.sm__inst_executed_pipe_alu_realtime.avg.pct_of_peak_sustained_elapsed",
@@ -71,13 +71,13 @@ constexpr std::array<MetricDef, kMetricCount> kCatalog{{
      .gpm_metric_id = 4, .gpm_scale = 1.0, .nvml_query = ""},
     {.id = MetricId::AluLitePipe, .name = "alu_lite_pipe_pct", .label = "ALUL", .unit = Unit::Percent,
      .role = MetricRole::ComputePipe, .group = pipe(Pipe::AluLite), .prom_name = kPipeFamily,
-     .prom_scale = kPctToRatio, .help = "ALU-lite sub-pipe, percent of peak (GB20x).",
+     .prom_scale = kRatioPerPercent, .help = "ALU-lite sub-pipe, percent of peak (GB20x).",
      .cupti = {.ga100 = "", .ga10x = "", .gh100 = "", .gb100 = "", .gb110 = "",
                .gb20x = "sm__pipe_fmaheavy_subpipe_alulite_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed"},
      .gpm_metric_id = 0, .gpm_scale = 1.0, .nvml_query = ""},
     {.id = MetricId::Fp64Pipe, .name = "fp64_pipe_pct", .label = "FP64", .unit = Unit::Percent,
      .role = MetricRole::ComputePipe, .group = pipe(Pipe::Fp64), .prom_name = kPipeFamily,
-     .prom_scale = kPctToRatio, .help = "Non-tensor FP64 pipe, percent of peak.",
+     .prom_scale = kRatioPerPercent, .help = "Non-tensor FP64 pipe, percent of peak.",
      .cupti = {.ga100 = "", .ga10x = "",
                .gh100 = "TPC.TriageCompute.sm__pipe_fp64_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed",
                .gb100 = "TPC.TriageCompute.sm__pipe_fp64_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed",
@@ -85,11 +85,11 @@ constexpr std::array<MetricDef, kMetricCount> kCatalog{{
      .gpm_metric_id = 11, .gpm_scale = 1.0, .nvml_query = ""},
     {.id = MetricId::Fp16Pipe, .name = "fp16_pipe_pct", .label = "FP16", .unit = Unit::Percent,
      .role = MetricRole::ComputePipe, .group = pipe(Pipe::Fp16), .prom_name = kPipeFamily,
-     .prom_scale = kPctToRatio, .help = "Non-tensor FP16 pipe, percent of peak (NVML GPM).",
+     .prom_scale = kRatioPerPercent, .help = "Non-tensor FP16 pipe, percent of peak (NVML GPM).",
      .cupti = {}, .gpm_metric_id = 13, .gpm_scale = 1.0, .nvml_query = ""},
     {.id = MetricId::IssueActive, .name = "issue_pct", .label = "ISSUE", .unit = Unit::Percent,
      .role = MetricRole::ComputePipe, .group = pipe(Pipe::Issue), .prom_name = kPipeFamily,
-     .prom_scale = kPctToRatio, .help = "Instructions issued, percent of the SMs' peak issue rate.",
+     .prom_scale = kRatioPerPercent, .help = "Instructions issued, percent of the SMs' peak issue rate.",
      .cupti = {.ga100 = "sm__inst_executed_realtime.avg.pct_of_peak_sustained_elapsed",
                .ga10x = "sm__inst_executed_realtime.avg.pct_of_peak_sustained_elapsed",
                .gh100 = "TPC.TriageCompute.sm__inst_executed_realtime.avg.pct_of_peak_sustained_elapsed",
@@ -99,14 +99,14 @@ constexpr std::array<MetricDef, kMetricCount> kCatalog{{
      .gpm_metric_id = 0, .gpm_scale = 1.0, .nvml_query = ""},
     {.id = MetricId::LsuPipe, .name = "lsu_pipe_pct", .label = "LSU", .unit = Unit::Percent,
      .role = MetricRole::ComputePipe, .group = pipe(Pipe::Lsu), .prom_name = kPipeFamily,
-     .prom_scale = kPctToRatio, .help = "Load/store unit requests into L1, percent of peak.",
+     .prom_scale = kRatioPerPercent, .help = "Load/store unit requests into L1, percent of peak.",
      .cupti = {.ga100 = "l1tex__lsuin_requests.avg.pct_of_peak_sustained_elapsed",
                .ga10x = "l1tex__lsuin_requests.avg.pct_of_peak_sustained_elapsed",
                .gh100 = "", .gb100 = "", .gb110 = "", .gb20x = ""},
      .gpm_metric_id = 0, .gpm_scale = 1.0, .nvml_query = ""},
     {.id = MetricId::SmThroughput, .name = "sm_throughput_pct", .label = "SMTP", .unit = Unit::Percent,
      .role = MetricRole::Activity, .group = 0, .prom_name = "solscope_sm_throughput_ratio",
-     .prom_scale = kPctToRatio, .help = "Whole-SM throughput (busiest SM sub-unit), percent of peak.",
+     .prom_scale = kRatioPerPercent, .help = "Whole-SM throughput (busiest SM sub-unit), percent of peak.",
      .cupti = {.ga100 = "", .ga10x = "",
                .gh100 = "TriageCompute.sm__throughput.avg.pct_of_peak_sustained_elapsed",
                .gb100 = "TriageCompute.sm__throughput.avg.pct_of_peak_sustained_elapsed",
@@ -114,7 +114,7 @@ constexpr std::array<MetricDef, kMetricCount> kCatalog{{
      .gpm_metric_id = 0, .gpm_scale = 1.0, .nvml_query = ""},
     {.id = MetricId::DramThroughput, .name = "dram_pct", .label = "DRAM", .unit = Unit::Percent,
      .role = MetricRole::MemoryPath, .group = path(MemPath::Dram), .prom_name = kPathFamily,
-     .prom_scale = kPctToRatio, .help = "Device memory (DRAM/HBM) throughput, percent of peak bandwidth.",
+     .prom_scale = kRatioPerPercent, .help = "Device memory (DRAM/HBM) throughput, percent of peak bandwidth.",
      .cupti = {.ga100 = "dram__throughput.avg.pct_of_peak_sustained_elapsed",
                .ga10x = "dram__throughput.avg.pct_of_peak_sustained_elapsed",
                .gh100 = "FBSP.TriageCompute.dramc__throughput.avg.pct_of_peak_sustained_elapsed",
@@ -124,7 +124,7 @@ constexpr std::array<MetricDef, kMetricCount> kCatalog{{
      .gpm_metric_id = 10, .gpm_scale = 1.0, .nvml_query = ""},
     {.id = MetricId::L2Throughput, .name = "l2_pct", .label = "L2", .unit = Unit::Percent,
      .role = MetricRole::MemoryPath, .group = path(MemPath::L2), .prom_name = kPathFamily,
-     .prom_scale = kPctToRatio, .help = "L2 cache (LTS) sector throughput, percent of peak.",
+     .prom_scale = kRatioPerPercent, .help = "L2 cache (LTS) sector throughput, percent of peak.",
      .cupti = {.ga100 = "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
                .ga10x = "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
                .gh100 = "LTS.TriageCompute.lts__t_sector_throughput.avg.pct_of_peak_sustained_elapsed",
@@ -134,7 +134,7 @@ constexpr std::array<MetricDef, kMetricCount> kCatalog{{
      .gpm_metric_id = 0, .gpm_scale = 1.0, .nvml_query = ""},
     {.id = MetricId::L1Wavefronts, .name = "l1_pct", .label = "L1", .unit = Unit::Percent,
      .role = MetricRole::MemoryPath, .group = path(MemPath::L1), .prom_name = kPathFamily,
-     .prom_scale = kPctToRatio, .help = "L1/TEX data-pipe LSU wavefronts, percent of peak.",
+     .prom_scale = kRatioPerPercent, .help = "L1/TEX data-pipe LSU wavefronts, percent of peak.",
      .cupti = {.ga100 = "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",
                .ga10x = "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",
                .gh100 = "SM_A.TriageCompute.l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",
@@ -144,7 +144,7 @@ constexpr std::array<MetricDef, kMetricCount> kCatalog{{
      .gpm_metric_id = 0, .gpm_scale = 1.0, .nvml_query = ""},
     {.id = MetricId::L1TexThroughput, .name = "l1tex_throughput_pct", .label = "L1TEX", .unit = Unit::Percent,
      .role = MetricRole::MemoryPath, .group = path(MemPath::L1), .prom_name = kPathFamily,
-     .prom_scale = kPctToRatio, .help = "L1/TEX throughput (busiest L1 sub-unit), percent of peak.",
+     .prom_scale = kRatioPerPercent, .help = "L1/TEX throughput (busiest L1 sub-unit), percent of peak.",
      .cupti = {.ga100 = "", .ga10x = "",
                .gh100 = "SM_A.TriageCompute.l1tex__throughput.avg.pct_of_peak_sustained_elapsed",
                .gb100 = "SM_A.TriageCompute.l1tex__throughput.avg.pct_of_peak_sustained_elapsed",
@@ -152,7 +152,7 @@ constexpr std::array<MetricDef, kMetricCount> kCatalog{{
                .gb20x = ""},
      .gpm_metric_id = 0, .gpm_scale = 1.0, .nvml_query = ""},
     {.id = MetricId::SmActive, .name = "sm_active_pct", .label = "SMACT", .unit = Unit::Percent,
-     .role = MetricRole::Activity, .group = 0, .prom_name = "solscope_sm_active_ratio", .prom_scale = kPctToRatio,
+     .role = MetricRole::Activity, .group = 0, .prom_name = "solscope_sm_active_ratio", .prom_scale = kRatioPerPercent,
      .help = "Cycles with at least one warp resident per SM, averaged over SMs (DCGM SM_ACTIVE).",
      .cupti = {.ga100 = "sm__cycles_active.avg.pct_of_peak_sustained_elapsed",
                .ga10x = "sm__cycles_active.avg.pct_of_peak_sustained_elapsed",
@@ -163,7 +163,7 @@ constexpr std::array<MetricDef, kMetricCount> kCatalog{{
      .gpm_metric_id = 2, .gpm_scale = 1.0, .nvml_query = ""},
     {.id = MetricId::SmOccupancy, .name = "sm_occupancy_pct", .label = "OCCUP", .unit = Unit::Percent,
      .role = MetricRole::Activity, .group = 0, .prom_name = "solscope_sm_occupancy_ratio",
-     .prom_scale = kPctToRatio, .help = "Resident warps against the SMs' maximum (DCGM SM_OCCUPANCY).",
+     .prom_scale = kRatioPerPercent, .help = "Resident warps against the SMs' maximum (DCGM SM_OCCUPANCY).",
      .cupti = {.ga100 = "sm__warps_active_realtime.avg.pct_of_peak_sustained_elapsed",
                .ga10x = "sm__warps_active_realtime.avg.pct_of_peak_sustained_elapsed",
                .gh100 = "TPC.TriageCompute.tpc__warps_active_realtime.avg.pct_of_peak_sustained_elapsed",
@@ -173,7 +173,7 @@ constexpr std::array<MetricDef, kMetricCount> kCatalog{{
      .gpm_metric_id = 3, .gpm_scale = 1.0, .nvml_query = ""},
     {.id = MetricId::GrActive, .name = "gr_active_pct", .label = "GRACT", .unit = Unit::Percent,
      .role = MetricRole::Activity, .group = 0, .prom_name = "solscope_gr_engine_active_ratio",
-     .prom_scale = kPctToRatio, .help = "Cycles the graphics/compute engine was busy (DCGM GR_ENGINE_ACTIVE).",
+     .prom_scale = kRatioPerPercent, .help = "Cycles the graphics/compute engine was busy (DCGM GR_ENGINE_ACTIVE).",
      .cupti = {.ga100 = "gr__cycles_active.avg.pct_of_peak_sustained_elapsed",
                .ga10x = "gr__cycles_active.avg.pct_of_peak_sustained_elapsed",
                .gh100 = "FE_B.TriageCompute.gr__cycles_active.avg.pct_of_peak_sustained_elapsed",
@@ -183,12 +183,12 @@ constexpr std::array<MetricDef, kMetricCount> kCatalog{{
      .gpm_metric_id = 1, .gpm_scale = 1.0, .nvml_query = ""},
     {.id = MetricId::GpuUtil, .name = "gpu_util_pct", .label = "UTIL", .unit = Unit::Percent,
      .role = MetricRole::Activity, .group = 0, .prom_name = "solscope_gpu_utilization_ratio",
-     .prom_scale = kPctToRatio,
+     .prom_scale = kRatioPerPercent,
      .help = "Share of time any kernel ran: the 'GPU utilization' of nvidia-smi and nvtop.", .cupti = {},
      .gpm_metric_id = 0, .gpm_scale = 1.0, .nvml_query = "nvmlDeviceGetUtilizationRates().gpu"},
     {.id = MetricId::MemCopyUtil, .name = "mem_copy_util_pct", .label = "MCPY", .unit = Unit::Percent,
      .role = MetricRole::Activity, .group = 0, .prom_name = "solscope_memory_copy_utilization_ratio",
-     .prom_scale = kPctToRatio, .help = "Share of time device memory was read or written (nvidia-smi 'memory').",
+     .prom_scale = kRatioPerPercent, .help = "Share of time device memory was read or written (nvidia-smi 'memory').",
      .cupti = {}, .gpm_metric_id = 0, .gpm_scale = 1.0,
      .nvml_query = "nvmlDeviceGetUtilizationRates().memory"},
     {.id = MetricId::PcieReadBytesPerS, .name = "pcie_read_bytes_per_s", .label = "PCIRD", .unit = Unit::BytesPerSecond,
@@ -199,7 +199,7 @@ constexpr std::array<MetricDef, kMetricCount> kCatalog{{
                .gb100 = "PCI.TriageCompute.pcie__read_bytes.sum.per_second",
                .gb110 = "PCI.TriageCompute.pcie__read_bytes.sum.per_second",
                .gb20x = "pcie__read_bytes.sum.per_second"},
-     .gpm_metric_id = 21, .gpm_scale = kMibPerSToBytesPerS, .nvml_query = ""},
+     .gpm_metric_id = 21, .gpm_scale = kMebi, .nvml_query = ""},
     {.id = MetricId::PcieWriteBytesPerS, .name = "pcie_write_bytes_per_s", .label = "PCIWR",
      .unit = Unit::BytesPerSecond, .role = MetricRole::Interconnect, .group = 0,
      .prom_name = "solscope_pcie_tx_bytes_per_second", .prom_scale = 1.0,
@@ -209,7 +209,7 @@ constexpr std::array<MetricDef, kMetricCount> kCatalog{{
                .gb100 = "PCI.TriageCompute.pcie__write_bytes.sum.per_second",
                .gb110 = "PCI.TriageCompute.pcie__write_bytes.sum.per_second",
                .gb20x = "pcie__write_bytes.sum.per_second"},
-     .gpm_metric_id = 20, .gpm_scale = kMibPerSToBytesPerS, .nvml_query = ""},
+     .gpm_metric_id = 20, .gpm_scale = kMebi, .nvml_query = ""},
     {.id = MetricId::NvlinkRxBytesPerS, .name = "nvlink_rx_bytes_per_s", .label = "NVLRX",
      .unit = Unit::BytesPerSecond, .role = MetricRole::Interconnect, .group = 0,
      .prom_name = "solscope_nvlink_rx_bytes_per_second", .prom_scale = 1.0,
@@ -219,7 +219,7 @@ constexpr std::array<MetricDef, kMetricCount> kCatalog{{
                         "NVLRX.TriageCompute.nvlrx__bytes_packet_response_data_user.sum.per_second",
                .gb100 = "NVLRX.TriageCompute.nvlrx__bytes.sum.per_second",
                .gb110 = "NVLRX.TriageCompute.nvlrx__bytes.sum.per_second", .gb20x = ""},
-     .gpm_metric_id = 60, .gpm_scale = kMibPerSToBytesPerS, .nvml_query = ""},
+     .gpm_metric_id = 60, .gpm_scale = kMebi, .nvml_query = ""},
     {.id = MetricId::NvlinkTxBytesPerS, .name = "nvlink_tx_bytes_per_s", .label = "NVLTX",
      .unit = Unit::BytesPerSecond, .role = MetricRole::Interconnect, .group = 0,
      .prom_name = "solscope_nvlink_tx_bytes_per_second", .prom_scale = 1.0,
@@ -229,7 +229,7 @@ constexpr std::array<MetricDef, kMetricCount> kCatalog{{
                         "NVLTX.TriageCompute.nvltx__bytes_packet_response_data_user.sum.per_second",
                .gb100 = "NVLTX.TriageCompute.nvltx__bytes.sum.per_second",
                .gb110 = "NVLTX.TriageCompute.nvltx__bytes.sum.per_second", .gb20x = ""},
-     .gpm_metric_id = 61, .gpm_scale = kMibPerSToBytesPerS, .nvml_query = ""},
+     .gpm_metric_id = 61, .gpm_scale = kMebi, .nvml_query = ""},
     {.id = MetricId::SmClockMhz, .name = "sm_clock_mhz", .label = "SMCLK", .unit = Unit::Megahertz,
      .role = MetricRole::DeviceState, .group = 0, .prom_name = "solscope_sm_clock_hertz", .prom_scale = 1e6,
      .help = "Current SM clock.", .cupti = {}, .gpm_metric_id = 0, .gpm_scale = 1.0,
@@ -317,22 +317,10 @@ auto cupti_counter(const MetricDef& def, ChipFamily family) -> std::string_view 
   return {};
 }
 
+constexpr EnumNames<Unit, 6> kUnitNames({"pct", "bytes_per_s", "mhz", "w", "c", "bytes"}, "unknown");
+
 auto to_string(Unit unit) -> std::string_view {
-  switch (unit) {
-    case Unit::Percent:
-      return "pct";
-    case Unit::BytesPerSecond:
-      return "bytes_per_s";
-    case Unit::Megahertz:
-      return "mhz";
-    case Unit::Watts:
-      return "w";
-    case Unit::Celsius:
-      return "c";
-    case Unit::Bytes:
-      return "bytes";
-  }
-  return "unknown";
+  return kUnitNames(unit);
 }
 
 }  // namespace solscope::core

@@ -1,31 +1,17 @@
 #include "core/result.hpp"
 
+#include "core/enum_table.hpp"
+
 namespace solscope::core {
 
+constexpr EnumNames<ErrorCode, 10> kErrorCodeNames({"invalid argument", "not found", "permission denied",
+                                                    "unavailable", "resource exhausted", "data loss",
+                                                    "failed precondition", "aborted", "unimplemented",
+                                                    "internal"},
+                                                   "unknown");
+
 auto to_string(ErrorCode code) -> std::string_view {
-  switch (code) {
-    case ErrorCode::InvalidArgument:
-      return "invalid argument";
-    case ErrorCode::NotFound:
-      return "not found";
-    case ErrorCode::PermissionDenied:
-      return "permission denied";
-    case ErrorCode::Unavailable:
-      return "unavailable";
-    case ErrorCode::ResourceExhausted:
-      return "resource exhausted";
-    case ErrorCode::DataLoss:
-      return "data loss";
-    case ErrorCode::FailedPrecondition:
-      return "failed precondition";
-    case ErrorCode::Aborted:
-      return "aborted";
-    case ErrorCode::Unimplemented:
-      return "unimplemented";
-    case ErrorCode::Internal:
-      return "internal";
-  }
-  return "unknown";
+  return kErrorCodeNames(code);
 }
 
 auto Error::describe() const -> std::string {

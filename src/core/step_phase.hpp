@@ -5,23 +5,20 @@
 #include <optional>
 #include <string_view>
 
+#include "core/enum_table.hpp"
+
 namespace solscope::core {
 
 /// What a step does: prefill prompts, decode one token per request, or one training step (forward +
 /// backward).
 enum class Phase : std::uint8_t { Prefill, Decode, Train };
 
+/// The names of the phases, "unknown" for any other value.
+inline constexpr EnumNames<Phase, 3> kPhaseNames({"prefill", "decode", "train"}, "unknown");
+
 /// "prefill", "decode", "train".
 [[nodiscard]] constexpr auto to_string(Phase phase) -> std::string_view {
-  switch (phase) {
-    case Phase::Prefill:
-      return "prefill";
-    case Phase::Decode:
-      return "decode";
-    case Phase::Train:
-      return "train";
-  }
-  return "unknown";
+  return kPhaseNames(phase);
 }
 
 /// Inverse of to_string (case-sensitive); nullopt for anything else.

@@ -32,16 +32,6 @@ auto window_of(const SolSample& s, std::int64_t window_ns) -> std::int64_t {
 
 }  // namespace
 
-void WindowAccumulator::Mean::add(double v, double w) {
-  if (std::isnan(v)) return;
-  weighted_sum += v * w;
-  weight += w;
-}
-
-auto WindowAccumulator::Mean::value() const -> double {
-  return weight > 0.0 ? weighted_sum / weight : kUnknown;
-}
-
 void WindowAccumulator::add(const SolSample& sample) {
   if (count_ == 0) {
     device_index_ = sample.device_index;

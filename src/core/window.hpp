@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -15,6 +16,20 @@ namespace solscope::core {
 /// kernels are still starting or draining inside a sample. A sample counts only when it lies wholly inside
 /// [start + kPhaseRampEdgeNs, end - kPhaseRampEdgeNs].
 inline constexpr std::int64_t kPhaseRampEdgeNs = 100'000'000;
+
+/// Duration-weighted mean of one figure's known values: the sum of value x weight and the weight they cover
+/// (weights are sample durations in ns in every use). NaN values are skipped; value() is NaN (kUnknown) when
+/// no value was known.
+struct WeightedMean {
+  double weighted_sum = 0.0;
+  double weight = 0.0;
+  void add(double v, double w) {
+    if (std::isnan(v)) return;
+    weighted_sum += v * w;
+    weight += w;
+  }
+  [[nodiscard]] auto value() const -> double { return weight > 0.0 ? weighted_sum / weight : kUnknown; }
+};
 
 /// Accumulates SolSamples of one device into one window. Pure and allocation-free; not thread-safe.
 ///
@@ -41,27 +56,20 @@ class WindowAccumulator {
   void reset() { *this = WindowAccumulator{}; }
 
  private:
-  struct Mean {
-    double weighted_sum = 0.0;
-    double weight = 0.0;
-    void add(double v, double w);
-    [[nodiscard]] auto value() const -> double;
-  };
-
   std::size_t count_ = 0;
   std::uint32_t device_index_ = 0;  ///< the device of the first sample added
   std::int64_t t_start_ns_ = 0;
   std::int64_t t_end_ns_ = 0;
   std::uint32_t flags_ = 0;
   SourceKind source_ = SourceKind::None;
-  Mean compute_sol_;
-  Mean memory_sol_;
-  Mean dram_bytes_per_s_;
-  Mean attainable_compute_;
-  Mean attainable_memory_;
-  std::array<Mean, kPipeCount> pipes_{};
-  std::array<Mean, kMemPathCount> paths_{};
-  std::array<Mean, kMetricCount> metrics_{};
+  WeightedMean compute_sol_;
+  WeightedMean memory_sol_;
+  WeightedMean dram_bytes_per_s_;
+  WeightedMean attainable_compute_;
+  WeightedMean attainable_memory_;
+  std::array<WeightedMean, kPipeCount> pipes_{};
+  std::array<WeightedMean, kMemPathCount> paths_{};
+  std::array<WeightedMean, kMetricCount> metrics_{};
 };
 
 /// Aggregates one device's samples into the windows [k*window_ns, (k+1)*window_ns) of the epoch clock, in

@@ -5,20 +5,31 @@
 #include <cmath>
 #include <map>
 
+#include "core/enum_table.hpp"
 #include "core/text.hpp"
+#include "core/units.hpp"
 
 namespace solscope::fleet {
 namespace {
 
-constexpr double kSecondsPerHour = 3600.0;
-constexpr double kNsPerSecond = 1e9;
-
 constexpr std::array<std::string_view, kSortKeyCount> kSortNames = {
     "host", "compute-mean", "compute-now", "memory-mean", "util-mean", "busy-idle", "straggler"};
 
+/// The figure a sort key orders rows by (none for Host: host, then GPU) and its direction for known values.
+struct SortFigure {
+  double FleetRow::*figure = nullptr;
+  bool ascending = true;
+};
+constexpr core::EnumTable<SortKey, SortFigure, kSortKeyCount> kSortFigures(
+    {SortFigure{}, SortFigure{&FleetRow::compute_sol_mean_pct, true},
+     SortFigure{&FleetRow::compute_sol_pct, true}, SortFigure{&FleetRow::memory_sol_mean_pct, true},
+     SortFigure{&FleetRow::gpu_util_mean_pct, false}, SortFigure{&FleetRow::busy_idle_gpu_hours, false},
+     SortFigure{&FleetRow::straggler_gap_pct, true}},
+    SortFigure{});
+
 /// Running newest-known value and mean of one figure.
 struct Accumulator {
-  double newest = kNoValue;
+  double newest = core::kUnknown;
   double sum = 0;
   std::size_t count = 0;
   void add(double value) {
@@ -28,7 +39,7 @@ struct Accumulator {
     ++count;
   }
   [[nodiscard]] auto mean() const -> double {
-    return count == 0 ? kNoValue : sum / static_cast<double>(count);
+    return count == 0 ? core::kUnknown : sum / static_cast<double>(count);
   }
 };
 
@@ -54,8 +65,7 @@ auto contains_ci(std::string_view hay, std::string_view needle_lower) -> bool {
 
 auto step_for_window_ns(std::int64_t window_ns) -> std::int64_t {
   const std::int64_t raw = window_ns <= 0 ? kMinStepNs : window_ns / kStepsPerWindow;
-  const std::int64_t second = 1'000'000'000;
-  const std::int64_t rounded = (raw + second - 1) / second * second;
+  const std::int64_t rounded = (raw + core::kNsPerS - 1) / core::kNsPerS * core::kNsPerS;
   return std::max(rounded, kMinStepNs);
 }
 
@@ -77,19 +87,14 @@ auto window_figures(const std::vector<HistoryPoint>& points, std::int64_t step_n
   f.compute_sol_mean_pct = compute.mean();
   f.memory_sol_mean_pct = memory.mean();
   f.gpu_util_mean_pct = util.mean();
-  f.busy_idle_gpu_hours =
-      static_cast<double>(busy_idle_steps) * (static_cast<double>(step_ns) / kNsPerSecond) / kSecondsPerHour;
+  f.busy_idle_gpu_hours = static_cast<double>(busy_idle_steps) *
+                          (static_cast<double>(step_ns) / static_cast<double>(core::kNsPerS)) /
+                          core::kSecondsPerHour;
   return f;
 }
 
 void apply_figures(const WindowFigures& figures, FleetRow& row) {
-  row.compute_sol_pct = figures.compute_sol_pct;
-  row.memory_sol_pct = figures.memory_sol_pct;
-  row.gpu_util_pct = figures.gpu_util_pct;
-  row.compute_sol_mean_pct = figures.compute_sol_mean_pct;
-  row.memory_sol_mean_pct = figures.memory_sol_mean_pct;
-  row.gpu_util_mean_pct = figures.gpu_util_mean_pct;
-  row.busy_idle_gpu_hours = figures.busy_idle_gpu_hours;
+  static_cast<WindowFigures&>(row) = figures;
 }
 
 auto straggler_group(const GpuKey& key) -> std::string {
@@ -98,7 +103,7 @@ auto straggler_group(const GpuKey& key) -> std::string {
 
 auto median_known(std::vector<double> values) -> double {
   std::erase_if(values, [](double v) { return std::isnan(v); });
-  if (values.empty()) return kNoValue;
+  if (values.empty()) return core::kUnknown;
   std::sort(values.begin(), values.end());
   const std::size_t n = values.size();
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
@@ -108,7 +113,7 @@ void mark_stragglers(std::vector<FleetRow>& rows) {
   std::map<std::string, std::vector<double>> groups;
   for (const auto& row : rows) groups[straggler_group(row.key)].push_back(row.compute_sol_mean_pct);
   for (auto& row : rows) {
-    row.straggler_gap_pct = kNoValue;
+    row.straggler_gap_pct = core::kUnknown;
     row.straggler = false;
     const auto& members = groups[straggler_group(row.key)];
     const auto known = std::count_if(members.begin(), members.end(), [](double v) { return !std::isnan(v); });
@@ -134,29 +139,10 @@ auto parse_sort_key(std::string_view text) -> std::optional<SortKey> {
 }
 
 void sort_rows(std::vector<FleetRow>& rows, SortKey key) {
-  auto figure = [key](const FleetRow& r) -> std::pair<double, bool> {
-    switch (key) {
-      case SortKey::ComputeSolMean:
-        return {r.compute_sol_mean_pct, true};
-      case SortKey::ComputeSolNow:
-        return {r.compute_sol_pct, true};
-      case SortKey::MemorySolMean:
-        return {r.memory_sol_mean_pct, true};
-      case SortKey::GpuUtilMean:
-        return {r.gpu_util_mean_pct, false};
-      case SortKey::BusyIdle:
-        return {r.busy_idle_gpu_hours, false};
-      case SortKey::StragglerGap:
-        return {r.straggler_gap_pct, true};
-      case SortKey::Host:
-        break;
-    }
-    return {kNoValue, true};
-  };
-  std::stable_sort(rows.begin(), rows.end(), [&](const FleetRow& a, const FleetRow& b) {
-    if (key != SortKey::Host) {
-      const auto [fa, asc] = figure(a);
-      const int c = figure_less(fa, figure(b).first, asc);
+  const SortFigure sorted = kSortFigures(key);
+  std::stable_sort(rows.begin(), rows.end(), [&sorted](const FleetRow& a, const FleetRow& b) {
+    if (sorted.figure != nullptr) {
+      const int c = figure_less(a.*sorted.figure, b.*sorted.figure, sorted.ascending);
       if (c != 0) return c < 0;
     }
     return key_less(a, b);

@@ -29,24 +29,12 @@ inline constexpr std::int64_t kMinStepNs = 15'000'000'000;
 /// window_ns <= 0 gives 15 s.
 [[nodiscard]] auto step_for_window_ns(std::int64_t window_ns) -> std::int64_t;
 
-/// A row's window figures from its step series (points in time order, one per step, NaN = unknown).
-struct WindowFigures {
-  double compute_sol_pct = kNoValue;  ///< newest known value
-  double memory_sol_pct = kNoValue;
-  double gpu_util_pct = kNoValue;
-  double compute_sol_mean_pct = kNoValue;  ///< mean of the known values, every step weighted alike
-  double memory_sol_mean_pct = kNoValue;
-  double gpu_util_mean_pct = kNoValue;
-  /// Each step where utilization > kBusyUtilPct and Compute SOL < kIdleComputeSolPct (both known) counts
-  /// step_ns / 3600 s GPU-hours.
-  double busy_idle_gpu_hours = 0;
-};
-
-/// Window figures of one GPU. step_ns > 0.
+/// Window figures of one GPU from its step series (points in time order, one per step, NaN = unknown).
+/// step_ns > 0.
 [[nodiscard]] auto window_figures(const std::vector<HistoryPoint>& points, std::int64_t step_ns)
     -> WindowFigures;
 
-/// Copies the figures into a row.
+/// Copies the figures into a row (its WindowFigures part).
 void apply_figures(const WindowFigures& figures, FleetRow& row);
 
 /// The straggler group of a row: "job:NAME" when the job is known, else "host:NAME".
@@ -94,7 +82,7 @@ struct FleetTotals {
   std::size_t gpus = 0;
   std::size_t stragglers = 0;
   double busy_idle_gpu_hours = 0;
-  double compute_sol_mean_pct = kNoValue;  ///< mean of the rows' known means
+  double compute_sol_mean_pct = core::kUnknown;  ///< mean of the rows' known means
 };
 [[nodiscard]] auto fleet_totals(const std::vector<FleetRow>& rows) -> FleetTotals;
 

@@ -9,15 +9,13 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <vector>
 
+#include "core/raw_sample.hpp"
 #include "core/result.hpp"
 
 namespace solscope::fleet {
-
-inline constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 
 /// Which series a row was read from.
 enum class SeriesKind : std::uint8_t { Solscope, Dcgm };
@@ -31,20 +29,26 @@ struct GpuKey {
   std::string job;  ///< "namespace/pod" (or Prometheus `job` label) for the straggler groups; empty = none
 };
 
-/// One GPU's figures. Percentages 0-100 (NaN = unknown; never 0 for unknown).
-struct FleetRow {
+/// A GPU's figures over a window, from its step series (fleet_math.hpp: window_figures). Percentages 0-100
+/// (NaN = unknown; never 0 for unknown).
+struct WindowFigures {
+  double compute_sol_pct = core::kUnknown;  ///< newest known value in the window
+  double memory_sol_pct = core::kUnknown;
+  double gpu_util_pct = core::kUnknown;          ///< classic utilization (nvidia-smi's)
+  double compute_sol_mean_pct = core::kUnknown;  ///< mean of the known values, every step weighted alike
+  double memory_sol_mean_pct = core::kUnknown;
+  double gpu_util_mean_pct = core::kUnknown;
+  /// GPU-hours in the window where classic utilization > 80 % and Compute SOL < 20 %, both known
+  /// (fleet_math.hpp: kBusyUtilPct, kIdleComputeSolPct): each such step counts step_ns / 3600 s.
+  double busy_idle_gpu_hours = 0;
+};
+
+/// One GPU of the fleet: its window figures, and how it compares with its group.
+struct FleetRow : WindowFigures {
   GpuKey key;
   SeriesKind series = SeriesKind::Solscope;
-  double compute_sol_pct = kNoValue;  ///< newest value in the window
-  double memory_sol_pct = kNoValue;
-  double gpu_util_pct = kNoValue;          ///< classic utilization (nvidia-smi's)
-  double compute_sol_mean_pct = kNoValue;  ///< mean over the window (every step weighted alike)
-  double memory_sol_mean_pct = kNoValue;
-  double gpu_util_mean_pct = kNoValue;
-  /// GPU-hours in the window where classic utilization > 80 % and Compute SOL < 20 % (fleet_math.hpp).
-  double busy_idle_gpu_hours = 0;
   /// Compute SOL mean minus the median of its group (same job when known, else same host); NaN when alone.
-  double straggler_gap_pct = kNoValue;
+  double straggler_gap_pct = core::kUnknown;
   bool straggler = false;  ///< straggler_gap_pct below -kStragglerGapPct
 };
 
@@ -62,9 +66,9 @@ struct FleetSnapshot {
 /// One point of a GPU's history.
 struct HistoryPoint {
   std::int64_t t_ns = 0;
-  double compute_sol_pct = kNoValue;
-  double memory_sol_pct = kNoValue;
-  double gpu_util_pct = kNoValue;
+  double compute_sol_pct = core::kUnknown;
+  double memory_sol_pct = core::kUnknown;
+  double gpu_util_pct = core::kUnknown;
 };
 
 /// One GPU over the window (the fleet view's Enter).

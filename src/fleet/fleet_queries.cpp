@@ -6,7 +6,9 @@
 #include <cmath>
 
 #include "core/dcgm_fields.hpp"
+#include "core/enum_table.hpp"
 #include "core/metric_catalog.hpp"
+#include "core/units.hpp"
 #include "fleet/fleet_math.hpp"
 #include "fleet/prom_api.hpp"
 
@@ -43,7 +45,7 @@ auto presence_metric(SeriesKind kind) -> std::string_view {
 }
 
 auto per_gpu_in_window(SeriesKind kind, std::string_view inner, std::int64_t window_ns) -> std::string {
-  const auto window_s = std::max<std::int64_t>(1, window_ns / 1'000'000'000);
+  const auto window_s = std::max<std::int64_t>(1, window_ns / core::kNsPerS);
   return fmt::format("max by ({}) ({})", kKeyLabels,
                      with_host_label(fmt::format("max_over_time({}[{}s])",
                                                  with_matchers(presence_metric(kind), inner), window_s)));
@@ -51,16 +53,10 @@ auto per_gpu_in_window(SeriesKind kind, std::string_view inner, std::int64_t win
 
 }  // namespace
 
+constexpr core::EnumNames<Figure, 3> kFigureNames({"Compute SOL", "Memory SOL", "utilization"}, "?");
+
 auto figure_name(Figure figure) -> std::string {
-  switch (figure) {
-    case Figure::ComputeSol:
-      return "Compute SOL";
-    case Figure::MemorySol:
-      return "Memory SOL";
-    case Figure::GpuUtil:
-      return "utilization";
-  }
-  return "?";
+  return std::string(kFigureNames(figure));
 }
 
 auto figure_expr(SeriesKind kind, Figure figure, std::string_view inner, std::string_view restriction)
@@ -88,8 +84,8 @@ auto figure_expr(SeriesKind kind, Figure figure, std::string_view inner, std::st
 namespace {
 auto subquery(std::string_view fn, std::string_view expr, std::int64_t window_ns, std::int64_t step_ns)
     -> std::string {
-  return fmt::format("{}(({})[{}s:{}s])", fn, expr, std::max<std::int64_t>(1, window_ns / 1'000'000'000),
-                     std::max<std::int64_t>(1, step_ns / 1'000'000'000));
+  return fmt::format("{}(({})[{}s:{}s])", fn, expr, std::max<std::int64_t>(1, window_ns / core::kNsPerS),
+                     std::max<std::int64_t>(1, step_ns / core::kNsPerS));
 }
 }  // namespace
 

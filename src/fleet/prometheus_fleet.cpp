@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/units.hpp"
 #include "fleet/fleet_math.hpp"
 #include "fleet/fleet_queries.hpp"
 #include "fleet/prom_api.hpp"
@@ -17,8 +18,6 @@ namespace solscope::fleet {
 namespace {
 
 using core::ErrorCode;
-
-constexpr std::int64_t kNsPerSecond = 1'000'000'000;
 
 auto now_ns() -> std::int64_t {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -164,7 +163,7 @@ class PrometheusFleet final : public FleetProvider {
   auto describe() const -> std::string override {
     return fmt::format("prometheus at {}, selector {}, window {}s", http_->describe(),
                        inner_.empty() ? std::string("(none)") : "{" + inner_ + "}",
-                       query_.window_ns / kNsPerSecond);
+                       query_.window_ns / core::kNsPerS);
   }
 
  private:
@@ -248,7 +247,8 @@ class PrometheusFleet final : public FleetProvider {
     const std::string c = figure_expr(kind, Figure::ComputeSol, inner_, restriction);
     const std::string m = figure_expr(kind, Figure::MemorySol, inner_, restriction);
     const std::string u = figure_expr(kind, Figure::GpuUtil, inner_, restriction);
-    const double step_hours = static_cast<double>(w.step_ns) / 1e9 / 3600.0;
+    const double step_hours =
+        static_cast<double>(w.step_ns) / static_cast<double>(core::kNsPerS) / core::kSecondsPerHour;
     const struct {
       const char* what;
       std::string expr;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/enum_table.hpp"
 #include "core/metric_id.hpp"
 #include "core/units.hpp"
 
@@ -87,20 +88,10 @@ auto worst_of(const std::vector<PhaseCheck>& checks) -> Verdict {
 
 }  // namespace
 
+constexpr core::EnumNames<Verdict, 5> kVerdictNames({"PASS", "INFO", "SKIP", "NO DATA", "FAIL"}, "FAIL");
+
 auto to_string(Verdict verdict) -> std::string_view {
-  switch (verdict) {
-    case Verdict::Pass:
-      return "PASS";
-    case Verdict::Info:
-      return "INFO";
-    case Verdict::Skip:
-      return "SKIP";
-    case Verdict::NoData:
-      return "NO DATA";
-    case Verdict::Fail:
-      return "FAIL";
-  }
-  return "FAIL";
+  return kVerdictNames(verdict);
 }
 
 PhaseJudge::PhaseJudge(DeclaredPhases declared, std::uint32_t device, TensorPeak tensor_peak,

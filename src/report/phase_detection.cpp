@@ -126,11 +126,11 @@ auto min_phase_ns(std::int64_t sampled_ns) -> std::int64_t {
 }
 
 auto point_figures(std::span<const PhasePoint> points) -> Figures {
-  WeightedMean compute;
-  WeightedMean memory;
-  WeightedMean util;
-  WeightedMean sm_active;
-  WeightedMean power;
+  core::WeightedMean compute;
+  core::WeightedMean memory;
+  core::WeightedMean util;
+  core::WeightedMean sm_active;
+  core::WeightedMean power;
   std::array<double, core::kPipeCount> pipe_ns{};
   std::array<double, core::kMemPathCount> path_ns{};
   for (const auto& p : points) {
@@ -156,7 +156,7 @@ auto point_figures(std::span<const PhasePoint> points) -> Figures {
   f.sm_active_pct = sm_active.value();
   f.mean_power_w = power.value();
   f.power_known_ns = static_cast<std::int64_t>(power.weight);
-  f.energy_j = power.weight > 0.0 ? power.sum / static_cast<double>(core::kNsPerS) : core::kUnknown;
+  f.energy_j = power.weight > 0.0 ? power.weighted_sum / static_cast<double>(core::kNsPerS) : core::kUnknown;
   return f;
 }
 

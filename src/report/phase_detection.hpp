@@ -18,6 +18,7 @@
 
 #include "core/sol_terms.hpp"
 #include "core/units.hpp"
+#include "core/window.hpp"
 #include "report/report.hpp"
 
 namespace solscope::report {
@@ -50,19 +51,6 @@ struct PhasePoint {
 [[nodiscard]] inline auto weight_ns(const PhasePoint& p) -> std::int64_t {
   return std::max<std::int64_t>(p.t_end_ns - p.t_start_ns, 1);
 }
-
-/// Duration-weighted mean of a figure's known values (NaN values are skipped): sum of value x weight and the
-/// weight (ns) they cover; value() is NaN (core::kUnknown) when no value was known.
-struct WeightedMean {
-  double sum = 0.0;
-  double weight = 0.0;
-  void add(float v, double w) {
-    if (std::isnan(v)) return;
-    sum += static_cast<double>(v) * w;
-    weight += w;
-  }
-  [[nodiscard]] auto value() const -> double { return weight > 0.0 ? sum / weight : core::kUnknown; }
-};
 
 /// The phases of `points` (one GPU, in time order), each with its figures: duration-weighted means of the
 /// known values (a sample of zero or negative duration weighs 1 ns, as in core::WindowAccumulator), energy as

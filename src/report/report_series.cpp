@@ -13,7 +13,7 @@ constexpr float kUnknownF = std::numeric_limits<float>::quiet_NaN();
 
 struct Bucket {
   std::int64_t t_ns = 0;
-  WeightedMean compute, memory, util;
+  core::WeightedMean compute, memory, util;
 };
 
 void push(Series& out, std::int64_t t_ns, float compute, float memory, float util) {

@@ -12,6 +12,7 @@
 #include "runtime/gpu_backend.hpp"
 #include "runtime/messages.hpp"
 #include "runtime/options.hpp"
+#include "cli/output_path.hpp"
 #include "server/auth.hpp"
 #include "sources/dcgm/dcgm_exporter_source.hpp"
 #include "sources/replay/trace_replay_source.hpp"
@@ -110,6 +111,19 @@ auto open_replay_source(const std::string& path, const sources::SourceConfig& co
   opened.replay_report = std::move(report);
   opened.paced = speed > 0.0;
   return opened;
+}
+
+auto open_trace_for_output(const std::string& path, const std::string& output, bool force)
+    -> Outcome<trace::Reader> {
+  if (!output.empty()) {
+    const std::string inputs[] = {path};
+    if (auto checked = check_output_path(output, inputs, force); !checked) {
+      return core::fail(Failure{checked.error(), kExitUsage});
+    }
+  }
+  auto reader = trace::Reader::open(path);
+  if (!reader) return core::fail(Failure{reader.error(), kExitBadTrace});
+  return std::move(*reader);
 }
 
 auto report_trace_read(std::ostream& err, const std::optional<core::Error>& problem,

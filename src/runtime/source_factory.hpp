@@ -15,6 +15,7 @@
 #include "runtime/gpu_backend.hpp"
 #include "core/result.hpp"
 #include "sources/counter_source.hpp"
+#include "trace/reader.hpp"
 
 namespace solscope::replay {
 struct ReplayReport;
@@ -62,6 +63,12 @@ struct OpenedSource {
 /// reader's (exit code kExitBadTrace), or a --devices index the trace lacks (kExitUsage).
 [[nodiscard]] auto open_replay_source(const std::string& path, const sources::SourceConfig& config,
                                       double speed, bool loop) -> Outcome<OpenedSource>;
+
+/// Opens the trace `path` for a command that writes `output` from it ("" when it writes to standard output):
+/// the output is checked first (check_output_path: never the trace itself, an existing file only with
+/// `force`; exit code kExitUsage), then the trace is opened (trace::Reader::open's errors; kExitBadTrace).
+[[nodiscard]] auto open_trace_for_output(const std::string& path, const std::string& output, bool force)
+    -> Outcome<trace::Reader>;
 
 /// Tells the user what a read of a trace met: `problem` (trace::Reader::problem) as a warning when
 /// `samples_read` > 0, as the error when nothing was read. Returns kExitBadTrace when there is a problem and

@@ -1,26 +1,22 @@
 # solscope_trace: the SQLite trace format (schema.hpp): Writer, Reader, CSV/JSONL export, JSON sample format.
 # Public headers forward-declare SQLite; sqlite3.h is included only under src/trace/detail/ and the .cpp files.
-add_library(solscope_trace STATIC
-  ${CMAKE_CURRENT_LIST_DIR}/detail/columns.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/detail/file_lock.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/detail/file_probe.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/detail/forwarding_vfs.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/detail/kernel_rows.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/detail/reader_cursor.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/detail/reader_damage.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/detail/reader_open.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/detail/reader_report.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/detail/sqlite.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/detail/wal_probe.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/detail/whole_pages_vfs.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/detail/writer_setup.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/export.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/json_format.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/reader.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/writer.cpp
-)
-add_library(solscope::trace ALIAS solscope_trace)
-target_include_directories(solscope_trace PUBLIC ${PROJECT_SOURCE_DIR}/src)
-target_link_libraries(solscope_trace
+solscope_add_library(trace SOURCES
+  detail/columns.cpp
+  detail/file_lock.cpp
+  detail/file_probe.cpp
+  detail/forwarding_vfs.cpp
+  detail/kernel_rows.cpp
+  detail/reader_cursor.cpp
+  detail/reader_damage.cpp
+  detail/reader_open.cpp
+  detail/reader_report.cpp
+  detail/sqlite.cpp
+  detail/wal_probe.cpp
+  detail/whole_pages_vfs.cpp
+  detail/writer_setup.cpp
+  export.cpp
+  json_format.cpp
+  reader.cpp
+  writer.cpp
   PUBLIC solscope::core nlohmann_json::nlohmann_json
-  PRIVATE SQLite::SQLite3 fmt::fmt solscope_options)
+  PRIVATE SQLite::SQLite3 fmt::fmt)

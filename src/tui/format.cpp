@@ -10,8 +10,6 @@
 namespace solscope::tui {
 namespace {
 
-constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
-
 /// Byte offset of the code point number `count` in `text` (text.size() when shorter).
 auto offset_of(const std::string& text, int count) -> std::size_t {
   std::size_t i = 0;
@@ -41,7 +39,7 @@ auto format_value(double value, int decimals, const char* unit) -> std::string {
 
 auto format_gib(double bytes) -> std::string {
   if (std::isnan(bytes) || bytes <= 0.0) return "n/a";
-  return format_number(bytes / kBytesPerGib, 1);
+  return format_number(bytes / core::kGibi, 1);
 }
 
 auto format_rate(double bytes_per_s) -> std::string {

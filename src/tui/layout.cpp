@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/enum_table.hpp"
+
 namespace solscope::tui {
 namespace {
 
@@ -97,18 +99,10 @@ void layout_detail(const LayoutRequest& req, Layout& layout) {
 
 }  // namespace
 
+constexpr core::EnumNames<View, 4> kViewNames({"sol", "classic", "dcgm", "detail"}, "sol");
+
 auto to_string(View view) -> std::string_view {
-  switch (view) {
-    case View::Sol:
-      return "sol";
-    case View::Classic:
-      return "classic";
-    case View::Dcgm:
-      return "dcgm";
-    case View::Detail:
-      return "detail";
-  }
-  return "sol";
+  return kViewNames(view);
 }
 
 auto compute_layout(const LayoutRequest& request) -> Layout {

@@ -1,17 +1,13 @@
 #include "tui/style.hpp"
 
+#include "core/enum_table.hpp"
+
 namespace solscope::tui {
 
+constexpr core::EnumNames<ColorMode, 3> kColorModeNames({"mono", "16", "256"}, "mono");
+
 auto to_string(ColorMode mode) -> std::string_view {
-  switch (mode) {
-    case ColorMode::Mono:
-      return "mono";
-    case ColorMode::Color16:
-      return "16";
-    case ColorMode::Color256:
-      return "256";
-  }
-  return "mono";
+  return kColorModeNames(mode);
 }
 
 auto choose_color_mode(std::string_view no_color, std::string_view forced, int terminal_colors) -> ColorMode {

@@ -2,6 +2,7 @@
 // device's facts, its source and notes.
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
 #include <string>
 
@@ -39,29 +40,36 @@ auto pct_line(const std::string& label, double pct, Role role, bool busiest, con
                  .value_role = busiest ? Role::Title : Role::Normal};
 }
 
-/// Rows of every pipe from `row`; returns the next free row.
-auto draw_pipes(const core::SolSample* w, int row, int col, int width, Frame& frame) -> int {
-  frame.put(row++, col, "Compute pipes (Compute SOL = the busiest)", Role::Title, width);
-  for (std::size_t i = 0; i < core::kPipeCount; ++i) {
-    const auto pipe = static_cast<core::Pipe>(i);
-    const double pct = w == nullptr ? std::nan("") : w->pipe_pct[i];
-    const bool busiest = w != nullptr && w->compute_pipe == pipe;
-    draw_bar_line(
-        frame, row++, col, width,
-        pct_line(fmt::format(" {}", core::to_string(pipe)), pct, Role::BarCompute, busiest, "Compute SOL"));
-  }
-  return row;
-}
+/// The rows of one SOL figure's parts: every compute pipe (Part = core::Pipe) or memory path (core::MemPath),
+/// the busiest of which sets the figure.
+template <class Part, std::size_t kCount>
+struct PartRows {
+  const char* title;
+  std::array<double, kCount> core::SolSample::*pcts;
+  Part core::SolSample::*busiest;
+  Role role;
+  const char* figure;
+};
 
-auto draw_paths(const core::SolSample* w, int row, int col, int width, Frame& frame) -> int {
-  frame.put(row++, col, "Memory paths (Memory SOL = the busiest)", Role::Title, width);
-  for (std::size_t i = 0; i < core::kMemPathCount; ++i) {
-    const auto path = static_cast<core::MemPath>(i);
-    const double pct = w == nullptr ? std::nan("") : w->path_pct[i];
-    const bool busiest = w != nullptr && w->memory_path == path;
+constexpr PartRows<core::Pipe, core::kPipeCount> kPipeRows{
+    "Compute pipes (Compute SOL = the busiest)", &core::SolSample::pipe_pct, &core::SolSample::compute_pipe,
+    Role::BarCompute, "Compute SOL"};
+constexpr PartRows<core::MemPath, core::kMemPathCount> kPathRows{
+    "Memory paths (Memory SOL = the busiest)", &core::SolSample::path_pct, &core::SolSample::memory_path,
+    Role::BarMemory, "Memory SOL"};
+
+/// The title and one row per part from `row`; returns the next free row.
+template <class Part, std::size_t kCount>
+auto draw_parts(const PartRows<Part, kCount>& parts, const core::SolSample* w, int row, int col, int width,
+                Frame& frame) -> int {
+  frame.put(row++, col, parts.title, Role::Title, width);
+  for (std::size_t i = 0; i < kCount; ++i) {
+    const auto part = static_cast<Part>(i);
+    const double pct = w == nullptr ? std::nan("") : (w->*parts.pcts)[i];
+    const bool busiest = w != nullptr && w->*parts.busiest == part;
     draw_bar_line(
         frame, row++, col, width,
-        pct_line(fmt::format(" {}", core::to_string(path)), pct, Role::BarMemory, busiest, "Memory SOL"));
+        pct_line(fmt::format(" {}", core::to_string(part)), pct, parts.role, busiest, parts.figure));
   }
   return row;
 }
@@ -100,12 +108,12 @@ void draw_detail(const core::DeviceSnapshot& d, const Rect& area, Frame& frame) 
   frame.put(row++, area.col, " workload: " + workload, Role::Dim, area.width);
   if (area.width >= kDetailWideCols) {
     const int half = area.width / 2;
-    draw_pipes(w, row, area.col, half - 1, frame);
-    const int next = draw_paths(w, row, area.col + half, area.width - half, frame);
+    draw_parts(kPipeRows, w, row, area.col, half - 1, frame);
+    const int next = draw_parts(kPathRows, w, row, area.col + half, area.width - half, frame);
     draw_activity(w, next, area.col + half, area.width - half, frame);
   } else {
-    const int next =
-        draw_paths(w, draw_pipes(w, row, area.col, area.width, frame), area.col, area.width, frame);
+    const int next = draw_parts(kPathRows, w, draw_parts(kPipeRows, w, row, area.col, area.width, frame),
+                                area.col, area.width, frame);
     frame.put(next, area.col, interconnect_line(w), Role::Normal, area.width);
   }
 }

@@ -35,26 +35,27 @@ void draw_panel_title(const core::DeviceSnapshot& d, bool selected, int row, con
 
 namespace {
 
-auto compute_line(const core::SolSample* w, const std::string& label, int label_width, int value_width)
-    -> BarLine {
-  return BarLine{.label = label,
-                 .label_width = label_width,
-                 .pct = w == nullptr ? std::nan("") : w->compute_sol_pct,
-                 .marker_pct = w == nullptr ? std::nan("") : w->attainable_compute_sol_pct,
-                 .role = Role::BarCompute,
-                 .value = compute_text(w),
-                 .value_width = value_width,
-                 .value_role = Role::Normal};
-}
+/// One SOL bar: its figure and the attainable marker (SolSample fields), its colour and its value text.
+struct SolBar {
+  double core::SolSample::*pct;
+  double core::SolSample::*attainable_pct;
+  Role role;
+  std::string (*text)(const core::SolSample*);
+};
 
-auto memory_line(const core::SolSample* w, const std::string& label, int label_width, int value_width)
-    -> BarLine {
+constexpr SolBar kComputeBar{&core::SolSample::compute_sol_pct, &core::SolSample::attainable_compute_sol_pct,
+                             Role::BarCompute, compute_text};
+constexpr SolBar kMemoryBar{&core::SolSample::memory_sol_pct, &core::SolSample::attainable_memory_sol_pct,
+                            Role::BarMemory, memory_text};
+
+auto sol_line(const SolBar& bar, const core::SolSample* w, const std::string& label, int label_width,
+              int value_width) -> BarLine {
   return BarLine{.label = label,
                  .label_width = label_width,
-                 .pct = w == nullptr ? std::nan("") : w->memory_sol_pct,
-                 .marker_pct = w == nullptr ? std::nan("") : w->attainable_memory_sol_pct,
-                 .role = Role::BarMemory,
-                 .value = memory_text(w),
+                 .pct = w == nullptr ? std::nan("") : w->*bar.pct,
+                 .marker_pct = w == nullptr ? std::nan("") : w->*bar.attainable_pct,
+                 .role = bar.role,
+                 .value = bar.text(w),
                  .value_width = value_width,
                  .value_role = Role::Normal};
 }
@@ -85,8 +86,9 @@ void draw_full(const core::DeviceSnapshot& d, bool selected, const Rect& area, F
   const int r = area.row;
   draw_panel_title(d, selected, r, area, frame);
   draw_bar_line(frame, r + 1, area.col, area.width,
-                compute_line(w, " Compute SOL", kLabelWidth, kValueWidth));
-  draw_bar_line(frame, r + 2, area.col, area.width, memory_line(w, " Memory SOL", kLabelWidth, kValueWidth));
+                sol_line(kComputeBar, w, " Compute SOL", kLabelWidth, kValueWidth));
+  draw_bar_line(frame, r + 2, area.col, area.width,
+                sol_line(kMemoryBar, w, " Memory SOL", kLabelWidth, kValueWidth));
   draw_bar_line(frame, r + 3, area.col, area.width, util_line(w, " Util (smi)", kLabelWidth, kValueWidth));
   frame.put(r + 4, area.col, fmt::format(" {}", activity_line(w)), Role::Normal, area.width);
   frame.put(r + 5, area.col, fmt::format(" {}{}", state_line(d, frame.ascii()), attainable_text(w)),
@@ -101,8 +103,8 @@ void draw_bar_groups(const core::SolSample* w, int row, int col, int width, Fram
   const int util_width = std::max(14, width / 5);
   const int group = (width - util_width) / 2;
   const int value_width = group >= 34 ? 17 : 13;
-  draw_bar_line(frame, row, col, group - 1, compute_line(w, "C ", 2, value_width));
-  draw_bar_line(frame, row, col + group, group - 1, memory_line(w, "M ", 2, value_width));
+  draw_bar_line(frame, row, col, group - 1, sol_line(kComputeBar, w, "C ", 2, value_width));
+  draw_bar_line(frame, row, col + group, group - 1, sol_line(kMemoryBar, w, "M ", 2, value_width));
   draw_bar_line(frame, row, col + 2 * group, width - 2 * group, util_line(w, "U ", 2, 6));
 }
 

@@ -9,7 +9,6 @@ namespace solscope::workload {
 namespace {
 
 constexpr std::int64_t kMaxGpuIndex = 1023;
-constexpr std::int64_t kMaxParallel = 1024;
 constexpr std::array<std::string_view, 8> kKeys = {"gpus",  "model", "engine",  "tp",
                                                    "phase", "batch", "context", "prompt"};
 

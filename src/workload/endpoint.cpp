@@ -4,15 +4,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/enum_table.hpp"
 #include "json/json_fields.hpp"
 
 namespace solscope::workload {
 namespace {
 
 using nlohmann::json;
-
-constexpr std::int64_t kMaxContextTokens = 1'000'000'000;
-constexpr std::int64_t kMaxParallel = 1024;
 
 auto parse_object(std::string_view body, std::string_view what) -> core::Result<json> {
   json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
@@ -39,6 +37,31 @@ auto int_field(const json& obj, const char* key, std::int64_t max) -> std::int64
   }
   if (!(value >= 1 && value <= static_cast<double>(max)) || std::floor(value) != value) return 0;
   return static_cast<std::int64_t>(value);
+}
+
+/// The keys of the fields that SGLang's /get_server_info and TGI's /info answers share.
+struct InfoKeys {
+  std::string_view answer;  ///< what the answer is, for messages: "the TGI /info answer"
+  const char* model;
+  const char* max_model_len;
+  const char* dtype;
+};
+
+/// An info answer parsed into `doc` (a JSON object), and the fields every such answer has. Errors: DataLoss
+/// when it is not an object or names no model.
+auto parse_info(std::string_view body, const InfoKeys& keys, json& doc) -> core::Result<EndpointInfo> {
+  auto parsed = parse_object(body, keys.answer);
+  if (!parsed) return core::propagate(parsed);
+  doc = std::move(*parsed);
+  EndpointInfo info;
+  info.model = string_field(doc, keys.model);
+  if (info.model.empty()) {
+    return core::fail(core::ErrorCode::DataLoss, std::string(keys.answer) + " has no " + keys.model);
+  }
+  info.max_model_len = int_field(doc, keys.max_model_len, kMaxContextTokens);
+  info.dtype = string_field(doc, keys.dtype);
+  info.version = string_field(doc, "version");
+  return info;
 }
 
 auto status_error(int status, const std::string& url, EngineKind engine) -> core::Unexpected<core::Error> {
@@ -86,52 +109,30 @@ auto parse_vllm_models(std::string_view body) -> core::Result<EndpointInfo> {
 }
 
 auto parse_sglang_server_info(std::string_view body) -> core::Result<EndpointInfo> {
-  auto doc = parse_object(body, "the SGLang /get_server_info answer");
-  if (!doc) return core::propagate(doc);
-  EndpointInfo info;
-  info.model = string_field(*doc, "model_path");
-  if (info.model.empty()) {
-    return core::fail(core::ErrorCode::DataLoss, "the SGLang /get_server_info answer has no model_path");
+  json doc;
+  auto info =
+      parse_info(body, {"the SGLang /get_server_info answer", "model_path", "context_length", "dtype"}, doc);
+  if (!info) return info;
+  info->served_name = string_field(doc, "served_model_name");
+  info->tensor_parallel = static_cast<int>(int_field(doc, "tp_size", kMaxParallel));
+  info->data_parallel = static_cast<int>(int_field(doc, "dp_size", kMaxParallel));
+  info->expert_parallel = static_cast<int>(int_field(doc, "ep_size", kMaxParallel));
+  info->pipeline_parallel = static_cast<int>(int_field(doc, "pp_size", kMaxParallel));
+  if (const auto dpa = doc.find("enable_dp_attention"); dpa != doc.end() && dpa->is_boolean()) {
+    info->dp_attention = dpa->get<bool>();
   }
-  info.served_name = string_field(*doc, "served_model_name");
-  info.max_model_len = int_field(*doc, "context_length", kMaxContextTokens);
-  info.tensor_parallel = static_cast<int>(int_field(*doc, "tp_size", kMaxParallel));
-  info.data_parallel = static_cast<int>(int_field(*doc, "dp_size", kMaxParallel));
-  info.expert_parallel = static_cast<int>(int_field(*doc, "ep_size", kMaxParallel));
-  info.pipeline_parallel = static_cast<int>(int_field(*doc, "pp_size", kMaxParallel));
-  if (const auto dpa = doc->find("enable_dp_attention"); dpa != doc->end() && dpa->is_boolean()) {
-    info.dp_attention = dpa->get<bool>();
-  }
-  info.dtype = string_field(*doc, "dtype");
-  info.version = string_field(*doc, "version");
   return info;
 }
 
 auto parse_tgi_info(std::string_view body) -> core::Result<EndpointInfo> {
-  auto doc = parse_object(body, "the TGI /info answer");
-  if (!doc) return core::propagate(doc);
-  EndpointInfo info;
-  info.model = string_field(*doc, "model_id");
-  if (info.model.empty())
-    return core::fail(core::ErrorCode::DataLoss, "the TGI /info answer has no model_id");
-  info.max_model_len = int_field(*doc, "max_total_tokens", kMaxContextTokens);
-  info.dtype = string_field(*doc, "model_dtype");
-  info.version = string_field(*doc, "version");
-  return info;
+  json doc;
+  return parse_info(body, {"the TGI /info answer", "model_id", "max_total_tokens", "model_dtype"}, doc);
 }
 
+constexpr core::EnumNames<EngineKind, 4> kInfoPaths({"", "/v1/models", "/get_server_info", "/info"}, "");
+
 auto info_path(EngineKind engine) -> std::string_view {
-  switch (engine) {
-    case EngineKind::Vllm:
-      return "/v1/models";
-    case EngineKind::Sglang:
-      return "/get_server_info";
-    case EngineKind::Tgi:
-      return "/info";
-    case EngineKind::None:
-      break;
-  }
-  return {};
+  return kInfoPaths(engine);
 }
 
 auto probe_endpoint(HttpClient& http, EngineKind engine, std::string_view host, std::uint16_t port)

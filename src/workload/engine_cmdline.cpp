@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "core/enum_table.hpp"
 #include "core/text.hpp"
 #include "workload/detail/file_read.hpp"
 #include "workload/process_info.hpp"
@@ -10,8 +11,6 @@
 namespace solscope::workload {
 namespace {
 
-constexpr std::int64_t kMaxParallel = 1024;
-constexpr std::int64_t kMaxContextTokens = 1'000'000'000;
 // The TGI launcher's `--model-id` default (TGI docs, launcher arguments).
 constexpr std::string_view kTgiDefaultModel = "bigscience/bloom-560m";
 
@@ -200,18 +199,10 @@ auto tgi_launch(const std::vector<std::string>& args, std::size_t rest,
 
 }  // namespace
 
+constexpr core::EnumNames<EngineKind, 4> kEngineNames({"none", "vLLM", "SGLang", "TGI"}, "none");
+
 auto to_string(EngineKind engine) -> std::string_view {
-  switch (engine) {
-    case EngineKind::Vllm:
-      return "vLLM";
-    case EngineKind::Sglang:
-      return "SGLang";
-    case EngineKind::Tgi:
-      return "TGI";
-    case EngineKind::None:
-      break;
-  }
-  return "none";
+  return kEngineNames(engine);
 }
 
 auto engine_from_string(std::string_view name) -> std::optional<EngineKind> {
@@ -222,18 +213,10 @@ auto engine_from_string(std::string_view name) -> std::optional<EngineKind> {
   return std::nullopt;
 }
 
+constexpr core::EnumTable<EngineKind, std::uint16_t, 4> kDefaultPorts({0, 8000, 30000, 3000}, 0);
+
 auto default_port(EngineKind engine) -> std::uint16_t {
-  switch (engine) {
-    case EngineKind::Vllm:
-      return 8000;
-    case EngineKind::Sglang:
-      return 30000;
-    case EngineKind::Tgi:
-      return 3000;
-    case EngineKind::None:
-      break;
-  }
-  return 0;
+  return kDefaultPorts(engine);
 }
 
 auto detect_engine(const std::vector<std::string>& args, const std::vector<std::string>& environ)

@@ -31,6 +31,11 @@
 
 namespace solscope::workload {
 
+/// Largest parallel degree (TP, DP, EP, PP) and context length (tokens) taken from an engine's command line,
+/// its answers or a workload declaration; a larger value is ignored (or refused in a declaration).
+inline constexpr std::int64_t kMaxParallel = 1024;
+inline constexpr std::int64_t kMaxContextTokens = 1'000'000'000;
+
 /// The serving engines solscope can discover.
 enum class EngineKind : std::uint8_t { None, Vllm, Sglang, Tgi };
 

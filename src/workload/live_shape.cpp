@@ -1,4 +1,5 @@
 #include "workload/live_shape.hpp"
+#include "core/enum_table.hpp"
 #include "core/units.hpp"
 
 #include <algorithm>
@@ -9,44 +10,6 @@
 
 namespace solscope::workload {
 namespace {
-
-constexpr std::array<std::string_view, 15> kVllmNames = {
-    "vllm:num_requests_running",
-    "vllm:num_requests_waiting",
-    "vllm:kv_cache_usage_perc",
-    "vllm:gpu_cache_usage_perc",
-    "vllm:prompt_tokens_total",
-    "vllm:generation_tokens_total",
-    "vllm:prefix_cache_hits_total",
-    "vllm:gpu_prefix_cache_hits_total",
-    "vllm:iteration_tokens_total_count",
-    "vllm:request_prompt_tokens_sum",
-    "vllm:request_prompt_tokens_count",
-    "vllm:request_generation_tokens_sum",
-    "vllm:request_generation_tokens_count",
-    "vllm:cache_config_info",
-    "vllm:estimated_flops_per_gpu_total",
-};
-constexpr std::array<std::string_view, 12> kSglangNames = {
-    "sglang:num_running_reqs",
-    "sglang:num_queue_reqs",
-    "sglang:token_usage",
-    "sglang:num_used_tokens",
-    "sglang:prompt_tokens_total",
-    "sglang:generation_tokens_total",
-    "sglang:cached_tokens_total",
-    "sglang:prompt_tokens_histogram_sum",
-    "sglang:prompt_tokens_histogram_count",
-    "sglang:generation_tokens_histogram_sum",
-    "sglang:generation_tokens_histogram_count",
-    "sglang:estimated_flops_per_gpu_total",
-};
-constexpr std::array<std::string_view, 7> kTgiNames = {
-    "tgi_batch_current_size",           "tgi_queue_size",
-    "tgi_request_input_length_sum",     "tgi_request_input_length_count",
-    "tgi_request_generated_tokens_sum", "tgi_request_generated_tokens_count",
-    "tgi_batch_inference_count",
-};
 
 auto sum(std::span<const PromSample> s, std::string_view name) -> double {
   return combine_series(s, name, Combine::Sum);
@@ -67,21 +30,55 @@ auto label_number(const PromSample& sample, std::string_view key) -> double {
   return ec == std::errc{} && end == text->data() + text->size() ? value : kUnknown;
 }
 
-auto read_vllm(std::span<const PromSample> s, EngineCounters& c) -> void {
-  c.running = sum(s, "vllm:num_requests_running");
-  c.waiting = sum(s, "vllm:num_requests_waiting");
-  c.kv_usage_ratio = either(s, "vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", Combine::Mean);
-  c.prompt_tokens = sum(s, "vllm:prompt_tokens_total");
-  c.generation_tokens = sum(s, "vllm:generation_tokens_total");
-  c.cached_prompt_tokens =
-      either(s, "vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total", Combine::Sum);
-  c.steps = sum(s, "vllm:iteration_tokens_total_count");
-  c.prompt_len_sum = sum(s, "vllm:request_prompt_tokens_sum");
-  c.prompt_len_count = sum(s, "vllm:request_prompt_tokens_count");
-  c.generation_len_sum = sum(s, "vllm:request_generation_tokens_sum");
-  c.generation_len_count = sum(s, "vllm:request_generation_tokens_count");
-  c.engine_flops = sum(s, "vllm:estimated_flops_per_gpu_total");
-  if (const PromSample* info = find_series(s, "vllm:cache_config_info")) {
+/// A series read as the sum over its label sets into one EngineCounters figure.
+struct SummedSeries {
+  std::string_view name;
+  double EngineCounters::*figure;
+};
+
+/// What an engine's counters are read from: its summed series, its other series (renamed ones, averages,
+/// labels), every name of both (for parse_prometheus_text), and the reader of the other series.
+struct EngineSeries {
+  std::span<const SummedSeries> sums;
+  std::span<const std::string_view> names;
+  void (*read_others)(std::span<const PromSample>, EngineCounters&) = nullptr;
+};
+
+/// The names of the summed series, then the others.
+template <std::size_t kSums, std::size_t kOthers>
+constexpr auto names_of(const std::array<SummedSeries, kSums>& sums,
+                        const std::array<std::string_view, kOthers>& others)
+    -> std::array<std::string_view, kSums + kOthers> {
+  std::array<std::string_view, kSums + kOthers> names{};
+  for (std::size_t i = 0; i < kSums; ++i) names[i] = sums[i].name;
+  for (std::size_t i = 0; i < kOthers; ++i) names[kSums + i] = others[i];
+  return names;
+}
+
+constexpr std::array<SummedSeries, 10> kVllmSums = {{
+    {"vllm:num_requests_running", &EngineCounters::running},
+    {"vllm:num_requests_waiting", &EngineCounters::waiting},
+    {"vllm:prompt_tokens_total", &EngineCounters::prompt_tokens},
+    {"vllm:generation_tokens_total", &EngineCounters::generation_tokens},
+    {"vllm:iteration_tokens_total_count", &EngineCounters::steps},
+    {"vllm:request_prompt_tokens_sum", &EngineCounters::prompt_len_sum},
+    {"vllm:request_prompt_tokens_count", &EngineCounters::prompt_len_count},
+    {"vllm:request_generation_tokens_sum", &EngineCounters::generation_len_sum},
+    {"vllm:request_generation_tokens_count", &EngineCounters::generation_len_count},
+    {"vllm:estimated_flops_per_gpu_total", &EngineCounters::engine_flops},
+}};
+constexpr std::string_view kVllmKvUsage = "vllm:kv_cache_usage_perc";
+constexpr std::string_view kVllmKvUsageOld = "vllm:gpu_cache_usage_perc";
+constexpr std::string_view kVllmPrefixHits = "vllm:prefix_cache_hits_total";
+constexpr std::string_view kVllmPrefixHitsOld = "vllm:gpu_prefix_cache_hits_total";
+constexpr std::string_view kVllmCacheConfig = "vllm:cache_config_info";
+constexpr auto kVllmNames = names_of(kVllmSums, std::array{kVllmKvUsage, kVllmKvUsageOld, kVllmPrefixHits,
+                                                           kVllmPrefixHitsOld, kVllmCacheConfig});
+
+void read_vllm_others(std::span<const PromSample> s, EngineCounters& c) {
+  c.kv_usage_ratio = either(s, kVllmKvUsage, kVllmKvUsageOld, Combine::Mean);
+  c.cached_prompt_tokens = either(s, kVllmPrefixHits, kVllmPrefixHitsOld, Combine::Sum);
+  if (const PromSample* info = find_series(s, kVllmCacheConfig)) {
     c.kv_capacity_tokens = label_number(*info, "num_gpu_blocks") * label_number(*info, "block_size");
   }
   if (std::isfinite(c.kv_usage_ratio) && std::isfinite(c.kv_capacity_tokens)) {
@@ -89,35 +86,51 @@ auto read_vllm(std::span<const PromSample> s, EngineCounters& c) -> void {
   }
 }
 
-auto read_sglang(std::span<const PromSample> s, EngineCounters& c) -> void {
-  c.running = sum(s, "sglang:num_running_reqs");
-  c.waiting = sum(s, "sglang:num_queue_reqs");
-  c.kv_usage_ratio = combine_series(s, "sglang:token_usage", Combine::Mean);
-  c.kv_used_tokens = sum(s, "sglang:num_used_tokens");
+constexpr std::array<SummedSeries, 11> kSglangSums = {{
+    {"sglang:num_running_reqs", &EngineCounters::running},
+    {"sglang:num_queue_reqs", &EngineCounters::waiting},
+    {"sglang:num_used_tokens", &EngineCounters::kv_used_tokens},
+    {"sglang:prompt_tokens_total", &EngineCounters::prompt_tokens},
+    {"sglang:generation_tokens_total", &EngineCounters::generation_tokens},
+    {"sglang:cached_tokens_total", &EngineCounters::cached_prompt_tokens},
+    {"sglang:prompt_tokens_histogram_sum", &EngineCounters::prompt_len_sum},
+    {"sglang:prompt_tokens_histogram_count", &EngineCounters::prompt_len_count},
+    {"sglang:generation_tokens_histogram_sum", &EngineCounters::generation_len_sum},
+    {"sglang:generation_tokens_histogram_count", &EngineCounters::generation_len_count},
+    {"sglang:estimated_flops_per_gpu_total", &EngineCounters::engine_flops},
+}};
+constexpr std::string_view kSglangTokenUsage = "sglang:token_usage";
+constexpr auto kSglangNames = names_of(kSglangSums, std::array{kSglangTokenUsage});
+
+void read_sglang_others(std::span<const PromSample> s, EngineCounters& c) {
+  c.kv_usage_ratio = combine_series(s, kSglangTokenUsage, Combine::Mean);
   if (std::isfinite(c.kv_usage_ratio) && c.kv_usage_ratio > 0 && std::isfinite(c.kv_used_tokens)) {
     c.kv_capacity_tokens = c.kv_used_tokens / c.kv_usage_ratio;
   }
-  c.prompt_tokens = sum(s, "sglang:prompt_tokens_total");
-  c.generation_tokens = sum(s, "sglang:generation_tokens_total");
-  c.cached_prompt_tokens = sum(s, "sglang:cached_tokens_total");
-  c.prompt_len_sum = sum(s, "sglang:prompt_tokens_histogram_sum");
-  c.prompt_len_count = sum(s, "sglang:prompt_tokens_histogram_count");
-  c.generation_len_sum = sum(s, "sglang:generation_tokens_histogram_sum");
-  c.generation_len_count = sum(s, "sglang:generation_tokens_histogram_count");
-  c.engine_flops = sum(s, "sglang:estimated_flops_per_gpu_total");
 }
 
-auto read_tgi(std::span<const PromSample> s, EngineCounters& c) -> void {
-  c.running = sum(s, "tgi_batch_current_size");
-  c.waiting = sum(s, "tgi_queue_size");
-  c.prompt_len_sum = sum(s, "tgi_request_input_length_sum");
-  c.prompt_len_count = sum(s, "tgi_request_input_length_count");
-  c.generation_len_sum = sum(s, "tgi_request_generated_tokens_sum");
-  c.generation_len_count = sum(s, "tgi_request_generated_tokens_count");
+constexpr std::array<SummedSeries, 7> kTgiSums = {{
+    {"tgi_batch_current_size", &EngineCounters::running},
+    {"tgi_queue_size", &EngineCounters::waiting},
+    {"tgi_request_input_length_sum", &EngineCounters::prompt_len_sum},
+    {"tgi_request_input_length_count", &EngineCounters::prompt_len_count},
+    {"tgi_request_generated_tokens_sum", &EngineCounters::generation_len_sum},
+    {"tgi_request_generated_tokens_count", &EngineCounters::generation_len_count},
+    {"tgi_batch_inference_count", &EngineCounters::steps},
+}};
+constexpr auto kTgiNames = names_of(kTgiSums, std::array<std::string_view, 0>{});
+
+/// TGI has no token counters: its token figures are its length histograms' sums.
+void read_tgi_others(std::span<const PromSample> /*s*/, EngineCounters& c) {
   c.prompt_tokens = c.prompt_len_sum;
   c.generation_tokens = c.generation_len_sum;
-  c.steps = sum(s, "tgi_batch_inference_count");
 }
+
+constexpr core::EnumTable<EngineKind, EngineSeries, 4> kEngineSeries(
+    {EngineSeries{}, EngineSeries{kVllmSums, kVllmNames, read_vllm_others},
+     EngineSeries{kSglangSums, kSglangNames, read_sglang_others},
+     EngineSeries{kTgiSums, kTgiNames, read_tgi_others}},
+    EngineSeries{});
 
 /// Counter increase between two scrapes (a decrease is a reset: the increase is the current value).
 auto increase(double previous, double current) -> double {
@@ -141,36 +154,16 @@ auto clamp_tokens(double value) -> std::int64_t {
 }  // namespace
 
 auto metric_names(EngineKind engine) -> std::span<const std::string_view> {
-  switch (engine) {
-    case EngineKind::Vllm:
-      return kVllmNames;
-    case EngineKind::Sglang:
-      return kSglangNames;
-    case EngineKind::Tgi:
-      return kTgiNames;
-    case EngineKind::None:
-      break;
-  }
-  return {};
+  return kEngineSeries(engine).names;
 }
 
 auto read_engine_counters(EngineKind engine, std::span<const PromSample> samples, double time_s)
     -> EngineCounters {
   EngineCounters c;
   c.time_s = time_s;
-  switch (engine) {
-    case EngineKind::Vllm:
-      read_vllm(samples, c);
-      break;
-    case EngineKind::Sglang:
-      read_sglang(samples, c);
-      break;
-    case EngineKind::Tgi:
-      read_tgi(samples, c);
-      break;
-    case EngineKind::None:
-      break;
-  }
+  const EngineSeries series = kEngineSeries(engine);
+  for (const SummedSeries& summed : series.sums) c.*summed.figure = sum(samples, summed.name);
+  if (series.read_others != nullptr) series.read_others(samples, c);
   return c;
 }
 

@@ -4,6 +4,9 @@
 
 #include <string>
 
+#include "ceiling/ceiling.hpp"
+#include "ceiling/dtype.hpp"
+#include "ceiling/model_arch.hpp"
 #include "test_support.hpp"
 
 namespace solscope::ceiling {
@@ -174,6 +177,30 @@ TEST(OperatorsTest, precision_follows_quantization_and_overrides) {
   auto bad = resolve_precision(fixture_arch("llama-3.1-8b"), int4, h100);
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().message, "weight dtype fp4 is not modelled");
+}
+
+TEST(OperatorsTest, names_of_the_model_enums) {
+  EXPECT_EQ(to_string(OpKind::Gemm), "gemm");
+  EXPECT_EQ(to_string(OpKind::Collective), "collective");
+  EXPECT_EQ(to_string(Dtype::Fp64), "fp64");
+  EXPECT_EQ(to_string(Dtype::Int8), "int8");
+  EXPECT_EQ(to_string(Dtype::Fp4), "fp4");
+  EXPECT_EQ(to_string(Dtype::kCount), "unknown");
+  EXPECT_EQ(to_string(Limiter::Overhead), "kernel_overhead");
+  EXPECT_EQ(to_string(Limiter::Interconnect), "interconnect");
+  EXPECT_EQ(to_string(Limiter::kCount), "unknown");
+  EXPECT_EQ(to_string(Module::Embedding), "embedding");
+  EXPECT_EQ(to_string(Module::LinearAttention), "linear_attention");
+  EXPECT_EQ(to_string(AttentionKind::Sliding), "sliding");
+}
+
+TEST(OperatorsTest, bytes_per_element_of_each_dtype) {
+  EXPECT_DOUBLE_EQ(bytes_per_element(Dtype::Fp64), 8.0);
+  EXPECT_DOUBLE_EQ(bytes_per_element(Dtype::Tf32), 4.0);
+  EXPECT_DOUBLE_EQ(bytes_per_element(Dtype::Bf16), 2.0);
+  EXPECT_DOUBLE_EQ(bytes_per_element(Dtype::Int8), 1.0);
+  EXPECT_DOUBLE_EQ(bytes_per_element(Dtype::Fp4), 0.5);
+  EXPECT_DOUBLE_EQ(bytes_per_element(Dtype::kCount), 0.0);
 }
 
 }  // namespace

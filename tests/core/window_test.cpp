@@ -129,5 +129,16 @@ TEST(WindowTest, reset_forgets_everything) {
   EXPECT_EQ(acc.result().t_start_ns, 20);
 }
 
+TEST(WeightedMeanTest, weighs_known_values_and_skips_nan) {
+  WeightedMean m;
+  EXPECT_TRUE(std::isnan(m.value())) << "no value known";
+  m.add(10.0, 1.0);
+  m.add(kUnknown, 5.0);
+  m.add(40.0, 2.0);
+  EXPECT_DOUBLE_EQ(m.value(), 30.0);
+  EXPECT_DOUBLE_EQ(m.weight, 3.0) << "the NaN value's weight is not counted";
+  EXPECT_DOUBLE_EQ(m.weighted_sum, 90.0);
+}
+
 }  // namespace
 }  // namespace solscope::core

@@ -51,7 +51,7 @@ TEST(FleetJson, history_lists_points_in_order) {
   GpuHistory h;
   h.key.host = "h";
   h.key.gpu = "0";
-  h.points = {{.t_ns = 1, .compute_sol_pct = 5, .memory_sol_pct = kNoValue, .gpu_util_pct = 90},
+  h.points = {{.t_ns = 1, .compute_sol_pct = 5, .memory_sol_pct = core::kUnknown, .gpu_util_pct = 90},
               {.t_ns = 2, .compute_sol_pct = 6, .memory_sol_pct = 1, .gpu_util_pct = 91}};
   const auto doc = nlohmann::json::parse(history_json(h));
   EXPECT_EQ(doc["series"], "solscope");

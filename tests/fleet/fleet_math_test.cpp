@@ -32,8 +32,8 @@ TEST(FleetMath, step_is_a_240th_of_the_window_and_at_least_15_s) {
 }
 
 TEST(FleetMath, window_figures_take_the_newest_known_value_and_the_mean_of_known_steps) {
-  const std::vector<HistoryPoint> points = {point(10, 50, 90), point(30, kNoValue, 70),
-                                            point(kNoValue, 20, 100)};
+  const std::vector<HistoryPoint> points = {point(10, 50, 90), point(30, core::kUnknown, 70),
+                                            point(core::kUnknown, 20, 100)};
   const auto f = window_figures(points, kStep);
   EXPECT_DOUBLE_EQ(f.compute_sol_pct, 30);  // newest known
   EXPECT_DOUBLE_EQ(f.memory_sol_pct, 20);
@@ -52,7 +52,7 @@ TEST(FleetMath, busy_idle_needs_strictly_above_80_and_strictly_below_20) {
 }
 
 TEST(FleetMath, unknown_figures_stay_unknown) {
-  const auto f = window_figures({point(kNoValue, kNoValue, kNoValue)}, kStep);
+  const auto f = window_figures({point(core::kUnknown, core::kUnknown, core::kUnknown)}, kStep);
   EXPECT_TRUE(std::isnan(f.compute_sol_pct));
   EXPECT_TRUE(std::isnan(f.compute_sol_mean_pct));
   EXPECT_EQ(f.busy_idle_gpu_hours, 0);
@@ -60,8 +60,8 @@ TEST(FleetMath, unknown_figures_stay_unknown) {
 
 TEST(FleetMath, median_of_known_values) {
   EXPECT_DOUBLE_EQ(median_known({3, 1, 2}), 2);
-  EXPECT_DOUBLE_EQ(median_known({4, 1, kNoValue, 2, 3}), 2.5);
-  EXPECT_TRUE(std::isnan(median_known({kNoValue})));
+  EXPECT_DOUBLE_EQ(median_known({4, 1, core::kUnknown, 2, 3}), 2.5);
+  EXPECT_TRUE(std::isnan(median_known({core::kUnknown})));
 }
 
 TEST(FleetMath, stragglers_are_more_than_the_threshold_below_their_group_median) {
@@ -98,8 +98,8 @@ TEST(FleetMath, exactly_the_threshold_below_is_not_a_straggler) {
 }
 
 TEST(FleetMath, sorts_with_unknown_last_and_hosts_in_natural_order) {
-  std::vector<FleetRow> rows = {row("node10", "0", 30), row("node2", "1", kNoValue), row("node2", "0", 50),
-                                row("node2", "10", 20), row("node2", "2", 20)};
+  std::vector<FleetRow> rows = {row("node10", "0", 30), row("node2", "1", core::kUnknown),
+                                row("node2", "0", 50), row("node2", "10", 20), row("node2", "2", 20)};
   sort_rows(rows, SortKey::Host);
   ASSERT_EQ(rows.size(), 5u);
   EXPECT_EQ(rows[0].key.host + "/" + rows[0].key.gpu, "node2/0");
@@ -141,7 +141,7 @@ TEST(FleetMath, filter_matches_any_key_field_case_insensitively) {
 }
 
 TEST(FleetMath, totals_add_busy_idle_hours_and_average_known_means) {
-  std::vector<FleetRow> rows = {row("a", "0", 10), row("a", "1", kNoValue), row("a", "2", 30)};
+  std::vector<FleetRow> rows = {row("a", "0", 10), row("a", "1", core::kUnknown), row("a", "2", 30)};
   rows[0].busy_idle_gpu_hours = 0.25;
   rows[2].busy_idle_gpu_hours = 0.5;
   const auto t = fleet_totals(rows);

@@ -53,7 +53,7 @@ class FakeFleet : public fleet::FleetProvider {
     fleet::FleetSnapshot s;
     s.rows = {row("node-a", "0", 10, 0.5, true), row("node-a", "1", 40, 0, false),
               row("node-b", "0", 70, 0.25, false)};
-    s.rows[1].memory_sol_pct = fleet::kNoValue;  // unknown stays unknown (null), never 0
+    s.rows[1].memory_sol_pct = core::kUnknown;  // unknown stays unknown (null), never 0
     s.window_start_ns = testing::kT0;
     s.window_end_ns = testing::kT0 + kHourNs;
     s.step_ns = 15'000'000'000;
@@ -67,7 +67,7 @@ class FakeFleet : public fleet::FleetProvider {
     h.key = key;
     h.series = fleet::SeriesKind::Dcgm;
     h.points = {{.t_ns = testing::kT0, .compute_sol_pct = 12.5, .memory_sol_pct = 30, .gpu_util_pct = 95},
-                {.t_ns = testing::kT0 + 15'000'000'000, .compute_sol_pct = fleet::kNoValue}};
+                {.t_ns = testing::kT0 + 15'000'000'000, .compute_sol_pct = core::kUnknown}};
     return h;
   }
   [[nodiscard]] auto describe() const -> std::string override { return "SYNTHETIC fake fleet"; }

@@ -7,6 +7,7 @@
 
 #include "check/run/overhead.hpp"
 #include "check/run/phase_checks.hpp"
+#include "core/enum_table.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/text.hpp"
 #include "trace/json_format.hpp"
@@ -71,16 +72,10 @@ auto expected_text(const CheckRow& row) -> std::string {
   return pct(row.expected_pct);
 }
 
+constexpr core::EnumNames<check::Bound, 3> kBoundNames({"point", "at_most", "at_least"}, "point");
+
 auto bound_name(check::Bound bound) -> std::string_view {
-  switch (bound) {
-    case check::Bound::AtMost:
-      return "at_most";
-    case check::Bound::AtLeast:
-      return "at_least";
-    case check::Bound::Point:
-      break;
-  }
-  return "point";
+  return kBoundNames(bound);
 }
 
 void render_source(const SourceCheck& check, std::ostream& out) {

@@ -1,19 +1,13 @@
 #include "check/run/check_report.hpp"
 
+#include "core/enum_table.hpp"
+
 namespace solscope::app {
 
+constexpr core::EnumNames<CheckVerdict, 4> kVerdictNames({"PASS", "FAIL", "FAULT", "NO DATA"}, "?");
+
 auto to_string(CheckVerdict verdict) -> std::string_view {
-  switch (verdict) {
-    case CheckVerdict::Pass:
-      return "PASS";
-    case CheckVerdict::Fail:
-      return "FAIL";
-    case CheckVerdict::Fault:
-      return "FAULT";
-    case CheckVerdict::NoData:
-      return "NO DATA";
-  }
-  return "?";
+  return kVerdictNames(verdict);
 }
 
 auto all_passed(const CheckReport& report) -> bool {

@@ -14,8 +14,6 @@ namespace {
 
 using ceiling::Limiter;
 
-constexpr double kPercent = 100.0;
-
 /// "1.23 s", "12.3 ms" or "123 us".
 auto seconds_text(double s) -> std::string {
   if (s >= 1.0) return fmt::format("{:.3g} s", s);
@@ -76,7 +74,8 @@ void append_headline(const CeilingReportInput& in, std::string& out) {
   }
   fmt::format_to(it, "  attainable Memory SOL   {:5.1f}%  of {:.0f} GB/s DRAM\n", c.memory_sol_pct,
                  c.peak_memory_bytes_per_s / core::kGiga);
-  const double share = c.time_by_limiter_s[static_cast<std::size_t>(c.limiter)] / c.step_time_s * kPercent;
+  const double share =
+      c.time_by_limiter_s[static_cast<std::size_t>(c.limiter)] / c.step_time_s * core::kPercent;
   fmt::format_to(it, "  limited by              {}: {:.0f}% of the step\n", limiter_text(c.limiter), share);
   const std::string_view unit = in.phase == ceiling::Phase::Decode    ? "generated tokens/s"
                                 : in.phase == ceiling::Phase::Prefill ? "prompt tokens/s"
@@ -87,7 +86,7 @@ void append_headline(const CeilingReportInput& in, std::string& out) {
     fmt::format_to(it,
                    "  measured                {} tokens/s: MFU {:.1f}% ({:.0f}% of this ceiling's speed)\n",
                    grouped(in.measured_tokens_per_s), ceiling::mfu_pct(c, in.measured_tokens_per_s),
-                   in.measured_tokens_per_s / c.tokens_per_s * kPercent);
+                   in.measured_tokens_per_s / c.tokens_per_s * core::kPercent);
   }
   if (in.phase == ceiling::Phase::Train) {
     fmt::format_to(
@@ -106,7 +105,7 @@ void append_time_split(const ceiling::Ceiling& c, std::string& out) {
   fmt::format_to(it, "\nwhere the time goes\n");
   for (Limiter l : {Limiter::Compute, Limiter::Memory, Limiter::Overhead, Limiter::Interconnect}) {
     const double t = c.time_by_limiter_s[static_cast<std::size_t>(l)];
-    fmt::format_to(it, "  {:<40} {:5.1f}%  {}\n", limiter_text(l), t / c.step_time_s * kPercent,
+    fmt::format_to(it, "  {:<40} {:5.1f}%  {}\n", limiter_text(l), t / c.step_time_s * core::kPercent,
                    seconds_text(t));
   }
 }
@@ -120,9 +119,9 @@ void append_ops(const ceiling::Ceiling& c, std::string& out) {
   fmt::format_to(it, "\n  {:<24} {:>9} {:>6}  {:<15} {:>7} {:>10} {:>9} {:>6}\n", "operator (slowest first)",
                  "time", "share", "bound", "kernels", "GFLOP", "GB moved", "busy");
   for (const ceiling::OpCost* op : rows) {
-    const double busy = op->time_s > 0 ? op->busy_s / op->time_s * kPercent : 0.0;
+    const double busy = op->time_s > 0 ? op->busy_s / op->time_s * core::kPercent : 0.0;
     fmt::format_to(it, "  {:<24} {:>9} {:5.1f}%  {:<15} {:>7} {:>10.1f} {:>9.3f} {:5.1f}%\n", op->name,
-                   seconds_text(op->time_s), op->time_s / c.step_time_s * kPercent,
+                   seconds_text(op->time_s), op->time_s / c.step_time_s * core::kPercent,
                    ceiling::to_string(op->limiter), grouped(op->kernels), op->flops / core::kGiga,
                    op->dram_bytes / core::kGiga, busy);
   }

@@ -16,9 +16,6 @@ namespace {
 using ceiling::Limiter;
 using Json = nlohmann::ordered_json;
 
-constexpr double kPercent = 100.0;
-constexpr double kMsPerS = 1e3;
-
 using trace::number_or_null;
 
 void append_headline(const ServeReportInput& in, std::string& out) {
@@ -41,14 +38,15 @@ void append_headline(const ServeReportInput& in, std::string& out) {
   fmt::format_to(it, "  attainable Memory SOL   {:5.1f}%  of {:.0f} GB/s DRAM\n", s.memory_sol_pct,
                  c.peak_memory_bytes_per_s / core::kGiga);
   fmt::format_to(it, "  limited by              {}: {:.0f}% of the time\n", limiter_text(s.limiter),
-                 s.time_share[static_cast<std::size_t>(s.limiter)] * kPercent);
+                 s.time_share[static_cast<std::size_t>(s.limiter)] * core::kPercent);
   fmt::format_to(
       it, "  throughput              {:.0f} output tokens/s, {:.0f} total tokens/s, {:.2f} requests/s\n",
       s.output_tokens_per_s, s.total_tokens_per_s, s.requests_per_s);
-  const std::string tpot = std::isfinite(s.tpot_s) ? fmt::format("{:.2f} ms", s.tpot_s * kMsPerS) : "n/a";
-  fmt::format_to(it, "  latency                 TPOT {}, TTFT about {:.1f} ms\n", tpot, s.ttft_s * kMsPerS);
+  const std::string tpot = std::isfinite(s.tpot_s) ? fmt::format("{:.2f} ms", s.tpot_s * core::kKilo) : "n/a";
+  fmt::format_to(it, "  latency                 TPOT {}, TTFT about {:.1f} ms\n", tpot,
+                 s.ttft_s * core::kKilo);
   fmt::format_to(it, "  phase split             prefill {:.1f}%, decode {:.1f}% of the time\n",
-                 s.prefill_time_share * kPercent, s.decode_time_share * kPercent);
+                 s.prefill_time_share * core::kPercent, s.decode_time_share * core::kPercent);
 }
 
 void append_mix(const ceiling::ServeCeiling& s, std::string& out) {
@@ -60,8 +58,8 @@ void append_mix(const ceiling::ServeCeiling& s, std::string& out) {
   fmt::format_to(it,
                  "  prefill                 {:.1f} tokens per step; {:.1f}% of steps carry {:.2f} chunk(s) "
                  "of {:.0f} tokens\n",
-                 m.prefill_tokens_per_step, m.prefill_step_fraction * kPercent, m.prefill_requests_per_step,
-                 m.chunk_tokens);
+                 m.prefill_tokens_per_step, m.prefill_step_fraction * core::kPercent,
+                 m.prefill_requests_per_step, m.chunk_tokens);
   fmt::format_to(
       it,
       "  per request             {:.2f} prefill step(s) + {} decode steps; first token after {:.1f} steps\n",
@@ -77,7 +75,7 @@ void append_mix(const ceiling::ServeCeiling& s, std::string& out) {
 void append_step(std::string_view label, const ceiling::Ceiling& c, std::string& out) {
   fmt::format_to(std::back_inserter(out),
                  "  {:<14} {:8.3f} ms  {:>7.0f} tokens  compute {:5.1f}%  memory {:5.1f}%  limited by {}\n",
-                 label, c.step_time_s * kMsPerS, c.tokens.computed, c.compute_sol_pct, c.memory_sol_pct,
+                 label, c.step_time_s * core::kKilo, c.tokens.computed, c.compute_sol_pct, c.memory_sol_pct,
                  ceiling::to_string(c.limiter));
 }
 

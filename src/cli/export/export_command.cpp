@@ -4,7 +4,7 @@
 #include "cli/commands.hpp"
 #include "runtime/exit_codes.hpp"
 #include "runtime/messages.hpp"
-#include "cli/output_path.hpp"
+#include "runtime/output_path.hpp"
 #include "runtime/sinks.hpp"
 #include "runtime/source_factory.hpp"
 #include "trace/export.hpp"
@@ -14,17 +14,10 @@ namespace solscope::app {
 
 auto run_export(const ExportArgs& args, std::ostream& out, std::ostream& err) -> int {
   const bool to_stdout = args.output.empty() || args.output == "-";
-  if (!to_stdout) {
-    const std::string inputs[] = {args.file};
-    if (auto checked = check_output_path(args.output, inputs, args.force); !checked) {
-      print_error(err, checked.error());
-      return kExitUsage;
-    }
-  }
-  auto reader = trace::Reader::open(args.file);
+  auto reader = open_trace_for_output(args.file, to_stdout ? std::string() : args.output, args.force);
   if (!reader) {
-    print_error(err, reader.error());
-    return kExitBadTrace;
+    print_error(err, reader.error().error);
+    return reader.error().exit_code;
   }
   std::ofstream file;
   std::ostream* target = &out;

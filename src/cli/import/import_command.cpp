@@ -11,7 +11,7 @@
 
 #include "runtime/exit_codes.hpp"
 #include "runtime/messages.hpp"
-#include "cli/output_path.hpp"
+#include "runtime/output_path.hpp"
 #include "runtime/text_file.hpp"
 #include "core/derive.hpp"
 #include "core/duration.hpp"

@@ -9,7 +9,7 @@
 #include "runtime/exit_codes.hpp"
 #include "runtime/messages.hpp"
 #include "runtime/options.hpp"
-#include "cli/output_path.hpp"
+#include "runtime/output_path.hpp"
 #include "runtime/engine_loop.hpp"
 #include "runtime/sinks.hpp"
 #include "runtime/source_factory.hpp"

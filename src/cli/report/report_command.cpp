@@ -8,7 +8,7 @@
 #include "cli/commands.hpp"
 #include "runtime/exit_codes.hpp"
 #include "runtime/messages.hpp"
-#include "cli/output_path.hpp"
+#include "runtime/output_path.hpp"
 #include "cli/report/report_html.hpp"
 #include "cli/report/report_phases.hpp"
 #include "run/run_metadata.hpp"
@@ -74,17 +74,10 @@ auto build_report(const trace::Reader& reader, const std::string& path, std::ost
 }
 
 auto run_report(const ReportArgs& args, std::ostream& out, std::ostream& err) -> int {
-  if (!args.html.empty()) {
-    const std::string inputs[] = {args.file};
-    if (auto checked = check_output_path(args.html, inputs, args.force); !checked) {
-      print_error(err, checked.error());
-      return kExitUsage;
-    }
-  }
-  auto reader = trace::Reader::open(args.file);
+  auto reader = open_trace_for_output(args.file, args.html, args.force);
   if (!reader) {
-    print_error(err, reader.error());
-    return kExitBadTrace;
+    print_error(err, reader.error().error);
+    return reader.error().exit_code;
   }
   std::optional<report::PhaseJudge> judge;
   if (!args.phases.empty()) {

@@ -17,7 +17,7 @@
 #include "runtime/environment.hpp"
 #include "runtime/exit_codes.hpp"
 #include "runtime/messages.hpp"
-#include "cli/output_path.hpp"
+#include "runtime/output_path.hpp"
 #include "run/run_inject.hpp"
 #include "run/run_kernels.hpp"
 #include "run/run_metadata.hpp"

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/metric_catalog.hpp"
+#include "core/units.hpp"
 
 namespace solscope::server::detail {
 namespace {
@@ -15,10 +16,6 @@ using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
 using Labels = std::vector<ClientMetric::Label>;
-
-/// Percent (0-100) to a Prometheus ratio (0-1): the one conversion of the SOL figures, as the catalog's
-/// kPctToRatio does for its rows.
-constexpr double kPctToRatio = 0.01;
 
 /// HELP text as the text format wants it (backslash and newline escaped): prometheus-cpp 1.0's TextSerializer
 /// writes HELP verbatim.
@@ -95,28 +92,28 @@ auto path_name(std::size_t i) -> std::string_view {
 void add_sol_gauges(Families& f, const core::SolSample& w, const Labels& gpu) {
   f.gauge(core::kPromComputeSolName, "Compute SOL of the latest window: busiest compute pipe, 0-1 of peak.",
           w.compute_pipe == core::Pipe::kCount ? gpu : with(gpu, "pipe", core::to_string(w.compute_pipe)),
-          w.compute_sol_pct * kPctToRatio);
+          w.compute_sol_pct * core::kRatioPerPercent);
   f.gauge(core::kPromMemorySolName, "Memory SOL of the latest window: busiest memory path, 0-1 of peak.",
           w.memory_path == core::MemPath::kCount ? gpu : with(gpu, "path", core::to_string(w.memory_path)),
-          w.memory_sol_pct * kPctToRatio);
+          w.memory_sol_pct * core::kRatioPerPercent);
   // Family names from the catalog (every pipe row shares one family, every path row another).
   const std::string_view pipe_family = core::metric_def(core::MetricId::TensorPipe).prom_name;
   const std::string_view path_family = core::metric_def(core::MetricId::DramThroughput).prom_name;
   for (std::size_t i = 0; i < core::kPipeCount; ++i) {
     f.gauge(pipe_family, "Busy fraction of each compute pipe over the latest window, 0-1 of peak sustained.",
-            with(gpu, "pipe", pipe_name(i)), w.pipe_pct[i] * kPctToRatio);
+            with(gpu, "pipe", pipe_name(i)), w.pipe_pct[i] * core::kRatioPerPercent);
   }
   for (std::size_t i = 0; i < core::kMemPathCount; ++i) {
     f.gauge(path_family, "Busy fraction of each memory path over the latest window, 0-1 of peak sustained.",
-            with(gpu, "path", path_name(i)), w.path_pct[i] * kPctToRatio);
+            with(gpu, "path", path_name(i)), w.path_pct[i] * core::kRatioPerPercent);
   }
   f.gauge(
       "solscope_attainable_compute_sol_ratio",
       "Compute SOL the running workload can attain (ceiling model), 0-1; only when the workload is known.",
-      gpu, w.attainable_compute_sol_pct * kPctToRatio);
+      gpu, w.attainable_compute_sol_pct * core::kRatioPerPercent);
   f.gauge("solscope_attainable_memory_sol_ratio",
           "Memory SOL the running workload can attain (ceiling model), 0-1; only when the workload is known.",
-          gpu, w.attainable_memory_sol_pct * kPctToRatio);
+          gpu, w.attainable_memory_sol_pct * core::kRatioPerPercent);
 }
 
 /// Every catalog metric that is not a pipe or path, under its own family, scaled to base units once here.

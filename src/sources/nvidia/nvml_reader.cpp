@@ -4,13 +4,15 @@
 #include <limits>
 #include <utility>
 
+#include "core/enum_table.hpp"
+#include "core/units.hpp"
+
 namespace solscope::nvidia {
 namespace {
 
 using core::MetricId;
 
-constexpr double kMilliwattsPerWatt = 1000.0;  // NVML power figures are in mW (NVML API reference)
-constexpr std::size_t kProcessSlack = 8;       // room for processes that start between the two calls
+constexpr std::size_t kProcessSlack = 8;  // room for processes that start between the two calls
 constexpr int kProcessListAttempts = 3;
 
 constexpr std::string_view kDriverCheckHint =
@@ -68,28 +70,14 @@ auto list_with(Fn fn, nvml::Device handle, std::vector<GpuProcess>& out) -> nvml
 
 }  // namespace
 
+constexpr core::EnumNames<NvmlQuery> kNvmlQueryNames(
+    {"nvmlDeviceGetUtilizationRates", "nvmlDeviceGetClockInfo(NVML_CLOCK_SM)",
+     "nvmlDeviceGetClockInfo(NVML_CLOCK_MEM)", "nvmlDeviceGetPowerUsage", "nvmlDeviceGetEnforcedPowerLimit",
+     "nvmlDeviceGetTemperature", "nvmlDeviceGetMemoryInfo", "nvmlDeviceGetComputeRunningProcesses"},
+    "?");
+
 auto to_string(NvmlQuery query) -> std::string_view {
-  switch (query) {
-    case NvmlQuery::Utilization:
-      return "nvmlDeviceGetUtilizationRates";
-    case NvmlQuery::SmClock:
-      return "nvmlDeviceGetClockInfo(NVML_CLOCK_SM)";
-    case NvmlQuery::MemClock:
-      return "nvmlDeviceGetClockInfo(NVML_CLOCK_MEM)";
-    case NvmlQuery::Power:
-      return "nvmlDeviceGetPowerUsage";
-    case NvmlQuery::PowerLimit:
-      return "nvmlDeviceGetEnforcedPowerLimit";
-    case NvmlQuery::Temperature:
-      return "nvmlDeviceGetTemperature";
-    case NvmlQuery::Memory:
-      return "nvmlDeviceGetMemoryInfo";
-    case NvmlQuery::Processes:
-      return "nvmlDeviceGetComputeRunningProcesses";
-    case NvmlQuery::kCount:
-      break;
-  }
-  return "?";
+  return kNvmlQueryNames(query);
 }
 
 auto driver_major_version(std::string_view version) -> int {
@@ -282,13 +270,14 @@ void NvmlReader::read_clocks_power(DeviceState& dev, core::RawSample& sample) {
            invoke(api_.device_get_clock_info, dev.handle, nvml::kClockMem, &value))) {
     sample.set(MetricId::MemClockMhz, value);
   }
+  // NVML power figures are in mW (NVML API reference).
   if (callable(dev, NvmlQuery::Power) &&
       note(dev, NvmlQuery::Power, invoke(api_.device_get_power_usage, dev.handle, &value))) {
-    sample.set(MetricId::PowerW, value / kMilliwattsPerWatt);
+    sample.set(MetricId::PowerW, value / core::kKilo);
   }
   if (callable(dev, NvmlQuery::PowerLimit) &&
       note(dev, NvmlQuery::PowerLimit, invoke(api_.device_get_enforced_power_limit, dev.handle, &value))) {
-    sample.set(MetricId::PowerLimitW, value / kMilliwattsPerWatt);
+    sample.set(MetricId::PowerLimitW, value / core::kKilo);
   }
 }
 

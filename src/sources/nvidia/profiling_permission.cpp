@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/enum_table.hpp"
+
 namespace solscope::nvidia {
 namespace {
 
@@ -42,16 +44,10 @@ auto allowed(std::string reason) -> ProfilingPermission {
 
 }  // namespace
 
+constexpr core::EnumNames<ProfilingAllowed, 3> kAllowedNames({"yes", "no", "unknown"}, "unknown");
+
 auto to_string(ProfilingAllowed allowed) -> std::string_view {
-  switch (allowed) {
-    case ProfilingAllowed::Yes:
-      return "yes";
-    case ProfilingAllowed::No:
-      return "no";
-    case ProfilingAllowed::Unknown:
-      break;
-  }
-  return "unknown";
+  return kAllowedNames(allowed);
 }
 
 auto profiling_permission_fix() -> std::string {

@@ -1,4 +1,4 @@
-#include "cli/output_path.hpp"
+#include "runtime/output_path.hpp"
 
 #include <filesystem>
 #include <string_view>
