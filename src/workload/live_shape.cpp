@@ -48,18 +48,18 @@ constexpr std::array<std::string_view, 7> kTgiNames = {
     "tgi_batch_inference_count",
 };
 
-auto sum(std::span<const PromSample> s, std::string_view name) -> double {
-  return combine_series(s, name, Combine::Sum);
+auto sum(std::span<const net::PromSample> s, std::string_view name) -> double {
+  return net::combine_series(s, name, net::Combine::Sum);
 }
 
 /// The first name's combined value, else the second's (renamed series).
-auto either(std::span<const PromSample> s, std::string_view name, std::string_view old_name, Combine how)
-    -> double {
-  const double value = combine_series(s, name, how);
-  return std::isnan(value) ? combine_series(s, old_name, how) : value;
+auto either(std::span<const net::PromSample> s, std::string_view name, std::string_view old_name,
+            net::Combine how) -> double {
+  const double value = net::combine_series(s, name, how);
+  return std::isnan(value) ? net::combine_series(s, old_name, how) : value;
 }
 
-auto label_number(const PromSample& sample, std::string_view key) -> double {
+auto label_number(const net::PromSample& sample, std::string_view key) -> double {
   const std::string* text = sample.label(key);
   double value = kUnknown;
   if (text == nullptr) return value;
@@ -67,21 +67,21 @@ auto label_number(const PromSample& sample, std::string_view key) -> double {
   return ec == std::errc{} && end == text->data() + text->size() ? value : kUnknown;
 }
 
-auto read_vllm(std::span<const PromSample> s, EngineCounters& c) -> void {
+auto read_vllm(std::span<const net::PromSample> s, EngineCounters& c) -> void {
   c.running = sum(s, "vllm:num_requests_running");
   c.waiting = sum(s, "vllm:num_requests_waiting");
-  c.kv_usage_ratio = either(s, "vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", Combine::Mean);
+  c.kv_usage_ratio = either(s, "vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", net::Combine::Mean);
   c.prompt_tokens = sum(s, "vllm:prompt_tokens_total");
   c.generation_tokens = sum(s, "vllm:generation_tokens_total");
   c.cached_prompt_tokens =
-      either(s, "vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total", Combine::Sum);
+      either(s, "vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total", net::Combine::Sum);
   c.steps = sum(s, "vllm:iteration_tokens_total_count");
   c.prompt_len_sum = sum(s, "vllm:request_prompt_tokens_sum");
   c.prompt_len_count = sum(s, "vllm:request_prompt_tokens_count");
   c.generation_len_sum = sum(s, "vllm:request_generation_tokens_sum");
   c.generation_len_count = sum(s, "vllm:request_generation_tokens_count");
   c.engine_flops = sum(s, "vllm:estimated_flops_per_gpu_total");
-  if (const PromSample* info = find_series(s, "vllm:cache_config_info")) {
+  if (const net::PromSample* info = net::find_series(s, "vllm:cache_config_info")) {
     c.kv_capacity_tokens = label_number(*info, "num_gpu_blocks") * label_number(*info, "block_size");
   }
   if (std::isfinite(c.kv_usage_ratio) && std::isfinite(c.kv_capacity_tokens)) {
@@ -89,10 +89,10 @@ auto read_vllm(std::span<const PromSample> s, EngineCounters& c) -> void {
   }
 }
 
-auto read_sglang(std::span<const PromSample> s, EngineCounters& c) -> void {
+auto read_sglang(std::span<const net::PromSample> s, EngineCounters& c) -> void {
   c.running = sum(s, "sglang:num_running_reqs");
   c.waiting = sum(s, "sglang:num_queue_reqs");
-  c.kv_usage_ratio = combine_series(s, "sglang:token_usage", Combine::Mean);
+  c.kv_usage_ratio = net::combine_series(s, "sglang:token_usage", net::Combine::Mean);
   c.kv_used_tokens = sum(s, "sglang:num_used_tokens");
   if (std::isfinite(c.kv_usage_ratio) && c.kv_usage_ratio > 0 && std::isfinite(c.kv_used_tokens)) {
     c.kv_capacity_tokens = c.kv_used_tokens / c.kv_usage_ratio;
@@ -107,7 +107,7 @@ auto read_sglang(std::span<const PromSample> s, EngineCounters& c) -> void {
   c.engine_flops = sum(s, "sglang:estimated_flops_per_gpu_total");
 }
 
-auto read_tgi(std::span<const PromSample> s, EngineCounters& c) -> void {
+auto read_tgi(std::span<const net::PromSample> s, EngineCounters& c) -> void {
   c.running = sum(s, "tgi_batch_current_size");
   c.waiting = sum(s, "tgi_queue_size");
   c.prompt_len_sum = sum(s, "tgi_request_input_length_sum");
@@ -154,7 +154,7 @@ auto metric_names(EngineKind engine) -> std::span<const std::string_view> {
   return {};
 }
 
-auto read_engine_counters(EngineKind engine, std::span<const PromSample> samples, double time_s)
+auto read_engine_counters(EngineKind engine, std::span<const net::PromSample> samples, double time_s)
     -> EngineCounters {
   EngineCounters c;
   c.time_s = time_s;
