@@ -12,8 +12,8 @@
 #include "fleet/prom_api.hpp"
 #include "fleet/prometheus_fleet.hpp"
 #include "fleet_fake_prometheus.hpp"
+#include "net/remote_http.hpp"
 #include "tui/fleet_view.hpp"
-#include "workload/remote_http.hpp"
 
 namespace {
 
@@ -27,7 +27,7 @@ auto fake() -> bench::FakePrometheus& {
 }
 
 auto provider(bool aggregate_on_server = true) -> std::unique_ptr<fleet::FleetProvider> {
-  workload::RemoteEndpoint endpoint{.url = fake().url()};
+  net::RemoteEndpoint endpoint{.url = fake().url()};
   fleet::FleetQuery q{.window_ns = 3'600'000'000'000,
                       .end_ns = bench::kFakeEndNs,
                       .aggregate_on_server = aggregate_on_server};
@@ -54,7 +54,7 @@ BENCHMARK(BM_FleetSnapshot4096)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->
 
 /// Baseline: the same five GETs (2 counts, 3 ranges) over loopback, bodies not read.
 void BM_FetchOnly4096(benchmark::State& state) {
-  auto http = workload::make_remote_http(workload::RemoteEndpoint{.url = fake().url()});
+  auto http = net::make_remote_http(net::RemoteEndpoint{.url = fake().url()});
   if (!http) std::abort();
   for (auto _ : state) {
     for (const char* q :
@@ -69,7 +69,7 @@ BENCHMARK(BM_FetchOnly4096)->Unit(benchmark::kMillisecond)->Iterations(5);
 
 /// Parsing one range answer (4,096 series x 241 points).
 void BM_ParseOneRangeAnswer4096(benchmark::State& state) {
-  const workload::HttpResponse r{200, fake().compute_body()};
+  const net::HttpResponse r{200, fake().compute_body()};
   for (auto _ : state) {
     auto series = fleet::parse_prom_answer(r, "bench", "fake");
     benchmark::DoNotOptimize(series);

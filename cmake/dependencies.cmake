@@ -45,7 +45,7 @@ solscope_require(prometheus-cpp prometheus-cpp-dev CONFIG)
 #     _ZLIB_, _BROTLI_) the library was built with; the header's class layouts depend on them, so they must match;
 #  3. find_path(httplib.h): a single-header (header-only) httplib, used as is, or with a libcpp-httplib next to it
 #     (then Debian's macros are assumed).
-# The workload layer (HTTP client) and the server link solscope_httplib.
+# The net layer (HTTP clients) and the server link solscope_httplib.
 if(NOT TARGET solscope_httplib)
   add_library(solscope_httplib INTERFACE)
   find_package(httplib CONFIG QUIET)

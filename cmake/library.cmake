@@ -5,9 +5,9 @@
 # Anything else a library needs (system include directories, definitions, properties) follows the call.
 function(solscope_add_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;PUBLIC;PRIVATE" ${ARGN})
-  if(NOT ARG_SOURCES OR ARG_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "solscope_add_library(${name}): give SOURCES, and only SOURCES, PUBLIC and PRIVATE "
-                        "lists (unexpected: ${ARG_UNPARSED_ARGUMENTS})")
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "solscope_add_library(${name}): give only SOURCES, PUBLIC and PRIVATE lists (SOURCES may "
+                        "also come later, through target_sources) (unexpected: ${ARG_UNPARSED_ARGUMENTS})")
   endif()
   add_library(solscope_${name} STATIC ${ARG_SOURCES})
   add_library(solscope::${name} ALIAS solscope_${name})

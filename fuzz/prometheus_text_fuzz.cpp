@@ -1,4 +1,4 @@
-// libFuzzer target: the Prometheus text reader (workload/prometheus_text.hpp) and what discovery does with a
+// libFuzzer target: the Prometheus text reader (net/prometheus_text.hpp) and what discovery does with a
 // serving engine's /metrics (workload/live_shape.hpp).
 //
 // The input holds two scrapes separated by the first NUL byte (the previous one, then the current one; no
@@ -8,12 +8,18 @@
 #include <cstdint>
 #include <string_view>
 
+#include "net/prometheus_text.hpp"
 #include "workload/live_shape.hpp"
-#include "workload/prometheus_text.hpp"
 
 namespace {
 
 using namespace solscope::workload;
+using solscope::net::Combine;
+using solscope::net::combine_series;
+using solscope::net::find_series;
+using solscope::net::parse_prometheus_text;
+using solscope::net::PromSample;
+using solscope::net::PromText;
 
 void check_engine(EngineKind engine, std::string_view previous_text, std::string_view current_text) {
   const auto wanted = metric_names(engine);

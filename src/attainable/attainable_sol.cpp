@@ -115,7 +115,7 @@ AttainableSol::AttainableSol(std::vector<core::DeviceInfo> devices, AttainableSo
           deps_.gpu_specs_json.empty() ? "built-in GPU specs" : "GPU spec file")),
       sm_clock_mhz_(std::make_unique<std::atomic<double>[]>(devices_.size())),
       snapshot_(std::make_shared<AttainableSnapshot>()) {
-  if (!deps_.http) deps_.http = workload::make_loopback_http_client();
+  if (!deps_.http) deps_.http = net::make_loopback_http_client();
   if (!deps_.now_s) deps_.now_s = steady_seconds;
   deps_.refresh_interval_s = std::clamp(deps_.refresh_interval_s, kMinRefreshS, kMaxRefreshS);
   if (std::isnan(deps_.refresh_interval_s)) deps_.refresh_interval_s = 5.0;

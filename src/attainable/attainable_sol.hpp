@@ -7,7 +7,7 @@
 // has a config.json and a step shape, evaluates the roofline ceiling (src/ceiling) for that GPU model at the
 // device's latest measured SM clock, the workload's tensor parallelism and the checkpoint's dtype. The result
 // is published as one immutable snapshot; annotate() reads it under a short lock. The thread never runs on
-// the sampling path: an HTTP probe may take seconds (workload/http_client.hpp timeouts).
+// the sampling path: an HTTP probe may take seconds (net/http_client.hpp timeouts).
 #pragma once
 
 #include <atomic>
@@ -38,9 +38,9 @@ using PidLister = std::function<core::Result<std::vector<std::int32_t>>(std::uin
 
 /// What AttainableSol takes from its surroundings; tests inject fakes.
 struct AttainableSolDeps {
-  PidLister pids;                              ///< required
-  std::unique_ptr<workload::HttpClient> http;  ///< null: workload::make_loopback_http_client()
-  workload::DiscoveryOptions discovery;        ///< procfs root, HF hub dirs, user names, re-probe interval
+  PidLister pids;                         ///< required
+  std::unique_ptr<net::HttpClient> http;  ///< null: net::make_loopback_http_client()
+  workload::DiscoveryOptions discovery;   ///< procfs root, HF hub dirs, user names, re-probe interval
   std::vector<workload::WorkloadDeclaration> declared;  ///< `[[workload]]` entries; they win over discovery
   std::function<double()> now_s;  ///< monotonic clock in seconds for the live-shape rates; null: steady_clock
   double refresh_interval_s = 5.0;  ///< time between refresh passes, clamped to 0.1-3600 s

@@ -16,6 +16,7 @@
 #include "runtime/source_factory.hpp"
 #include "runtime/text_file.hpp"
 #include "workload/http_client.hpp"
+#include "net/http_client.hpp"
 
 namespace solscope::app {
 
@@ -45,7 +46,7 @@ auto make_live_attainable(std::vector<core::DeviceInfo> devices,
     -> std::unique_ptr<AttainableSol> {
   AttainableSolDeps deps;
   deps.pids = make_nvml_pid_lister();
-  deps.http = workload::make_loopback_http_client();
+  deps.http = net::make_loopback_http_client();
   deps.discovery.procfs_root = "/proc";
   deps.discovery.hub_dirs = workload::hf_hub_dirs(config::process_environment());
   deps.declared = std::move(declared);

@@ -11,6 +11,7 @@
 #include "core/units.hpp"
 #include "fleet/fleet_math.hpp"
 #include "fleet/prom_api.hpp"
+#include "net/prom_query.hpp"
 
 namespace solscope::fleet {
 namespace {
@@ -141,15 +142,15 @@ auto gpu_restriction(const GpuKey& key) -> std::string {
 }
 
 auto instant_path(std::string_view expr, std::int64_t time_ns, double timeout_s) -> std::string {
-  return fmt::format("/api/v1/query?query={}&time={}&timeout={}s", url_encode(expr), prom_time(time_ns),
-                     static_cast<long>(std::ceil(timeout_s)));
+  return fmt::format("/api/v1/query?query={}&time={}&timeout={}s", net::url_encode(expr),
+                     net::prom_time(time_ns), static_cast<long>(std::ceil(timeout_s)));
 }
 
 auto range_path(std::string_view expr, std::int64_t start_ns, std::int64_t end_ns, std::int64_t step_ns,
                 double timeout_s) -> std::string {
-  return fmt::format("/api/v1/query_range?query={}&start={}&end={}&step={}s&timeout={}s", url_encode(expr),
-                     prom_time(start_ns), prom_time(end_ns), step_ns / 1'000'000'000,
-                     static_cast<long>(std::ceil(timeout_s)));
+  return fmt::format("/api/v1/query_range?query={}&start={}&end={}&step={}s&timeout={}s",
+                     net::url_encode(expr), net::prom_time(start_ns), net::prom_time(end_ns),
+                     step_ns / 1'000'000'000, static_cast<long>(std::ceil(timeout_s)));
 }
 
 }  // namespace solscope::fleet

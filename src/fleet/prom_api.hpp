@@ -1,6 +1,7 @@
 // Prometheus' HTTP API as the fleet reader uses it: the PromQL it sends (selector merged, host label unified)
-// and the answers it reads (/api/v1/query and /api/v1/query_range JSON), with Prometheus' errors mapped to
-// solscope's error codes. API: https://prometheus.io/docs/prometheus/latest/querying/api/
+// and the answers it reads (/api/v1/query and /api/v1/query_range JSON, through net/prom_query.hpp, which
+// also encodes the query parameters), with Prometheus' errors mapped to solscope's error codes.
+// API: https://prometheus.io/docs/prometheus/latest/querying/api/
 #pragma once
 
 #include <cstdint>
@@ -11,7 +12,7 @@
 #include <vector>
 
 #include "core/result.hpp"
-#include "workload/http_client.hpp"
+#include "net/http_client.hpp"
 
 namespace solscope::fleet {
 
@@ -37,17 +38,12 @@ struct PromSeries {
 inline constexpr std::string_view kKeyLabels =
     "host, gpu, GPU_I_PROFILE, GPU_I_ID, UUID, modelName, namespace, pod";
 
-/// Percent-encodes a query parameter value (RFC 3986 unreserved characters kept).
-[[nodiscard]] auto url_encode(std::string_view text) -> std::string;
-
-/// "1700000000.5" for a Unix ns time (millisecond resolution, as Prometheus takes it).
-[[nodiscard]] auto prom_time(std::int64_t t_ns) -> std::string;
-
-/// Reads one API answer. `what` names the query for messages; `origin` is the server's URL.
-/// Errors: PermissionDenied for 401/403 (hint: --prometheus-token-file); InvalidArgument for Prometheus'
-/// bad_data (its message; hint: --selector); Unavailable for its timeout, execution, internal and unavailable
-/// errors; DataLoss when the answer is not Prometheus API JSON (wrong URL, a proxy's page).
-[[nodiscard]] auto parse_prom_answer(const workload::HttpResponse& response, std::string_view what,
+/// Reads one API answer (net::parse_prom_query_answer; points as it reads them). `what` names the query for
+/// messages; `origin` is the server's URL. Errors: PermissionDenied for 401/403 (hint:
+/// --prometheus-token-file); InvalidArgument for Prometheus' bad_data (its message; hint: --selector);
+/// Unavailable for its timeout, execution, internal and unavailable errors; DataLoss when the answer is not
+/// Prometheus API JSON (wrong URL, a proxy's page) or holds a series with a point that does not read.
+[[nodiscard]] auto parse_prom_answer(const net::HttpResponse& response, std::string_view what,
                                      std::string_view origin) -> core::Result<std::vector<PromSeries>>;
 
 }  // namespace solscope::fleet

@@ -96,7 +96,7 @@ using RowMap = std::map<std::pair<std::string, std::string>, FleetRow>;
 
 class PrometheusFleet final : public FleetProvider {
  public:
-  PrometheusFleet(std::unique_ptr<workload::RemoteHttp> http, FleetQuery query)
+  PrometheusFleet(std::unique_ptr<net::RemoteHttp> http, FleetQuery query)
       : http_(std::move(http)), query_(std::move(query)), inner_(selector_inner(query_.selector)) {}
 
   auto snapshot() -> core::Result<FleetSnapshot> override {
@@ -295,19 +295,19 @@ class PrometheusFleet final : public FleetProvider {
     return gpus;
   }
 
-  std::unique_ptr<workload::RemoteHttp> http_;
+  std::unique_ptr<net::RemoteHttp> http_;
   FleetQuery query_;
   std::string inner_;
 };
 
 }  // namespace
 
-auto make_prometheus_fleet(std::unique_ptr<workload::RemoteHttp> http, FleetQuery query)
+auto make_prometheus_fleet(std::unique_ptr<net::RemoteHttp> http, FleetQuery query)
     -> std::unique_ptr<FleetProvider> {
   return std::make_unique<PrometheusFleet>(std::move(http), std::move(query));
 }
 
-auto make_prometheus_fleet(const workload::RemoteEndpoint& endpoint, FleetQuery query)
+auto make_prometheus_fleet(const net::RemoteEndpoint& endpoint, FleetQuery query)
     -> core::Result<std::unique_ptr<FleetProvider>> {
   if (query.window_ns <= 0) {
     return core::fail(ErrorCode::InvalidArgument, "the fleet window must be longer than 0 s",
@@ -318,9 +318,9 @@ auto make_prometheus_fleet(const workload::RemoteEndpoint& endpoint, FleetQuery 
   }
   // Wait for an answer longer than Prometheus may work on it (its `timeout=`), so that a slow query ends
   // with Prometheus' own error rather than a dropped connection.
-  workload::RemoteEndpoint client = endpoint;
+  net::RemoteEndpoint client = endpoint;
   client.read_timeout_s = std::max(client.read_timeout_s, query.query_timeout_s + kReadTimeoutMarginS);
-  auto http = workload::make_remote_http(client);
+  auto http = net::make_remote_http(client);
   if (!http) return core::propagate(http);
   return make_prometheus_fleet(std::move(*http), std::move(query));
 }

@@ -12,7 +12,7 @@
 
 #include "core/result.hpp"
 #include "fleet/fleet_model.hpp"
-#include "workload/remote_http.hpp"
+#include "net/remote_http.hpp"
 
 namespace solscope::fleet {
 
@@ -38,13 +38,13 @@ struct FleetQuery {
 };
 
 /// A FleetProvider over the client `http` (tests pass a stub). describe_url names the server in messages.
-[[nodiscard]] auto make_prometheus_fleet(std::unique_ptr<workload::RemoteHttp> http, FleetQuery query)
+[[nodiscard]] auto make_prometheus_fleet(std::unique_ptr<net::RemoteHttp> http, FleetQuery query)
     -> std::unique_ptr<FleetProvider>;
 
 /// As above with the real client for `endpoint` (token, CA file, TLS, timeouts; the read timeout is raised to
 /// query.query_timeout_s + kReadTimeoutMarginS when shorter). Errors: those of
-/// workload::make_remote_http(); InvalidArgument for a window <= 0 or a gpu_limit of 0.
-[[nodiscard]] auto make_prometheus_fleet(const workload::RemoteEndpoint& endpoint, FleetQuery query)
+/// net::make_remote_http(); InvalidArgument for a window <= 0 or a gpu_limit of 0.
+[[nodiscard]] auto make_prometheus_fleet(const net::RemoteEndpoint& endpoint, FleetQuery query)
     -> core::Result<std::unique_ptr<FleetProvider>>;
 
 }  // namespace solscope::fleet

@@ -2,21 +2,21 @@
 
 #include <limits>
 
-#include "imports/dcgm_exposition.hpp"
 #include "imports/dcgmi_dmon.hpp"
+#include "net/dcgm_exposition.hpp"
 
 namespace solscope::imports {
 auto import_dcgm_exporter(std::string_view text, std::int64_t single_ns) -> core::Result<Recording> {
-  DcgmDeviceIndex index;
-  auto scrapes = parse_dcgm_scrapes(text, index);
+  net::DcgmDeviceIndex index;
+  auto scrapes = net::parse_dcgm_scrapes(text, index);
   if (!scrapes) return core::propagate(scrapes);
   Recording recording;
   recording.devices.resize(index.size());
   bool untimed = false;
-  for (const DcgmScrape& scrape : *scrapes) {
+  for (const net::DcgmScrape& scrape : *scrapes) {
     untimed = untimed || scrape.timestamp_ms == std::numeric_limits<std::int64_t>::min();
     // parse_dcgm_scrapes refused timestamps outside 1970-2200, so the ns below fit an int64.
-    for (const DcgmGpuSample& gpu : scrape.gpus) {
+    for (const net::DcgmGpuSample& gpu : scrape.gpus) {
       if (gpu.device.index < recording.devices.size()) recording.devices[gpu.device.index] = gpu.device;
       core::RawSample raw = gpu.sample;
       raw.t_end_ns = untimed ? 0 : scrape.timestamp_ms * 1'000'000;

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "core/metric_catalog.hpp"
-#include "imports/dcgm_exposition.hpp"
 #include "imports/text_lines.hpp"
+#include "net/time_limits.hpp"
 
 namespace solscope::imports {
 namespace {
@@ -87,8 +87,8 @@ auto parse_date_time(std::string_view date, std::string_view time) -> std::optio
   if (date.size() != 8 || time.size() != 8 || time[2] != ':' || time[5] != ':') return std::nullopt;
   const auto y = digits(date.substr(0, 4)), mo = digits(date.substr(4, 2)), d = digits(date.substr(6, 2));
   const auto h = digits(time.substr(0, 2)), mi = digits(time.substr(3, 2)), s = digits(time.substr(6, 2));
-  if (!y || !mo || !d || !h || !mi || !s || *y < 1970 || *y > kLatestYear || *mo < 1 || *mo > 12 || *d < 1 ||
-      *d > 31 || *h > 23 || *mi > 59 || *s > 60) {
+  if (!y || !mo || !d || !h || !mi || !s || *y < 1970 || *y > net::kLatestYear || *mo < 1 || *mo > 12 ||
+      *d < 1 || *d > 31 || *h > 23 || *mi > 59 || *s > 60) {
     return std::nullopt;
   }
   const std::int64_t seconds = days_from_civil(*y, *mo, *d) * 86400 + *h * 3600 + *mi * 60 + *s;

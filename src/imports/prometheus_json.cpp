@@ -1,28 +1,21 @@
 #include "imports/prometheus_json.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <map>
 #include <tuple>
 
-#include <nlohmann/json.hpp>
-
 #include "core/dcgm_fields.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/units.hpp"
-#include "imports/dcgm_exposition.hpp"
 #include "imports/dcgmi_dmon.hpp"
 #include "imports/text_lines.hpp"
-#include "json/json_fields.hpp"
+#include "net/prom_query.hpp"
 
 namespace solscope::imports {
 namespace {
 
-using Json = nlohmann::json;
-
-/// Latest time a point may carry (dcgm_exposition.hpp kLatestUnixSeconds).
-constexpr auto kMaxUnixSeconds = static_cast<double>(kLatestUnixSeconds);
+using Labels = std::map<std::string, std::string>;
 using GpuKey = std::tuple<std::string, std::string, std::string>;
 
 /// Where one series' values go.
@@ -32,11 +25,12 @@ struct Target {
   std::optional<core::DcgmField> dcgm;  ///< DCGM field: placeholders mean "no value"
 };
 
-auto label(const Json& metric, std::string_view name) -> std::string {
-  return solscope::json::string_field(metric, name);
+auto label(const Labels& metric, std::string_view name) -> std::string {
+  const auto it = metric.find(std::string(name));
+  return it != metric.end() ? it->second : std::string();
 }
 
-auto first_label(const Json& metric, std::initializer_list<std::string_view> names) -> std::string {
+auto first_label(const Labels& metric, std::initializer_list<std::string_view> names) -> std::string {
   for (const std::string_view n : names) {
     if (std::string v = label(metric, n); !v.empty()) return v;
   }
@@ -44,7 +38,7 @@ auto first_label(const Json& metric, std::initializer_list<std::string_view> nam
 }
 
 /// The catalog row of a solscope series, or nullopt.
-auto solscope_target(std::string_view name, const Json& metric) -> std::optional<Target> {
+auto solscope_target(std::string_view name, const Labels& metric) -> std::optional<Target> {
   for (const core::MetricDef& def : core::metric_catalog()) {
     if (def.prom_name != name || def.prom_scale == 0) continue;
     if (def.role == core::MetricRole::ComputePipe) {
@@ -59,21 +53,6 @@ auto solscope_target(std::string_view name, const Json& metric) -> std::optional
   return std::nullopt;
 }
 
-/// The sample value of one point [time, "value"]; Prometheus writes values as strings ("NaN", "+Inf" too).
-auto point_value(const Json& point, double& time_s, double& value) -> bool {
-  if (!point.is_array() || point.size() != 2 || !point[0].is_number() || !point[1].is_string()) return false;
-  time_s = point[0].get<double>();
-  const std::string& text = point[1].get_ref<const std::string&>();
-  if (text == "NaN" || text == "+Inf" || text == "-Inf") {
-    value = std::nan("");
-    return std::isfinite(time_s) && time_s >= 0 && time_s < kMaxUnixSeconds;
-  }
-  const auto parsed = parse_finite(text);
-  if (!parsed) return false;
-  value = *parsed;
-  return std::isfinite(time_s) && time_s >= 0 && time_s < kMaxUnixSeconds;
-}
-
 struct Builder {
   Recording recording;
   std::map<GpuKey, std::uint32_t> indices;
@@ -82,7 +61,7 @@ struct Builder {
   bool any_dcgm = false;
   bool any_solscope = false;
 
-  auto device_for(const Json& metric) -> std::uint32_t {
+  auto device_for(const Labels& metric) -> std::uint32_t {
     const GpuKey key{first_label(metric, {"Hostname", "hostname", "instance"}), label(metric, "gpu"),
                      label(metric, "GPU_I_ID")};
     auto [it, fresh] = indices.try_emplace(key, static_cast<std::uint32_t>(recording.devices.size()));
@@ -106,26 +85,12 @@ struct Builder {
   }
 };
 
-auto parse_error(const Json::parse_error& e, std::string_view text) -> core::Error {
-  const std::size_t offset = std::min(e.byte > 0 ? e.byte - 1 : 0, text.size());
-  const std::string_view before = text.substr(0, offset);
-  const std::size_t line = static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n')) + 1;
-  const std::size_t last_nl = before.rfind('\n');
-  const std::size_t column = offset - (last_nl == std::string_view::npos ? 0 : last_nl + 1) + 1;
-  std::string what = e.what();
-  if (const auto at = what.find("parse error"); at != std::string::npos) what = what.substr(at);
-  return core::Error{core::ErrorCode::DataLoss,
-                     at_line(line, "column " + std::to_string(column) + ": invalid JSON (" + what + ")"),
-                     "give the saved body of a /api/v1/query_range answer"};
-}
-
-auto read_series(Builder& b, const Json& series, std::size_t index) -> core::Result<void> {
+auto read_series(Builder& b, net::PromSeries& series, std::size_t index) -> core::Result<void> {
   const std::string where = "data.result[" + std::to_string(index) + "]";
-  if (!series.is_object() || !series.contains("metric") || !series["metric"].is_object() ||
-      !series.contains("values") || !series["values"].is_array()) {
+  if (!series.has_metric || series.form != net::PromSeriesForm::Range) {
     return core::fail(core::ErrorCode::DataLoss, where + ": a series needs \"metric\" and \"values\"");
   }
-  const Json& metric = series["metric"];
+  const Labels& metric = series.labels;
   const std::string name = label(metric, "__name__");
   std::optional<Target> target;
   bool is_info = false;
@@ -138,7 +103,7 @@ auto read_series(Builder& b, const Json& series, std::size_t index) -> core::Res
     target = solscope_target(name, metric);
   }
   if (!target && !is_info) {
-    b.recording.unmapped[name.empty() ? std::string("(no __name__)") : name] += series["values"].size();
+    b.recording.unmapped[name.empty() ? std::string("(no __name__)") : name] += series.sent_points;
     return core::ok();
   }
   const std::uint32_t device = b.device_for(metric);
@@ -151,21 +116,19 @@ auto read_series(Builder& b, const Json& series, std::size_t index) -> core::Res
   (target->dcgm ? b.any_dcgm : b.any_solscope) = true;
   if (!target->dcgm && !b.solscope_source.contains(device))
     b.solscope_source[device] = core::SourceKind::Replay;
-  const Json& values = series["values"];
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    double time_s = 0;
-    double value = 0;
-    if (!point_value(values[i], time_s, value)) {
-      return core::fail(core::ErrorCode::DataLoss, where + ".values[" + std::to_string(i) +
-                                                       "]: expected [unix seconds, \"number\"], found " +
-                                                       imports::quoted(values[i].dump()));
-    }
-    const auto ms = static_cast<std::int64_t>(std::llround(time_s * 1000.0));
-    auto [it, fresh] = b.samples.try_emplace({device, ms});
+  if (series.bad_point) {
+    return core::fail(core::ErrorCode::DataLoss, where + ".values[" +
+                                                     std::to_string(series.bad_point->index) +
+                                                     "]: expected [unix seconds, \"number\"], found " +
+                                                     imports::quoted(series.bad_point->json));
+  }
+  for (const auto& [t_ns, sent] : series.points) {
+    const double value = std::isfinite(sent) ? sent : std::nan("");  // "+Inf" and "-Inf": no value
+    auto [it, fresh] = b.samples.try_emplace({device, t_ns / 1'000'000});
     core::RawSample& raw = it->second;
     if (fresh) {
       raw.device_index = device;
-      raw.t_end_ns = ms * 1'000'000;
+      raw.t_end_ns = t_ns;
     }
     const double v = target->dcgm ? core::dcgm_value(*target->dcgm, value) : value * target->scale;
     if (!std::isnan(v) || std::isnan(raw.value(target->metric))) raw.set(target->metric, v);
@@ -183,32 +146,27 @@ auto sol_definition(const Builder& b) -> std::string {
 }  // namespace
 
 auto parse_prometheus_json(std::string_view text) -> core::Result<Recording> {
-  Json doc;
-  try {
-    doc = Json::parse(text.begin(), text.end());
-  } catch (const Json::parse_error& e) {
-    return core::fail(parse_error(e, text));
-  } catch (const Json::exception& e) {
-    return core::fail(core::ErrorCode::DataLoss, std::string("invalid JSON: ") + e.what());
-  }
   const auto hint =
       "save the body of /api/v1/query_range (not /api/v1/query), e.g. curl -o FILE "
       "'http://prometheus:9090/api/v1/query_range?query=...&start=...&end=...&step=...'";
-  if (!doc.is_object() || solscope::json::string_field(doc, "status") != "success" || !doc.contains("data") ||
-      !doc["data"].is_object()) {
+  auto answer = net::parse_prom_query_answer(text);
+  if (!answer) {
+    core::Error error = std::move(answer.error());
+    error.hint = "give the saved body of a /api/v1/query_range answer";
+    return core::fail(std::move(error));
+  }
+  if (answer->status != "success" || !answer->has_data) {
     return core::fail(core::ErrorCode::InvalidArgument,
                       "not a successful Prometheus API answer (no \"status\": \"success\" with \"data\")",
                       hint);
   }
-  const Json& data = doc["data"];
-  if (solscope::json::string_field(data, "resultType") != "matrix" || !data.contains("result") ||
-      !data["result"].is_array()) {
+  if (answer->result_type != "matrix" || !answer->has_result) {
     return core::fail(core::ErrorCode::InvalidArgument,
                       "the answer's resultType is not \"matrix\" (a query_range answer)", hint);
   }
   Builder b;
-  for (std::size_t i = 0; i < data["result"].size(); ++i) {
-    if (auto done = read_series(b, data["result"][i], i); !done) return core::propagate(done);
+  for (std::size_t i = 0; i < answer->series.size(); ++i) {
+    if (auto done = read_series(b, answer->series[i], i); !done) return core::propagate(done);
   }
   if (b.samples.empty()) {
     return core::fail(core::ErrorCode::InvalidArgument, "the answer holds no DCGM_FI_* or solscope_* series",

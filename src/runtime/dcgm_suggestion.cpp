@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "imports/dcgm_exposition.hpp"
+#include "net/dcgm_exposition.hpp"
 
 namespace solscope::app {
 namespace {
@@ -16,7 +16,7 @@ auto counters_held(const GpuProbe& probe) -> bool {
 }
 
 /// True when a GPU of the scrape has a DCGM profiling figure (not a placeholder).
-auto profiling_running(const imports::DcgmScrape& scrape) -> bool {
+auto profiling_running(const net::DcgmScrape& scrape) -> bool {
   using core::MetricId;
   constexpr MetricId kProfiling[] = {MetricId::GrActive,   MetricId::SmActive,       MetricId::SmOccupancy,
                                      MetricId::TensorPipe, MetricId::DramThroughput, MetricId::FmaPipe,
@@ -31,11 +31,11 @@ auto profiling_running(const imports::DcgmScrape& scrape) -> bool {
 
 }  // namespace
 
-auto dcgm_exporter_suggestion(const GpuProbe& probe, workload::HttpClient& client) -> std::string {
+auto dcgm_exporter_suggestion(const GpuProbe& probe, net::HttpClient& client) -> std::string {
   auto response = client.get(kLocalDcgmExporterHost, kLocalDcgmExporterPort, kLocalDcgmExporterPath);
   if (!response || response->status != 200) return {};
-  imports::DcgmDeviceIndex index;
-  auto scrape = imports::parse_dcgm_scrape(response->body, index);
+  net::DcgmDeviceIndex index;
+  auto scrape = net::parse_dcgm_scrape(response->body, index);
   if (!scrape || scrape->gpus.empty()) return {};
   if (!counters_held(probe) && !profiling_running(*scrape)) return {};
   const std::string url = "http://" + std::string(kLocalDcgmExporterHost) + ":" +

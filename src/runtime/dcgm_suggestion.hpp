@@ -5,6 +5,7 @@
 
 #include "runtime/gpu_backend.hpp"
 #include "workload/http_client.hpp"
+#include "net/http_client.hpp"
 
 namespace solscope::app {
 
@@ -14,13 +15,12 @@ inline constexpr std::uint16_t kLocalDcgmExporterPort = 9400;
 inline constexpr std::string_view kLocalDcgmExporterPath = "/metrics";
 
 /// The suggestion line, or "" when none applies. It applies when GET http://127.0.0.1:9400/metrics through
-/// `client` answers a dcgm-exporter page (imports::parse_dcgm_scrape accepts it) and the counters are held:
+/// `client` answers a dcgm-exporter page (net::parse_dcgm_scrape accepts it) and the counters are held:
 /// a device of `probe` says so ("held by another profiler" in its status), or the page carries DCGM profiling
 /// figures (DCGM_FI_PROF_* with values: DCGM profiling is running, and it owns the counters, one profiler per
 /// GPU). The line: "DCGM profiling holds the GPU counters here; dcgm-exporter answers at URL: run `solscope
 /// --dcgm-exporter URL` (tensor/FP pipes and DRAM; L2/L1/issue unknown)". Never fails: an exporter that
 /// does not answer gives "".
-[[nodiscard]] auto dcgm_exporter_suggestion(const GpuProbe& probe, workload::HttpClient& client)
-    -> std::string;
+[[nodiscard]] auto dcgm_exporter_suggestion(const GpuProbe& probe, net::HttpClient& client) -> std::string;
 
 }  // namespace solscope::app

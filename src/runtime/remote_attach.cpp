@@ -2,6 +2,7 @@
 
 #include "runtime/environment.hpp"
 #include "server/auth.hpp"
+#include "net/token_file.hpp"
 #include "server/remote_feed.hpp"
 
 namespace solscope::app {
@@ -29,7 +30,7 @@ auto connect_remote(const std::string& host_port, core::LiveState& state, const 
   options.address = host_port;
   options.ca_cert_path = env("SOLSCOPE_TLS_CA");
   if (const std::string token_file = env("SOLSCOPE_TOKEN_FILE"); !token_file.empty()) {
-    auto token = server::read_token_file(token_file);
+    auto token = net::read_token_file(token_file);
     if (!token) return core::propagate(std::move(token));
     options.token = std::move(*token);
   }

@@ -14,6 +14,7 @@
 #include "runtime/options.hpp"
 #include "cli/output_path.hpp"
 #include "server/auth.hpp"
+#include "net/token_file.hpp"
 #include "sources/dcgm/dcgm_exporter_source.hpp"
 #include "sources/replay/trace_replay_source.hpp"
 
@@ -67,7 +68,7 @@ auto open_dcgm_exporter_source(const CommonOptions& common, const sources::Sourc
   options.url = common.dcgm_exporter;
   options.ca_cert_path = common.dcgm_exporter_ca;
   if (!common.dcgm_exporter_token_file.empty()) {
-    auto token = server::read_token_file(common.dcgm_exporter_token_file);
+    auto token = net::read_token_file(common.dcgm_exporter_token_file);
     if (!token) return core::fail(Failure{token.error(), kExitUsage});
     options.token = std::move(*token);
   }

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "core/guarded_run.hpp"
-#include "server/auth.hpp"
+#include "net/loopback.hpp"
 #include "server/detail/connection_pool.hpp"
 #include "server/detail/connection_registry.hpp"
 #include "server/detail/guarded_server.hpp"
@@ -154,7 +154,7 @@ Server::~Server() {
 
 auto Server::start(ServerOptions options, const core::LiveState& state)
     -> core::Result<std::unique_ptr<Server>> {
-  if (!is_loopback_host(options.host) && options.token.empty()) {
+  if (!net::is_loopback_host(options.host, net::LoopbackForm::Listen) && options.token.empty()) {
     return core::fail(core::ErrorCode::InvalidArgument,
                       "listening on " + options.host + " requires a bearer token",
                       "give --token-file FILE (one line, at least 16 characters), or listen on 127.0.0.1");

@@ -9,7 +9,7 @@
 
 namespace solscope::workload {
 
-WorkloadDiscovery::WorkloadDiscovery(HttpClient& http, DiscoveryOptions options,
+WorkloadDiscovery::WorkloadDiscovery(net::HttpClient& http, DiscoveryOptions options,
                                      std::vector<WorkloadDeclaration> declared)
     : http_(http), options_(std::move(options)), declared_(std::move(declared)) {}
 
@@ -105,7 +105,7 @@ auto WorkloadDiscovery::refresh(std::span<const GpuProcesses> gpus, double now_s
   return out;
 }
 
-auto discover(std::span<const GpuProcesses> gpus, HttpClient& http, const DiscoveryOptions& options,
+auto discover(std::span<const GpuProcesses> gpus, net::HttpClient& http, const DiscoveryOptions& options,
               std::vector<WorkloadDeclaration> declared) -> std::vector<Workload> {
   WorkloadDiscovery discovery(http, options, std::move(declared));
   return discovery.refresh(gpus, 0.0);

@@ -27,10 +27,10 @@
 #include <string>
 #include <vector>
 
+#include "net/http_client.hpp"
 #include "workload/declaration.hpp"
 #include "workload/endpoint.hpp"
 #include "workload/engine_cmdline.hpp"
-#include "workload/http_client.hpp"
 #include "workload/live_shape.hpp"
 #include "workload/process_info.hpp"
 
@@ -108,7 +108,7 @@ struct DiscoveryOptions {
 class WorkloadDiscovery {
  public:
   /// `http` must outlive the object. `declared` entries take precedence over discovery on their GPUs.
-  WorkloadDiscovery(HttpClient& http, DiscoveryOptions options,
+  WorkloadDiscovery(net::HttpClient& http, DiscoveryOptions options,
                     std::vector<WorkloadDeclaration> declared = {});
   ~WorkloadDiscovery();
   WorkloadDiscovery(const WorkloadDiscovery&) = delete;
@@ -124,7 +124,7 @@ class WorkloadDiscovery {
   [[nodiscard]] auto declared_workload(const WorkloadDeclaration& declaration, std::uint32_t gpu_index,
                                        std::vector<ProcessInfo> processes) -> Workload;
 
-  HttpClient& http_;
+  net::HttpClient& http_;
   DiscoveryOptions options_;
   std::vector<WorkloadDeclaration> declared_;
   std::map<std::string, std::pair<std::string, std::string>> declared_configs_;  ///< model -> (path, problem)
@@ -132,7 +132,7 @@ class WorkloadDiscovery {
 };
 
 /// One pass without history (rates stay NaN): a fresh WorkloadDiscovery's refresh(gpus, 0).
-[[nodiscard]] auto discover(std::span<const GpuProcesses> gpus, HttpClient& http,
+[[nodiscard]] auto discover(std::span<const GpuProcesses> gpus, net::HttpClient& http,
                             const DiscoveryOptions& options, std::vector<WorkloadDeclaration> declared = {})
     -> std::vector<Workload>;
 

@@ -135,7 +135,7 @@ auto info_path(EngineKind engine) -> std::string_view {
   return kInfoPaths(engine);
 }
 
-auto probe_endpoint(HttpClient& http, EngineKind engine, std::string_view host, std::uint16_t port)
+auto probe_endpoint(net::HttpClient& http, EngineKind engine, std::string_view host, std::uint16_t port)
     -> core::Result<EndpointInfo> {
   if (engine == EngineKind::None) {
     return core::fail(core::ErrorCode::InvalidArgument, "no engine to probe on " + url_of(host, port, ""));
@@ -161,7 +161,7 @@ auto probe_endpoint(HttpClient& http, EngineKind engine, std::string_view host, 
   return core::fail(core::ErrorCode::Internal, "unreachable engine kind");
 }
 
-auto fetch_metrics(HttpClient& http, EngineKind engine, std::string_view host, std::uint16_t port)
+auto fetch_metrics(net::HttpClient& http, EngineKind engine, std::string_view host, std::uint16_t port)
     -> core::Result<std::string> {
   auto response = http.get(host, port, "/metrics");
   if (!response) return core::propagate(response);

@@ -18,8 +18,8 @@
 #include <string_view>
 
 #include "core/result.hpp"
+#include "net/http_client.hpp"
 #include "workload/engine_cmdline.hpp"
-#include "workload/http_client.hpp"
 
 namespace solscope::workload {
 
@@ -55,12 +55,12 @@ struct EndpointInfo {
 /// answers 404). Errors: Unavailable (no connection), FailedPrecondition (an HTTP status other than 200; 401
 /// and 403 hint at an API key), DataLoss (a body of the wrong shape: probably another service on that port),
 /// InvalidArgument for EngineKind::None.
-[[nodiscard]] auto probe_endpoint(HttpClient& http, EngineKind engine, std::string_view host,
+[[nodiscard]] auto probe_endpoint(net::HttpClient& http, EngineKind engine, std::string_view host,
                                   std::uint16_t port) -> core::Result<EndpointInfo>;
 
 /// GET /metrics. Errors as probe_endpoint (SGLang answers 404 unless started with --enable-metrics: the hint
 /// says so).
-[[nodiscard]] auto fetch_metrics(HttpClient& http, EngineKind engine, std::string_view host,
+[[nodiscard]] auto fetch_metrics(net::HttpClient& http, EngineKind engine, std::string_view host,
                                  std::uint16_t port) -> core::Result<std::string>;
 
 }  // namespace solscope::workload

@@ -11,18 +11,18 @@
 namespace solscope::workload {
 namespace {
 
-auto sum(std::span<const PromSample> s, std::string_view name) -> double {
-  return combine_series(s, name, Combine::Sum);
+auto sum(std::span<const net::PromSample> s, std::string_view name) -> double {
+  return net::combine_series(s, name, net::Combine::Sum);
 }
 
 /// The first name's combined value, else the second's (renamed series).
-auto either(std::span<const PromSample> s, std::string_view name, std::string_view old_name, Combine how)
-    -> double {
-  const double value = combine_series(s, name, how);
-  return std::isnan(value) ? combine_series(s, old_name, how) : value;
+auto either(std::span<const net::PromSample> s, std::string_view name, std::string_view old_name,
+            net::Combine how) -> double {
+  const double value = net::combine_series(s, name, how);
+  return std::isnan(value) ? net::combine_series(s, old_name, how) : value;
 }
 
-auto label_number(const PromSample& sample, std::string_view key) -> double {
+auto label_number(const net::PromSample& sample, std::string_view key) -> double {
   const std::string* text = sample.label(key);
   double value = kUnknown;
   if (text == nullptr) return value;
@@ -37,11 +37,11 @@ struct SummedSeries {
 };
 
 /// What an engine's counters are read from: its summed series, its other series (renamed ones, averages,
-/// labels), every name of both (for parse_prometheus_text), and the reader of the other series.
+/// labels), every name of both (for net::parse_prometheus_text), and the reader of the other series.
 struct EngineSeries {
   std::span<const SummedSeries> sums;
   std::span<const std::string_view> names;
-  void (*read_others)(std::span<const PromSample>, EngineCounters&) = nullptr;
+  void (*read_others)(std::span<const net::PromSample>, EngineCounters&) = nullptr;
 };
 
 /// The names of the summed series, then the others.
@@ -75,10 +75,10 @@ constexpr std::string_view kVllmCacheConfig = "vllm:cache_config_info";
 constexpr auto kVllmNames = names_of(kVllmSums, std::array{kVllmKvUsage, kVllmKvUsageOld, kVllmPrefixHits,
                                                            kVllmPrefixHitsOld, kVllmCacheConfig});
 
-void read_vllm_others(std::span<const PromSample> s, EngineCounters& c) {
-  c.kv_usage_ratio = either(s, kVllmKvUsage, kVllmKvUsageOld, Combine::Mean);
-  c.cached_prompt_tokens = either(s, kVllmPrefixHits, kVllmPrefixHitsOld, Combine::Sum);
-  if (const PromSample* info = find_series(s, kVllmCacheConfig)) {
+void read_vllm_others(std::span<const net::PromSample> s, EngineCounters& c) {
+  c.kv_usage_ratio = either(s, kVllmKvUsage, kVllmKvUsageOld, net::Combine::Mean);
+  c.cached_prompt_tokens = either(s, kVllmPrefixHits, kVllmPrefixHitsOld, net::Combine::Sum);
+  if (const net::PromSample* info = net::find_series(s, kVllmCacheConfig)) {
     c.kv_capacity_tokens = label_number(*info, "num_gpu_blocks") * label_number(*info, "block_size");
   }
   if (std::isfinite(c.kv_usage_ratio) && std::isfinite(c.kv_capacity_tokens)) {
@@ -102,8 +102,8 @@ constexpr std::array<SummedSeries, 11> kSglangSums = {{
 constexpr std::string_view kSglangTokenUsage = "sglang:token_usage";
 constexpr auto kSglangNames = names_of(kSglangSums, std::array{kSglangTokenUsage});
 
-void read_sglang_others(std::span<const PromSample> s, EngineCounters& c) {
-  c.kv_usage_ratio = combine_series(s, kSglangTokenUsage, Combine::Mean);
+void read_sglang_others(std::span<const net::PromSample> s, EngineCounters& c) {
+  c.kv_usage_ratio = net::combine_series(s, kSglangTokenUsage, net::Combine::Mean);
   if (std::isfinite(c.kv_usage_ratio) && c.kv_usage_ratio > 0 && std::isfinite(c.kv_used_tokens)) {
     c.kv_capacity_tokens = c.kv_used_tokens / c.kv_usage_ratio;
   }
@@ -121,7 +121,7 @@ constexpr std::array<SummedSeries, 7> kTgiSums = {{
 constexpr auto kTgiNames = names_of(kTgiSums, std::array<std::string_view, 0>{});
 
 /// TGI has no token counters: its token figures are its length histograms' sums.
-void read_tgi_others(std::span<const PromSample> /*s*/, EngineCounters& c) {
+void read_tgi_others(std::span<const net::PromSample> /*s*/, EngineCounters& c) {
   c.prompt_tokens = c.prompt_len_sum;
   c.generation_tokens = c.generation_len_sum;
 }
@@ -157,7 +157,7 @@ auto metric_names(EngineKind engine) -> std::span<const std::string_view> {
   return kEngineSeries(engine).names;
 }
 
-auto read_engine_counters(EngineKind engine, std::span<const PromSample> samples, double time_s)
+auto read_engine_counters(EngineKind engine, std::span<const net::PromSample> samples, double time_s)
     -> EngineCounters {
   EngineCounters c;
   c.time_s = time_s;

@@ -30,8 +30,8 @@
 
 #include "core/raw_sample.hpp"
 #include "core/step_phase.hpp"
+#include "net/prometheus_text.hpp"
 #include "workload/engine_cmdline.hpp"
-#include "workload/prometheus_text.hpp"
 
 namespace solscope::workload {
 
@@ -73,12 +73,12 @@ struct EngineCounters {
   double engine_flops = kUnknown;  ///< counter: the engine's own FLOP estimate per GPU (vLLM, SGLang)
 };
 
-/// The series names an engine's counters need: pass them to parse_prometheus_text() as `wanted`.
+/// The series names an engine's counters need: pass them to net::parse_prometheus_text() as `wanted`.
 [[nodiscard]] auto metric_names(EngineKind engine) -> std::span<const std::string_view>;
 
 /// Extracts one scrape's counters (see the file comment for the series). `time_s` is stored as is.
-[[nodiscard]] auto read_engine_counters(EngineKind engine, std::span<const PromSample> samples, double time_s)
-    -> EngineCounters;
+[[nodiscard]] auto read_engine_counters(EngineKind engine, std::span<const net::PromSample> samples,
+                                        double time_s) -> EngineCounters;
 
 /// The shape of the traffic over one refresh window. NaN = unknown (rates need two scrapes).
 struct LiveShape {

@@ -10,18 +10,18 @@ namespace solscope::app {
 namespace {
 
 /// Answers GET host:port/path from a table; Unavailable (connection refused) otherwise.
-class FakeLoopback final : public workload::HttpClient {
+class FakeLoopback final : public net::HttpClient {
  public:
   void set(std::string key, int status, std::string body) {
     answers_[std::move(key)] = {status, std::move(body)};
   }
   auto get(std::string_view host, std::uint16_t port, std::string_view path)
-      -> core::Result<workload::HttpResponse> override {
+      -> core::Result<net::HttpResponse> override {
     const std::string key = std::string(host) + ":" + std::to_string(port) + std::string(path);
     asked.push_back(key);
     const auto it = answers_.find(key);
     if (it == answers_.end()) return core::fail(core::ErrorCode::Unavailable, "connection refused: " + key);
-    return workload::HttpResponse{it->second.first, it->second.second};
+    return net::HttpResponse{it->second.first, it->second.second};
   }
   std::vector<std::string> asked;
 

@@ -14,12 +14,13 @@
 
 #include "fleet/fleet_queries.hpp"
 #include "fleet/prom_api.hpp"
+#include "net/prom_query.hpp"
 
 namespace solscope::fleet {
 namespace {
 
 using core::ErrorCode;
-using workload::HttpResponse;
+using net::HttpResponse;
 
 constexpr std::int64_t kEndNs = 1'700'000'000'000'000'000;
 constexpr std::int64_t kWindowNs = 3'600'000'000'000;  // 1 h: step 15 s, 241 steps
@@ -38,7 +39,7 @@ auto url_decode(std::string_view s) -> std::string {
 }
 
 /// A stub Prometheus: a handler from (path, decoded query) to a response; it records every request.
-class StubHttp final : public workload::RemoteHttp {
+class StubHttp final : public net::RemoteHttp {
  public:
   using Handler = std::function<HttpResponse(const std::string& path, const std::string& query)>;
   StubHttp(Handler handler, std::vector<std::string>* log) : handler_(std::move(handler)), log_(log) {}
@@ -315,8 +316,8 @@ TEST(PromApi, selector_urls_and_times) {
   EXPECT_EQ(selector_inner("{}"), "");
   EXPECT_EQ(with_matchers("m", "", ""), "m");
   EXPECT_EQ(with_matchers("m", "a=\"1\"", "b=\"2\""), R"(m{a="1",b="2"})");
-  EXPECT_EQ(url_encode("a b{\"}&=+"), "a%20b%7B%22%7D%26%3D%2B");
-  EXPECT_EQ(prom_time(1'700'000'000'123'456'789), "1700000000.123");
+  EXPECT_EQ(net::url_encode("a b{\"}&=+"), "a%20b%7B%22%7D%26%3D%2B");
+  EXPECT_EQ(net::prom_time(1'700'000'000'123'456'789), "1700000000.123");
   EXPECT_EQ(regex_literal("a.b"), R"(a\\.b)");
   EXPECT_EQ(figure_expr(SeriesKind::Dcgm, Figure::GpuUtil, "", "").rfind("max by (host, gpu", 0), 0u);
   EXPECT_EQ(figure_expr(SeriesKind::Solscope, Figure::MemorySol, "", "").rfind("100 * max by", 0), 0u);

@@ -6,7 +6,7 @@ solscope_add_test(importers
     ${CMAKE_CURRENT_LIST_DIR}/nsys_import_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/import_cli_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/../support/process.cpp
-  LIBS solscope::imports solscope::trace solscope::core SQLite::SQLite3 nlohmann_json::nlohmann_json)
+  LIBS solscope::imports solscope::net solscope::trace solscope::core SQLite::SQLite3 nlohmann_json::nlohmann_json)
 if(TARGET solscope)
   target_compile_definitions(solscope_importers_test PRIVATE SOLSCOPE_BINARY="$<TARGET_FILE:solscope>")
   add_dependencies(solscope_importers_test solscope)

@@ -8,11 +8,11 @@
 
 #include "core/derive.hpp"
 #include "imports/dcgm_exporter_import.hpp"
-#include "imports/dcgm_exposition.hpp"
 #include "imports/dcgmi_dmon.hpp"
 #include "imports/importer.hpp"
 #include "imports/nvidia_smi_dmon.hpp"
 #include "imports/prometheus_json.hpp"
+#include "net/dcgm_exposition.hpp"
 
 namespace solscope::imports {
 namespace {
@@ -288,8 +288,8 @@ TEST(ImportTimes, times_an_int64_of_ns_cannot_hold_are_refused) {
   const auto overflow = import_dcgm_exporter("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 5 9300000000000\n", kS);
   ASSERT_FALSE(overflow);
   EXPECT_EQ(overflow.error().code, core::ErrorCode::DataLoss);
-  DcgmDeviceIndex index;
-  EXPECT_FALSE(parse_dcgm_scrape("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 5 -1\n", index));
+  net::DcgmDeviceIndex index;
+  EXPECT_FALSE(net::parse_dcgm_scrape("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 5 -1\n", index));
   EXPECT_TRUE(interval_fits(1000, {.interval_ns = kS, .start_ns = 0}));
   EXPECT_FALSE(interval_fits(std::int64_t{1} << 40, {.interval_ns = 3600 * kS, .start_ns = 0}));
 }

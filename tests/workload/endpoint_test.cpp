@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "workload/http_client.hpp"
+#include "net/http_client.hpp"
 #include "workload_test_support.hpp"
 
 namespace solscope::workload {
@@ -70,63 +70,13 @@ TEST(EndpointTest, tgi_info) {
   EXPECT_EQ(parse_tgi_info("not json").error().code, core::ErrorCode::DataLoss);
 }
 
-TEST(HttpClientTest, only_loopback_hosts_are_allowed) {
-  EXPECT_TRUE(is_loopback_host("127.0.0.1"));
-  EXPECT_TRUE(is_loopback_host("127.1.2.3"));
-  EXPECT_TRUE(is_loopback_host("::1"));
-  EXPECT_FALSE(is_loopback_host("localhost"));
-  EXPECT_FALSE(is_loopback_host("10.0.0.5"));
-  EXPECT_FALSE(is_loopback_host("127.0.0.1.example.com"));
-  EXPECT_FALSE(is_loopback_host("127.0.0."));
-  EXPECT_FALSE(is_loopback_host("0.0.0.0"));
-  const auto client = make_loopback_http_client();
-  const auto refused = client->get("192.0.2.1", 80, "/metrics");  // TEST-NET-1: never contacted
-  ASSERT_FALSE(refused.has_value());
-  EXPECT_EQ(refused.error().code, core::ErrorCode::PermissionDenied);
-}
-
-TEST(HttpClientTest, gets_from_a_local_stub) {
-  StubServer stub;
-  stub.set("/v1/models", 200, engine_fixture("vllm_models.json"));
-  const auto client = make_loopback_http_client();
-  const auto ok = client->get("127.0.0.1", stub.port(), "/v1/models");
-  ASSERT_TRUE(ok.has_value()) << ok.error().describe();
-  EXPECT_EQ(ok->status, 200);
-  EXPECT_EQ(ok->body, engine_fixture("vllm_models.json"));
-  const auto missing = client->get("127.0.0.1", stub.port(), "/nothing");
-  ASSERT_TRUE(missing.has_value());
-  EXPECT_EQ(missing->status, 404);
-}
-
-TEST(HttpClientTest, caps_the_body_size) {
-  StubServer stub;
-  stub.set("/metrics", 200, std::string(5000, 'x'));
-  const auto client =
-      make_loopback_http_client({.connect_timeout_s = 1, .read_timeout_s = 2, .max_body_bytes = 1000});
-  const auto result = client->get("127.0.0.1", stub.port(), "/metrics");
-  ASSERT_FALSE(result.has_value());
-  EXPECT_EQ(result.error().code, core::ErrorCode::ResourceExhausted);
-}
-
-TEST(HttpClientTest, a_closed_port_is_unavailable) {
-  std::uint16_t closed_port = 0;
-  {
-    StubServer stub;  // take an ephemeral port, then let it go
-    closed_port = stub.port();
-  }
-  const auto result = make_loopback_http_client()->get("127.0.0.1", closed_port, "/v1/models");
-  ASSERT_FALSE(result.has_value());
-  EXPECT_EQ(result.error().code, core::ErrorCode::Unavailable);
-  EXPECT_THAT(result.error().message, ::testing::HasSubstr("/v1/models"));
-}
-
 TEST(EndpointTest, probes_each_engine_through_http) {
   StubServer stub;
   stub.set("/v1/models", 200, engine_fixture("vllm_models.json"));
   stub.set("/server_info", 200,
            engine_fixture("sglang_server_info.json"));  // newer SGLang: /get_server_info is 404
   stub.set("/info", 200, engine_fixture("tgi_info.json"));
-  const auto client = make_loopback_http_client();
+  const auto client = net::make_loopback_http_client();
   const auto vllm = probe_endpoint(*client, EngineKind::Vllm, "127.0.0.1", stub.port());
   ASSERT_TRUE(vllm.has_value()) << vllm.error().describe();
   EXPECT_EQ(vllm->model, "meta-llama/Llama-3.1-8B-Instruct");
@@ -144,7 +94,7 @@ TEST(EndpointTest, explains_http_errors) {
   StubServer stub;
   stub.set("/v1/models", 401, "{\"error\": \"Unauthorized\"}");
   stub.set("/info", 200, "<html>a web app</html>");
-  const auto client = make_loopback_http_client();
+  const auto client = net::make_loopback_http_client();
   const auto locked = probe_endpoint(*client, EngineKind::Vllm, "127.0.0.1", stub.port());
   ASSERT_FALSE(locked.has_value());
   EXPECT_EQ(locked.error().code, core::ErrorCode::FailedPrecondition);

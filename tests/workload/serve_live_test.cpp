@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "net/prometheus_text.hpp"
 #include "workload/engine_cmdline.hpp"
 #include "workload/live_shape.hpp"
-#include "workload/prometheus_text.hpp"
 #include "workload_test_support.hpp"
 
 namespace solscope::workload {
@@ -19,7 +19,7 @@ using Args = std::vector<std::string>;
 using test_support::engine_fixture;
 
 auto counters(EngineKind engine, const std::string& file, double time_s) -> EngineCounters {
-  const PromText t = parse_prometheus_text(engine_fixture(file), metric_names(engine));
+  const net::PromText t = net::parse_prometheus_text(engine_fixture(file), metric_names(engine));
   EXPECT_EQ(t.bad_lines, 0u) << file;
   return read_engine_counters(engine, t.samples, time_s);
 }

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "workload/http_client.hpp"
+#include "net/http_client.hpp"
 
 namespace solscope::workload::test_support {
 
@@ -93,13 +93,13 @@ class StubServer {
 
 /// Sends GET host:port/path to the stub as GET 127.0.0.1:<stub>/<port>/path through the real loopback client,
 /// so that one stub plays every engine port of a fake procfs tree. Records each call as "host:port/path".
-class PortMappedClient final : public HttpClient {
+class PortMappedClient final : public net::HttpClient {
  public:
   explicit PortMappedClient(std::uint16_t stub_port)
-      : stub_port_(stub_port), real_(make_loopback_http_client()) {}
+      : stub_port_(stub_port), real_(net::make_loopback_http_client()) {}
 
   auto get(std::string_view host, std::uint16_t port, std::string_view path)
-      -> core::Result<HttpResponse> override {
+      -> core::Result<net::HttpResponse> override {
     calls.push_back(std::string(host) + ":" + std::to_string(port) + std::string(path));
     return real_->get("127.0.0.1", stub_port_, "/" + std::to_string(port) + std::string(path));
   }
@@ -108,7 +108,7 @@ class PortMappedClient final : public HttpClient {
 
  private:
   std::uint16_t stub_port_;
-  std::unique_ptr<HttpClient> real_;
+  std::unique_ptr<net::HttpClient> real_;
 };
 
 }  // namespace solscope::workload::test_support

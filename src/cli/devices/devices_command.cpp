@@ -114,8 +114,7 @@ auto run_devices(const CommonOptions& /*common*/, const WorkloadOptions& workloa
     found = discover_workloads(*probe, std::move(*declared));
   }
   // A local dcgm-exporter when DCGM profiling holds the counters: loopback only, short timeouts.
-  const auto loopback =
-      workload::make_loopback_http_client({.connect_timeout_s = 0.3, .read_timeout_s = 1.0});
+  const auto loopback = net::make_loopback_http_client({.connect_timeout_s = 0.3, .read_timeout_s = 1.0});
   const std::string suggestion = dcgm_exporter_suggestion(*probe, *loopback);
   if (args.json) {
     nlohmann::json j = to_json(*probe);

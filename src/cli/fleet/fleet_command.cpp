@@ -13,7 +13,7 @@
 #include "core/duration.hpp"
 #include "fleet/fleet_json.hpp"
 #include "fleet/prometheus_fleet.hpp"
-#include "server/auth.hpp"
+#include "net/token_file.hpp"
 #include "tui/fleet_tui.hpp"
 
 namespace solscope::app {
@@ -46,11 +46,11 @@ auto make_provider(const FleetArgs& args) -> core::Result<std::unique_ptr<fleet:
     return core::fail(ErrorCode::InvalidArgument, "fleet needs --prometheus URL",
                       "solscope fleet --prometheus http://prometheus:9090 [--selector '{cluster=\"a\"}']");
   }
-  workload::RemoteEndpoint endpoint;
+  net::RemoteEndpoint endpoint;
   endpoint.url = args.prometheus;
   endpoint.ca_cert_path = args.ca_file;
   if (!args.token_file.empty()) {
-    auto token = server::read_token_file(args.token_file);
+    auto token = net::read_token_file(args.token_file);
     if (!token) return core::propagate(token);
     endpoint.token = std::move(*token);
   }

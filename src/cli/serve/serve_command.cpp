@@ -16,7 +16,8 @@
 #include "runtime/signals.hpp"
 #include "runtime/source_factory.hpp"
 #include "core/guarded_run.hpp"
-#include "server/auth.hpp"
+#include "net/loopback.hpp"
+#include "net/token_file.hpp"
 #include "server/server.hpp"
 #include "sources/replay/trace_replay_source.hpp"
 
@@ -38,10 +39,10 @@ auto server_options_from(const ServeArgs& args) -> Outcome<server::ServerOptions
   o.host = listen->host;
   o.port = listen->port;
   if (!args.token_file.empty()) {
-    auto token = server::read_token_file(args.token_file);
+    auto token = net::read_token_file(args.token_file);
     if (!token) return core::fail(Failure{token.error(), kExitUsage});
     o.token = std::move(*token);
-  } else if (!server::is_loopback_host(o.host)) {
+  } else if (!net::is_loopback_host(o.host, net::LoopbackForm::Listen)) {
     return core::fail(usage_error("--listen " + args.listen +
                                       " is not a loopback address and no "
                                       "--token-file was given",

@@ -8,7 +8,7 @@
 #include "core/duration.hpp"
 #include "core/guarded_run.hpp"
 #include "fleet/prometheus_fleet.hpp"
-#include "server/auth.hpp"
+#include "net/token_file.hpp"
 
 namespace solscope::app {
 namespace {
@@ -25,11 +25,11 @@ auto usage(core::Error error) -> Failure {
 auto open_prometheus_fleet(const PrometheusArgs& args) -> Outcome<std::shared_ptr<fleet::FleetProvider>> {
   auto window = core::parse_duration_ns(args.since);
   if (!window) return core::fail(usage(window.error()));
-  workload::RemoteEndpoint endpoint;
+  net::RemoteEndpoint endpoint;
   endpoint.url = args.url;
   endpoint.ca_cert_path = args.ca_file;
   if (!args.token_file.empty()) {
-    auto token = server::read_token_file(args.token_file);
+    auto token = net::read_token_file(args.token_file);
     if (!token) return core::fail(usage(token.error()));
     endpoint.token = std::move(*token);
   }

@@ -23,7 +23,7 @@ struct PrometheusArgs {
 
 /// The fleet reader for `args` (fleet::make_prometheus_fleet). Asks Prometheus nothing yet (the first
 /// /api/v1/fleet does). Errors (exit code kExitUsage): a bad --since, URL or CA file, an unreadable or unsafe
-/// token file (server::read_token_file's messages).
+/// token file (net::read_token_file's messages).
 [[nodiscard]] auto open_prometheus_fleet(const PrometheusArgs& args)
     -> Outcome<std::shared_ptr<fleet::FleetProvider>>;
 

@@ -38,16 +38,16 @@ auto seconds_text(std::int64_t ns) -> std::string {
 
 auto DcgmExporterSource::open(const DcgmExporterOptions& options)
     -> core::Result<std::unique_ptr<DcgmExporterSource>> {
-  auto parsed = workload::parse_url(options.url);
+  auto parsed = net::parse_url(options.url);
   if (!parsed) return core::propagate(parsed);
-  workload::RemoteEndpoint endpoint;
+  net::RemoteEndpoint endpoint;
   endpoint.url = parsed->origin;
   endpoint.token = options.token;
   endpoint.ca_cert_path = options.ca_cert_path;
   endpoint.connect_timeout_s = options.connect_timeout_s;
   endpoint.read_timeout_s = options.read_timeout_s;
   endpoint.max_body_bytes = 32u << 20;  // a scrape of 8 GPUs is ~100 KB; MIG and pods multiply it
-  auto http = workload::make_remote_http(endpoint);
+  auto http = net::make_remote_http(endpoint);
   if (!http) return core::propagate(http);
   std::string path = parsed->prefix.empty() ? std::string(kDefaultPath) : parsed->prefix;
   std::string url = parsed->origin + path;
@@ -58,7 +58,7 @@ auto DcgmExporterSource::open(const DcgmExporterOptions& options)
 }
 
 DcgmExporterSource::DcgmExporterSource(std::string url, std::string path,
-                                       std::unique_ptr<workload::RemoteHttp> http)
+                                       std::unique_ptr<net::RemoteHttp> http)
     : url_(std::move(url)), path_(std::move(path)), http_(std::move(http)) {}
 
 DcgmExporterSource::~DcgmExporterSource() {
@@ -69,7 +69,7 @@ auto DcgmExporterSource::base_reason() const -> std::string {
   return "DCGM via dcgm-exporter at " + url_ + ": tensor/FP pipes and DRAM only; L2/L1/issue unknown";
 }
 
-auto DcgmExporterSource::scrape() -> core::Result<imports::DcgmScrape> {
+auto DcgmExporterSource::scrape() -> core::Result<net::DcgmScrape> {
   auto response = http_->get(path_);
   if (!response) return core::propagate(response);
   if (response->status != 200) {
@@ -77,7 +77,7 @@ auto DcgmExporterSource::scrape() -> core::Result<imports::DcgmScrape> {
                       url_ + " answered HTTP " + std::to_string(response->status),
                       "give the URL of dcgm-exporter's metrics page, e.g. http://127.0.0.1:9400/metrics");
   }
-  auto parsed = imports::parse_dcgm_scrape(response->body, index_);
+  auto parsed = net::parse_dcgm_scrape(response->body, index_);
   if (!parsed) {
     return core::fail(
         core::ErrorCode::FailedPrecondition, url_ + " is not a dcgm-exporter page: " + parsed.error().message,
@@ -128,7 +128,7 @@ auto DcgmExporterSource::start(const SourceConfig& config) -> core::Result<void>
   return {};
 }
 
-void DcgmExporterSource::take(const imports::DcgmScrape& scrape, std::int64_t now_ns) {
+void DcgmExporterSource::take(const net::DcgmScrape& scrape, std::int64_t now_ns) {
   const bool was_down = down_since_ns_ != 0;
   down_since_ns_ = 0;
   std::set<std::uint32_t> present;

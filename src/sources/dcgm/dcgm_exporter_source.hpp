@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "core/result.hpp"
-#include "imports/dcgm_exposition.hpp"
+#include "net/dcgm_exposition.hpp"
+#include "net/remote_http.hpp"
 #include "sources/counter_source.hpp"
-#include "workload/remote_http.hpp"
 
 namespace solscope::sources {
 
@@ -71,12 +71,12 @@ class DcgmExporterSource final : public CounterSource {
   [[nodiscard]] auto url() const -> const std::string& { return url_; }
 
  private:
-  DcgmExporterSource(std::string url, std::string path, std::unique_ptr<workload::RemoteHttp> http);
+  DcgmExporterSource(std::string url, std::string path, std::unique_ptr<net::RemoteHttp> http);
 
   /// One GET and parse. Errors as start() describes.
-  [[nodiscard]] auto scrape() -> core::Result<imports::DcgmScrape>;
+  [[nodiscard]] auto scrape() -> core::Result<net::DcgmScrape>;
   /// Turns a scrape into samples at `now_ns` and updates the lost marks. Caller holds mutex_.
-  void take(const imports::DcgmScrape& scrape, std::int64_t now_ns);
+  void take(const net::DcgmScrape& scrape, std::int64_t now_ns);
   /// Marks every device's status with why the last scrape failed. Caller holds mutex_.
   void mark_down(const core::Error& error, std::int64_t now_ns);
   void run();
@@ -84,8 +84,8 @@ class DcgmExporterSource final : public CounterSource {
 
   std::string url_;   ///< for messages
   std::string path_;  ///< what is scraped: the URL's path, or "/metrics"
-  std::unique_ptr<workload::RemoteHttp> http_;
-  imports::DcgmDeviceIndex index_;  ///< only the scraping thread (or start()) touches it
+  std::unique_ptr<net::RemoteHttp> http_;
+  net::DcgmDeviceIndex index_;  ///< only the scraping thread (or start()) touches it
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;

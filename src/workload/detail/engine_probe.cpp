@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <string>
 
+#include "net/prometheus_text.hpp"
 #include "workload/detail/engine_state.hpp"
 #include "workload/detail/file_read.hpp"
 #include "workload/listen_ports.hpp"
 #include "workload/model_config_path.hpp"
-#include "workload/prometheus_text.hpp"
 
 namespace solscope::workload::detail {
 namespace {
@@ -30,7 +30,7 @@ auto loopback_for(const std::string& bind) -> std::optional<std::string> {
   if (bind.empty() || bind == "0.0.0.0" || bind == "::" || bind == "[::]" || bind == "localhost")
     return "127.0.0.1";
   if (bind == "[::1]") return "::1";
-  if (is_loopback_host(bind)) return bind;
+  if (net::is_loopback_host(bind)) return bind;
   return std::nullopt;
 }
 
@@ -129,7 +129,7 @@ auto locate_engine(const fs::path& procfs_root, std::int32_t pid) -> Located {
   return nearest;
 }
 
-void probe_engine(HttpClient& http, const DiscoveryOptions& options, EngineState& state, double now_s) {
+void probe_engine(net::HttpClient& http, const DiscoveryOptions& options, EngineState& state, double now_s) {
   state.probed = true;
   state.last_probe_s = now_s;
   std::string problem;
@@ -189,7 +189,7 @@ void resolve_engine_config(const DiscoveryOptions& options, EngineState& state) 
   }
 }
 
-void scrape_engine(HttpClient& http, EngineState& state, double now_s) {
+void scrape_engine(net::HttpClient& http, EngineState& state, double now_s) {
   auto text = fetch_metrics(http, state.launch.engine, state.host, state.port);
   if (!text) {
     state.metrics_problem = text.error().describe();
@@ -197,7 +197,7 @@ void scrape_engine(HttpClient& http, EngineState& state, double now_s) {
     state.previous.reset();
     return;
   }
-  const PromText parsed = parse_prometheus_text(*text, metric_names(state.launch.engine));
+  const net::PromText parsed = net::parse_prometheus_text(*text, metric_names(state.launch.engine));
   const EngineCounters counters = read_engine_counters(state.launch.engine, parsed.samples, now_s);
   state.live = compute_live_shape(counters, state.previous ? &*state.previous : nullptr);
   state.previous = counters;

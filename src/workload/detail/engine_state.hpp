@@ -53,14 +53,14 @@ struct EngineState {
 /// the command line's, then the loopback-reachable listening sockets of the engine process and (for an entry
 /// point) its children, the engine's default port first; the default port itself only when none of those is
 /// visible.
-void probe_engine(HttpClient& http, const DiscoveryOptions& options, EngineState& state, double now_s);
+void probe_engine(net::HttpClient& http, const DiscoveryOptions& options, EngineState& state, double now_s);
 
 /// Resolves config.json for the model the endpoint reports (else the command line's), looking in the engine's
 /// filesystem (/proc/<pid>/root, /proc/<pid>/cwd, its HF_HOME) and in solscope's hub dirs. Cached per model.
 void resolve_engine_config(const DiscoveryOptions& options, EngineState& state);
 
 /// Scrapes /metrics and updates `live` from the counter deltas since the previous scrape.
-void scrape_engine(HttpClient& http, EngineState& state, double now_s);
+void scrape_engine(net::HttpClient& http, EngineState& state, double now_s);
 
 /// The workload of one GPU served by `state`.
 [[nodiscard]] auto engine_workload(const EngineState& state, std::uint32_t gpu_index,

@@ -1,4 +1,4 @@
-#include "workload/remote_http.hpp"
+#include "net/remote_http.hpp"
 
 #include <httplib.h>
 
@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <system_error>
 
-namespace solscope::workload {
+namespace solscope::net {
 namespace {
 
 auto bad_url(std::string_view url, std::string_view why) -> core::Error {
@@ -169,4 +169,4 @@ auto make_remote_http(const RemoteEndpoint& endpoint) -> core::Result<std::uniqu
   return std::unique_ptr<RemoteHttp>(std::make_unique<HttplibRemote>(endpoint, std::move(*url)));
 }
 
-}  // namespace solscope::workload
+}  // namespace solscope::net

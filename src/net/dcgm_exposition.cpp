@@ -1,4 +1,4 @@
-#include "imports/dcgm_exposition.hpp"
+#include "net/dcgm_exposition.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -8,12 +8,10 @@
 #include <utility>
 
 #include "core/dcgm_fields.hpp"
-#include "workload/prometheus_text.hpp"
+#include "net/prometheus_text.hpp"
 
-namespace solscope::imports {
+namespace solscope::net {
 namespace {
-
-using workload::PromSample;
 
 // Free framebuffer (DCGM field 252's sibling 251, MiB): dcgm-exporter's default set exports used and free but
 // not total, so total = used + free when DCGM_FI_DEV_FB_TOTAL is absent.
@@ -97,7 +95,7 @@ auto build_scrape(std::span<const PromSample* const> samples, DcgmDeviceIndex& i
     const std::uint32_t i = index.index_of(key_of(*s));
     auto it = gpus.find(i);
     if (it == gpus.end()) it = gpus.emplace(i, new_gpu_sample(*s, i)).first;
-    if (s->timestamp_ms != workload::kNoTimestamp) {
+    if (s->timestamp_ms != kNoTimestamp) {
       scrape.timestamp_ms = std::max(scrape.timestamp_ms, s->timestamp_ms);
     }
     if (s->name == kFbFree) {
@@ -120,7 +118,7 @@ auto build_scrape(std::span<const PromSample* const> samples, DcgmDeviceIndex& i
   for (auto& [i, g] : gpus) {
     const auto free_it = fb_free.find(i);
     finish_gpu(g, free_it != fb_free.end() ? free_it->second : core::kUnknown);
-    if (scrape.timestamp_ms != workload::kNoTimestamp) {
+    if (scrape.timestamp_ms != kNoTimestamp) {
       g.sample.t_end_ns = scrape.timestamp_ms * 1'000'000;
       g.sample.t_start_ns = 0;
     }
@@ -134,8 +132,8 @@ auto is_dcgm_series(const PromSample& s) -> bool {
 }
 
 /// The exposition text's samples, or DataLoss naming the first line that is not exposition text.
-auto parse_text(std::string_view text) -> core::Result<workload::PromText> {
-  workload::PromText parsed = workload::parse_prometheus_text(text);
+auto parse_text(std::string_view text) -> core::Result<PromText> {
+  PromText parsed = parse_prometheus_text(text);
   if (parsed.bad_lines > 0) {
     return core::fail(core::ErrorCode::DataLoss,
                       "line " + std::to_string(parsed.first_bad_line) +
@@ -148,8 +146,7 @@ auto parse_text(std::string_view text) -> core::Result<workload::PromText> {
 /// DataLoss for a sample line whose timestamp is not a time between 1970 and 2200 (kMaxTimestampMs): beyond
 /// 2262 its ns no longer fit an int64.
 auto check_timestamp(const PromSample& s) -> core::Result<void> {
-  if (s.timestamp_ms == workload::kNoTimestamp ||
-      (s.timestamp_ms >= 0 && s.timestamp_ms <= kMaxTimestampMs)) {
+  if (s.timestamp_ms == kNoTimestamp || (s.timestamp_ms >= 0 && s.timestamp_ms <= kMaxTimestampMs)) {
     return {};
   }
   return core::fail(core::ErrorCode::DataLoss,
@@ -193,8 +190,8 @@ auto parse_dcgm_scrapes(std::string_view text, DcgmDeviceIndex& index)
     if (!is_dcgm_series(s)) continue;
     if (auto ok = check_timestamp(s); !ok) return core::propagate(ok);
     if (first == nullptr) first = &s;
-    const bool stamped = s.timestamp_ms != workload::kNoTimestamp;
-    if (stamped != (first->timestamp_ms != workload::kNoTimestamp)) {
+    const bool stamped = s.timestamp_ms != kNoTimestamp;
+    if (stamped != (first->timestamp_ms != kNoTimestamp)) {
       return core::fail(
           core::ErrorCode::DataLoss,
           "line " + std::to_string(s.line) + ": " + (stamped ? "has" : "has no") +
@@ -210,4 +207,4 @@ auto parse_dcgm_scrapes(std::string_view text, DcgmDeviceIndex& index)
   return scrapes;
 }
 
-}  // namespace solscope::imports
+}  // namespace solscope::net

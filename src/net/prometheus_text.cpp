@@ -1,13 +1,11 @@
-#include "workload/prometheus_text.hpp"
+#include "net/prometheus_text.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
 
-#include "workload/detail/file_read.hpp"
-
-namespace solscope::workload {
+namespace solscope::net {
 namespace {
 
 auto is_name_start(char c, bool allow_colon) -> bool {
@@ -134,7 +132,9 @@ auto parse_prometheus_text(std::string_view text, std::span<const std::string_vi
   PromText out;
   std::size_t line_number = 0;
   while (!text.empty()) {
-    std::string_view line = detail::next_line(text);
+    const std::size_t eol = text.find('\n');
+    std::string_view line = text.substr(0, eol);
+    text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (is_blank_or_comment(line)) continue;
@@ -181,4 +181,4 @@ auto find_series(std::span<const PromSample> samples, std::string_view name) -> 
   return nullptr;
 }
 
-}  // namespace solscope::workload
+}  // namespace solscope::net

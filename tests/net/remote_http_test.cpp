@@ -5,9 +5,9 @@
 #include <string>
 #include <thread>
 
-#include "workload/remote_http.hpp"
+#include "net/remote_http.hpp"
 
-namespace solscope::workload {
+namespace solscope::net {
 namespace {
 
 TEST(RemoteHttpUrl, splits_scheme_host_port_and_prefix) {
@@ -94,4 +94,4 @@ TEST(RemoteHttp, says_who_did_not_answer_and_refuses_a_missing_ca_file) {
 }
 
 }  // namespace
-}  // namespace solscope::workload
+}  // namespace solscope::net

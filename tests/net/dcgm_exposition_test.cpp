@@ -9,9 +9,9 @@
 #include <string>
 
 #include "core/derive.hpp"
-#include "imports/dcgm_exposition.hpp"
+#include "net/dcgm_exposition.hpp"
 
-namespace solscope::imports {
+namespace solscope::net {
 namespace {
 
 using core::MetricId;
@@ -261,4 +261,4 @@ TEST(DcgmExpositionErrors, memory_beyond_a_uint64_of_bytes_stays_unknown) {
 }
 
 }  // namespace
-}  // namespace solscope::imports
+}  // namespace solscope::net

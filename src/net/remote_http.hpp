@@ -9,9 +9,9 @@
 #include <string_view>
 
 #include "core/result.hpp"
-#include "workload/http_client.hpp"
+#include "net/http_client.hpp"
 
-namespace solscope::workload {
+namespace solscope::net {
 
 /// Where a remote HTTP service is and how to reach it.
 struct RemoteEndpoint {
@@ -63,4 +63,4 @@ class RemoteHttp {
 [[nodiscard]] auto make_remote_http(const RemoteEndpoint& endpoint)
     -> core::Result<std::unique_ptr<RemoteHttp>>;
 
-}  // namespace solscope::workload
+}  // namespace solscope::net

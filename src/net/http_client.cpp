@@ -1,4 +1,4 @@
-#include "workload/http_client.hpp"
+#include "net/http_client.hpp"
 
 #include <httplib.h>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string>
 
-namespace solscope::workload {
+namespace solscope::net {
 namespace {
 
 auto split_seconds(double seconds, time_t& sec, time_t& usec) -> void {
@@ -65,23 +65,8 @@ class LoopbackHttpClient final : public HttpClient {
 
 }  // namespace
 
-auto is_loopback_host(std::string_view host) -> bool {
-  if (host == "::1") return true;
-  if (host.substr(0, 4) != "127.") return false;
-  // a dotted quad of decimal octets
-  int dots = 0;
-  for (const char c : host) {
-    if (c == '.') {
-      ++dots;
-    } else if (c < '0' || c > '9') {
-      return false;
-    }
-  }
-  return dots == 3 && host.back() != '.';
-}
-
 auto make_loopback_http_client(HttpClientLimits limits) -> std::unique_ptr<HttpClient> {
   return std::make_unique<LoopbackHttpClient>(limits);
 }
 
-}  // namespace solscope::workload
+}  // namespace solscope::net

@@ -1,5 +1,6 @@
-// The HTTP seam of workload discovery: an interface that tests fill with a stub, and a real client on
-// cpp-httplib that talks to loopback addresses only, so that nothing ever leaves the machine.
+// The HTTP seam of workload discovery and the dcgm-exporter suggestion: an interface that tests fill with a
+// stub, and a real client on cpp-httplib that talks to loopback addresses only (loopback.hpp), so that
+// nothing ever leaves the machine.
 #pragma once
 
 #include <cstddef>
@@ -9,8 +10,9 @@
 #include <string_view>
 
 #include "core/result.hpp"
+#include "net/loopback.hpp"
 
-namespace solscope::workload {
+namespace solscope::net {
 
 /// A completed HTTP exchange (any status code).
 struct HttpResponse {
@@ -29,10 +31,6 @@ class HttpClient {
       -> core::Result<HttpResponse> = 0;
 };
 
-/// True for the loopback hosts the real client may contact: literal 127.0.0.0/8 addresses ("127.0.0.1") and
-/// "::1". Names ("localhost") are refused: /etc/hosts could map them elsewhere.
-[[nodiscard]] auto is_loopback_host(std::string_view host) -> bool;
-
 /// Limits of the real client.
 struct HttpClientLimits {
   double connect_timeout_s = 1.0;          ///< connect timeout, 0.001-10 s
@@ -40,8 +38,9 @@ struct HttpClientLimits {
   std::size_t max_body_bytes = 16u << 20;  ///< larger bodies fail with ResourceExhausted
 };
 
-/// The real client (cpp-httplib). It refuses every host that is_loopback_host() rejects, follows no
-/// redirects, sends no credentials, and asks for an uncompressed body.
+/// The real client (cpp-httplib). It refuses every host that is_loopback_host() rejects
+/// (LoopbackForm::Address: literal addresses only), follows no redirects, sends no credentials, and asks for
+/// an uncompressed body.
 [[nodiscard]] auto make_loopback_http_client(HttpClientLimits limits = {}) -> std::unique_ptr<HttpClient>;
 
-}  // namespace solscope::workload
+}  // namespace solscope::net

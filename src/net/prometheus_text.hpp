@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-namespace solscope::workload {
+namespace solscope::net {
 
 /// PromSample::timestamp_ms of a line without one.
 inline constexpr std::int64_t kNoTimestamp = std::numeric_limits<std::int64_t>::min();
@@ -59,4 +59,4 @@ enum class Combine : std::uint8_t { Sum, Mean, Max };
 [[nodiscard]] auto find_series(std::span<const PromSample> samples, std::string_view name)
     -> const PromSample*;
 
-}  // namespace solscope::workload
+}  // namespace solscope::net

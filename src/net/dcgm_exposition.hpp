@@ -20,16 +20,9 @@
 #include "core/device_info.hpp"
 #include "core/raw_sample.hpp"
 #include "core/result.hpp"
+#include "net/time_limits.hpp"
 
-namespace solscope::imports {
-
-/// The latest time any imported or scraped recording may carry: the year 2200, i.e. before 2200-01-01 00:00
-/// UTC in Unix seconds (ns since the epoch fit an int64 until 2262). Every reader derives its limit from
-/// these.
-inline constexpr int kLatestYear = 2200;
-inline constexpr std::int64_t kLatestUnixSeconds = 7'258'118'400;
-/// Latest sample-line timestamp accepted, in Unix ms.
-inline constexpr std::int64_t kMaxTimestampMs = kLatestUnixSeconds * 1000;
+namespace solscope::net {
 
 /// Identity of one GPU or MIG slice across scrapes: (Hostname, gpu label, GPU_I_ID or "").
 using DcgmGpuKey = std::tuple<std::string, std::string, std::string>;
@@ -79,4 +72,4 @@ struct DcgmScrape {
 [[nodiscard]] auto parse_dcgm_scrapes(std::string_view text, DcgmDeviceIndex& index)
     -> core::Result<std::vector<DcgmScrape>>;
 
-}  // namespace solscope::imports
+}  // namespace solscope::net
