@@ -8,7 +8,7 @@
 
 #include "app/ceiling_report.hpp"
 #include "core/units.hpp"
-#include "trace/json_format.hpp"
+#include "wire/json_number.hpp"
 
 namespace solscope::app {
 namespace {
@@ -19,7 +19,7 @@ using Json = nlohmann::ordered_json;
 constexpr double kPercent = 100.0;
 constexpr double kMsPerS = 1e3;
 
-using trace::number_or_null;
+using wire::number_or_null;
 
 void append_headline(const ServeReportInput& in, std::string& out) {
   const ceiling::ServeCeiling& s = in.result;

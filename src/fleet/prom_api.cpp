@@ -6,7 +6,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "json/json_fields.hpp"
+#include "wire/json_fields.hpp"
 
 namespace solscope::fleet {
 namespace {
@@ -138,8 +138,8 @@ auto parse_prom_answer(const workload::HttpResponse& response, std::string_view 
                       std::string(kUrlHint));
   }
   if (doc["status"] != "success") {
-    const std::string type = solscope::json::string_field(doc, "errorType", "unknown");
-    const std::string message = solscope::json::string_field(doc, "error", "no message");
+    const std::string type = wire::string_field(doc, "errorType", "unknown");
+    const std::string message = wire::string_field(doc, "error", "no message");
     return core::fail(
         error_code_for(type),
         fmt::format("Prometheus at {} failed the {} query ({}): {}", origin, what, type, message),

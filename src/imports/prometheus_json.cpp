@@ -14,7 +14,7 @@
 #include "imports/dcgm_exposition.hpp"
 #include "imports/dcgmi_dmon.hpp"
 #include "imports/text_lines.hpp"
-#include "json/json_fields.hpp"
+#include "wire/json_fields.hpp"
 
 namespace solscope::imports {
 namespace {
@@ -33,7 +33,7 @@ struct Target {
 };
 
 auto label(const Json& metric, std::string_view name) -> std::string {
-  return solscope::json::string_field(metric, name);
+  return wire::string_field(metric, name);
 }
 
 auto first_label(const Json& metric, std::initializer_list<std::string_view> names) -> std::string {
@@ -194,14 +194,14 @@ auto parse_prometheus_json(std::string_view text) -> core::Result<Recording> {
   const auto hint =
       "save the body of /api/v1/query_range (not /api/v1/query), e.g. curl -o FILE "
       "'http://prometheus:9090/api/v1/query_range?query=...&start=...&end=...&step=...'";
-  if (!doc.is_object() || solscope::json::string_field(doc, "status") != "success" || !doc.contains("data") ||
+  if (!doc.is_object() || wire::string_field(doc, "status") != "success" || !doc.contains("data") ||
       !doc["data"].is_object()) {
     return core::fail(core::ErrorCode::InvalidArgument,
                       "not a successful Prometheus API answer (no \"status\": \"success\" with \"data\")",
                       hint);
   }
   const Json& data = doc["data"];
-  if (solscope::json::string_field(data, "resultType") != "matrix" || !data.contains("result") ||
+  if (wire::string_field(data, "resultType") != "matrix" || !data.contains("result") ||
       !data["result"].is_array()) {
     return core::fail(core::ErrorCode::InvalidArgument,
                       "the answer's resultType is not \"matrix\" (a query_range answer)", hint);

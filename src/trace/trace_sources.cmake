@@ -1,4 +1,5 @@
-# solscope_trace: the SQLite trace format (schema.hpp): Writer, Reader, CSV/JSONL export, JSON sample format.
+# solscope_trace: the SQLite trace format (schema.hpp): Writer, Reader, CSV/JSONL export (the JSON of a sample:
+# src/wire).
 # Public headers forward-declare SQLite; sqlite3.h is included only under src/trace/detail/ and the .cpp files.
 add_library(solscope_trace STATIC
   ${CMAKE_CURRENT_LIST_DIR}/detail/columns.cpp
@@ -15,7 +16,6 @@ add_library(solscope_trace STATIC
   ${CMAKE_CURRENT_LIST_DIR}/detail/whole_pages_vfs.cpp
   ${CMAKE_CURRENT_LIST_DIR}/detail/writer_setup.cpp
   ${CMAKE_CURRENT_LIST_DIR}/export.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/json_format.cpp
   ${CMAKE_CURRENT_LIST_DIR}/reader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/writer.cpp
 )
@@ -23,4 +23,4 @@ add_library(solscope::trace ALIAS solscope_trace)
 target_include_directories(solscope_trace PUBLIC ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(solscope_trace
   PUBLIC solscope::core nlohmann_json::nlohmann_json
-  PRIVATE SQLite::SQLite3 fmt::fmt solscope_options)
+  PRIVATE solscope::wire SQLite::SQLite3 fmt::fmt solscope_options)
