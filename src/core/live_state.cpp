@@ -126,6 +126,7 @@ auto LiveState::device_for(std::uint32_t index) -> Device& {
 void LiveState::close_window(Device& d) {
   if (d.open.empty()) return;
   d.complete.push_back(d.open.result());
+  d.newest_closed_number = ++closed_windows_;
   d.open.reset();
   while (d.complete.size() > max_windows_) d.complete.pop_front();
 }
@@ -223,6 +224,16 @@ auto LiveState::history(std::uint32_t device, std::int64_t since_ns, std::int64_
   }
   for (const auto& w : windows(device, since_ns, merge)) out.push_back(to_history_point(w));
   return out;
+}
+
+auto LiveState::newest_closed_window(std::uint32_t device, std::uint64_t after) const
+    -> std::optional<ClosedWindow> {
+  const std::scoped_lock lock(mutex_);
+  const auto it = devices_.find(device);
+  if (it == devices_.end() || it->second.complete.empty() || it->second.newest_closed_number <= after) {
+    return std::nullopt;
+  }
+  return ClosedWindow{.number = it->second.newest_closed_number, .window = it->second.complete.back()};
 }
 
 auto LiveState::newest_ns() const -> std::int64_t {

@@ -87,6 +87,14 @@ struct DeviceSnapshot {
   BusyCounters counters;
 };
 
+/// A device's newest complete window and its number: the count of windows completed by every device of the
+/// LiveState when it completed (1 for the first), so that numbers only grow, across clear_samples() and
+/// set_devices() too.
+struct ClosedWindow {
+  std::uint64_t number = 0;
+  SolSample window;  ///< WindowAccumulator::result(): duration-weighted means, bound classified from them
+};
+
 /// Sizes of a LiveState.
 struct LiveStateOptions {
   std::int64_t window_ns = kNsPerS;             ///< history resolution and "latest window" length; > 0
@@ -135,6 +143,13 @@ class LiveState {
   [[nodiscard]] auto history(std::uint32_t device, std::int64_t since_ns, std::int64_t merge = 1) const
       -> std::vector<HistoryPoint>;
 
+  /// The newest complete window of `device` when its number is above `after` (one the caller has not seen
+  /// yet); nullopt when there is none, or the device is unknown. A publisher that asks after every add() with
+  /// the last number it got sees every window once, as it completes (one add() completes at most one window
+  /// per device).
+  [[nodiscard]] auto newest_closed_window(std::uint32_t device, std::uint64_t after) const
+      -> std::optional<ClosedWindow>;
+
   /// The newest sample end over all devices (the "now" of the sample clock); 0 before any sample.
   [[nodiscard]] auto newest_ns() const -> std::int64_t;
   /// Increases with every change; lets a viewer skip redrawing when nothing changed.
@@ -147,7 +162,8 @@ class LiveState {
     std::optional<SolSample> latest;
     std::int64_t open_index = 0;  ///< window index of `open`
     WindowAccumulator open;
-    std::deque<SolSample> complete;  ///< oldest first
+    std::deque<SolSample> complete;          ///< oldest first
+    std::uint64_t newest_closed_number = 0;  ///< ClosedWindow::number of complete.back(); 0 when none
     BusyCounters counters;
   };
   auto device_for(std::uint32_t index) -> Device&;
@@ -163,6 +179,7 @@ class LiveState {
   std::map<std::uint32_t, Device> devices_;
   std::int64_t newest_ns_ = 0;
   std::uint64_t version_ = 0;
+  std::uint64_t closed_windows_ = 0;  ///< windows completed by every device, ever
 };
 
 /// Adds one sample to busy counters (the rule of BusyCounters). Pure; exposed for tests and the server.

@@ -1,18 +1,14 @@
 #include "fleet/fleet_json.hpp"
 
-#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "fleet/fleet_math.hpp"
+#include "wire/json_number.hpp"
 
 namespace solscope::fleet {
 namespace {
 
 using nlohmann::json;
-
-auto num(double v) -> json {
-  return std::isfinite(v) ? json(v) : json(nullptr);
-}
 
 auto key_json(const GpuKey& k, SeriesKind kind) -> json {
   return json{{"host", k.host}, {"gpu", k.gpu},
@@ -30,14 +26,14 @@ auto snapshot_json(const FleetSnapshot& s) -> std::string {
   json rows = json::array();
   for (const auto& r : s.rows) {
     json row = key_json(r.key, r.series);
-    row["compute_sol_pct"] = num(r.compute_sol_pct);
-    row["compute_sol_mean_pct"] = num(r.compute_sol_mean_pct);
-    row["memory_sol_pct"] = num(r.memory_sol_pct);
-    row["memory_sol_mean_pct"] = num(r.memory_sol_mean_pct);
-    row["gpu_util_pct"] = num(r.gpu_util_pct);
-    row["gpu_util_mean_pct"] = num(r.gpu_util_mean_pct);
-    row["busy_idle_gpu_hours"] = num(r.busy_idle_gpu_hours);
-    row["straggler_gap_pct"] = num(r.straggler_gap_pct);
+    row["compute_sol_pct"] = wire::number_or_null<json>(r.compute_sol_pct);
+    row["compute_sol_mean_pct"] = wire::number_or_null<json>(r.compute_sol_mean_pct);
+    row["memory_sol_pct"] = wire::number_or_null<json>(r.memory_sol_pct);
+    row["memory_sol_mean_pct"] = wire::number_or_null<json>(r.memory_sol_mean_pct);
+    row["gpu_util_pct"] = wire::number_or_null<json>(r.gpu_util_pct);
+    row["gpu_util_mean_pct"] = wire::number_or_null<json>(r.gpu_util_mean_pct);
+    row["busy_idle_gpu_hours"] = wire::number_or_null<json>(r.busy_idle_gpu_hours);
+    row["straggler_gap_pct"] = wire::number_or_null<json>(r.straggler_gap_pct);
     row["straggler"] = r.straggler;
     rows.push_back(std::move(row));
   }
@@ -56,7 +52,7 @@ auto snapshot_json(const FleetSnapshot& s) -> std::string {
        {{"gpus", t.gpus},
         {"stragglers", t.stragglers},
         {"busy_idle_gpu_hours", t.busy_idle_gpu_hours},
-        {"compute_sol_mean_pct", num(t.compute_sol_mean_pct)}}},
+        {"compute_sol_mean_pct", wire::number_or_null<json>(t.compute_sol_mean_pct)}}},
       {"rows", std::move(rows)},
   };
   return doc.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -66,9 +62,9 @@ auto history_json(const GpuHistory& h) -> std::string {
   json points = json::array();
   for (const auto& p : h.points) {
     points.push_back({{"t_ns", p.t_ns},
-                      {"compute_sol_pct", num(p.compute_sol_pct)},
-                      {"memory_sol_pct", num(p.memory_sol_pct)},
-                      {"gpu_util_pct", num(p.gpu_util_pct)}});
+                      {"compute_sol_pct", wire::number_or_null<json>(p.compute_sol_pct)},
+                      {"memory_sol_pct", wire::number_or_null<json>(p.memory_sol_pct)},
+                      {"gpu_util_pct", wire::number_or_null<json>(p.gpu_util_pct)}});
   }
   json doc = key_json(h.key, h.series);
   doc["notes"] = h.notes;

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "net/prom_query.hpp"
+#include "wire/json_fields.hpp"
 
 namespace solscope::fleet {
 namespace {

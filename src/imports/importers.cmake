@@ -12,4 +12,4 @@ target_sources(solscope_imports PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/nsys_sqlite.cpp
   ${CMAKE_CURRENT_LIST_DIR}/importer.cpp
 )
-target_link_libraries(solscope_imports PRIVATE SQLite::SQLite3)
+target_link_libraries(solscope_imports PRIVATE solscope::wire SQLite::SQLite3 nlohmann_json::nlohmann_json)

@@ -11,6 +11,7 @@
 #include "imports/dcgmi_dmon.hpp"
 #include "imports/text_lines.hpp"
 #include "net/prom_query.hpp"
+#include "wire/json_fields.hpp"
 
 namespace solscope::imports {
 namespace {

@@ -8,7 +8,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "json/json_fields.hpp"
+#include "wire/json_fields.hpp"
 #include "net/time_limits.hpp"
 
 namespace solscope::net {
@@ -137,7 +137,7 @@ auto parse_prom_query_answer(std::string_view body) -> core::Result<PromAnswer> 
   const auto data = doc.find("data");
   if (data == doc.end() || !data->is_object()) return out;
   out.has_data = true;
-  out.result_type = solscope::json::string_field(*data, "resultType");
+  out.result_type = wire::string_field(*data, "resultType");
   const auto result = data->find("result");
   if (result == data->end() || !result->is_array()) return out;
   out.has_result = true;

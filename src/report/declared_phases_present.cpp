@@ -6,15 +6,12 @@
 #include <fmt/format.h>
 
 #include "core/metric_id.hpp"
+#include "wire/json_number.hpp"
 
 namespace solscope::report {
 namespace {
 
 using nlohmann::ordered_json;
-
-auto number(double v) -> ordered_json {
-  return std::isnan(v) ? ordered_json(nullptr) : ordered_json(v);
-}
 
 template <typename T>
 auto name_or_null(T value, T unknown) -> ordered_json {
@@ -23,22 +20,24 @@ auto name_or_null(T value, T unknown) -> ordered_json {
 
 auto figures_json(const PhaseOutcome& p) -> ordered_json {
   const core::SolSample& m = p.means;
-  auto pipe = [&m](core::Pipe id) { return number(m.pipe_pct[static_cast<std::size_t>(id)]); };
-  auto path = [&m](core::MemPath id) { return number(m.path_pct[static_cast<std::size_t>(id)]); };
-  return ordered_json{{"compute_sol_pct", number(m.compute_sol_pct)},
+  auto pipe = [&m](core::Pipe id) { return wire::number_or_null(m.pipe_pct[static_cast<std::size_t>(id)]); };
+  auto path = [&m](core::MemPath id) {
+    return wire::number_or_null(m.path_pct[static_cast<std::size_t>(id)]);
+  };
+  return ordered_json{{"compute_sol_pct", wire::number_or_null(m.compute_sol_pct)},
                       {"compute_pipe", name_or_null(m.compute_pipe, core::Pipe::kCount)},
-                      {"memory_sol_pct", number(m.memory_sol_pct)},
+                      {"memory_sol_pct", wire::number_or_null(m.memory_sol_pct)},
                       {"memory_path", name_or_null(m.memory_path, core::MemPath::kCount)},
                       {"bound", name_or_null(p.bound, core::Bound::Unknown)},
-                      {"gpu_util_pct", number(m.gpu_util_pct())},
-                      {"sm_active_pct", number(m.sm_active_pct())},
+                      {"gpu_util_pct", wire::number_or_null(m.gpu_util_pct())},
+                      {"sm_active_pct", wire::number_or_null(m.sm_active_pct())},
                       {"tensor_pipe_pct", pipe(core::Pipe::Tensor)},
                       {"fma_pipe_pct", pipe(core::Pipe::Fma)},
                       {"dram_pct", path(core::MemPath::Dram)},
                       {"l2_pct", path(core::MemPath::L2)},
-                      {"dram_bytes_per_s", number(m.dram_bytes_per_s)},
-                      {"sm_clock_mhz", number(m.metric(core::MetricId::SmClockMhz))},
-                      {"implied_flop_per_s", number(p.implied_flop_per_s)}};
+                      {"dram_bytes_per_s", wire::number_or_null(m.dram_bytes_per_s)},
+                      {"sm_clock_mhz", wire::number_or_null(m.metric(core::MetricId::SmClockMhz))},
+                      {"implied_flop_per_s", wire::number_or_null(p.implied_flop_per_s)}};
 }
 
 auto kernel_json(const PhaseOutcome& p) -> ordered_json {
@@ -46,10 +45,10 @@ auto kernel_json(const PhaseOutcome& p) -> ordered_json {
   const PhaseKernel& k = *p.kernel;
   return ordered_json{{"name", k.name},
                       {"calls", k.calls},
-                      {"busy_pct", number(k.busy_pct)},
-                      {"compute_sol_pct", number(k.compute_sol_pct)},
+                      {"busy_pct", wire::number_or_null(k.busy_pct)},
+                      {"compute_sol_pct", wire::number_or_null(k.compute_sol_pct)},
                       {"compute_pipe", name_or_null(k.compute_pipe, core::Pipe::kCount)},
-                      {"memory_sol_pct", number(k.memory_sol_pct)},
+                      {"memory_sol_pct", wire::number_or_null(k.memory_sol_pct)},
                       {"memory_path", name_or_null(k.memory_path, core::MemPath::kCount)}};
 }
 

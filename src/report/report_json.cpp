@@ -1,17 +1,12 @@
 #include "report/report_json.hpp"
 
-#include <cmath>
-
 #include "report/phase_detection.hpp"
+#include "wire/json_number.hpp"
 
 namespace solscope::report {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-auto number(double v) -> Json {
-  return std::isnan(v) || std::isinf(v) ? Json(nullptr) : Json(v);
-}
 
 auto seconds(std::int64_t ns) -> double {
   return static_cast<double>(ns) / static_cast<double>(core::kNsPerS);
@@ -35,18 +30,18 @@ auto bound_seconds(const BoundTimes& times) -> Json {
 
 /// The four SOL keys that GPUs, phases and kernels share, in this order.
 void put_sol(Json& out, double compute_sol_pct, core::Pipe pipe, double memory_sol_pct, core::MemPath path) {
-  out["compute_sol_pct"] = number(compute_sol_pct);
+  out["compute_sol_pct"] = wire::number_or_null(compute_sol_pct);
   out["compute_pipe"] = pipe_name(pipe);
-  out["memory_sol_pct"] = number(memory_sol_pct);
+  out["memory_sol_pct"] = wire::number_or_null(memory_sol_pct);
   out["memory_path"] = path_name(path);
 }
 
 void put_figures(Json& out, const Figures& f) {
   put_sol(out, f.compute_sol_pct, f.compute_pipe, f.memory_sol_pct, f.memory_path);
-  out["gpu_util_pct"] = number(f.gpu_util_pct);
-  out["sm_active_pct"] = number(f.sm_active_pct);
-  out["mean_power_w"] = number(f.mean_power_w);
-  out["energy_j"] = number(f.energy_j);
+  out["gpu_util_pct"] = wire::number_or_null(f.gpu_util_pct);
+  out["sm_active_pct"] = wire::number_or_null(f.sm_active_pct);
+  out["mean_power_w"] = wire::number_or_null(f.mean_power_w);
+  out["energy_j"] = wire::number_or_null(f.energy_j);
   out["power_known_s"] = seconds(f.power_known_ns);
 }
 
@@ -89,10 +84,10 @@ auto gpu_json(const GpuReport& g) -> Json {
            {"duration_s", seconds(g.end_ns - g.start_ns)},
            {"sampled_s", seconds(g.sampled_ns)}};
   put_figures(out, g.figures);
-  out["attainable_compute_sol_pct"] = number(g.attainable_compute_sol_pct);
-  out["attainable_memory_sol_pct"] = number(g.attainable_memory_sol_pct);
-  out["compute_headroom_pct"] = number(g.compute_headroom_pct);
-  out["memory_headroom_pct"] = number(g.memory_headroom_pct);
+  out["attainable_compute_sol_pct"] = wire::number_or_null(g.attainable_compute_sol_pct);
+  out["attainable_memory_sol_pct"] = wire::number_or_null(g.attainable_memory_sol_pct);
+  out["compute_headroom_pct"] = wire::number_or_null(g.compute_headroom_pct);
+  out["memory_headroom_pct"] = wire::number_or_null(g.memory_headroom_pct);
   out["bound_s"] = bound_seconds(g.bound_ns);
   out["min_phase_s"] = seconds(g.min_phase_ns);
   Json phases = Json::array();

@@ -1,10 +1,10 @@
 #include "report/report_series.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 
 #include "report/report_json.hpp"
+#include "wire/json_number.hpp"
 
 namespace solscope::report {
 namespace {
@@ -26,10 +26,6 @@ void push(Series& out, std::int64_t t_ns, float compute, float memory, float uti
 void flush(Series& out, const Bucket& b) {
   push(out, b.t_ns, static_cast<float>(b.compute.value()), static_cast<float>(b.memory.value()),
        static_cast<float>(b.util.value()));
-}
-
-auto number(float v) -> nlohmann::ordered_json {
-  return std::isfinite(v) ? nlohmann::ordered_json(static_cast<double>(v)) : nlohmann::ordered_json(nullptr);
 }
 
 }  // namespace
@@ -72,9 +68,9 @@ auto series_json(const Series& series) -> nlohmann::ordered_json {
   nlohmann::ordered_json util = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < series.t_ns.size(); ++i) {
     t.push_back(series.t_ns[i]);
-    compute.push_back(number(series.compute_sol_pct[i]));
-    memory.push_back(number(series.memory_sol_pct[i]));
-    util.push_back(number(series.gpu_util_pct[i]));
+    compute.push_back(wire::number_or_null(series.compute_sol_pct[i]));
+    memory.push_back(wire::number_or_null(series.memory_sol_pct[i]));
+    util.push_back(wire::number_or_null(series.gpu_util_pct[i]));
   }
   return nlohmann::ordered_json{{"t_ns", std::move(t)},
                                 {"compute_sol_pct", std::move(compute)},

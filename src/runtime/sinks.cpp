@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "trace/json_format.hpp"
+#include "wire/sample_json.hpp"
 
 namespace solscope::app {
 namespace {
@@ -44,7 +44,7 @@ auto JsonLinesSink::begin(const std::vector<core::DeviceInfo>& devices) -> core:
 auto JsonLinesSink::on_sample(const core::RawSample& /*raw*/, const core::SolSample& sol)
     -> core::Result<void> {
   auto it = devices_.find(sol.device_index);
-  out_ << trace::sol_sample_to_json(sol, it != devices_.end() ? &it->second : nullptr).dump() << '\n';
+  out_ << wire::sol_sample_to_json(sol, it != devices_.end() ? &it->second : nullptr).dump() << '\n';
   return core::ok();
 }
 

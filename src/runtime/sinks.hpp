@@ -18,7 +18,7 @@ namespace solscope::app {
 /// True for flush_output()'s error when the pipe's reader went away.
 [[nodiscard]] auto is_reader_gone(const core::Error& error) -> bool;
 
-/// Writes one JSON object per sample and line (trace::sol_sample_to_json), flushed whenever it has caught up.
+/// Writes one JSON object per sample and line (wire::sol_sample_to_json), flushed whenever it has caught up.
 /// A live view: when its reader stalls (`--json | less`), it skips its oldest unread samples and the engine
 /// counts them (SinkDelivery); sampling goes on.
 class JsonLinesSink : public SampleSink {

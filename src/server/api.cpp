@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/duration.hpp"
-#include "server/sample_json.hpp"
-#include "trace/json_format.hpp"
+#include "wire/device_json.hpp"
+#include "wire/sample_json.hpp"
 
 namespace solscope::server {
 namespace {
@@ -104,7 +104,7 @@ auto samples_json(const core::LiveState& state, const SamplesQuery& query, std::
                     ",\"window_ns\":" + std::to_string(query.window_ns) + ",\"samples\":[";
   for (std::size_t i = 0; i < windows.size(); ++i) {
     if (i > 0) out += ',';
-    out += dump(trace::sol_sample_to_json(windows[i], info));
+    out += dump(wire::window_to_json(windows[i], info));
   }
   out += "],\"next_since_ns\":";
   out += more ? std::to_string(windows.back().t_end_ns) : "null";
@@ -115,9 +115,9 @@ auto samples_json(const core::LiveState& state, const SamplesQuery& query, std::
 auto devices_json(const core::LiveState& state, const ApiContext& context) -> std::string {
   Json devices = Json::array();
   for (const core::DeviceSnapshot& d : state.snapshot()) {
-    Json device = device_state_to_json(d.state);
+    Json device = wire::device_state_to_json(d.state);
     device["latest_window"] =
-        d.latest_window ? trace::sol_sample_to_json(*d.latest_window, &d.state.info) : Json(nullptr);
+        d.latest_window ? wire::window_to_json(*d.latest_window, &d.state.info) : Json(nullptr);
     devices.push_back(std::move(device));
   }
   Json out = Json::object();
@@ -133,7 +133,11 @@ auto devices_json(const core::LiveState& state, const ApiContext& context) -> st
 }
 
 auto sample_event_json(const core::SolSample& sample, const core::DeviceInfo* device) -> std::string {
-  return dump(trace::sol_sample_to_json(sample, device));
+  return dump(wire::sol_sample_to_json(sample, device));
+}
+
+auto window_event_json(const core::SolSample& window, const core::DeviceInfo* device) -> std::string {
+  return dump(wire::window_to_json(window, device));
 }
 
 }  // namespace solscope::server

@@ -22,7 +22,7 @@ struct ApiContext {
 };
 
 /// The body of GET /api/v1/devices: host, version, source, synthetic, fleet, window_ns, newest_ns and per
-/// device sample_json's device_state_to_json() plus `latest_window` (the newest window's SolSample JSON, or
+/// device wire::device_state_to_json() plus `latest_window` (the newest window's wire::window_to_json(), or
 /// null).
 [[nodiscard]] auto devices_json(const core::LiveState& state, const ApiContext& context) -> std::string;
 
@@ -62,17 +62,23 @@ inline constexpr std::int64_t kDefaultSinceNs = 300'000'000'000;
 /// (docs/http-api.md). 1,000 x about 1.3 KB of JSON: an answer stays near 1.3 MB whatever `since` asks for.
 inline constexpr std::size_t kMaxSamplesPerAnswer = 1000;
 
-/// The body of GET /api/v1/samples: {"device": N, "window_ns": W, "samples": [SolSample JSON, oldest first],
-/// "next_since_ns": T or null}. At most `max_samples` windows (>= 1); when more remain, next_since_ns is the
-/// end of the last one sent (ask again with since=T), else null. The open (incomplete) window comes last of
-/// all, so that a chart reaches the newest sample. Rendered window by window: no JSON tree of the whole
-/// answer.
+/// The body of GET /api/v1/samples: {"device": N, "window_ns": W, "samples": [wire::window_to_json(), oldest
+/// first], "next_since_ns": T or null}. At most `max_samples` windows (>= 1); when more remain,
+/// next_since_ns is the end of the last one sent (ask again with since=T), else null. The open (incomplete)
+/// window comes last of all, so that a chart reaches the newest sample. Rendered window by window: no JSON
+/// tree of the whole answer.
 [[nodiscard]] auto samples_json(const core::LiveState& state, const SamplesQuery& query,
                                 std::size_t max_samples = kMaxSamplesPerAnswer) -> std::string;
 
-/// The `data:` line of a stream event: one SolSample as compact JSON (trace::sol_sample_to_json), with the
-/// uuid when `device` knows it (may be nullptr).
+/// The `data:` line of a `sample` stream event: one SolSample as compact JSON (wire::sol_sample_to_json),
+/// with the uuid when `device` knows it (may be nullptr).
 [[nodiscard]] auto sample_event_json(const core::SolSample& sample, const core::DeviceInfo* device)
+    -> std::string;
+
+/// The `data:` line of a `window` stream event: one closed window (core::LiveState's, with the bound class
+/// the core classified from its means) as compact JSON (wire::window_to_json), the shape of /api/v1/samples'
+/// windows, with the uuid when `device` knows it (may be nullptr).
+[[nodiscard]] auto window_event_json(const core::SolSample& window, const core::DeviceInfo* device)
     -> std::string;
 
 }  // namespace solscope::server

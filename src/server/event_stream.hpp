@@ -1,6 +1,6 @@
-// The live stream's fan-out: every SolSample, rendered once, goes into a bounded queue per connected client.
-// The publisher (the engine thread) never waits for a client: a full queue loses its oldest event and the
-// client is told how many it lost.
+// The live stream's fan-out: every SolSample and every closed window, rendered once, goes into a bounded
+// queue per connected client. The publisher (the engine thread) never waits for a client: a full queue loses
+// its oldest event and the client is told how many it lost.
 #pragma once
 
 #include <chrono>
@@ -11,14 +11,20 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace solscope::server {
 
-/// One event ready to send: the device it is about and its data line (one SolSample JSON, no newline).
+/// One event ready to send: the device it is about, its data line (one JSON object, no newline) and its SSE
+/// event type (docs/http-api.md "/api/v1/stream").
 struct StreamEvent {
+  static constexpr std::string_view kSampleEvent = "sample";  ///< data: one SolSample
+  static constexpr std::string_view kWindowEvent = "window";  ///< data: one closed window
+
   std::uint32_t device = 0;
   std::string data;
+  std::string_view type = kSampleEvent;  ///< kSampleEvent or kWindowEvent
 };
 
 /// What a client takes from its queue at once.

@@ -13,10 +13,11 @@
 
 #include "core/guarded_run.hpp"
 #include "core/units.hpp"
-#include "json/json_fields.hpp"
-#include "server/sample_json.hpp"
 #include "server/server.hpp"
 #include "server/sse_parser.hpp"
+#include "wire/device_json.hpp"
+#include "wire/json_fields.hpp"
+#include "wire/sample_json.hpp"
 
 namespace solscope::server {
 namespace {
@@ -134,14 +135,14 @@ auto RemoteFeed::Impl::load_devices(httplib::Client& client, bool first) -> core
   std::vector<core::DeviceState> devices;
   std::vector<std::string> ids;
   for (const Json& d : *list) {
-    auto device = device_state_from_json(d);
+    auto device = wire::device_state_from_json(d);
     if (!device) return core::propagate(std::move(device));
     ids.push_back(device->info.uuid + "#" + std::to_string(device->info.index));
     devices.push_back(std::move(*device));
   }
   {
     const std::scoped_lock lock(mutex);
-    source = solscope::json::string_field(*json, "source");
+    source = wire::string_field(*json, "source");
   }
   last_devices = std::chrono::steady_clock::now();
   if (first || ids != uuids) {
@@ -186,7 +187,7 @@ auto RemoteFeed::Impl::backfill(httplib::Client& client) -> core::Result<void> {
 }
 
 void RemoteFeed::Impl::on_sample(const Json& json) {
-  auto sample = sample_from_json(json);
+  auto sample = wire::sample_from_json(json);
   if (!sample) return;
   // Skip what the back-fill already covered (and anything out of order).
   std::int64_t& last = last_end_ns[sample->device_index];

@@ -9,7 +9,10 @@
 #include <functional>
 #include <future>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
+#include <string_view>
 #include <thread>
 
 #include "core/guarded_run.hpp"
@@ -44,9 +47,10 @@ struct Server::Impl {
   auto operator=(const Impl&) -> Impl& = delete;
   ~Impl() { shut_down(); }
 
-  /// The stream event's JSON of `sample`, with its device's uuid. The device list is copied from the state
-  /// only when a sample names a device not seen yet (one copy per device, not per sample).
-  auto event_json(const core::SolSample& sample) -> std::string {
+  /// The stream event of `sample` (a SolSample, or a closed window for kWindowEvent), with its device's uuid.
+  /// The device list is copied from the state only when a sample names a device not seen yet (one copy per
+  /// device, not per sample).
+  auto event(const core::SolSample& sample, std::string_view type) -> std::shared_ptr<const StreamEvent> {
     const std::scoped_lock lock(devices_mutex);
     auto it = devices.find(sample.device_index);
     if (it == devices.end()) {
@@ -54,7 +58,26 @@ struct Server::Impl {
       for (const auto& d : state.devices()) devices.emplace(d.info.index, d.info);
       it = devices.find(sample.device_index);
     }
-    return sample_event_json(sample, it == devices.end() ? nullptr : &it->second);
+    const core::DeviceInfo* info = it == devices.end() ? nullptr : &it->second;
+    return std::make_shared<const StreamEvent>(StreamEvent{.device = sample.device_index,
+                                                           .data = type == StreamEvent::kWindowEvent
+                                                                       ? window_event_json(sample, info)
+                                                                       : sample_event_json(sample, info),
+                                                           .type = type});
+  }
+
+  /// The window of `device` that completed since the previous call (the state's newest complete window when
+  /// it is one not returned before), or nullopt. Called after each sample is added, whether or not a client
+  /// listens, so it sees every window once. Windows completed before the first call for a device (a state
+  /// filled before the server started) are history (/api/v1/samples), not returned.
+  auto newly_closed_window(std::uint32_t device) -> std::optional<core::SolSample> {
+    const std::scoped_lock lock(devices_mutex);
+    const auto [seen, first] = windows_seen.try_emplace(device, 0);
+    auto closed = state.newest_closed_window(device, seen->second);
+    if (!closed) return std::nullopt;
+    seen->second = closed->number;
+    if (first) return std::nullopt;
+    return std::move(closed->window);
   }
 
   /// Ends the streams, cuts every connection, closes the listener and joins its thread. Idempotent.
@@ -80,7 +103,8 @@ struct Server::Impl {
   std::mutex stop_mutex;
   bool stopped = false;
   std::mutex devices_mutex;
-  std::map<std::uint32_t, core::DeviceInfo> devices;  ///< uuid lookups for stream events
+  std::map<std::uint32_t, core::DeviceInfo> devices;    ///< uuid lookups for stream events
+  std::map<std::uint32_t, std::uint64_t> windows_seen;  ///< per device: ClosedWindow::number last published
 };
 
 namespace {
@@ -209,9 +233,10 @@ auto Server::url() const -> std::string {
 }
 
 void Server::publish(const core::SolSample& sample) {
+  const auto window = impl_->newly_closed_window(sample.device_index);
   if (!impl_->hub.has_clients()) return;
-  impl_->hub.publish(std::make_shared<const StreamEvent>(
-      StreamEvent{.device = sample.device_index, .data = impl_->event_json(sample)}));
+  if (window) impl_->hub.publish(impl_->event(*window, StreamEvent::kWindowEvent));
+  impl_->hub.publish(impl_->event(sample, StreamEvent::kSampleEvent));
 }
 
 void Server::stop() {

@@ -1,7 +1,8 @@
 // The HTTP server of `solscope serve` (docs/http-api.md): /metrics, /api/v1/devices, /api/v1/samples,
 // /api/v1/stream (Server-Sent Events), /api/v1/fleet (with a fleet provider), /healthz, /readyz and the
 // built-in web dashboard, over HTTP or HTTPS,
-// on one address. Read-only; it reads a core::LiveState and streams the samples it is given with publish().
+// on one address. Read-only; it reads a core::LiveState and streams the samples it is given with publish(),
+// and the state's windows as they complete.
 //
 // Example:
 //   core::LiveState state;
@@ -90,8 +91,10 @@ class Server {
   [[nodiscard]] auto port() const -> std::uint16_t;
   /// "http://HOST:PORT" or "https://HOST:PORT" (IPv6 hosts in brackets).
   [[nodiscard]] auto url() const -> std::string;
-  /// Queues `sample` for every stream client (renders its JSON once; nothing when no client listens). Never
-  /// waits for a client; call after adding it to the state.
+  /// Queues `sample` for every stream client (renders its JSON once; nothing when no client listens),
+  /// preceded by the window of its device that adding it to the state completed, if any (event `window`: the
+  /// state's window, with the bound class the core classified from its means). Never waits for a client; call
+  /// after adding `sample` to the state, once per sample.
   void publish(const core::SolSample& sample);
   /// Ends the streams, stops accepting, cuts every open connection (whatever its client does: a request
   /// still arriving, an answer not read) and joins the server's threads; returns within about a second.

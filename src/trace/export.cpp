@@ -11,7 +11,7 @@
 
 #include "core/metric_catalog.hpp"
 #include "core/sol_terms.hpp"
-#include "trace/json_format.hpp"
+#include "wire/sample_json.hpp"
 
 namespace solscope::trace {
 namespace {
@@ -117,7 +117,7 @@ auto export_jsonl(const Reader& reader, std::ostream& out, const ReadOptions& op
     -> core::Result<ReadSummary> {
   return export_rows(reader, out, options, std::string{}, "JSON Lines",
                      [](std::string& chunk, const core::SolSample& s, const core::DeviceInfo* device) {
-                       chunk += sol_sample_to_json(s, device).dump();
+                       chunk += wire::sol_sample_to_json(s, device).dump();
                        chunk += '\n';
                      });
 }

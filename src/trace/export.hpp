@@ -21,8 +21,9 @@ namespace solscope::trace {
 [[nodiscard]] auto export_csv(const Reader& reader, std::ostream& out, const ReadOptions& options = {})
     -> core::Result<ReadSummary>;
 
-/// Writes the selected samples as JSON Lines: one sol_sample_to_json() object per line (json_format.hpp), in
-/// time order, no header. Unknown values are null. Returns and errors as export_csv.
+/// Writes the selected samples as JSON Lines: one wire::sol_sample_to_json() object per line
+/// (wire/sample_json.hpp), in time order, no header. Unknown values are null. Returns and errors as
+/// export_csv.
 [[nodiscard]] auto export_jsonl(const Reader& reader, std::ostream& out, const ReadOptions& options = {})
     -> core::Result<ReadSummary>;
 

@@ -1,4 +1,5 @@
-# solscope_trace: the SQLite trace format (schema.hpp): Writer, Reader, CSV/JSONL export, JSON sample format.
+# solscope_trace: the SQLite trace format (schema.hpp): Writer, Reader, CSV/JSONL export (the JSON of a sample:
+# src/wire).
 # Public headers forward-declare SQLite; sqlite3.h is included only under src/trace/detail/ and the .cpp files.
 solscope_add_library(trace SOURCES
   detail/columns.cpp
@@ -15,8 +16,7 @@ solscope_add_library(trace SOURCES
   detail/whole_pages_vfs.cpp
   detail/writer_setup.cpp
   export.cpp
-  json_format.cpp
   reader.cpp
   writer.cpp
   PUBLIC solscope::core nlohmann_json::nlohmann_json
-  PRIVATE SQLite::SQLite3 fmt::fmt)
+  PRIVATE solscope::wire SQLite::SQLite3 fmt::fmt)

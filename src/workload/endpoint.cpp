@@ -5,7 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/enum_table.hpp"
-#include "json/json_fields.hpp"
+#include "wire/json_fields.hpp"
+#include "wire/json_fields.hpp"
 
 namespace solscope::workload {
 namespace {
@@ -21,7 +22,7 @@ auto parse_object(std::string_view body, std::string_view what) -> core::Result<
   return doc;
 }
 
-using solscope::json::string_field;
+using wire::string_field;
 
 /// An integer field in [1, max] (JSON integers, or floats holding an integer); 0 otherwise.
 auto int_field(const json& obj, const char* key, std::int64_t max) -> std::int64_t {

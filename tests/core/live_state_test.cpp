@@ -196,6 +196,46 @@ TEST(LiveStateTest, clearing_samples_keeps_the_devices) {
   EXPECT_EQ(state.newest_ns(), 0);
 }
 
+TEST(LiveStateTest, each_closed_window_is_handed_out_once_with_a_growing_number) {
+  LiveState state;
+  state.set_devices({device(0, "A"), device(1, "B")});
+  EXPECT_FALSE(state.newest_closed_window(0, 0).has_value());
+  EXPECT_FALSE(state.newest_closed_window(7, 0).has_value());  // unknown device
+  std::uint64_t seen = 0;
+  std::vector<SolSample> closed;
+  // Window 0 of GPU 0: 40 % tensor for 0.6 s, then 90 % for 0.4 s; each add() is followed by a look.
+  for (int i = 0; i < 10; ++i) {
+    state.add(sample(0, i * 100 * kMs, (i + 1) * 100 * kMs, i < 6 ? 40 : 90, 10));
+    if (auto w = state.newest_closed_window(0, seen)) {
+      seen = w->number;
+      closed.push_back(w->window);
+    }
+  }
+  EXPECT_TRUE(closed.empty());  // the window is still open
+  state.add(sample(1, 0, kS, 10, 10));
+  state.add(sample(1, kS, 2 * kS, 10, 10));  // closes GPU 1's window 0 (number 1)
+  state.add(sample(0, kS, kS + 100 * kMs, 80, 10));
+  const auto first = state.newest_closed_window(0, seen);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->number, 2U);
+  EXPECT_FALSE(state.newest_closed_window(0, first->number).has_value());  // seen: not again
+  // The core's window: duration-weighted means and the bound classified from them.
+  EXPECT_EQ(first->window.t_start_ns, 0);
+  EXPECT_EQ(first->window.t_end_ns, kS);
+  EXPECT_DOUBLE_EQ(first->window.compute_sol_pct, 0.6 * 40 + 0.4 * 90);
+  EXPECT_EQ(first->window.bound, classify_bound(first->window));
+  EXPECT_EQ(state.newest_closed_window(1, 0)->number, 1U);
+  // After clear_samples() the numbers go on growing: a reader that saw 2 still gets the next window.
+  state.clear_samples();
+  EXPECT_FALSE(state.newest_closed_window(0, 0).has_value());
+  state.add(sample(0, 5 * kS, 6 * kS, 20, 10));
+  state.add(sample(0, 6 * kS, 7 * kS, 20, 10));
+  const auto after = state.newest_closed_window(0, first->number);
+  ASSERT_TRUE(after.has_value());
+  EXPECT_EQ(after->number, 3U);
+  EXPECT_EQ(after->window.t_start_ns, 5 * kS);
+}
+
 TEST(LiveStateTest, readers_and_a_writer_may_run_concurrently) {
   LiveState state;
   std::thread writer([&state] {

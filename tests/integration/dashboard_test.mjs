@@ -10,12 +10,12 @@
 // origin, and the console must stay free of errors. Screenshots at 1280 px (kept in DIR and, when asked, at
 // --screenshot) and at a phone width of 390 px, where nothing may overflow sideways.
 // Part 2 (live): the daemon replays a SYNTHETIC trace in real time; the page must follow the stream (the shown
-// window advances) and each window it aggregated from the stream must equal the daemon's own window; the
+// window advances) and each window it took from the stream must equal the daemon's own window; the
 // attainable lines appear for the GPU whose samples carry one.
 // Part 3 (reconnect): the daemon is stopped and started again on the same address; the page must say it is
 // reconnecting, come back live by itself and follow the new stream.
 // Part 4 (slow client): a one-event client queue makes the daemon drop events; the page must still show the
-// daemon's exact windows (it fetches those it saw only in part).
+// daemon's exact windows (it fetches those it may have missed).
 // Exit status: 0 pass, 1 fail (with the reason), 77 skip (Chromium or playwright-core missing).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, copyFileSync } from 'node:fs';
@@ -273,7 +273,7 @@ function makeTrace(trace, generatorArgs) {
 
 // ---------------------------------------------------------------- part 4: a slow client
 // With a one-event client queue and 8 GPUs x 100 Hz the daemon drops events for the page (`event: dropped`); the
-// page must then fetch the windows it saw only in part, so what it shows still equals the daemon's windows.
+// page must then fetch the windows it may have missed, so what it shows still equals the daemon's windows.
 async function droppedPart(browser, args) {
   const trace = path.join(args.workdir, 'busy.sqlite');
   makeTrace(trace, ['--devices', '8', '--hz', '100', '--seconds', '40', '--profile', 'phases']);
@@ -320,7 +320,7 @@ async function livePart(browser, args) {
         const starts = seen.get(card.gpu) || new Set();
         if (!starts.has(card.start) && card.start) {
           starts.add(card.start);
-          // The page aggregates streamed samples itself: it must agree with the daemon to rounding.
+          // The page shows the windows the daemon streams: they must agree with its /api/v1/samples to rounding.
           compareCard(card, await daemonWindow(daemon.url, card.gpu, card.start), 1e-6, 'live');
           ++compared;
         }

@@ -1,5 +1,3 @@
-#include "server/sample_json.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,7 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "server_test_support.hpp"
-#include "trace/json_format.hpp"
+#include "wire/device_json.hpp"
+#include "wire/sample_json.hpp"
 
 namespace solscope::server {
 namespace {
@@ -16,8 +15,8 @@ TEST(SampleJsonTest, sample_survives_a_round_trip) {
   core::SolSample s = testing::synthetic_sample(3, testing::kT0, 61.5);
   s.flags = core::kSampleGapBefore;
   s.metrics[core::index_of(core::MetricId::PowerW)] = 412.25;
-  const nlohmann::json json = nlohmann::json::parse(trace::sol_sample_to_json(s, nullptr).dump());
-  auto back = sample_from_json(json);
+  const nlohmann::json json = nlohmann::json::parse(wire::sol_sample_to_json(s, nullptr).dump());
+  auto back = wire::sample_from_json(json);
   ASSERT_TRUE(back) << back.error().describe();
   EXPECT_EQ(back->device_index, 3U);
   EXPECT_EQ(back->t_start_ns, s.t_start_ns);
@@ -36,11 +35,11 @@ TEST(SampleJsonTest, sample_survives_a_round_trip) {
 TEST(SampleJsonTest, malformed_samples_are_errors_not_exceptions) {
   for (const char* text : {"[]", "{}", R"({"device": "0", "t_start_ns": 1, "t_end_ns": 2})",
                            R"({"device": 0, "t_start_ns": 1.5, "t_end_ns": 2})"}) {
-    auto s = sample_from_json(nlohmann::json::parse(text));
+    auto s = wire::sample_from_json(nlohmann::json::parse(text));
     ASSERT_FALSE(s) << text;
     EXPECT_EQ(s.error().code, core::ErrorCode::InvalidArgument);
   }
-  auto odd = sample_from_json(nlohmann::json::parse(
+  auto odd = wire::sample_from_json(nlohmann::json::parse(
       R"({"device": 0, "t_start_ns": 1, "t_end_ns": 2, "compute_pipe": "warp", "pipes": 3, "power_w": "hot"})"));
   ASSERT_TRUE(odd);
   EXPECT_EQ(odd->compute_pipe, core::Pipe::kCount);
@@ -56,8 +55,8 @@ TEST(SampleJsonTest, device_state_survives_a_round_trip) {
                          .gpu_memory_bytes = 1 << 20,
                          .command = "python x.py",
                          .container_id = "abc"});
-  const nlohmann::json json = nlohmann::json::parse(device_state_to_json(d).dump());
-  auto back = device_state_from_json(json);
+  const nlohmann::json json = nlohmann::json::parse(wire::device_state_to_json(d).dump());
+  auto back = wire::device_state_from_json(json);
   ASSERT_TRUE(back) << back.error().describe();
   EXPECT_EQ(back->info.uuid, d.info.uuid);
   EXPECT_EQ(back->info.pci_bus_id, d.info.pci_bus_id);
@@ -68,7 +67,7 @@ TEST(SampleJsonTest, device_state_survives_a_round_trip) {
   ASSERT_EQ(back->processes.size(), 1U);
   EXPECT_EQ(back->processes[0].command, "python x.py");
   EXPECT_EQ(back->processes[0].gpu_memory_bytes, 1U << 20);
-  EXPECT_FALSE(device_state_from_json(nlohmann::json::parse(R"({"uuid": "x"})")));
+  EXPECT_FALSE(wire::device_state_from_json(nlohmann::json::parse(R"({"uuid": "x"})")));
 }
 
 }  // namespace

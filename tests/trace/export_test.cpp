@@ -12,10 +12,10 @@
 #include "core/metric_catalog.hpp"
 #include "data/synthetic/synthetic_trace.hpp"
 #include "trace/export.hpp"
-#include "trace/json_format.hpp"
 #include "trace/reader.hpp"
 #include "trace/trace_test_support.hpp"
 #include "trace/writer.hpp"
+#include "wire/sample_json.hpp"
 
 namespace solscope::trace {
 namespace {
@@ -190,7 +190,7 @@ TEST(JsonFormatTest, keys_in_documented_order_and_null_for_unknown) {
   s.pipe_pct[0] = 42.5;
   s.metrics[core::index_of(core::MetricId::TensorPipe)] = 42.5;
   s.bound = core::Bound::Latency;
-  const auto j = sol_sample_to_json(s, nullptr);
+  const auto j = wire::sol_sample_to_json(s, nullptr);
   std::vector<std::string> keys;
   for (const auto& [key, value] : j.items()) keys.push_back(key);
   const std::vector<std::string> head = {"device",
@@ -223,7 +223,7 @@ TEST(JsonFormatTest, keys_in_documented_order_and_null_for_unknown) {
 
   core::DeviceInfo device;
   device.uuid = "GPU-1234";
-  const auto with_uuid = sol_sample_to_json(s, &device);
+  const auto with_uuid = wire::sol_sample_to_json(s, &device);
   EXPECT_EQ(with_uuid.begin().key(), "device");
   EXPECT_EQ(std::next(with_uuid.begin()).key(), "uuid");
   EXPECT_EQ(with_uuid.at("uuid"), "GPU-1234");

@@ -16,4 +16,4 @@ solscope_add_test(trace
     ${CMAKE_CURRENT_LIST_DIR}/writer_reader_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/writer_safety_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/full_disk_vfs.cpp
-  LIBS solscope::trace solscope_synthetic_trace SQLite::SQLite3 nlohmann_json::nlohmann_json)
+  LIBS solscope::trace solscope::wire solscope_synthetic_trace SQLite::SQLite3 nlohmann_json::nlohmann_json)

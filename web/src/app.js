@@ -1,40 +1,34 @@
 // solscope web dashboard (docs/http-api.md): per GPU, live charts of Compute SOL, Memory SOL and the classic
 // utilization (and the attainable SOL when known), the latest 1 s window, the bound class and the GPU's facts.
-// Plain JavaScript, no build step, no external URL: the daemon serves it from assets built into its binary.
+// Plain JavaScript, no build step, no external URL: the daemon serves it from assets built into its binary; the
+// API, page helpers and chart it shares with the fleet view are in common.js.
 // Flow: /api/v1/devices -> /api/v1/stream; on each `hello`, back-fill 15 min of 1 s windows from /api/v1/samples,
-// then aggregate streamed samples into 1 s windows as the daemon does (core::WindowAccumulator); a window seen
-// only in part (connected mid-window, or events dropped for this slow client) is fetched from the daemon.
+// then add each window the daemon sends as it completes (`event: window`: its figures and bound class, computed
+// by the daemon's core). After `event: dropped` (a slow page) the windows it may have missed are fetched.
 // With a fleet (serve --prometheus: /api/v1/devices says "fleet": true), a link to the fleet view (fleet.html).
 // Test hooks: body[data-state] (loading|live|reconnecting|error); section.gpu[data-gpu][data-window-start-ns];
 // [data-field=NAME][data-value] holds each unrounded figure ("" = unknown); [data-chart][data-points].
 'use strict';
 
 (() => {
+  const { $, isNum, fmtPct, showError, askToken, getJson, palette, seriesValue } = solscope;
   const kHistorySeconds = 15 * 60;   // back-fill span and chart length
-  const kIdleThresholdPct = 5.0;     // core/derive.hpp kIdleThresholdPct
-  const kBoundThresholdPct = 60.0;   // core/derive.hpp kBoundThresholdPct
   const kDevicesRefreshMs = 10000;   // processes, notes and the lost flag change slowly
   const kMaxRetryMs = 30000;
-  const kMeanFields = ['compute_sol_pct', 'memory_sol_pct', 'gpu_util_pct', 'gr_active_pct',
-                       'attainable_compute_sol_pct', 'attainable_memory_sol_pct'];
+  const kCatchUpMs = 500;            // after dropped events, the stream goes on this long before a fetch
 
   const state = {
     windowNs: 1e9,
-    token: sessionStorage.getItem('solscope.token') || '',
     gpus: new Map(),      // index -> Gpu
     stream: null,         // EventSource, or an AbortController for the fetch reader (token)
-    buffer: null,         // samples held while a back-fill is in flight
+    buffer: null,         // events held while a back-fill is in flight
     generation: 0,        // bumped on every (re)connect; stale async work checks it
     retryMs: 1000,
     retryTimer: 0,
     renderQueued: false,
   };
 
-  const $ = (sel, root = document) => root.querySelector(sel);
-  const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
-
   // ---------------------------------------------------------------- formatting (locale-independent)
-  const fmtPct = (v) => (isNum(v) ? `${v.toFixed(1)}\u202f%` : 'n/a');
   function fmtBytes(v) {
     if (!isNum(v) || v <= 0) return 'n/a';
     const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
@@ -59,95 +53,20 @@
     if (el.classList.contains('note')) el.hidden = !text;
   }
 
-  // ---------------------------------------------------------------- HTTP
-  const authHeaders = () => (state.token ? { Authorization: `Bearer ${state.token}` } : {});
-
-  async function getJson(path) {
-    const res = await fetch(path, { headers: authHeaders(), cache: 'no-store' });
-    if (res.status === 401 || res.status === 403) {
-      askToken(res.status === 403 ? 'The token was refused.' : '');
-      throw new Error(`${path}: HTTP ${res.status} (a bearer token is needed)`);
-    }
-    if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
-    return res.json();
-  }
-
-  function askToken(why) {
-    const form = $('#token-form');
-    form.hidden = false;
-    if (why) showError(why);
-  }
-
-  function showError(text) {
-    const el = $('#error-banner');
-    el.textContent = text;
-    el.hidden = !text;
-  }
-
   function setConn(text, bodyState) {
     $('#conn').textContent = text;
     if (bodyState) document.body.dataset.state = bodyState;
   }
 
-  // ---------------------------------------------------------------- windows (mirror of core::WindowAccumulator)
+  // ---------------------------------------------------------------- windows
+  // A window's index on the sample clock (the daemon's: the window that holds the midpoint); the chart's x.
   const windowKey = (s) => Math.floor((s.t_start_ns + (s.t_end_ns - s.t_start_ns) / 2) / state.windowNs);
 
-  class Accumulator {
-    constructor(key, partial) {
-      this.key = key;
-      this.partial = partial;
-      this.t0 = Infinity;
-      this.t1 = -Infinity;
-      this.sum = {};
-      this.weight = {};
-      this.pipes = {};
-      this.paths = {};
-    }
-    static addMean(sums, weights, name, v, w) {
-      if (!isNum(v)) return;
-      sums[name] = (sums[name] || 0) + v * w;
-      weights[name] = (weights[name] || 0) + w;
-    }
-    add(s) {
-      const w = Math.max(s.t_end_ns - s.t_start_ns, 1);
-      this.t0 = Math.min(this.t0, s.t_start_ns);
-      this.t1 = Math.max(this.t1, s.t_end_ns);
-      for (const f of kMeanFields) Accumulator.addMean(this.sum, this.weight, f, s[f], w);
-      for (const [k, v] of Object.entries(s.pipes || {})) Accumulator.addMean(this.pipes, this.weight, `p:${k}`, v, w);
-      for (const [k, v] of Object.entries(s.paths || {})) Accumulator.addMean(this.paths, this.weight, `m:${k}`, v, w);
-    }
-    mean(f) { return this.weight[f] ? this.sum[f] / this.weight[f] : null; }
-    argmax(sums, prefix) {
-      let best = null;
-      let bestValue = -Infinity;
-      for (const [k, v] of Object.entries(sums)) {
-        const mean = v / this.weight[k];
-        if (mean > bestValue) { bestValue = mean; best = k.slice(prefix.length); }
-      }
-      return best;
-    }
-    result() {
-      const w = { t_start_ns: this.t0, t_end_ns: this.t1 };
-      for (const f of kMeanFields) w[f] = this.mean(f);
-      w.compute_pipe = w.compute_sol_pct === null ? null : this.argmax(this.pipes, 'p:');
-      w.memory_path = w.memory_sol_pct === null ? null : this.argmax(this.paths, 'm:');
-      w.bound = classifyBound(w.compute_sol_pct, w.memory_sol_pct,
-                              w.gr_active_pct === null ? w.gpu_util_pct : w.gr_active_pct);
-      return w;
-    }
-  }
-
-  // core::classify_bound, for windows the page aggregates itself.
-  function classifyBound(compute, memory, engine) {
-    if (engine !== null && engine < kIdleThresholdPct) return 'idle';
-    if (compute === null && memory === null) return 'unknown';
-    const c = compute === null ? -1 : compute;
-    const m = memory === null ? -1 : memory;
-    if (c >= kBoundThresholdPct && c >= m) return 'compute';
-    if (m >= kBoundThresholdPct) return 'memory';
-    if (engine === null) return 'unknown';
-    return 'latency';
-  }
+  // The complete windows of a /api/v1/samples answer: on its last page the last window is the open one.
+  const completeWindows = (doc) => {
+    const windows = doc.samples || [];
+    return doc.next_since_ns === null || doc.next_since_ns === undefined ? windows.slice(0, -1) : windows;
+  };
 
   // ---------------------------------------------------------------- one GPU card
   class Gpu {
@@ -155,10 +74,8 @@
       this.index = device.index;
       this.windows = new Map();  // window key (Unix s) -> window JSON
       this.lastKey = null;       // newest key in `windows`
-      this.completeKey = null;   // the daemon's latest complete window (/api/v1/devices latest_window)
-      this.acc = null;           // the window being aggregated from the stream
-      this.firstKey = null;      // key of the first sample of this connection
-      this.afterDrop = false;
+      this.missed = null;        // after dropped events: { afterKey } (null key = from the start), else null
+      this.catchUpTimer = 0;
       this.chart = null;
       this.hasAttainable = false;
       this.el = $('#gpu-card').content.firstElementChild.cloneNode(true);
@@ -204,7 +121,7 @@
         return tr;
       }));
     }
-    // `origin`: where the window came from (devices, backfill, stream, refetch), shown as data-window-origin.
+    // `origin`: where the window came from (backfill, stream, refetch), shown as data-window-origin.
     addWindow(w, origin) {
       if (!w || !isNum(w.t_start_ns) || !isNum(w.t_end_ns)) return;
       const key = windowKey(w);
@@ -217,38 +134,18 @@
       const oldest = this.lastKey - kHistorySeconds;
       for (const k of this.windows.keys()) if (k <= oldest) this.windows.delete(k);
     }
-
-    // Feeds one streamed sample; returns the key of a window seen only in part (to fetch), or null.
-    onSample(s) {
-      const key = windowKey(s);
-      if (this.firstKey === null) this.firstKey = key;
-      if (this.lastKey !== null && key <= this.lastKey) return null;  // already back-filled
-      let refetch = null;
-      if (this.acc && key < this.acc.key) return null;                 // out of order: ignore
-      if (this.acc && key > this.acc.key) {
-        if (this.acc.partial) refetch = this.acc.key;
-        else this.addWindow(this.acc.result(), 'stream');
-        this.acc = null;
-      }
-      if (!this.acc) {
-        this.acc = new Accumulator(key, this.afterDrop || this.firstKey >= key);
-        this.afterDrop = false;
-      }
-      this.acc.add(s);
-      return refetch;
-    }
     clearWindows() {
       this.windows.clear();
       this.lastKey = null;
     }
     resetStream() {
-      this.acc = null;
-      this.firstKey = null;
-      this.afterDrop = false;
+      this.missed = null;
+      clearTimeout(this.catchUpTimer);
+      this.catchUpTimer = 0;
     }
+    // Events were dropped: windows after the newest one shown now may be missing.
     markDropped() {
-      if (this.acc) this.acc.partial = true;
-      this.afterDrop = true;
+      if (!this.missed) this.missed = { afterKey: this.lastKey };
     }
     render() {
       const w = this.lastKey === null ? null : this.windows.get(this.lastKey);
@@ -314,39 +211,7 @@
   }
 
   // ---------------------------------------------------------------- charts (uPlot)
-  function palette() {
-    const css = getComputedStyle(document.documentElement);
-    const get = (name) => css.getPropertyValue(name).trim();
-    return { fg: get('--fg'), grid: get('--grid'), compute: get('--compute'), memory: get('--memory'),
-             util: get('--util') };
-  }
-
-  const seriesValue = (u, v) => (v === null || v === undefined ? '\u2013' : `${v.toFixed(1)} %`);
-
-  function makeChart(el) {
-    const c = palette();
-    const axis = { stroke: c.fg, grid: { stroke: c.grid, width: 1 }, ticks: { stroke: c.grid, width: 1 } };
-    const opts = {
-      width: Math.max(el.clientWidth, 240),
-      height: el.clientWidth < 500 ? 180 : 220,
-      scales: { x: { time: true },
-                y: { range: (u, min, max) => [0, Math.max(100, Math.ceil(isNum(max) ? max : 0))] } },
-      axes: [axis, { ...axis, size: 48, values: (u, vals) => vals.map((v) => `${v}%`) }],
-      series: [
-        { label: 'Time' },
-        { label: 'Compute SOL', stroke: c.compute, width: 2, value: seriesValue },
-        { label: 'Memory SOL', stroke: c.memory, width: 2, value: seriesValue },
-        { label: 'Classic util', stroke: c.util, width: 1.5, value: seriesValue },
-      ],
-      cursor: { drag: { x: true, y: false } },
-    };
-    const chart = new uPlot(opts, [[], [], [], []], el);
-    new ResizeObserver(() => {
-      const width = Math.max(el.clientWidth, 240);
-      if (width !== chart.width) chart.setSize({ width, height: width < 500 ? 180 : 220 });
-    }).observe(el);
-    return chart;
-  }
+  const makeChart = (el) => solscope.makeChart(el, (width) => (width < 500 ? 180 : 220));
 
   function scheduleRender() {
     if (state.renderQueued) return;
@@ -363,7 +228,7 @@
   const markDirty = (g) => { g.dirty = true; scheduleRender(); };
 
   // ---------------------------------------------------------------- devices and back-fill
-  // Facts of every GPU; its latest complete window only as a key (the back-fill brings the window itself).
+  // Facts of every GPU (the back-fill and the stream bring its windows).
   function applyDevices(doc) {
     state.windowNs = isNum(doc.window_ns) && doc.window_ns > 0 ? doc.window_ns : 1e9;
     $('#host').textContent = doc.host || 'n/a';
@@ -384,7 +249,6 @@
       } else {
         g.setFacts(d);
       }
-      g.completeKey = d.latest_window ? windowKey(d.latest_window) : null;
       markDirty(g);
     }
     for (const [index, g] of state.gpus) {
@@ -395,43 +259,29 @@
     $('#empty').hidden = state.gpus.size > 0;
   }
 
-  // The newest window of the answer may still be open (the daemon is still adding samples to it): unless
-  // /api/v1/devices called a later one complete, it is left out (so is a lone window: before any window is
-  // complete, the daemon reports the open one as latest); the stream then sees it only in part, and the page
-  // fetches it again once it is complete.
+  // The complete windows of the last 15 minutes (the open one comes as an `event: window` once it completes).
   async function backfill(g, since) {
     const doc = await getJson(`/api/v1/samples?device=${g.index}&since=${since}&window=1s`);
-    const windows = doc.samples || [];
-    const newest = windows.length ? windowKey(windows[windows.length - 1]) : null;
-    const complete = g.completeKey;
-    for (const w of windows) {
-      if (windowKey(w) === newest && (complete === null || newest > complete || windows.length === 1)) continue;
-      g.addWindow(w, 'backfill');
-    }
+    for (const w of completeWindows(doc)) g.addWindow(w, 'backfill');
     markDirty(g);
   }
 
-  // Fetches the daemon's own window for `key` (one the page saw only in part), and any older window missing since
-  // the newest one the page has (dropped events can hide whole windows). The daemon's window is complete once
-  // it holds a newer one; the stream can run a little ahead of that, so the page asks again until it does.
-  async function refetchWindow(g, key, generation, attempt = 0) {
+  // Fetches the daemon's complete windows after the newest one the page had when events were dropped, and adds
+  // those it lacks.
+  async function catchUp(g, generation) {
+    g.catchUpTimer = 0;
+    const missed = g.missed;
+    g.missed = null;
+    if (!missed || generation !== state.generation) return;
+    const after = missed.afterKey === null ? null : g.windows.get(missed.afterKey);
+    const since = after ? String(after.t_end_ns) : `-${kHistorySeconds / 60}m`;
     try {
-      const from = Math.min(key, g.lastKey === null ? key : g.lastKey + 1) - 1;
-      const since = String(Math.max(from, key - kHistorySeconds) * state.windowNs);
       const doc = await getJson(`/api/v1/samples?device=${g.index}&since=${since}&window=1s`);
       if (generation !== state.generation) return;
-      const windows = doc.samples || [];
-      if (!windows.some((w) => windowKey(w) > key) && attempt < 10) {
-        setTimeout(() => refetchWindow(g, key, generation, attempt + 1), 200);
-        return;
-      }
-      for (const w of windows) {
-        const k = windowKey(w);
-        if (k === key || (k < key && !g.windows.has(k))) g.addWindow(w, 'refetch');
-      }
+      for (const w of completeWindows(doc)) if (!g.windows.has(windowKey(w))) g.addWindow(w, 'refetch');
       markDirty(g);
     } catch (err) {
-      showError(`could not fetch a window of GPU ${g.index}: ${err.message}`);
+      showError(`could not fetch the windows of GPU ${g.index}: ${err.message}`);
     }
   }
 
@@ -459,31 +309,35 @@
     state.buffer = null;
     for (const item of held) {
       if (item.dropNotice) onDropped(item.dropNotice);
-      else onSample(item);
+      else onWindow(item);
     }
   }
 
-  function onSample(s) {
-    if (state.buffer) { state.buffer.push(s); return; }
-    const g = state.gpus.get(s.device);
+  // One window of a GPU, complete, as the daemon aggregated it.
+  function onWindow(w) {
+    if (state.buffer) { state.buffer.push(w); return; }
+    const g = state.gpus.get(w.device);
     if (!g) return;
-    const refetch = g.onSample(s);
-    if (refetch !== null) refetchWindow(g, refetch, state.generation);
-    if (g.dirty) scheduleRender();
+    g.addWindow(w, 'stream');
+    scheduleRender();
   }
 
   function onDropped(info) {
-    if (state.buffer) { state.buffer.push({ dropNotice: info }); return; }  // keep its place among the samples
-    for (const g of state.gpus.values()) g.markDropped();
+    if (state.buffer) { state.buffer.push({ dropNotice: info }); return; }  // keep its place among the windows
+    const generation = state.generation;
+    for (const g of state.gpus.values()) {
+      g.markDropped();
+      if (!g.catchUpTimer) g.catchUpTimer = setTimeout(() => catchUp(g, generation), kCatchUpMs);
+    }
     const n = info && isNum(info.dropped) ? info.dropped : 0;
     document.body.dataset.dropped = String(Number(document.body.dataset.dropped || 0) + n);
-    setConn(`live (this page was too slow: ${n} samples dropped)`, 'live');
+    setConn(`live (this page was too slow: ${n} events dropped)`, 'live');
   }
 
   function dispatch(type, data) {
     try {
       if (type === 'hello') onHello(JSON.parse(data));
-      else if (type === 'sample') onSample(JSON.parse(data));
+      else if (type === 'window') onWindow(JSON.parse(data));
       else if (type === 'dropped') onDropped(JSON.parse(data));
     } catch (err) {
       showError(`bad ${type} event: ${err.message}`);
@@ -508,11 +362,11 @@
   function connect() {
     closeStream();
     setConn('connecting', document.body.dataset.state === 'live' ? 'reconnecting' : 'loading');
-    if (state.token) { connectWithToken(); return; }
+    if (solscope.hasToken()) { connectWithToken(); return; }
     const es = new EventSource('/api/v1/stream');
     state.stream = es;
     es.onopen = () => { state.retryMs = 1000; };
-    for (const type of ['hello', 'sample', 'dropped']) es.addEventListener(type, (e) => dispatch(type, e.data));
+    for (const type of ['hello', 'window', 'dropped']) es.addEventListener(type, (e) => dispatch(type, e.data));
     es.onerror = () => {
       if (es.readyState === EventSource.CLOSED) scheduleReconnect('the stream was refused');
       else setConn('reconnecting', 'reconnecting');  // the browser retries by itself and sends a new hello
@@ -524,7 +378,7 @@
     const ctrl = new AbortController();
     state.stream = ctrl;
     try {
-      const res = await fetch('/api/v1/stream', { headers: { ...authHeaders(), Accept: 'text/event-stream' },
+      const res = await fetch('/api/v1/stream', { headers: { ...solscope.authHeaders(), Accept: 'text/event-stream' },
                                                   cache: 'no-store', signal: ctrl.signal });
       if (res.status === 401 || res.status === 403) { askToken('The token was refused.'); return; }
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
@@ -584,19 +438,11 @@
   }
 
   function init() {
-    $('#token-form').addEventListener('submit', (e) => {
-      e.preventDefault();
-      state.token = $('#token-input').value.trim();
-      sessionStorage.setItem('solscope.token', state.token);
-      $('#token-form').hidden = true;
-      showError('');
-      start();
-    });
+    solscope.onTokenForm(start);
     if (typeof uPlot === 'undefined') showError('the chart library did not load: charts are off');
     setInterval(refreshDevices, kDevicesRefreshMs);
     start();
   }
 
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', init);
-  else init();
+  solscope.whenReady(init);
 })();

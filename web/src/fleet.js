@@ -1,13 +1,15 @@
 // solscope fleet view (docs/http-api.md "/api/v1/fleet"): one row per GPU of a Prometheus-backed fleet, served
 // by `solscope serve --prometheus URL`. The table renders only the rows in view (thousands stay responsive),
 // sorts by any column header, filters on host/GPU/model/job, highlights busy-but-idle GPU-hours and stragglers,
-// and opens one GPU's history (uPlot) on a click or Enter. Plain JavaScript, no build step, no external URL.
+// and opens one GPU's history (uPlot) on a click or Enter. Plain JavaScript, no build step, no external URL; the
+// API, page helpers and chart it shares with the dashboard are in common.js.
 // Test hooks: body[data-state] (loading|live|error); table[data-rows] (rows after the filter) and
 // [data-sort] ("column:asc|desc"); tr[data-host][data-gpu]; td[data-col][data-value] (unrounded, "" = unknown);
 // #fleet-history[data-host][data-gpu][data-points]; #total-*[data-value].
 'use strict';
 
 (() => {
+  const { $, isNum, fmtPct, showError, getJson } = solscope;
   const kRowPx = 30;            // fixed row height (fleet.css .fleet tbody tr)
   const kOverscanRows = 10;     // rows rendered above and below the visible ones
   const kMinRefreshMs = 5000;
@@ -30,7 +32,6 @@
   ];
 
   const state = {
-    token: sessionStorage.getItem('solscope.token') || '',
     rows: [],          // the snapshot's rows
     view: [],          // filtered and sorted
     sortKey: null,     // null = the snapshot's order (host, gpu)
@@ -42,12 +43,9 @@
     historyKey: null,  // "host\u0000gpu" of the open history
   };
 
-  const $ = (sel, root = document) => root.querySelector(sel);
-  const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
   const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
 
   // ---------------------------------------------------------------- formatting (locale-independent)
-  const fmtPct = (v) => (isNum(v) ? `${v.toFixed(1)}\u202f%` : 'n/a');
   const fmtHours = (v) => (isNum(v) ? v.toFixed(2) : 'n/a');
   const fmtGap = (v) => (isNum(v) ? `${v > 0 ? '+' : ''}${v.toFixed(1)}\u202fpt` : '\u2013');
   const fmtTime = (ns) => new Date(ns / 1e6).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
@@ -62,34 +60,6 @@
     if (col.kind === 'hours') return fmtHours(v);
     if (col.kind === 'gap') return fmtGap(v);
     return v || '\u2013';
-  }
-
-  // ---------------------------------------------------------------- HTTP
-  const authHeaders = () => (state.token ? { Authorization: `Bearer ${state.token}` } : {});
-
-  // Resolves to the JSON body; throws an Error whose message is the daemon's error (with its HTTP status).
-  async function getJson(path) {
-    const res = await fetch(path, { headers: authHeaders(), cache: 'no-store' });
-    if (res.status === 401 || res.status === 403) {
-      $('#token-form').hidden = false;
-      throw new Error(res.status === 403 ? 'the token was refused' : 'this daemon requires a bearer token');
-    }
-    let body = null;
-    try { body = await res.json(); } catch (e) { body = null; }
-    if (!res.ok) {
-      const what = body && body.error ? body.error : `HTTP ${res.status}`;
-      const hint = body && body.hint ? ` (${body.hint})` : '';
-      const err = new Error(`${what}${hint}`);
-      err.status = res.status;
-      throw err;
-    }
-    return body;
-  }
-
-  function showError(text) {
-    const el = $('#error-banner');
-    el.textContent = text;
-    el.hidden = !text;
   }
 
   // ---------------------------------------------------------------- table
@@ -273,37 +243,6 @@
   }
 
   // ---------------------------------------------------------------- history (uPlot)
-  function palette() {
-    const css = getComputedStyle(document.documentElement);
-    const get = (name) => css.getPropertyValue(name).trim();
-    return { fg: get('--fg'), grid: get('--grid'), compute: get('--compute'), memory: get('--memory'),
-             util: get('--util') };
-  }
-  const seriesValue = (u, v) => (v === null || v === undefined ? '\u2013' : `${v.toFixed(1)} %`);
-
-  function makeChart(el) {
-    const c = palette();
-    const axis = { stroke: c.fg, grid: { stroke: c.grid, width: 1 }, ticks: { stroke: c.grid, width: 1 } };
-    const width = () => Math.max(el.clientWidth, 240);
-    const chart = new uPlot({
-      width: width(),
-      height: 240,
-      scales: { x: { time: true },
-                y: { range: (u, min, max) => [0, Math.max(100, Math.ceil(isNum(max) ? max : 0))] } },
-      axes: [axis, { ...axis, size: 48, values: (u, vals) => vals.map((v) => `${v}%`) }],
-      series: [
-        { label: 'Time' },
-        { label: 'Compute SOL', stroke: c.compute, width: 2, value: seriesValue },
-        { label: 'Memory SOL', stroke: c.memory, width: 2, value: seriesValue },
-        { label: 'Classic util', stroke: c.util, width: 1.5, value: seriesValue },
-      ],
-    }, [[], [], [], []], el);
-    new ResizeObserver(() => {
-      if (width() !== chart.width) chart.setSize({ width: width(), height: 240 });
-    }).observe(el);
-    return chart;
-  }
-
   async function openHistory(host, gpu) {
     const panel = $('#fleet-history');
     state.historyKey = `${host}\u0000${gpu}`;
@@ -327,7 +266,7 @@
       if (typeof uPlot === 'undefined') {
         showError('the chart library did not load: charts are off');
       } else {
-        if (!state.chart) state.chart = makeChart($('#history-chart'));
+        if (!state.chart) state.chart = solscope.makeChart($('#history-chart'), () => 240);
         state.chart.setData(data);
       }
       panel.dataset.points = String(pts.length);
@@ -362,17 +301,9 @@
       if (tr && e.key === 'Enter') openHistory(tr.dataset.host, tr.dataset.gpu);
     });
     $('#history-close').addEventListener('click', closeHistory);
-    $('#token-form').addEventListener('submit', (e) => {
-      e.preventDefault();
-      state.token = $('#token-input').value.trim();
-      sessionStorage.setItem('solscope.token', state.token);
-      $('#token-form').hidden = true;
-      showError('');
-      refresh();
-    });
+    solscope.onTokenForm(refresh);
     refresh();
   }
 
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', init);
-  else init();
+  solscope.whenReady(init);
 })();

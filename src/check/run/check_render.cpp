@@ -10,7 +10,7 @@
 #include "core/enum_table.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/text.hpp"
-#include "trace/json_format.hpp"
+#include "wire/json_number.hpp"
 
 namespace solscope::app {
 namespace {
@@ -121,8 +121,8 @@ auto row_json(const CheckRow& row) -> nlohmann::json {
   return {{"phase", row.phase},
           {"metric", core::metric_def(row.metric).name},
           {"expected_pct", row.expected_pct},
-          {"measured_pct", trace::number_or_null(row.measured_pct)},
-          {"difference_pct", trace::number_or_null(row.measured_pct - row.expected_pct)},
+          {"measured_pct", wire::number_or_null(row.measured_pct)},
+          {"difference_pct", wire::number_or_null(row.measured_pct - row.expected_pct)},
           {"tolerance_pct", row.tolerance_pct},
           {"bound", bound_name(row.bound)},
           {"samples", row.samples},
@@ -160,8 +160,8 @@ auto check_json(const CheckReport& report) -> nlohmann::json {
                       {"interval_ns", row.interval_ns},
                       {"repetitions", row.repetitions},
                       {"launches_per_s", row.launches_per_s},
-                      {"ratio", trace::number_or_null(row.ratio)},
-                      {"sm_clock_mhz", trace::number_or_null(row.sm_clock_mhz)}});
+                      {"ratio", wire::number_or_null(row.ratio)},
+                      {"sm_clock_mhz", wire::number_or_null(row.sm_clock_mhz)}});
     }
     overhead.push_back({{"gpu", o.device}, {"source", core::to_string(o.source)}, {"rows", rows}});
   }

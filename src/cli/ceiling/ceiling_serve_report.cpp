@@ -8,7 +8,7 @@
 
 #include "cli/ceiling/ceiling_report.hpp"
 #include "core/units.hpp"
-#include "trace/json_format.hpp"
+#include "wire/json_number.hpp"
 
 namespace solscope::app {
 namespace {
@@ -16,7 +16,7 @@ namespace {
 using ceiling::Limiter;
 using Json = nlohmann::ordered_json;
 
-using trace::number_or_null;
+using wire::number_or_null;
 
 void append_headline(const ServeReportInput& in, std::string& out) {
   const ceiling::ServeCeiling& s = in.result;

@@ -15,7 +15,7 @@
 #include "runtime/messages.hpp"
 #include "core/sol_terms.hpp"
 #include "core/text.hpp"
-#include "trace/json_format.hpp"
+#include "wire/json_number.hpp"
 
 namespace solscope::app {
 namespace {
@@ -44,8 +44,8 @@ auto workload_json(const workload::Workload& w, const AttainableFigures& f) -> n
           {"model", w.model},
           {"config_path", w.config_path},
           {"tensor_parallel", w.tensor_parallel},
-          {"attainable_compute_sol_pct", trace::number_or_null(f.compute_sol_pct)},
-          {"attainable_memory_sol_pct", trace::number_or_null(f.memory_sol_pct)},
+          {"attainable_compute_sol_pct", wire::number_or_null(f.compute_sol_pct)},
+          {"attainable_memory_sol_pct", wire::number_or_null(f.memory_sol_pct)},
           {"ceiling", f.ceiling_note}};
 }
 

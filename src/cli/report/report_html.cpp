@@ -90,10 +90,11 @@ auto text_for_element(std::string_view code) -> std::string {
 auto render_html_report(const nlohmann::ordered_json& report) -> core::Result<std::string> {
   const auto page = find_template_file("report.html");
   if (!page) return core::fail(missing_file("report.html"));
-  std::array<Part, 5> parts{Part{"uplot.css", {}}, Part{"report.css", {}}, Part{"uplot.js", {}},
-                            Part{"report.js", {}}, Part{"report.json", json_for_script(report)}};
-  const std::array<std::string_view, 4> files{"uPlot.min.css", "report.css", "uPlot.iife.min.js",
-                                              "report.js"};
+  std::array<Part, 6> parts{Part{"uplot.css", {}},  Part{"common.css", {}},
+                            Part{"report.css", {}}, Part{"uplot.js", {}},
+                            Part{"report.js", {}},  Part{"report.json", json_for_script(report)}};
+  const std::array<std::string_view, 5> files{"uPlot.min.css", "common.css", "report.css",
+                                              "uPlot.iife.min.js", "report.js"};
   for (std::size_t i = 0; i < files.size(); ++i) {
     const auto bytes = find_template_file(files[i]);
     if (!bytes) return core::fail(missing_file(files[i]));

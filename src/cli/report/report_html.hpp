@@ -1,6 +1,6 @@
 // `solscope report TRACE --html FILE`: the report as one self-contained HTML page. The template
-// (web/src/report.html, .css, .js) and uPlot are built into the binary; the report's JSON (docs/report.md) is
-// inlined, so the file opens from disk, offline, and makes no request.
+// (web/src/report.html, .css, .js, with web/src/common.css) and uPlot are built into the binary; the report's
+// JSON (docs/report.md) is inlined, so the file opens from disk, offline, and makes no request.
 #pragma once
 
 #include <filesystem>
@@ -23,9 +23,10 @@ namespace solscope::app {
 /// `</script` or `</style` (any case) becomes `<\/`, an equivalent escape inside JS strings and CSS.
 [[nodiscard]] auto text_for_element(std::string_view code) -> std::string;
 
-/// The whole page: the template with uPlot's JS and CSS, the page's own JS and CSS and
-/// json_for_script(report) in place of its five markers. Errors: Internal when the built-in template lacks a
-/// file or a marker (a build problem: web/src or web/node_modules/uplot was missing when solscope was built).
+/// The whole page: the template with uPlot's JS and CSS, the web pages' shared CSS (web/src/common.css), the
+/// page's own JS and CSS and json_for_script(report) in place of its six markers. Errors: Internal when the
+/// built-in template lacks a file or a marker (a build problem: web/src or web/node_modules/uplot was missing
+/// when solscope was built).
 [[nodiscard]] auto render_html_report(const nlohmann::ordered_json& report) -> core::Result<std::string>;
 
 /// Writes render_html_report(report) to `out`, replacing what it holds. The caller checks the path first

@@ -213,7 +213,9 @@ auto pump(StreamConnection& c, httplib::DataSink& sink, std::chrono::millisecond
   for (const auto& e : batch.events) {
     out += "id: ";
     out += std::to_string(++c.next_id);
-    out += "\nevent: sample\ndata: ";
+    out += "\nevent: ";
+    out += e->type;
+    out += "\ndata: ";
     out += e->data;
     out += "\n\n";
   }

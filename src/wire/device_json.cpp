@@ -1,0 +1,78 @@
+#include "wire/device_json.hpp"
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "wire/json_fields.hpp"
+#include "wire/json_number.hpp"
+
+namespace solscope::wire {
+
+using Json = nlohmann::json;
+using OrderedJson = nlohmann::ordered_json;
+
+auto device_state_to_json(const core::DeviceState& device) -> OrderedJson {
+  const core::DeviceInfo& info = device.info;
+  OrderedJson out = OrderedJson::object();
+  out["index"] = info.index;
+  out["uuid"] = info.uuid;
+  out["name"] = info.name;
+  out["chip"] = info.chip;
+  out["pci_bus_id"] = info.pci_bus_id;
+  out["sm_count"] = info.sm_count;
+  out["memory_total_bytes"] = info.memory_total_bytes;
+  out["max_sm_clock_mhz"] = number_or_null(info.max_sm_clock_mhz);
+  out["max_mem_clock_mhz"] = number_or_null(info.max_mem_clock_mhz);
+  out["dram_peak_bytes_per_s"] = number_or_null(info.dram_peak_bytes_per_s);
+  out["source"] = std::string(core::to_string(device.source));
+  out["source_note"] = device.source_note;
+  out["workload_note"] = device.workload_note;
+  out["lost"] = device.lost;
+  OrderedJson processes = OrderedJson::array();
+  for (const core::GpuProcess& p : device.processes) {
+    processes.push_back(OrderedJson{{"pid", p.pid},
+                                    {"user", p.user},
+                                    {"gpu_memory_bytes", p.gpu_memory_bytes},
+                                    {"command", p.command},
+                                    {"container_id", p.container_id}});
+  }
+  out["processes"] = std::move(processes);
+  return out;
+}
+
+auto device_state_from_json(const Json& json) -> core::Result<core::DeviceState> {
+  if (!json.is_object() || !json.contains("index") || !json["index"].is_number_integer()) {
+    return core::fail(core::ErrorCode::InvalidArgument, "device JSON has no integer index");
+  }
+  core::DeviceState d;
+  d.info.index = json["index"].get<std::uint32_t>();
+  d.info.uuid = string_field(json, "uuid");
+  d.info.name = string_field(json, "name");
+  d.info.chip = string_field(json, "chip");
+  d.info.pci_bus_id = string_field(json, "pci_bus_id");
+  d.info.sm_count = integer_field<std::uint32_t>(json, "sm_count", 0);
+  d.info.memory_total_bytes = integer_field<std::uint64_t>(json, "memory_total_bytes", 0);
+  d.info.max_sm_clock_mhz = number_field(json, "max_sm_clock_mhz");
+  d.info.max_mem_clock_mhz = number_field(json, "max_mem_clock_mhz");
+  d.info.dram_peak_bytes_per_s = number_field(json, "dram_peak_bytes_per_s");
+  d.source = core::source_kind_from_string(string_field(json, "source")).value_or(core::SourceKind::None);
+  d.source_note = string_field(json, "source_note");
+  d.workload_note = string_field(json, "workload_note");
+  const auto lost = json.find("lost");
+  d.lost = lost != json.end() && lost->is_boolean() && lost->get<bool>();
+  if (const auto it = json.find("processes"); it != json.end() && it->is_array()) {
+    for (const Json& p : *it) {
+      if (!p.is_object()) continue;
+      d.processes.push_back(
+          core::GpuProcess{.pid = integer_field<std::int32_t>(p, "pid", 0),
+                           .user = string_field(p, "user"),
+                           .gpu_memory_bytes = integer_field<std::uint64_t>(p, "gpu_memory_bytes", 0),
+                           .command = string_field(p, "command"),
+                           .container_id = string_field(p, "container_id")});
+    }
+  }
+  return d;
+}
+
+}  // namespace solscope::wire
