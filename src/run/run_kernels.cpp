@@ -60,8 +60,18 @@ KernelLog::~KernelLog() {
 }
 
 void KernelLog::start() {
-  reader_ = std::thread([this] { read_loop(); });
-  writer_thread_ = std::thread([this] { write_loop(); });
+  reader_ = std::thread([this] {
+    if (core::guarded_run(
+            "the kernel log's pipe reader", [this] { read_loop(); }, &reader_fault_))
+      return;
+    queue_.close();  // the writer still writes what was queued, then ends
+  });
+  // After a fault of the writer the reader goes on: its queue drops the oldest records (counted), never
+  // blocking the pipe.
+  writer_thread_ = std::thread([this] {
+    (void)core::guarded_run(
+        "the kernel log's trace writer", [this] { write_loop(); }, &writer_fault_);
+  });
 }
 
 void KernelLog::read_loop() {
@@ -107,15 +117,24 @@ void KernelLog::write_loop() {
   }
 }
 
+void KernelLog::keep_fault(const core::ThreadFault& fault) {
+  if (!error_ && fault.failed()) {
+    error_ = core::Error{core::ErrorCode::Internal, fault.text(),
+                         "this is a bug in solscope: please report it with the command line"};
+  }
+}
+
 auto KernelLog::finish(std::int64_t grace_ms) -> KernelLogCounts {
   if (!finished_ && reader_.joinable()) {
     const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(grace_ms);
-    while (!eof_.load() && std::chrono::steady_clock::now() < until) {
+    while (!eof_.load() && !reader_fault_.failed() && std::chrono::steady_clock::now() < until) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     stop_.store(true);
     reader_.join();
     writer_thread_.join();
+    keep_fault(reader_fault_);
+    keep_fault(writer_fault_);
   }
   if (!finished_) {
     finished_ = true;

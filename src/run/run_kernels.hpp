@@ -16,6 +16,7 @@
 
 #include "run/run_sink.hpp"
 #include "core/bounded_queue.hpp"
+#include "core/guarded_run.hpp"
 #include "core/kernel_record.hpp"
 #include "inject/kernel_wire.hpp"
 
@@ -68,7 +69,10 @@ struct KernelLogCounts {
   [[nodiscard]] auto dropped() const -> std::uint64_t { return dropped_by_job + dropped_here + unmapped; }
 };
 
-/// Reads `read_fd` (the pipe's read end, owned and closed here) until end-of-file or finish().
+/// Reads `read_fd` (the pipe's read end, owned and closed here) until end-of-file or finish(). Both threads
+/// (the pipe's reader, the trace's writer) run under core::guarded_run: an exception stops that thread only,
+/// is booked in core::thread_faults(), and finish() keeps it as error() (Internal "the kernel log's pipe
+/// reader stopped: <what>" or "the kernel log's trace writer stopped: <what>"); the job goes on.
 class KernelLog {
  public:
   /// Records queued between the pipe's reader and the trace (about 200 bytes each: 13 MiB).
@@ -85,18 +89,20 @@ class KernelLog {
   /// Starts the reader and writer threads.
   void start();
   /// Waits up to `grace_ms` for end-of-file (every process of the job has closed the pipe; a daemon it left
-  /// behind may keep it open), then stops reading, writes what is queued and joins. Idempotent. Returns the
-  /// counts; an append error (the trace writer stopped) is kept in error().
+  /// behind may keep it open) or a reader that stopped on a fault, then stops reading, writes what is queued
+  /// and joins. Idempotent. Returns the counts; an append error (the trace writer stopped) or a thread's
+  /// fault is kept in error().
   auto finish(std::int64_t grace_ms) -> KernelLogCounts;
   /// True once the reader has seen end-of-file and queued every record (the writer thread may still be
   /// appending them).
   [[nodiscard]] auto reached_end_of_file() const -> bool { return eof_.load(); }
-  /// The first failed append, if any.
+  /// The first failed append or thread fault, if any; read it after finish().
   [[nodiscard]] auto error() const -> const std::optional<core::Error>& { return error_; }
 
  private:
   void read_loop();
   void write_loop();
+  void keep_fault(const core::ThreadFault& fault);
 
   int fd_;
   KernelRecordMapper mapper_;
@@ -106,6 +112,8 @@ class KernelLog {
   core::BoundedQueue<core::KernelRecord> queue_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> eof_{false};
+  core::ThreadFault reader_fault_;
+  core::ThreadFault writer_fault_;
   std::thread reader_;
   std::thread writer_thread_;
   bool finished_ = false;

@@ -4,7 +4,6 @@
 #include <chrono>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "runtime/messages.hpp"
 #include "runtime/sink_worker.hpp"
@@ -15,17 +14,6 @@ namespace solscope::app {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
-
-/// Sleeps until `deadline` in slices short enough to notice `stop` within ~100 ms (each wake-up costs CPU, so
-/// the slice is as long as the stop latency allows).
-void sleep_until(SteadyClock::time_point deadline, const std::atomic<bool>& stop) {
-  constexpr auto kSlice = std::chrono::milliseconds(100);
-  while (!stop.load(std::memory_order_relaxed)) {
-    const auto now = SteadyClock::now();
-    if (now >= deadline) return;
-    std::this_thread::sleep_for(std::min<SteadyClock::duration>(deadline - now, kSlice));
-  }
-}
 
 }  // namespace
 
@@ -127,6 +115,30 @@ void Engine::catch_up_sinks(std::int64_t bound_ms) {
   if (workers_ != nullptr) workers_->catch_up(std::chrono::milliseconds(bound_ms));
 }
 
+auto Engine::stop_requested(const std::atomic<bool>& stop) const -> bool {
+  return stop.load(std::memory_order_relaxed) ||
+         (external_stop_ != nullptr && external_stop_->load(std::memory_order_relaxed));
+}
+
+/// Sleeps until `deadline`, or until a stop flag is set: at once after wake(), else within a slice of 100 ms
+/// (a flag set by a signal handler wakes nobody; each look costs CPU, so the slice is as long as the stop
+/// latency allows).
+void Engine::sleep_until(SteadyClock::time_point deadline, const std::atomic<bool>& stop) {
+  constexpr auto kSlice = std::chrono::milliseconds(100);
+  std::unique_lock lock(sleep_mutex_);
+  while (!stop_requested(stop)) {
+    const auto now = SteadyClock::now();
+    if (now >= deadline) return;
+    woken_.wait_for(lock, std::min<SteadyClock::duration>(deadline - now, kSlice),
+                    [&] { return stop_requested(stop); });
+  }
+}
+
+void Engine::wake() {
+  { const std::scoped_lock lock(sleep_mutex_); }  // a sleeper is either before its check or waiting
+  woken_.notify_all();
+}
+
 void Engine::report_lost_devices(RunSummary& summary) {
   for (const auto& [index, device] : devices_) {
     if (std::find(summary.lost.begin(), summary.lost.end(), index) != summary.lost.end()) continue;
@@ -170,7 +182,7 @@ auto Engine::poll_until_done(const std::atomic<bool>& stop, const EngineOptions&
   const auto end = options.duration_ns ? started + std::chrono::nanoseconds(*options.duration_ns)
                                        : SteadyClock::time_point::max();
   auto next_poll = started;
-  while (!stop.load(std::memory_order_relaxed)) {
+  while (!stop_requested(stop)) {
     if (before_poll_) before_poll_();
     auto batch = source_.poll();
     if (!batch) return core::propagate(batch);

@@ -5,9 +5,12 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -65,13 +68,14 @@ struct RunSummary {
   std::uint64_t waits = 0;          ///< times sampling waited for a sink that never drops (a recording)
 };
 
-/// Runs the source until `stop` is set, the duration elapses, or the source finishes (a replay at its end).
-/// Not thread-safe; `stop` may be set from a signal handler or another thread. Errors: the first error of the
-/// source's poll() or of a sink (a sink that throws fails with Internal "<name> stopped: <what>"). A device
-/// that is lost mid-run is reported once on `warnings` and the others go on. When run() returns, every sink
-/// has received and flushed every sample it was given. On `warnings`: a sink that dropped samples ("the live
-/// view fell behind: it skipped N of M samples"), and a recording that made sampling wait (once when it
-/// starts, and the count at the end).
+/// Runs the source until `stop` (or the flag of set_external_stop()) is set, the duration elapses, or the
+/// source finishes (a replay at its end). A set flag is seen within 100 ms, at once after wake(). Not
+/// thread-safe (except wake()); the flags may be set from a signal handler or another thread. Errors: the
+/// first error of the source's poll() or of a sink (a sink that throws fails with Internal "<name> stopped:
+/// <what>"). A device that is lost mid-run is reported once on `warnings` and the others go on. When run()
+/// returns, every sink has received and flushed every sample it was given. On `warnings`: a sink that dropped
+/// samples ("the live view fell behind: it skipped N of M samples"), and a recording that made sampling wait
+/// (once when it starts, and the count at the end).
 class Engine {
  public:
   Engine(sources::CounterSource& source, std::vector<SampleSink*> sinks, std::ostream& warnings);
@@ -88,6 +92,14 @@ class Engine {
   /// where another thread's requests may touch the source (BackgroundEngine::post).
   void set_before_poll(std::function<void()> step) { before_poll_ = std::move(step); }
 
+  /// Sets a second flag that stops run() as `stop` does (e.g. the one a SIGINT/SIGTERM handler sets); it must
+  /// outlive run(). Before run() only.
+  void set_external_stop(const std::atomic<bool>& flag) { external_stop_ = &flag; }
+
+  /// Wakes run() from its sleep between two polls, so that a stop flag set just before is seen at once
+  /// instead of within 100 ms. Thread-safe; not async-signal-safe (a signal handler only sets its flag).
+  void wake();
+
   /// Waits at most `bound_ms` milliseconds until every sink has taken every sample offered so far (a live
   /// view that stays behind gives up waiting after the bound). Only from the engine's thread during run(), in
   /// a before-poll step: then a step such as a replay seek follows every earlier sample in every sink.
@@ -100,6 +112,8 @@ class Engine {
   auto poll_until_done(const std::atomic<bool>& stop, const EngineOptions& options, Workers& workers,
                        RunSummary& summary) -> core::Result<void>;
   void report_lost_devices(RunSummary& summary);
+  [[nodiscard]] auto stop_requested(const std::atomic<bool>& stop) const -> bool;
+  void sleep_until(std::chrono::steady_clock::time_point deadline, const std::atomic<bool>& stop);
 
   sources::CounterSource& source_;
   std::vector<SampleSink*> sinks_;
@@ -108,6 +122,9 @@ class Engine {
   std::function<void(core::RawSample&)> annotate_;
   std::function<void()> before_poll_;
   Workers* workers_ = nullptr;  ///< the running workers, during run()
+  const std::atomic<bool>* external_stop_ = nullptr;
+  std::mutex sleep_mutex_;  ///< pairs with woken_ so that wake() is never lost
+  std::condition_variable woken_;
 };
 
 }  // namespace solscope::app

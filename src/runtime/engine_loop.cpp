@@ -6,6 +6,7 @@
 #include "runtime/messages.hpp"
 #include "runtime/signals.hpp"
 #include "runtime/sinks.hpp"
+#include "runtime/live_feed.hpp"
 
 namespace solscope::app {
 
@@ -16,9 +17,9 @@ auto poll_interval_for(std::int64_t interval_ns) -> std::int64_t {
 
 auto run_engine(sources::CounterSource& source, std::vector<SampleSink*> sinks, const EngineOptions& options,
                 std::ostream& err, std::function<void(core::RawSample&)> annotate) -> int {
-  Engine engine(source, std::move(sinks), err);
-  if (annotate) engine.set_annotator(std::move(annotate));
-  auto summary = engine.run(install_stop_signals(), options);
+  BackgroundEngine engine(source, std::move(sinks), options, install_stop_signals(),
+                          {.annotate = std::move(annotate), .warnings = &err});
+  const auto summary = engine.wait();
   source.stop();
   if (!summary && is_reader_gone(summary.error())) return kExitOk;  // `solscope --json | head`
   if (!summary) {

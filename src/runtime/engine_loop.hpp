@@ -1,4 +1,5 @@
-// Shared steps of the sampling commands: running the engine until a signal, and mapping its result.
+// Shared steps of the sampling commands: running the engine (a BackgroundEngine, the one driver of a source)
+// until a signal, and mapping its result.
 #pragma once
 
 #include <cstdint>
@@ -15,9 +16,10 @@ namespace solscope::app {
 /// interval and keep the sampling path's CPU low; measured in bench/sampling_path_bench.cpp).
 [[nodiscard]] auto poll_interval_for(std::int64_t interval_ns) -> std::int64_t;
 
-/// Runs the engine until SIGINT/SIGTERM, the duration, or the end of a replay; stops the source. `annotate`,
-/// when set, completes each raw sample first (Engine::set_annotator). Prints a failure and returns its exit
-/// code (kExitOk when stopped by a signal).
+/// Runs a BackgroundEngine over `source` and waits for it: until SIGINT/SIGTERM, the duration, or the end of
+/// a replay; then stops the source. `annotate`, when set, completes each raw sample first
+/// (Engine::set_annotator). The engine's warnings go to `err` as they happen. Prints a failure and returns
+/// its exit code (kExitOk when stopped by a signal, or when the reader of stdout went away).
 [[nodiscard]] auto run_engine(sources::CounterSource& source, std::vector<SampleSink*> sinks,
                               const EngineOptions& options, std::ostream& err,
                               std::function<void(core::RawSample&)> annotate = {}) -> int;

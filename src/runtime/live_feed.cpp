@@ -37,27 +37,35 @@ auto LiveStateSink::on_sample(const core::RawSample& /*raw*/, const core::SolSam
 
 BackgroundEngine::BackgroundEngine(sources::CounterSource& source, std::vector<SampleSink*> sinks,
                                    EngineOptions options, const std::atomic<bool>& external_stop,
-                                   std::function<void(core::RawSample&)> annotate)
+                                   BackgroundEngineOptions extras)
     : source_(source),
-      external_stop_(external_stop),
-      engine_(std::make_unique<Engine>(source, std::move(sinks), warnings_)) {
-  if (annotate) engine_->set_annotator(std::move(annotate));
+      engine_(std::make_unique<Engine>(source, std::move(sinks),
+                                       extras.warnings != nullptr ? *extras.warnings : warnings_)) {
+  if (extras.annotate) engine_->set_annotator(std::move(extras.annotate));
+  engine_->set_external_stop(external_stop);
   engine_->set_before_poll([this] { run_commands(); });
-  thread_ = std::thread([this, options] {
-    std::optional<core::Result<RunSummary>> summary;
-    if (!core::guarded_run(
-            "the sampling thread", [&] { summary = engine_->run(stop_, options); }, &fault_)) {
-      summary = core::fail(core::ErrorCode::Internal, fault_.text(),
-                           "this is a bug in solscope: please report it with the command line");
-    }
-    const std::scoped_lock lock(mutex_);
-    result_ = std::move(summary);
-    done_.store(true);
-  });
+  thread_ = std::thread([this, options, extras = std::move(extras)] { run(options, extras); });
 }
 
 BackgroundEngine::~BackgroundEngine() {
   stop();
+}
+
+void BackgroundEngine::run(const EngineOptions& options, const BackgroundEngineOptions& extras) {
+  std::optional<core::Result<RunSummary>> summary;
+  (void)core::guarded_run(
+      extras.thread_name, [&] { summary = engine_->run(stop_, options); }, &fault_);
+  if (extras.stop_source) {
+    (void)core::guarded_run(
+        extras.thread_name, [this] { source_.stop(); }, &fault_);
+  }
+  if (fault_.failed()) {
+    summary = core::fail(core::ErrorCode::Internal, fault_.text(),
+                         "this is a bug in solscope: please report it with the command line");
+  }
+  const std::scoped_lock lock(mutex_);
+  result_ = std::move(summary);
+  done_.store(true);
 }
 
 void BackgroundEngine::post(std::function<void(sources::CounterSource&)> command) {
@@ -66,7 +74,6 @@ void BackgroundEngine::post(std::function<void(sources::CounterSource&)> command
 }
 
 void BackgroundEngine::run_commands() {
-  if (external_stop_.load(std::memory_order_relaxed)) stop_.store(true);
   std::vector<std::function<void(sources::CounterSource&)>> pending;
   {
     const std::scoped_lock lock(mutex_);
@@ -82,7 +89,14 @@ void BackgroundEngine::run_commands() {
 
 void BackgroundEngine::stop() {
   stop_.store(true);
+  engine_->wake();
   if (thread_.joinable()) thread_.join();
+}
+
+auto BackgroundEngine::wait() -> core::Result<RunSummary> {
+  if (thread_.joinable()) thread_.join();
+  const std::scoped_lock lock(mutex_);
+  return *result_;  // set by the thread before it ended
 }
 
 auto BackgroundEngine::result() const -> std::optional<core::Result<RunSummary>> {

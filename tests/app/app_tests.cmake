@@ -10,9 +10,10 @@ if(TARGET solscope_app)
             ${CMAKE_CURRENT_LIST_DIR}/ceiling_serve_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/serve_e2e_test.cpp ${CMAKE_CURRENT_LIST_DIR}/config_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/live_feed_test.cpp ${CMAKE_CURRENT_LIST_DIR}/sink_worker_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/engine_driver_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/trace_output_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/source_capabilities_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/check/check_run_test.cpp ${CMAKE_CURRENT_LIST_DIR}/check/phase_means_test.cpp
-            ${CMAKE_CURRENT_LIST_DIR}/check/check_cli_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/check/check_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/check/sample_collector_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/report_html_test.cpp ${CMAKE_CURRENT_LIST_DIR}/report_cli_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/run_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/run_job_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/run_hooks_test.cpp ${CMAKE_CURRENT_LIST_DIR}/man_page_test.cpp

@@ -10,6 +10,8 @@
 #include <array>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "run/child_process.hpp"
@@ -18,6 +20,7 @@
 #include "run/run_sink.hpp"
 #include "run/run_usage.hpp"
 #include "core/derive.hpp"
+#include "core/guarded_run.hpp"
 #include "inject/kernel_wire.hpp"
 #include "support/scratch_dir.hpp"
 #include "trace/reader.hpp"
@@ -180,6 +183,32 @@ TEST_F(RunJobTest, a_full_queue_drops_the_oldest_records_and_counts_them) {
   auto reader = trace::Reader::open(dir_ / "k.sqlite");
   ASSERT_TRUE(reader);
   EXPECT_EQ(reader->kernels()->kernels.size(), written);
+}
+
+TEST_F(RunJobTest, a_fault_in_the_kernel_logs_writer_is_booked_and_kept_and_the_job_goes_on) {
+  auto writer = trace::Writer::open(dir_ / "k.sqlite");
+  ASSERT_TRUE(writer);
+  SharedWriter shared(*writer);
+  std::array<int, 2> fds{};
+  ASSERT_EQ(::pipe(fds.data()), 0);
+  const std::size_t before = core::thread_faults().count();
+  // Without guarded_run the exception leaves the writer's thread and std::terminate aborts this binary.
+  KernelLog log(fds[0], {{inject::gpu_uuid_string(kUuid0), 0}}, shared,
+                [](std::uint32_t) { throw std::runtime_error("on_device bug"); });
+  log.start();
+  send(fds[1], 1, {inject::Device{0, kUuid0}, inject::Clock{0, kRealtime}, kernel(0, 1, 2, 1, "k")});
+  ::close(fds[1]);
+  const KernelLogCounts counts = log.finish(5000);
+  ASSERT_TRUE(log.error().has_value());
+  EXPECT_EQ(log.error()->code, core::ErrorCode::Internal);
+  EXPECT_EQ(log.error()->message, "the kernel log's trace writer stopped: on_device bug");
+  EXPECT_EQ(core::thread_faults().count(), before + 1);
+  std::size_t cursor = before;
+  EXPECT_EQ(core::thread_faults().since(cursor),
+            std::vector<std::string>{"the kernel log's trace writer stopped: on_device bug"});
+  EXPECT_EQ(counts.wire_problem, "") << "the reader went on to the end of the pipe";
+  EXPECT_TRUE(log.reached_end_of_file());
+  ASSERT_TRUE(writer->close());
 }
 
 TEST(GpuUsageTest, finds_the_gpus_with_a_process_of_the_tree) {

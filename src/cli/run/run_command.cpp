@@ -27,6 +27,8 @@
 #include "run/run_usage.hpp"
 #include "runtime/signals.hpp"
 #include "runtime/source_factory.hpp"
+#include "runtime/live_feed.hpp"
+#include "cli/output_path.hpp"
 #include "inject/kernel_wire.hpp"
 #include "trace/schema.hpp"
 #include "workload/process_info.hpp"
@@ -115,20 +117,20 @@ struct Job {
   std::optional<Sampling> sampling;
   std::optional<KernelPipe> pipe;
   std::unique_ptr<KernelLog> kernels;
-  std::atomic<bool> stop_engine{false};
-  std::thread engine_thread;
-  std::optional<core::Error> engine_error;
+  /// Never set: no signal stops the sampling (they go to CMD, which decides when the job ends); wind_down()
+  /// stops the engine once CMD ended.
+  const std::atomic<bool> no_signal_stop{false};
+  std::unique_ptr<BackgroundEngine> engine;
   std::int64_t ended_ns = 0;  ///< CLOCK_REALTIME ns when CMD was seen ending (before the kernel log's grace)
 };
 
 void start_engine(Job& job, std::int64_t interval_ns) {
   if (!job.sampling) return;
-  job.engine_thread = std::thread([&job, interval_ns] {
-    Engine engine(*job.sampling->source, {&job.sink}, job.err);
-    auto summary = engine.run(job.stop_engine, {.poll_interval_ns = poll_interval_for(interval_ns)});
-    job.sampling->source->stop();
-    if (!summary) job.engine_error = summary.error();
-  });
+  // The source is stopped on the engine thread when the run ends, even one that fails before CMD does.
+  job.engine = std::make_unique<BackgroundEngine>(
+      *job.sampling->source, std::vector<SampleSink*>{&job.sink},
+      EngineOptions{.poll_interval_ns = poll_interval_for(interval_ns)}, job.no_signal_stop,
+      BackgroundEngineOptions{.warnings = &job.err, .stop_source = true});
 }
 
 /// Waits for CMD, matching its process tree against the GPUs' process lists meanwhile.
@@ -167,9 +169,10 @@ void settle_samples(Job& job) {
 
 /// After CMD ended: stops sampling and the kernel log, and writes their figures into the meta.
 void wind_down(Job& job) {
-  job.stop_engine.store(true);
-  if (job.engine_thread.joinable()) job.engine_thread.join();
-  if (job.engine_error) print_error(job.err, *job.engine_error);
+  if (job.engine) {
+    job.engine->stop();
+    if (const auto ran = job.engine->result(); ran && !*ran) print_error(job.err, ran->error());
+  }
   if (!job.kernels) return settle_samples(job);
   const KernelLogCounts counts = job.kernels->finish(kKernelGraceMs);
   if (job.kernels->error()) print_error(job.err, *job.kernels->error());

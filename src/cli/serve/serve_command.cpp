@@ -205,8 +205,9 @@ auto run_serve(const CommonOptions& common, const WorkloadOptions& workloads, co
   int code = kExitOk;
   bool read_reported = false;  // a replay's account is told at its end, or at shutdown
   {
-    BackgroundEngine engine(*opened->source, {&sink}, engine_options, install_stop_signals(),
-                            attainable ? attainable->annotator() : std::function<void(core::RawSample&)>{});
+    BackgroundEngine engine(
+        *opened->source, {&sink}, engine_options, install_stop_signals(),
+        {.annotate = attainable ? attainable->annotator() : std::function<void(core::RawSample&)>{}});
     // Processes (NVML + /proc) and workload notes, refreshed on the engine thread.
     std::function<std::string(std::uint32_t)> notes;
     if (attainable)

@@ -124,7 +124,10 @@ auto DcgmExporterSource::start(const SourceConfig& config) -> core::Result<void>
     started_ = true;
     stopping_ = false;
   }
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    (void)core::guarded_run(
+        "the dcgm-exporter scrape", [this] { run(); }, &fault_);
+  });
   return {};
 }
 
@@ -191,9 +194,18 @@ void DcgmExporterSource::run() {
 }
 
 auto DcgmExporterSource::poll() -> core::Result<std::vector<core::RawSample>> {
+  // Read first: once the thread has failed, it added nothing after, so the swap below takes its last samples.
+  const bool faulted = fault_.failed();
   std::vector<core::RawSample> out;
-  std::lock_guard lock(mutex_);
-  out.swap(pending_);
+  {
+    std::lock_guard lock(mutex_);
+    out.swap(pending_);
+  }
+  // The samples scraped before a fault still count; the poll after them says why no more will come.
+  if (out.empty() && faulted) {
+    return core::fail(core::ErrorCode::Internal, fault_.text(),
+                      "this is a bug in solscope: please report it with the command line");
+  }
   return out;
 }
 

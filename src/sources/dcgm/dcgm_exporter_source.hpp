@@ -8,7 +8,9 @@
 // not a dcgm-exporter page). A background thread scrapes every interval with bounded HTTP timeouts; poll()
 // only takes what it found, so a slow or dead exporter never blocks the caller. A GPU missing from a later
 // scrape is reported lost (until it comes back); while the exporter does not answer, samples stop, every
-// device's status says so, and the thread keeps retrying every interval.
+// device's status says so, and the thread keeps retrying every interval. The thread runs under
+// core::guarded_run: an exception ends it (booked in core::thread_faults()), and poll() fails with it once
+// the samples scraped before it are taken.
 #pragma once
 
 #include <atomic>
@@ -21,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/guarded_run.hpp"
 #include "core/result.hpp"
 #include "net/dcgm_exposition.hpp"
 #include "net/remote_http.hpp"
@@ -63,6 +66,8 @@ class DcgmExporterSource final : public CounterSource {
   /// text); FailedPrecondition when started twice.
   [[nodiscard]] auto start(const SourceConfig& config) -> core::Result<void> override;
   /// The samples of the scrapes since the last call (one per device and scrape). Never blocks on HTTP.
+  /// Errors: Internal "the dcgm-exporter scrape stopped: <what>" once the scraping thread ended on an
+  /// exception (a bug; no later sample would come) and every sample before it was taken.
   [[nodiscard]] auto poll() -> core::Result<std::vector<core::RawSample>> override;
   void stop() override;
   [[nodiscard]] auto status(std::uint32_t device) const -> DeviceStatus override;
@@ -98,6 +103,7 @@ class DcgmExporterSource final : public CounterSource {
   std::int64_t down_since_ns_ = 0;  ///< 0 while the exporter answers
   bool stopping_ = false;
   bool started_ = false;
+  core::ThreadFault fault_;  ///< why the scraping thread ended early, if it did
   std::thread thread_;
 };
 
