@@ -25,4 +25,17 @@ inline constexpr std::string_view kDefaultInterval = "100ms";
 inline constexpr std::int64_t kMinIntervalNs = core::kMinSampleIntervalNs;
 inline constexpr std::int64_t kMaxIntervalNs = core::kMaxSampleIntervalNs;
 
+// The defaults of the option table's durations, in ns, each stated here only: the commands' option structs
+// start from them and the table's help shows them (config::format_duration).
+
+/// --interval when no layer (command line, SOLSCOPE_INTERVAL, config file) gives one and the source has no
+/// rule of its own (dcgm-exporter has: sampling_interval_ns(), source_factory.hpp).
+inline constexpr std::int64_t kDefaultIntervalNs = 100 * core::kNsPerMs;
+/// --since of `fleet` and of `serve --prometheus`: the fleet window, ending now.
+inline constexpr std::int64_t kDefaultFleetWindowNs = core::kNsPerHour;
+/// `fleet --refresh`: time between refreshes of the terminal view.
+inline constexpr std::int64_t kDefaultFleetRefreshNs = 5 * core::kNsPerS;
+/// `import --delay`: the collection interval of a log without timestamps, the span of a single scrape.
+inline constexpr std::int64_t kDefaultImportDelayNs = core::kNsPerS;
+
 }  // namespace solscope::app

@@ -95,6 +95,8 @@ class ConfigTest : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
+constexpr std::int64_t kMs = 1'000'000;
+
 const std::vector<std::string> kBadNumbers{"nan", "NaN", "-nan", "inf", "-inf", "infinity", "-1"};
 
 TEST_F(ConfigTest, every_numeric_option_refuses_nan_infinity_and_negatives_on_the_command_line) {
@@ -232,6 +234,38 @@ TEST_F(ConfigTest, command_line_beats_environment_beats_config_file_beats_defaul
   EXPECT_EQ(layered({"serve"}, file).max_clients, 256U);
   EXPECT_EQ(layered({"--interval", "400ms", "serve", "--max-clients", "512"}, file).interval, "400ms");
   EXPECT_EQ(layered({"--interval", "400ms", "serve", "--max-clients", "512"}, file).max_clients, 512U);
+}
+
+TEST_F(ConfigTest, one_duration_rule_for_every_layer) {
+  const OptionSpec* interval = find_option(Scope::Global, "--interval");
+  ASSERT_NE(interval, nullptr);
+  EXPECT_EQ(parse_duration_value(*interval, "10ms").value(), 10 * kMs);
+  EXPECT_EQ(parse_duration_value(*interval, "60s").value(), 60'000 * kMs);
+  auto bad = parse_duration_value(*interval, "2m");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, core::ErrorCode::InvalidArgument);
+  EXPECT_EQ(bad.error().message, check_value(*interval, "2m"));
+  EXPECT_EQ(check_value(*interval, "fast"), parse_duration_value(*interval, "fast").error().message);
+  EXPECT_EQ(format_duration(100 * kMs), "100ms");
+  EXPECT_EQ(format_duration(60'000 * kMs), "1m");
+  EXPECT_EQ(format_duration(1500 * kMs), "1500ms");
+  EXPECT_EQ(format_duration(0), "0s");
+}
+
+TEST_F(ConfigTest, fleet_and_serve_state_the_same_prometheus_facts) {
+  for (std::string_view name :
+       {"--prometheus", "--selector", "--since", "--prometheus-token-file", "--prometheus-ca"}) {
+    const OptionSpec* fleet = find_option(Scope::Fleet, name);
+    const OptionSpec* serve = find_option(Scope::Serve, name);
+    ASSERT_NE(fleet, nullptr) << name;
+    ASSERT_NE(serve, nullptr) << name;
+    EXPECT_EQ(fleet->kind, serve->kind) << name;
+    EXPECT_EQ(fleet->default_text, serve->default_text) << name;
+    EXPECT_EQ(fleet->min, serve->min) << name;
+    EXPECT_EQ(fleet->max, serve->max) << name;
+    EXPECT_EQ(fleet->from_env, serve->from_env) << name;
+    EXPECT_EQ(fleet->from_config, serve->from_config) << name;
+  }
 }
 
 TEST_F(ConfigTest, help_of_every_scope_is_generated_from_the_table) {
