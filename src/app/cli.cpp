@@ -41,18 +41,17 @@ constexpr const char* kExitCodes =
     "4 GPU counters not permitted, 5 unreadable trace or recording (`import`),\n"
     "6 `solscope check` found a figure off (or a fault).\n";
 
-/// Adds the options every command shares; returns --interval's, whose count says whether it was given.
-auto add_common_options(CLI::App& app, CommonOptions& common, std::string& config_file) -> CLI::Option* {
+/// Adds the options every command shares.
+void add_common_options(CLI::App& app, CommonOptions& common, std::string& config_file) {
   using config::Scope;
   config::add_option(app, Scope::Global, "--config", config_file);
   config::add_option(app, Scope::Global, "--devices", common.devices);
-  CLI::Option* interval = config::add_option(app, Scope::Global, "--interval", common.interval);
+  config::add_option(app, Scope::Global, "--interval", common.interval_ns);
   config::add_option(app, Scope::Global, "--json", common.json);
   config::add_option(app, Scope::Global, "--replay", common.replay);
   config::add_option(app, Scope::Global, "--dcgm-exporter", common.dcgm_exporter);
   config::add_option(app, Scope::Global, "--dcgm-exporter-token-file", common.dcgm_exporter_token_file);
   config::add_option(app, Scope::Global, "--dcgm-exporter-ca", common.dcgm_exporter_ca);
-  return interval;
 }
 
 void add_workload_options(CLI::App& app, WorkloadOptions& workloads) {
@@ -75,15 +74,7 @@ void add_devices_workloads_option(CLI::App& devices, WorkloadOptions& workloads,
 
 /// --gpu auto: the NVML name of GPU 0, or of the first --devices index.
 auto gpu_detector(const CommonOptions& common) -> std::function<core::Result<std::string>()> {
-  return [&common]() -> core::Result<std::string> {
-    std::vector<std::uint32_t> devices;
-    if (!common.devices.empty()) {
-      auto parsed = parse_device_list(common.devices);
-      if (!parsed) return core::propagate(std::move(parsed));
-      devices = std::move(*parsed);
-    }
-    return detect_gpu_name(devices);
-  };
+  return [&common] { return detect_gpu_name(common.devices); };
 }
 
 /// Names a user could have meant: the subcommands and the long options of the app and its chosen subcommand.
@@ -158,7 +149,7 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   app.require_subcommand(0, 1);
   CommonOptions common;
   std::string config_file;
-  CLI::Option* interval_option = add_common_options(app, common, config_file);
+  add_common_options(app, common, config_file);
   WorkloadOptions workloads;
   add_workload_options(app, workloads);
 
@@ -184,7 +175,7 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   auto* record =
       configure(app.add_subcommand("record", "record a trace (SQLite) until --duration or Ctrl-C"));
   record->add_option("-o,--output", record_args.output, "trace file to write")->required();
-  config::add_option(*record, config::Scope::Record, "--duration", record_args.duration);
+  config::add_option(*record, config::Scope::Record, "--duration", record_args.duration_ns);
   record->add_flag("--force", record_args.force, "overwrite an existing file");
   config::add_option(*record, config::Scope::Record, "--speed", record_args.replay_speed);
   ReplayArgs replay_args;
@@ -206,7 +197,7 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
   config::add_option(*importer, config::Scope::Import, "--output", import_args.output, "-o,--output")
       ->required();
   config::add_option(*importer, config::Scope::Import, "--from", import_args.from);
-  config::add_option(*importer, config::Scope::Import, "--delay", import_args.delay);
+  config::add_option(*importer, config::Scope::Import, "--delay", import_args.delay_ns);
   config::add_option(*importer, config::Scope::Import, "--force", import_args.force);
   ReportArgs report_args;
   auto* reporter = configure(app.add_subcommand(
@@ -281,7 +272,6 @@ auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int {
     print_error(err, applied.error());
     return kExitUsage;
   }
-  common.interval_given = interval_option->count() > 0 || common.interval != kDefaultInterval;
 
   install_stop_signals();
   if (serve->parsed()) return run_serve(common, workloads, serve_args, out, err);

@@ -11,15 +11,16 @@
 
 namespace solscope::app {
 
-/// Options shared by the sampling commands (each also read from an environment variable SOLSCOPE_*).
+/// Options shared by the sampling commands (each also read from an environment variable SOLSCOPE_* and the
+/// config file), parsed and range-checked once where they are bound (config/bind.hpp).
 struct CommonOptions {
-  std::string devices;                     ///< --devices / SOLSCOPE_DEVICES: "0,2" or "0-3"; empty = all
-  std::string interval{kDefaultInterval};  ///< --interval / SOLSCOPE_INTERVAL: sampling interval, 1ms to 60s
-  bool json = false;                       ///< --json: JSON Lines of SolSamples on stdout
-  std::string replay;  ///< --replay FILE / SOLSCOPE_REPLAY: sample from a trace instead of the GPUs
-  /// --interval was given (command line, environment or config file), even as the default's value.
-  bool interval_given = false;
-  std::string dcgm_exporter;             ///< --dcgm-exporter URL: scrape dcgm-exporter instead of the GPUs
+  std::vector<std::uint32_t> devices;  ///< --devices / SOLSCOPE_DEVICES "0,2" or "0-3": sorted; empty = all
+  /// --interval / SOLSCOPE_INTERVAL: sampling interval in ns, 1 ms to 60 s; empty when no layer gives one:
+  /// the source's default then applies (sampling_interval_ns(), source_factory.hpp).
+  std::optional<std::int64_t> interval_ns;
+  bool json = false;          ///< --json: JSON Lines of SolSamples on stdout
+  std::string replay;         ///< --replay FILE / SOLSCOPE_REPLAY: sample from a trace instead of the GPUs
+  std::string dcgm_exporter;  ///< --dcgm-exporter URL: scrape dcgm-exporter instead of the GPUs
   std::string dcgm_exporter_token_file;  ///< --dcgm-exporter-token-file FILE: its bearer token
   std::string dcgm_exporter_ca;          ///< --dcgm-exporter-ca FILE: PEM CA of an https exporter
 };

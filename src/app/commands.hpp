@@ -2,6 +2,8 @@
 // `out` and its messages to `err`.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -37,8 +39,8 @@ auto run_live(const CommonOptions& common, const WorkloadOptions& workloads, std
 /// `solscope record -o FILE [--duration S]`: records a trace until the duration, SIGINT or SIGTERM.
 struct RecordArgs {
   std::string output;
-  std::string duration;       ///< empty = until stopped
-  bool force = false;         ///< overwrite an existing file
+  std::optional<std::int64_t> duration_ns;  ///< --duration in ns (1 ms and more); empty = until stopped
+  bool force = false;                       ///< overwrite an existing file
   double replay_speed = 1.0;  ///< with --replay: trace seconds per second (0 = as fast as possible)
 };
 /// On live GPUs the trace records the attainable SOL of the discovered or declared workloads.

@@ -15,6 +15,7 @@
 #include "app/child_process.hpp"
 #include "app/commands.hpp"
 #include "app/config/environment.hpp"
+#include "app/config/option_table.hpp"
 #include "app/exit_codes.hpp"
 #include "app/messages.hpp"
 #include "app/output_path.hpp"
@@ -224,8 +225,10 @@ auto run_child(Job& job, const sources::SourceConfig& config) -> core::Result<Ch
   return exit;
 }
 
-auto describe_source(const std::optional<Sampling>& sampling, const CommonOptions& common) -> std::string {
-  const std::string how = fmt::format("solscope {} run --interval {}", SOLSCOPE_VERSION, common.interval);
+/// The trace's source description; `interval_ns` is the one sampled at (source_config_from).
+auto describe_source(const std::optional<Sampling>& sampling, std::int64_t interval_ns) -> std::string {
+  const std::string how =
+      fmt::format("solscope {} run --interval {}", SOLSCOPE_VERSION, config::format_duration(interval_ns));
   if (!sampling) return "recorded by " + how + " without GPU sampling (no GPU could be sampled)";
   return "recorded on " + sampling->names + " by " + how;
 }
@@ -303,7 +306,8 @@ auto run_job_with(const CommonOptions& common, const RunArgs& args, const RunHoo
     return writer.error().code == core::ErrorCode::InvalidArgument ? kExitUsage : kExitFailure;
   }
   std::optional<Sampling> sampling = open_sampling(hooks, *config, err);
-  if (auto done = writer->set_metadata(trace::kMetaSourceDescription, describe_source(sampling, common));
+  if (auto done =
+          writer->set_metadata(trace::kMetaSourceDescription, describe_source(sampling, config->interval_ns));
       !done)
     print_error(err, done.error());
   SharedWriter shared(*writer);

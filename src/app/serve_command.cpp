@@ -142,7 +142,7 @@ void add_serve_options(CLI::App& serve, ServeArgs& args) {
   config::add_option(serve, Scope::Serve, "--loop", args.loop);
   config::add_option(serve, Scope::Serve, "--prometheus", args.prometheus.url);
   config::add_option(serve, Scope::Serve, "--selector", args.prometheus.selector);
-  config::add_option(serve, Scope::Serve, "--since", args.prometheus.since);
+  config::add_option(serve, Scope::Serve, "--since", args.prometheus.since_ns);
   config::add_option(serve, Scope::Serve, "--prometheus-token-file", args.prometheus.token_file);
   config::add_option(serve, Scope::Serve, "--prometheus-ca", args.prometheus.ca_file);
 }

@@ -6,7 +6,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -204,13 +206,13 @@ TEST_F(ConfigTest, a_bad_config_file_stops_the_command_with_exit_2) {
 
 /// The value of --interval and of serve's --max-clients after the layers, as cli.cpp binds them.
 struct Layered {
-  std::string interval = "100ms";
+  std::optional<std::int64_t> interval_ns;
   std::size_t max_clients = 64;
 };
 auto layered(std::vector<std::string> args, const std::string& config_path) -> Layered {
   Layered v;
   CLI::App app;
-  add_option(app, Scope::Global, "--interval", v.interval);
+  add_option(app, Scope::Global, "--interval", v.interval_ns);
   CLI::App* serve = app.add_subcommand("serve");
   add_option(*serve, Scope::Serve, "--max-clients", v.max_clients);
   args.insert(args.begin(), "solscope");
@@ -223,17 +225,56 @@ auto layered(std::vector<std::string> args, const std::string& config_path) -> L
 }
 
 TEST_F(ConfigTest, command_line_beats_environment_beats_config_file_beats_default) {
-  EXPECT_EQ(layered({"serve"}, "").interval, "100ms");
+  EXPECT_EQ(layered({"serve"}, "").interval_ns, std::nullopt);
   EXPECT_EQ(layered({"serve"}, "").max_clients, 64U);
   const std::string file = write("layers.toml", "interval = \"200ms\"\n[serve]\nmax-clients = 128\n");
-  EXPECT_EQ(layered({"serve"}, file).interval, "200ms");
+  EXPECT_EQ(layered({"serve"}, file).interval_ns, 200 * kMs);
   EXPECT_EQ(layered({"serve"}, file).max_clients, 128U);
   ::setenv("SOLSCOPE_INTERVAL", "300ms", 1);
   ::setenv("SOLSCOPE_MAX_CLIENTS", "256", 1);
-  EXPECT_EQ(layered({"serve"}, file).interval, "300ms");
+  EXPECT_EQ(layered({"serve"}, file).interval_ns, 300 * kMs);
   EXPECT_EQ(layered({"serve"}, file).max_clients, 256U);
-  EXPECT_EQ(layered({"--interval", "400ms", "serve", "--max-clients", "512"}, file).interval, "400ms");
+  EXPECT_EQ(layered({"--interval", "400ms", "serve", "--max-clients", "512"}, file).interval_ns, 400 * kMs);
   EXPECT_EQ(layered({"--interval", "400ms", "serve", "--max-clients", "512"}, file).max_clients, 512U);
+}
+
+TEST_F(ConfigTest, durations_and_device_lists_reach_the_command_typed_from_every_layer) {
+  std::optional<std::int64_t> interval_ns;
+  std::vector<std::uint32_t> devices;
+  std::int64_t since_ns = 7;  // a plain ns variable keeps its default until a layer gives a value
+  std::int64_t refresh_ns = 9;
+  CLI::App app;
+  add_option(app, Scope::Global, "--interval", interval_ns);
+  add_option(app, Scope::Global, "--devices", devices);
+  CLI::App* fleet = app.add_subcommand("fleet");
+  add_option(*fleet, Scope::Fleet, "--since", since_ns);
+  add_option(*fleet, Scope::Fleet, "--refresh", refresh_ns);
+  std::vector<std::string> args{"solscope", "--interval", "0.5s", "--devices", "3,0-1", "fleet"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  app.parse(static_cast<int>(argv.size()), argv.data());
+  const std::string file = write("typed.toml", "[fleet]\nsince = \"2h\"\n");
+  auto applied = apply_config_file(app, file, [](std::string_view) { return std::nullopt; });
+  ASSERT_TRUE(applied) << applied.error().describe();
+  EXPECT_EQ(interval_ns, 500 * kMs);
+  EXPECT_EQ(devices, (std::vector<std::uint32_t>{0, 1, 3}));
+  EXPECT_EQ(since_ns, 2 * 3600 * 1000 * kMs);
+  EXPECT_EQ(refresh_ns, 9);
+}
+
+TEST_F(ConfigTest, a_duration_bound_to_text_is_a_programming_error) {
+  CLI::App app;
+  std::string interval;
+  EXPECT_THROW(add_option(app, Scope::Global, "--interval", interval), std::logic_error);
+  std::string devices;
+  EXPECT_THROW(add_option(app, Scope::Global, "--devices", devices), std::logic_error);
+}
+
+TEST_F(ConfigTest, typed_options_still_read_as_text_in_help) {
+  EXPECT_NE(run_cli({"--help"}).out.find("--interval TEXT"), std::string::npos);
+  EXPECT_NE(run_cli({"--help"}).out.find("--devices TEXT"), std::string::npos);
+  EXPECT_NE(run_cli({"fleet", "--help"}).out.find("--since TEXT"), std::string::npos);
+  EXPECT_NE(run_cli({"record", "--help"}).out.find("--duration TEXT"), std::string::npos);
 }
 
 TEST_F(ConfigTest, one_duration_rule_for_every_layer) {
