@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
+#include "app/cli_commands.hpp"
 #include "app/messages.hpp"
 #include "app/source_factory.hpp"
 #include "sources/dcgm/dcgm_exporter_source.hpp"
@@ -60,6 +62,22 @@ TEST(OptionsTest, the_devices_reach_the_source_config_as_given) {
   CommonOptions common;
   common.devices = {0, 2};
   EXPECT_EQ(source_config_from(common).value().devices, (std::vector<std::uint32_t>{0, 2}));
+}
+
+TEST(OptionsTest, every_command_has_one_row_and_one_is_the_default) {
+  std::set<std::string_view> names;
+  int defaults = 0;
+  for (const CommandSpec& spec : command_table()) {
+    EXPECT_TRUE(names.insert(spec.name).second) << spec.name;
+    EXPECT_NE(spec.declare, nullptr) << spec.name;
+    EXPECT_FALSE(spec.description.empty()) << spec.name;
+    defaults += spec.is_default ? 1 : 0;
+  }
+  EXPECT_EQ(defaults, 1);
+  for (std::string_view name : {"top", "serve", "devices", "record", "replay", "export", "import", "report",
+                                "run", "ceiling", "fleet", "check"}) {
+    EXPECT_EQ(names.count(name), 1U) << name;
+  }
 }
 
 }  // namespace
