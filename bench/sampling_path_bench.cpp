@@ -12,11 +12,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/window.hpp"
+#include "data/synthetic/synthetic_trace.hpp"
 #include "runtime/engine.hpp"
 #include "runtime/engine_loop.hpp"
 #include "runtime/sinks.hpp"
-#include "core/window.hpp"
-#include "data/synthetic/synthetic_trace.hpp"
 #include "sources/replay/trace_replay_source.hpp"
 
 namespace {

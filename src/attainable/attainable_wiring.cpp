@@ -10,13 +10,12 @@
 #include <system_error>
 #include <utility>
 
+#include "net/http_client.hpp"
+#include "runtime/engine_loop.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/messages.hpp"
-#include "runtime/engine_loop.hpp"
 #include "runtime/source_factory.hpp"
 #include "runtime/text_file.hpp"
-#include "workload/http_client.hpp"
-#include "net/http_client.hpp"
 
 namespace solscope::app {
 

@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "attainable/attainable_sol.hpp"
-#include "cli/commands.hpp"
-#include "runtime/engine.hpp"
-#include "runtime/source_factory.hpp"
 #include "core/device_info.hpp"
 #include "core/result.hpp"
+#include "runtime/engine.hpp"
+#include "runtime/sampling_options.hpp"
+#include "runtime/source_factory.hpp"
 #include "workload/declaration.hpp"
 #include "workload/model_config_path.hpp"
 

@@ -1,28 +1,12 @@
-// The solscope command line: subcommands, common options, and the mapping of failures to exit codes.
+// The solscope command line: subcommands and the mapping of failures to exit codes. The option values the
+// sampling commands share are runtime/sampling_options.hpp.
 #pragma once
 
-#include <cstdint>
 #include <iosfwd>
-#include <optional>
-#include <string>
-#include <vector>
 
-#include "runtime/options.hpp"
+#include "runtime/sampling_options.hpp"
 
 namespace solscope::app {
-
-/// Options shared by the sampling commands (each also read from an environment variable SOLSCOPE_*).
-struct CommonOptions {
-  std::string devices;                     ///< --devices / SOLSCOPE_DEVICES: "0,2" or "0-3"; empty = all
-  std::string interval{kDefaultInterval};  ///< --interval / SOLSCOPE_INTERVAL: sampling interval, 1ms to 60s
-  bool json = false;                       ///< --json: JSON Lines of SolSamples on stdout
-  std::string replay;  ///< --replay FILE / SOLSCOPE_REPLAY: sample from a trace instead of the GPUs
-  /// --interval was given (command line, environment or config file), even as the default's value.
-  bool interval_given = false;
-  std::string dcgm_exporter;             ///< --dcgm-exporter URL: scrape dcgm-exporter instead of the GPUs
-  std::string dcgm_exporter_token_file;  ///< --dcgm-exporter-token-file FILE: its bearer token
-  std::string dcgm_exporter_ca;          ///< --dcgm-exporter-ca FILE: PEM CA of an https exporter
-};
 
 /// Runs the command line. Returns the process exit code (exit_codes.hpp); never throws.
 auto run(int argc, char** argv, std::ostream& out, std::ostream& err) -> int;

@@ -2,6 +2,8 @@
 // `out` and its messages to `err`.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -9,15 +11,6 @@
 #include "cli/cli.hpp"
 
 namespace solscope::app {
-
-/// Workload discovery and the attainable SOL it feeds (README "Attainable SOL and workloads"); live sources
-/// only.
-struct WorkloadOptions {
-  /// --workloads FILE / SOLSCOPE_WORKLOADS: a TOML file of `[[workload]]` declarations; empty = the default
-  /// $XDG_CONFIG_HOME/solscope/workloads.toml (or ~/.config/solscope/workloads.toml) when it exists.
-  std::string file;
-  bool disabled = false;  ///< --no-workloads: no discovery and no attainable SOL
-};
 
 /// `solscope devices`: GPUs, the source chosen per GPU and why, permission status with the exact fix; with
 /// --workloads also what runs on each GPU, its attainable SOL, or why it is unknown.
@@ -37,8 +30,8 @@ auto run_live(const CommonOptions& common, const WorkloadOptions& workloads, std
 /// `solscope record -o FILE [--duration S]`: records a trace until the duration, SIGINT or SIGTERM.
 struct RecordArgs {
   std::string output;
-  std::string duration;       ///< empty = until stopped
-  bool force = false;         ///< overwrite an existing file
+  std::optional<std::int64_t> duration_ns;  ///< --duration in ns (1 ms and more); empty = until stopped
+  bool force = false;                       ///< overwrite an existing file
   double replay_speed = 1.0;  ///< with --replay: trace seconds per second (0 = as fast as possible)
 };
 /// On live GPUs the trace records the attainable SOL of the discovered or declared workloads.

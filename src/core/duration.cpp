@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "core/units.hpp"
 
@@ -54,6 +55,15 @@ auto parse_duration_ns(std::string_view text) -> Result<std::int64_t> {
   const double ns = value * static_cast<double>(scale);
   if (!std::isfinite(ns) || ns > static_cast<double>(kMaxDurationNs)) return bad_duration(text);
   return static_cast<std::int64_t>(std::llround(ns));
+}
+
+auto format_duration(std::int64_t ns) -> std::string {
+  constexpr std::pair<std::int64_t, const char*> kUnits[] = {
+      {kNsPerHour, "h"}, {kNsPerMin, "m"}, {kNsPerS, "s"}, {kNsPerMs, "ms"}, {kNsPerUs, "us"}, {1, "ns"}};
+  for (const auto& [scale, suffix] : kUnits) {
+    if (ns != 0 && ns % scale == 0) return std::to_string(ns / scale) + suffix;
+  }
+  return "0s";
 }
 
 }  // namespace solscope::core

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "core/result.hpp"
@@ -17,5 +18,9 @@ inline constexpr std::int64_t kMaxDurationNs = 1'000'000 * (3'600LL * 1'000'000'
 /// is rounded to the nearest ns and is 0 to kMaxDurationNs. Errors: InvalidArgument naming the text and the
 /// accepted forms.
 [[nodiscard]] auto parse_duration_ns(std::string_view text) -> Result<std::int64_t>;
+
+/// "1ms", "60s" -> "1m", "1000000h": `ns` in the largest unit that divides it; "0s" for 0. The inverse of
+/// parse_duration_ns for whole units, used wherever a duration is shown as the user would write it.
+[[nodiscard]] auto format_duration(std::int64_t ns) -> std::string;
 
 }  // namespace solscope::core

@@ -8,8 +8,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "wire/json_fields.hpp"
 #include "net/time_limits.hpp"
+#include "wire/json_fields.hpp"
 
 namespace solscope::net {
 namespace {

@@ -7,8 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "runtime/source_factory.hpp"
 #include "inject/kernel_wire.hpp"
+#include "runtime/source_factory.hpp"
 
 namespace solscope::app {
 

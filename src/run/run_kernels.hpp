@@ -14,11 +14,11 @@
 #include <thread>
 #include <vector>
 
-#include "run/run_sink.hpp"
 #include "core/bounded_queue.hpp"
 #include "core/guarded_run.hpp"
 #include "core/kernel_record.hpp"
 #include "inject/kernel_wire.hpp"
+#include "run/run_sink.hpp"
 
 namespace solscope::app {
 

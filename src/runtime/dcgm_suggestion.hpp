@@ -3,9 +3,8 @@
 
 #include <string>
 
-#include "runtime/gpu_backend.hpp"
-#include "workload/http_client.hpp"
 #include "net/http_client.hpp"
+#include "runtime/gpu_backend.hpp"
 
 namespace solscope::app {
 

@@ -5,10 +5,10 @@
 #include <memory>
 #include <string>
 
-#include "runtime/messages.hpp"
-#include "runtime/sink_worker.hpp"
 #include "core/derive.hpp"
 #include "core/units.hpp"
+#include "runtime/messages.hpp"
+#include "runtime/sink_worker.hpp"
 
 namespace solscope::app {
 namespace {

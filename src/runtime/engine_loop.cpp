@@ -3,10 +3,10 @@
 #include <algorithm>
 
 #include "runtime/exit_codes.hpp"
+#include "runtime/live_feed.hpp"
 #include "runtime/messages.hpp"
 #include "runtime/signals.hpp"
 #include "runtime/sinks.hpp"
-#include "runtime/live_feed.hpp"
 
 namespace solscope::app {
 

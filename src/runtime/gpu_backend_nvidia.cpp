@@ -3,9 +3,9 @@
 #include <optional>
 #include <utility>
 
+#include "check/nvidia/cuda_kernel_runner.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/gpu_backend.hpp"
-#include "check/nvidia/cuda_kernel_runner.hpp"
 #include "sources/nvidia/nvidia_source.hpp"
 #include "sources/nvidia/nvml_api.hpp"
 #include "sources/nvidia/nvml_reader.hpp"

@@ -14,10 +14,10 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/engine.hpp"
-#include "runtime/source_factory.hpp"
 #include "core/guarded_run.hpp"
 #include "core/live_state.hpp"
+#include "runtime/engine.hpp"
+#include "runtime/source_factory.hpp"
 
 namespace solscope::app {
 

@@ -1,28 +1,32 @@
-// Parsing of the common option values: device lists ("0,2-3"); durations ("100ms") parse in core.
+// Parsing of the common option values: device lists ("0,2-3"); durations ("100ms") parse in core
+// (core/duration.hpp), through the option table (config::parse_duration_value). The defaults of the table's
+// durations.
 #pragma once
 
 #include <cstdint>
 #include <string_view>
 #include <vector>
 
-#include "core/duration.hpp"
 #include "core/result.hpp"
 #include "core/units.hpp"
 
 namespace solscope::app {
 
-/// The one duration grammar (core/duration.hpp).
-using core::parse_duration_ns;
-
 /// Parses a device list: comma-separated NVML indices and ranges ("0,2", "0-3", "1,4-5"), sorted, duplicates
 /// removed. Errors: InvalidArgument naming the bad element.
 [[nodiscard]] auto parse_device_list(std::string_view text) -> core::Result<std::vector<std::uint32_t>>;
 
-/// Default sampling interval (--interval).
-inline constexpr std::string_view kDefaultInterval = "100ms";
+// The defaults of the option table's durations, in ns, each stated here only: the commands' option structs
+// start from them and the table's help shows them (config::format_duration).
 
-/// Smallest and largest accepted sampling interval (core/units.hpp).
-inline constexpr std::int64_t kMinIntervalNs = core::kMinSampleIntervalNs;
-inline constexpr std::int64_t kMaxIntervalNs = core::kMaxSampleIntervalNs;
+/// --interval when no layer (command line, SOLSCOPE_INTERVAL, config file) gives one and the source has no
+/// rule of its own (dcgm-exporter has: sampling_interval_ns(), source_factory.hpp).
+inline constexpr std::int64_t kDefaultIntervalNs = 100 * core::kNsPerMs;
+/// --since of `fleet` and of `serve --prometheus`: the fleet window, ending now.
+inline constexpr std::int64_t kDefaultFleetWindowNs = core::kNsPerHour;
+/// `fleet --refresh`: time between refreshes of the terminal view.
+inline constexpr std::int64_t kDefaultFleetRefreshNs = 5 * core::kNsPerS;
+/// `import --delay`: the collection interval of a log without timestamps, the span of a single scrape.
+inline constexpr std::int64_t kDefaultImportDelayNs = core::kNsPerS;
 
 }  // namespace solscope::app

@@ -15,9 +15,9 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/live_feed.hpp"
 #include "core/guarded_run.hpp"
 #include "core/live_state.hpp"
+#include "runtime/live_feed.hpp"
 #include "workload/process_info.hpp"
 
 namespace solscope::app {

@@ -1,8 +1,8 @@
 #include "runtime/remote_attach.hpp"
 
+#include "net/token_file.hpp"
 #include "runtime/environment.hpp"
 #include "server/auth.hpp"
-#include "net/token_file.hpp"
 #include "server/remote_feed.hpp"
 
 namespace solscope::app {

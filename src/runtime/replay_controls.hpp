@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
-#include "runtime/live_feed.hpp"
 #include "core/live_state.hpp"
+#include "runtime/live_feed.hpp"
 #include "sources/counter_source.hpp"
 #include "tui/controls.hpp"
 

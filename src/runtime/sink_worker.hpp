@@ -10,9 +10,9 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/engine.hpp"
 #include "core/bounded_queue.hpp"
 #include "core/guarded_run.hpp"
+#include "runtime/engine.hpp"
 
 namespace solscope::app {
 

@@ -7,14 +7,15 @@
 #include <string>
 #include <system_error>
 
+#include "core/duration.hpp"
+#include "net/token_file.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/exit_codes.hpp"
 #include "runtime/gpu_backend.hpp"
 #include "runtime/messages.hpp"
 #include "runtime/options.hpp"
-#include "cli/output_path.hpp"
+#include "runtime/output_path.hpp"
 #include "server/auth.hpp"
-#include "net/token_file.hpp"
 #include "sources/dcgm/dcgm_exporter_source.hpp"
 #include "sources/replay/trace_replay_source.hpp"
 
@@ -26,33 +27,31 @@ auto executable_dir() -> std::filesystem::path {
   return ec ? std::filesystem::path{} : exe.parent_path();
 }
 
+auto sampling_interval_ns(const CommonOptions& common) -> core::Result<std::int64_t> {
+  if (common.dcgm_exporter.empty()) return common.interval_ns.value_or(kDefaultIntervalNs);
+  const std::int64_t floor_ns = sources::kDcgmMinIntervalNs;
+  if (!common.interval_ns) return floor_ns;
+  if (*common.interval_ns < floor_ns) {
+    const std::string floor = core::format_duration(floor_ns);
+    return core::fail(
+        core::ErrorCode::InvalidArgument,
+        "--interval " + core::format_duration(*common.interval_ns) + " is below " + floor +
+            ", the fastest --dcgm-exporter scrapes",
+        "give --interval " + floor + " or more, or leave it out (" + floor + " with --dcgm-exporter)");
+  }
+  return *common.interval_ns;
+}
+
 auto source_config_from(const CommonOptions& common) -> core::Result<sources::SourceConfig> {
-  sources::SourceConfig config;
-  auto interval = parse_duration_ns(common.interval);
+  if (!common.dcgm_exporter.empty() && !common.replay.empty()) {
+    return core::fail(core::ErrorCode::InvalidArgument, "--replay and --dcgm-exporter exclude each other",
+                      "give one source: a trace, or the dcgm-exporter URL");
+  }
+  auto interval = sampling_interval_ns(common);
   if (!interval) return core::propagate(interval);
-  if (*interval < kMinIntervalNs || *interval > kMaxIntervalNs) {
-    return core::fail(core::ErrorCode::InvalidArgument, "--interval " + common.interval + " is out of range",
-                      "use 1ms to 60s, e.g. --interval 10ms");
-  }
+  sources::SourceConfig config;
   config.interval_ns = *interval;
-  if (!common.dcgm_exporter.empty()) {
-    if (!common.replay.empty()) {
-      return core::fail(core::ErrorCode::InvalidArgument, "--replay and --dcgm-exporter exclude each other",
-                        "give one source: a trace, or the dcgm-exporter URL");
-    }
-    // dcgm-exporter refreshes its figures every second at best: its own interval unless one is asked for.
-    if (!common.interval_given) config.interval_ns = sources::kDcgmMinIntervalNs;
-    if (config.interval_ns < sources::kDcgmMinIntervalNs) {
-      return core::fail(core::ErrorCode::InvalidArgument,
-                        "--interval " + common.interval + " is below 1s, the fastest --dcgm-exporter scrapes",
-                        "give --interval 1s or more, or leave it out (1s with --dcgm-exporter)");
-    }
-  }
-  if (!common.devices.empty()) {
-    auto devices = parse_device_list(common.devices);
-    if (!devices) return core::propagate(devices);
-    config.devices = std::move(*devices);
-  }
+  config.devices = common.devices;
   return config;
 }
 

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/cli.hpp"
+#include "core/result.hpp"
 #include "runtime/exit_codes.hpp"
 #include "runtime/gpu_backend.hpp"
-#include "core/result.hpp"
+#include "runtime/sampling_options.hpp"
 #include "sources/counter_source.hpp"
 #include "trace/reader.hpp"
 
@@ -38,9 +38,15 @@ struct OpenedSource {
   std::shared_ptr<const replay::ReplayReport> replay_report{};
 };
 
-/// Parses --interval and --devices into a SourceConfig. With --dcgm-exporter the interval defaults to 1 s and
-/// a shorter one is refused. Errors: InvalidArgument (bad value or out of range; --replay with
-/// --dcgm-exporter).
+/// The sampling interval of a command's source, in ns: --interval when some layer gave it, else the source's
+/// own default: dcgm-exporter's sources::kDcgmMinIntervalNs (it refreshes its figures once a second at best),
+/// otherwise kDefaultIntervalNs. The one place of that rule. Errors: InvalidArgument when --dcgm-exporter is
+/// given with an --interval below sources::kDcgmMinIntervalNs.
+[[nodiscard]] auto sampling_interval_ns(const CommonOptions& common) -> core::Result<std::int64_t>;
+
+/// The SourceConfig of the common options (already parsed and range-checked where they were bound): the
+/// devices, and sampling_interval_ns(). Errors: InvalidArgument for --replay with --dcgm-exporter, and
+/// sampling_interval_ns()'s.
 [[nodiscard]] auto source_config_from(const CommonOptions& common) -> core::Result<sources::SourceConfig>;
 
 /// Opens and starts the NVIDIA source (PM sampling, GPM or NVML per GPU). Errors: as NvidiaSource::start();

@@ -5,10 +5,10 @@
 
 #include <fmt/format.h>
 
-#include "runtime/sinks.hpp"
 #include "core/derive.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
+#include "runtime/sinks.hpp"
 
 namespace solscope::app {
 namespace {

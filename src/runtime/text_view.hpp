@@ -8,8 +8,8 @@
 #include <ostream>
 #include <string>
 
-#include "runtime/engine.hpp"
 #include "core/window.hpp"
+#include "runtime/engine.hpp"
 
 namespace solscope::app {
 

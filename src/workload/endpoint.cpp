@@ -6,7 +6,6 @@
 
 #include "core/enum_table.hpp"
 #include "wire/json_fields.hpp"
-#include "wire/json_fields.hpp"
 
 namespace solscope::workload {
 namespace {

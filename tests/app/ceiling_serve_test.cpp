@@ -9,9 +9,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "cli/ceiling/ceiling_command.hpp"
 #include "ceiling/test_support.hpp"
 #include "ceiling_run.hpp"
+#include "cli/ceiling/ceiling_command.hpp"
 
 namespace solscope::app {
 namespace {

@@ -6,7 +6,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -94,6 +96,8 @@ class ConfigTest : public ::testing::Test {
   }
   std::filesystem::path dir_;
 };
+
+constexpr std::int64_t kMs = 1'000'000;
 
 const std::vector<std::string> kBadNumbers{"nan", "NaN", "-nan", "inf", "-inf", "infinity", "-1"};
 
@@ -202,13 +206,13 @@ TEST_F(ConfigTest, a_bad_config_file_stops_the_command_with_exit_2) {
 
 /// The value of --interval and of serve's --max-clients after the layers, as cli.cpp binds them.
 struct Layered {
-  std::string interval = "100ms";
+  std::optional<std::int64_t> interval_ns;
   std::size_t max_clients = 64;
 };
 auto layered(std::vector<std::string> args, const std::string& config_path) -> Layered {
   Layered v;
   CLI::App app;
-  add_option(app, Scope::Global, "--interval", v.interval);
+  add_option(app, Scope::Global, "--interval", v.interval_ns);
   CLI::App* serve = app.add_subcommand("serve");
   add_option(*serve, Scope::Serve, "--max-clients", v.max_clients);
   args.insert(args.begin(), "solscope");
@@ -221,17 +225,88 @@ auto layered(std::vector<std::string> args, const std::string& config_path) -> L
 }
 
 TEST_F(ConfigTest, command_line_beats_environment_beats_config_file_beats_default) {
-  EXPECT_EQ(layered({"serve"}, "").interval, "100ms");
+  EXPECT_EQ(layered({"serve"}, "").interval_ns, std::nullopt);
   EXPECT_EQ(layered({"serve"}, "").max_clients, 64U);
   const std::string file = write("layers.toml", "interval = \"200ms\"\n[serve]\nmax-clients = 128\n");
-  EXPECT_EQ(layered({"serve"}, file).interval, "200ms");
+  EXPECT_EQ(layered({"serve"}, file).interval_ns, 200 * kMs);
   EXPECT_EQ(layered({"serve"}, file).max_clients, 128U);
   ::setenv("SOLSCOPE_INTERVAL", "300ms", 1);
   ::setenv("SOLSCOPE_MAX_CLIENTS", "256", 1);
-  EXPECT_EQ(layered({"serve"}, file).interval, "300ms");
+  EXPECT_EQ(layered({"serve"}, file).interval_ns, 300 * kMs);
   EXPECT_EQ(layered({"serve"}, file).max_clients, 256U);
-  EXPECT_EQ(layered({"--interval", "400ms", "serve", "--max-clients", "512"}, file).interval, "400ms");
+  EXPECT_EQ(layered({"--interval", "400ms", "serve", "--max-clients", "512"}, file).interval_ns, 400 * kMs);
   EXPECT_EQ(layered({"--interval", "400ms", "serve", "--max-clients", "512"}, file).max_clients, 512U);
+}
+
+TEST_F(ConfigTest, durations_and_device_lists_reach_the_command_typed_from_every_layer) {
+  std::optional<std::int64_t> interval_ns;
+  std::vector<std::uint32_t> devices;
+  std::int64_t since_ns = 7;  // a plain ns variable keeps its default until a layer gives a value
+  std::int64_t refresh_ns = 9;
+  CLI::App app;
+  add_option(app, Scope::Global, "--interval", interval_ns);
+  add_option(app, Scope::Global, "--devices", devices);
+  CLI::App* fleet = app.add_subcommand("fleet");
+  add_option(*fleet, Scope::Fleet, "--since", since_ns);
+  add_option(*fleet, Scope::Fleet, "--refresh", refresh_ns);
+  std::vector<std::string> args{"solscope", "--interval", "0.5s", "--devices", "3,0-1", "fleet"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  app.parse(static_cast<int>(argv.size()), argv.data());
+  const std::string file = write("typed.toml", "[fleet]\nsince = \"2h\"\n");
+  auto applied = apply_config_file(app, file, [](std::string_view) { return std::nullopt; });
+  ASSERT_TRUE(applied) << applied.error().describe();
+  EXPECT_EQ(interval_ns, 500 * kMs);
+  EXPECT_EQ(devices, (std::vector<std::uint32_t>{0, 1, 3}));
+  EXPECT_EQ(since_ns, 2 * 3600 * 1000 * kMs);
+  EXPECT_EQ(refresh_ns, 9);
+}
+
+TEST_F(ConfigTest, a_duration_bound_to_text_is_a_programming_error) {
+  CLI::App app;
+  std::string interval;
+  EXPECT_THROW(add_option(app, Scope::Global, "--interval", interval), std::logic_error);
+  std::string devices;
+  EXPECT_THROW(add_option(app, Scope::Global, "--devices", devices), std::logic_error);
+}
+
+TEST_F(ConfigTest, typed_options_still_read_as_text_in_help) {
+  EXPECT_NE(run_cli({"--help"}).out.find("--interval TEXT"), std::string::npos);
+  EXPECT_NE(run_cli({"--help"}).out.find("--devices TEXT"), std::string::npos);
+  EXPECT_NE(run_cli({"fleet", "--help"}).out.find("--since TEXT"), std::string::npos);
+  EXPECT_NE(run_cli({"record", "--help"}).out.find("--duration TEXT"), std::string::npos);
+}
+
+TEST_F(ConfigTest, one_duration_rule_for_every_layer) {
+  const OptionSpec* interval = find_option(Scope::Global, "--interval");
+  ASSERT_NE(interval, nullptr);
+  EXPECT_EQ(parse_duration_value(*interval, "10ms").value(), 10 * kMs);
+  EXPECT_EQ(parse_duration_value(*interval, "60s").value(), 60'000 * kMs);
+  auto bad = parse_duration_value(*interval, "2m");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, core::ErrorCode::InvalidArgument);
+  EXPECT_EQ(bad.error().message, check_value(*interval, "2m"));
+  EXPECT_EQ(check_value(*interval, "fast"), parse_duration_value(*interval, "fast").error().message);
+  EXPECT_EQ(format_duration(100 * kMs), "100ms");
+  EXPECT_EQ(format_duration(60'000 * kMs), "1m");
+  EXPECT_EQ(format_duration(1500 * kMs), "1500ms");
+  EXPECT_EQ(format_duration(0), "0s");
+}
+
+TEST_F(ConfigTest, fleet_and_serve_state_the_same_prometheus_facts) {
+  for (std::string_view name :
+       {"--prometheus", "--selector", "--since", "--prometheus-token-file", "--prometheus-ca"}) {
+    const OptionSpec* fleet = find_option(Scope::Fleet, name);
+    const OptionSpec* serve = find_option(Scope::Serve, name);
+    ASSERT_NE(fleet, nullptr) << name;
+    ASSERT_NE(serve, nullptr) << name;
+    EXPECT_EQ(fleet->kind, serve->kind) << name;
+    EXPECT_EQ(fleet->default_text, serve->default_text) << name;
+    EXPECT_EQ(fleet->min, serve->min) << name;
+    EXPECT_EQ(fleet->max, serve->max) << name;
+    EXPECT_EQ(fleet->from_env, serve->from_env) << name;
+    EXPECT_EQ(fleet->from_config, serve->from_config) << name;
+  }
 }
 
 TEST_F(ConfigTest, help_of_every_scope_is_generated_from_the_table) {

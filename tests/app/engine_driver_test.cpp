@@ -11,10 +11,10 @@
 #include <thread>
 #include <vector>
 
-#include "app/exit_codes.hpp"
-#include "app/live_feed.hpp"
-#include "app/run_support.hpp"
 #include "core/guarded_run.hpp"
+#include "runtime/engine_loop.hpp"
+#include "runtime/exit_codes.hpp"
+#include "runtime/live_feed.hpp"
 #include "support/fake_counter_source.hpp"
 
 namespace solscope::app {

@@ -15,8 +15,8 @@
 #include <sstream>
 #include <thread>
 
-#include "runtime/signals.hpp"
 #include "inject/kernel_wire.hpp"
+#include "runtime/signals.hpp"
 #include "support/process.hpp"
 #include "support/scratch_dir.hpp"
 #include "trace/reader.hpp"

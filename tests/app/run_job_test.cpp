@@ -14,14 +14,14 @@
 #include <string>
 #include <thread>
 
+#include "core/derive.hpp"
+#include "core/guarded_run.hpp"
+#include "inject/kernel_wire.hpp"
 #include "run/child_process.hpp"
 #include "run/run_kernels.hpp"
 #include "run/run_metadata.hpp"
 #include "run/run_sink.hpp"
 #include "run/run_usage.hpp"
-#include "core/derive.hpp"
-#include "core/guarded_run.hpp"
-#include "inject/kernel_wire.hpp"
 #include "support/scratch_dir.hpp"
 #include "trace/reader.hpp"
 #include "trace/writer.hpp"

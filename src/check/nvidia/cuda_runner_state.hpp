@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "check/kernels.hpp"
-#include "core/result.hpp"
 #include "check/nvidia/cuda_kernel_runner.hpp"
 #include "check/nvidia/cuda_launch_api.hpp"
+#include "core/result.hpp"
 
 namespace solscope::nvidia {
 

@@ -8,8 +8,8 @@
 
 #include "check/run/phase_checks.hpp"
 #include "check/run/sample_collector.hpp"
-#include "runtime/messages.hpp"
 #include "core/derive.hpp"
+#include "runtime/messages.hpp"
 #include "trace/writer.hpp"
 
 namespace solscope::app {

@@ -12,12 +12,12 @@
 #include <string_view>
 #include <vector>
 
+#include "check/kernel_runner.hpp"
 #include "check/run/check_report.hpp"
 #include "check/run/overhead.hpp"
 #include "check/run/phase_plan.hpp"
 #include "runtime/exit_codes.hpp"
 #include "runtime/gpu_backend.hpp"
-#include "check/kernel_runner.hpp"
 
 namespace solscope::trace {
 class Writer;

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "app/live_feed.hpp"
+#include "runtime/live_feed.hpp"
 
 namespace solscope::app {
 

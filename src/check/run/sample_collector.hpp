@@ -8,9 +8,9 @@
 #include <memory>
 #include <vector>
 
-#include "app/engine.hpp"
 #include "core/raw_sample.hpp"
 #include "core/result.hpp"
+#include "runtime/engine.hpp"
 #include "sources/counter_source.hpp"
 
 namespace solscope::app {

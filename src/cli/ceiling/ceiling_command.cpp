@@ -14,16 +14,16 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "cli/ceiling/ceiling_report.hpp"
-#include "cli/ceiling/ceiling_serve_report.hpp"
-#include "cli/config/bind.hpp"
-#include "runtime/exit_codes.hpp"
-#include "runtime/messages.hpp"
-#include "runtime/text_file.hpp"
 #include "ceiling/ceiling.hpp"
 #include "ceiling/default_gpu_specs.hpp"
 #include "ceiling/serving.hpp"
+#include "cli/ceiling/ceiling_report.hpp"
+#include "cli/ceiling/ceiling_serve_report.hpp"
+#include "cli/config/bind.hpp"
 #include "core/text.hpp"
+#include "runtime/exit_codes.hpp"
+#include "runtime/messages.hpp"
+#include "runtime/text_file.hpp"
 
 namespace solscope::app {
 namespace {

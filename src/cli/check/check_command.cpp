@@ -38,11 +38,7 @@ auto options_from(const CommonOptions& common, const CheckArgs& args) -> Outcome
   options.phase_ns = std::llround(args.seconds * 1e9);
   options.overhead = !args.no_overhead;
   options.overhead_options.run_ns = options.phase_ns / 2;
-  if (!common.devices.empty()) {
-    auto devices = parse_device_list(common.devices);
-    if (!devices) return core::fail(Failure{devices.error(), kExitUsage});
-    options.devices = std::move(*devices);
-  }
+  options.devices = common.devices;
   return options;
 }
 
@@ -76,7 +72,8 @@ auto run_check_with(const CommonOptions& common, const CheckArgs& args, CheckDep
     print_error(err, options.error().error);
     return options.error().exit_code;
   }
-  if (common.interval != kDefaultInterval || !common.replay.empty() || !common.dcgm_exporter.empty()) {
+  const bool interval_set = common.interval_ns.has_value() && *common.interval_ns != kDefaultIntervalNs;
+  if (interval_set || !common.replay.empty() || !common.dcgm_exporter.empty()) {
     print_warning(err, std::string("check samples live GPUs at 10 ms: --interval and --replay are not used") +
                            (common.dcgm_exporter.empty() ? "" : ", nor --dcgm-exporter"));
   }

@@ -24,10 +24,39 @@ auto require_option(Scope scope, std::string_view name) -> const OptionSpec& {
                          "' is not in the option table (src/app/config/option_table.cpp)");
 }
 
-auto finish_option(CLI::Option& option, const OptionSpec& spec) -> CLI::Option* {
-  if (spec.kind != Kind::Flag && spec.kind != Kind::Text) {
-    const OptionSpec* row = &spec;
-    option.check(CLI::Validator([row](std::string& value) { return check_value(*row, value); }, ""));
+auto finish_option(CLI::Option& option, const OptionSpec& spec, Target target) -> CLI::Option* {
+  const OptionSpec* row = &spec;
+  const auto needs = [&spec](Target wanted, Target given, const char* type) {
+    if (given != wanted) {
+      throw std::logic_error("option " + std::string(spec.name) + " of scope '" +
+                             std::string(scope_name(spec.scope)) + "' must be bound to " + type +
+                             " (src/app/config/bind.hpp)");
+    }
+  };
+  switch (spec.kind) {
+    case Kind::Duration:
+      needs(Target::Int64, target, "std::int64_t ns or std::optional<std::int64_t>");
+      // The value becomes its ns here, once; CLI11 then only reads the integer into the variable.
+      option.transform(CLI::Validator(
+          [row](std::string& value) {
+            auto ns = parse_duration_value(*row, value);
+            if (!ns) return ns.error().message;
+            value = std::to_string(*ns);
+            return std::string();
+          },
+          ""));
+      option.type_name("TEXT");  // what the user writes ("100ms"), as --help and the man page say
+      break;
+    case Kind::DeviceList:
+      needs(Target::DeviceList, target, "std::vector<std::uint32_t>");
+      [[fallthrough]];
+    case Kind::Number:
+    case Kind::Integer:
+      option.check(CLI::Validator([row](std::string& value) { return check_value(*row, value); }, ""));
+      break;
+    case Kind::Flag:
+    case Kind::Text:
+      break;
   }
   if (spec.from_env) option.envname(env_name(spec));
   return &option;

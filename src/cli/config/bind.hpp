@@ -2,11 +2,18 @@
 // the environment. Precedence: command line > SOLSCOPE_* environment > config file > default.
 //
 //   CLI::App app;
-//   config::add_option(app, config::Scope::Global, "--interval", common.interval);
+//   config::add_option(app, config::Scope::Global, "--interval", common.interval_ns);
 //   app.parse(argc, argv);                      // command line, then SOLSCOPE_INTERVAL (CLI11 envname)
 //   auto applied = config::apply_config_file(app, config_arg, env);  // then the config file
+//
+// Every value, from whichever layer, passes the row's one parse and range rule (option_table.hpp) as it is
+// bound, and the variable receives it typed: a Duration row as ns (std::int64_t, or std::optional of it where
+// "not given" means "the command's own default"), a DeviceList row as the sorted GPU indices. Commands parse
+// no option text again.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -17,6 +24,7 @@
 #include "cli/config/config_file.hpp"
 #include "cli/config/option_table.hpp"
 #include "core/result.hpp"
+#include "runtime/options.hpp"
 
 namespace solscope::app::config {
 
@@ -24,29 +32,49 @@ namespace solscope::app::config {
 /// by the first run of any test).
 [[nodiscard]] auto require_option(Scope scope, std::string_view name) -> const OptionSpec&;
 
-/// Gives `option` the row's value check (Duration, Number, Integer, DeviceList) and environment variable.
-auto finish_option(CLI::Option& option, const OptionSpec& spec) -> CLI::Option*;
+/// The C++ type an option is bound to, as far as the row's kind cares.
+enum class Target {
+  Int64,       ///< std::int64_t or std::optional<std::int64_t>: ns for a Duration row (which needs it)
+  DeviceList,  ///< std::vector<std::uint32_t>: what a DeviceList row needs
+  Other,       ///< a flag, text or another number type
+};
+
+/// Gives `option` the row's rule and environment variable: a Duration row a transform that parses and
+/// range-checks the text into ns (parse_duration_value); Number, Integer and DeviceList rows check_value().
+/// Throws std::logic_error when `target` does not fit the row's kind (a duration bound to text, say).
+auto finish_option(CLI::Option& option, const OptionSpec& spec, Target target) -> CLI::Option*;
 
 /// Adds the row `name` of `scope` to `app` (the subcommand of `scope`, or the main app for Global), bound
-/// to `variable`: a flag for Kind::Flag, else an option taking one value; help from help_text(). `names`
-/// replaces the CLI11 name list when the option also has a short name ("-o,--output").
+/// to `variable`: a flag for Kind::Flag, else an option taking one value; help from help_text(). A Duration
+/// row binds std::int64_t ns or std::optional<std::int64_t> (left empty unless some layer gives a value);
+/// a DeviceList row binds std::vector<std::uint32_t>. `names` replaces the CLI11 name list when the option
+/// also has a short name ("-o,--output").
 template <typename T>
 auto add_option(CLI::App& app, Scope scope, std::string_view name, T& variable, std::string names = {})
     -> CLI::Option* {
   const OptionSpec& spec = require_option(scope, name);
   if (names.empty()) names = std::string(name);
-  CLI::Option* option = nullptr;
   if constexpr (std::is_same_v<T, bool>) {
-    option = app.add_flag(names, variable, help_text(spec));
+    return finish_option(*app.add_flag(names, variable, help_text(spec)), spec, Target::Other);
+  } else if constexpr (std::is_same_v<T, std::optional<std::int64_t>>) {
+    auto store = [&variable](const std::int64_t& ns) { variable = ns; };
+    return finish_option(*app.add_option_function<std::int64_t>(names, store, help_text(spec)), spec,
+                         Target::Int64);
+  } else if constexpr (std::is_same_v<T, std::vector<std::uint32_t>>) {
+    auto store = [&variable](const std::string& text) {
+      if (auto list = parse_device_list(text)) variable = std::move(*list);  // checked: finish_option
+    };
+    return finish_option(*app.add_option_function<std::string>(names, store, help_text(spec)), spec,
+                         Target::DeviceList);
   } else {
-    option = app.add_option(names, variable, help_text(spec));
+    const Target target = std::is_same_v<T, std::int64_t> ? Target::Int64 : Target::Other;
+    return finish_option(*app.add_option(names, variable, help_text(spec)), spec, target);
   }
-  return finish_option(*option, spec);
 }
 
 /// Applies `values` to the options of `app` and its subcommands that neither the command line nor the
-/// environment set (count() == 0), running their checks and storing them in the bound variables.
-/// `source_name` names the file in errors: InvalidArgument "SOURCE:LINE: key K: why".
+/// environment set (count() == 0), running their rule (finish_option) and storing them in the bound
+/// variables. `source_name` names the file in errors: InvalidArgument "SOURCE:LINE: key K: why".
 [[nodiscard]] auto apply_config(CLI::App& app, const std::vector<ConfigValue>& values,
                                 std::string_view source_name) -> core::Result<void>;
 

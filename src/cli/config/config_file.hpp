@@ -36,7 +36,9 @@ struct ConfigValue {
 [[nodiscard]] auto config_file_path(const std::string& given, const EnvLookup& env) -> std::string;
 
 /// Parses config text; `source_name` names it in messages. Every key must be a row of the option table with
-/// from_config, of its type (a boolean for flags, a string or number for the others) and pass check_value().
+/// from_config, of its type (a boolean for flags, a string or number for the others) and pass check_value(),
+/// the one rule that the same option's value passes on the command line or in the environment (bind.hpp
+/// applies the values through it).
 /// Errors: InvalidArgument "SOURCE:LINE: key K: what is wrong" (TOML syntax, unknown key, wrong type, bad
 /// value), with a hint; the caller exits 2.
 [[nodiscard]] auto parse_config(std::string_view toml_text, std::string_view source_name)

@@ -9,26 +9,17 @@
 
 #include <fmt/format.h>
 
-#include "runtime/options.hpp"
 #include "ceiling/serving.hpp"
 #include "ceiling/workload.hpp"
 #include "core/duration.hpp"
 #include "core/units.hpp"
+#include "fleet/prometheus_fleet.hpp"
+#include "runtime/options.hpp"
 #include "server/server.hpp"
+#include "sources/dcgm/dcgm_exporter_source.hpp"
 
 namespace solscope::app::config {
 namespace {
-
-/// "1ms", "60s", "1000000h": the largest unit that divides `ns`.
-auto format_duration(std::int64_t ns) -> std::string {
-  constexpr std::pair<std::int64_t, const char*> kUnits[] = {{core::kNsPerHour, "h"}, {core::kNsPerMin, "m"},
-                                                             {core::kNsPerS, "s"},    {core::kNsPerMs, "ms"},
-                                                             {core::kNsPerUs, "us"},  {1, "ns"}};
-  for (const auto& [scale, suffix] : kUnits) {
-    if (ns != 0 && ns % scale == 0) return std::to_string(ns / scale) + suffix;
-  }
-  return "0s";
-}
 
 /// The whole of `text` as a double (from_chars: also "nan", "inf", "-1", "1e3"); nullopt otherwise.
 auto parse_number(std::string_view text) -> std::optional<double> {
@@ -60,37 +51,64 @@ constexpr double kMinFleetWindowS = 60.0;
 constexpr double kMaxFleetWindowS = 90.0 * 86400.0;
 constexpr double kMaxFleetRefreshS = 3600.0;
 constexpr double kMaxFleetGpus = 1e6;
+constexpr auto kMs = static_cast<double>(core::kNsPerMs);
+constexpr auto kS = static_cast<double>(core::kNsPerS);
 
-/// Prometheus' credentials, the same for `fleet` and `serve --prometheus` (one SOLSCOPE_PROMETHEUS_*
-/// variable).
-auto prometheus_token_file(Scope scope) -> OptionSpec {
-  return {.name = "--prometheus-token-file",
-          .scope = scope,
-          .kind = Kind::Text,
-          .help = "with --prometheus: file holding the bearer token sent to Prometheus",
-          .from_env = true,
-          .from_config = true};
-}
-auto prometheus_ca(Scope scope) -> OptionSpec {
-  return {.name = "--prometheus-ca",
-          .scope = scope,
-          .kind = Kind::Text,
-          .help = "with --prometheus: PEM file of the CA that signed an https:// Prometheus' certificate",
-          .default_text = "the system's CAs",
-          .from_env = true,
-          .from_config = true};
+/// The Prometheus options, one definition for `fleet` and for `serve --prometheus`: kind, default, range and
+/// sources are the same for both (one SOLSCOPE_PROMETHEUS_* variable each); only the words differ, `serve`
+/// reading them as an optional extra ("with --prometheus: ...") and `fleet` as what the command is about.
+auto prometheus_options(Scope scope) -> std::vector<OptionSpec> {
+  const bool serve = scope == Scope::Serve;
+  return {
+      {.name = "--prometheus",
+       .scope = scope,
+       .kind = Kind::Text,
+       .help =
+           serve ? "also serve the fleet view (/api/v1/fleet, /fleet.html) read from this Prometheus server "
+                   "(http:// or https:// URL)"
+                 : "Prometheus server URL (http[s]://HOST:PORT[/PREFIX])",
+       .from_config = true},
+      {.name = "--selector",
+       .scope = scope,
+       .kind = Kind::Text,
+       .help = serve ? "with --prometheus: PromQL label matchers of the fleet's series, e.g. {cluster=\"a\"}"
+                     : "PromQL label matchers added to every query, e.g. '{cluster=\"a\"}'",
+       .default_text = "all series",
+       .from_config = true},
+      {.name = "--since",
+       .scope = scope,
+       .kind = Kind::Duration,
+       .help = serve ? "with --prometheus: the fleet view's window, ending now"
+                     : "window of the means and busy-idle hours, ending now",
+       .default_text = format_duration(kDefaultFleetWindowNs),
+       .min = kMinFleetWindowS * kS,
+       .max = kMaxFleetWindowS * kS,
+       .from_config = true},
+      {.name = "--prometheus-token-file",
+       .scope = scope,
+       .kind = Kind::Text,
+       .help = "with --prometheus: file holding the bearer token sent to Prometheus",
+       .from_env = true,
+       .from_config = true},
+      {.name = "--prometheus-ca",
+       .scope = scope,
+       .kind = Kind::Text,
+       .help = "with --prometheus: PEM file of the CA that signed an https:// Prometheus' certificate",
+       .default_text = "the system's CAs",
+       .from_env = true,
+       .from_config = true},
+  };
 }
 
-auto build_table() -> std::vector<OptionSpec> {
+auto global_options() -> std::vector<OptionSpec> {
   using enum Kind;
-  const auto ms = static_cast<double>(core::kNsPerMs);
-  const auto s = static_cast<double>(core::kNsPerS);
+  const std::string dcgm_interval = format_duration(sources::kDcgmMinIntervalNs);
   return {
       {"--config", Scope::Global, Text, "TOML file of option defaults, read when it exists",
        "$XDG_CONFIG_HOME/solscope/config.toml or ~/.config/solscope/config.toml", 0, 0, true, false},
       {"--devices", Scope::Global, DeviceList, "GPU indices to sample, e.g. 0,2 or 0-3", "all", 0, 0, true,
        true},
-      {"--interval", Scope::Global, Duration, "sampling interval", std::string(kDefaultInterval),
+      {"--interval", Scope::Global, Duration, "sampling interval", format_duration(kDefaultIntervalNs),
        static_cast<double>(core::kMinSampleIntervalNs), static_cast<double>(core::kMaxSampleIntervalNs), true,
        true},
       {"--json", Scope::Global, Flag, "print JSON Lines of SOL samples on stdout", "", 0, 0, true, true},
@@ -103,13 +121,19 @@ auto build_table() -> std::vector<OptionSpec> {
       {"--connect", Scope::Global, Text, "show a running `solscope serve` (HOST:PORT)", "", 0, 0, true, true},
       {"--dcgm-exporter", Scope::Global, Text,
        "read the GPUs from NVIDIA dcgm-exporter at this URL (e.g. http://127.0.0.1:9400/metrics) instead of "
-       "their counters, where DCGM profiling holds them; --interval 1s or more (default 1s with it)",
+       "their counters, where DCGM profiling holds them; --interval " +
+           dcgm_interval + " or more (default " + dcgm_interval + " with it)",
        "", 0, 0, true, true},
       {"--dcgm-exporter-token-file", Scope::Global, Text, "file holding a bearer token for --dcgm-exporter",
        "", 0, 0, true, true},
       {"--dcgm-exporter-ca", Scope::Global, Text, "PEM file of the CA that signed an https --dcgm-exporter",
        "the system's CAs", 0, 0, true, true},
+  };
+}
 
+auto serve_options() -> std::vector<OptionSpec> {
+  using enum Kind;
+  std::vector<OptionSpec> rows{
       {"--listen", Scope::Serve, Text, "ADDRESS:PORT to listen on (port 0 = any free port)", listen_default(),
        0, 0, true, true},
       {"--token-file", Scope::Serve, Text, "file holding the bearer token (required off loopback)", "", 0, 0,
@@ -136,19 +160,16 @@ auto build_table() -> std::vector<OptionSpec> {
       {"--speed", Scope::Serve, Number, "with --replay: 1 = real time, 0 = as fast as possible", "1", 0,
        kMaxReplaySpeed, false, true},
       {"--loop", Scope::Serve, Flag, "with --replay: start again at the end", "", 0, 0, false, true},
-      {"--prometheus", Scope::Serve, Text,
-       "also serve the fleet view (/api/v1/fleet, /fleet.html) read from this Prometheus server (http:// or "
-       "https:// URL)",
-       "", 0, 0, false, true},
-      {"--selector", Scope::Serve, Text,
-       "with --prometheus: PromQL label matchers of the fleet's series, e.g. {cluster=\"a\"}", "all series",
-       0, 0, false, true},
-      {"--since", Scope::Serve, Duration, "with --prometheus: the fleet view's window, ending now", "1h",
-       kMinFleetWindowS * s, kMaxFleetWindowS * s, false, true},
-      prometheus_token_file(Scope::Serve),
-      prometheus_ca(Scope::Serve),
+  };
+  for (OptionSpec& row : prometheus_options(Scope::Serve)) rows.push_back(std::move(row));
+  return rows;
+}
 
-      {"--duration", Scope::Record, Duration, "stop after this long, e.g. 30s or 5m", "until stopped", ms,
+/// The options of record, replay, report, run and import.
+auto trace_options() -> std::vector<OptionSpec> {
+  using enum Kind;
+  return {
+      {"--duration", Scope::Record, Duration, "stop after this long, e.g. 30s or 5m", "until stopped", kMs,
        static_cast<double>(core::kMaxDurationNs), false, false},
       {"--speed", Scope::Record, Number, "with --replay: 1 = real time, 0 = as fast as possible", "1", 0,
        kMaxReplaySpeed, false, true},
@@ -172,10 +193,15 @@ auto build_table() -> std::vector<OptionSpec> {
        "the recording's format: dcgm-exporter, prometheus-json, dcgmi-dmon, nvidia-smi-dmon or nsys-sqlite",
        "detected from the content", 0, 0, false, false},
       {"--delay", Scope::Import, Duration,
-       "collection interval of a log without timestamps (dmon -d), and the span of a single scrape", "1s", ms,
-       static_cast<double>(core::kNsPerHour), false, true},
+       "collection interval of a log without timestamps (dmon -d), and the span of a single scrape",
+       format_duration(kDefaultImportDelayNs), kMs, static_cast<double>(core::kNsPerHour), false, true},
       {"--force", Scope::Import, Flag, "replace an existing --output file", "", 0, 0, false, false},
+  };
+}
 
+auto ceiling_options() -> std::vector<OptionSpec> {
+  using enum Kind;
+  return {
       {"--tp", Scope::Ceiling, Integer, "tensor-parallel degree", "1", 1, ceiling::kMaxTensorParallel},
       {"--batch", Scope::Ceiling, Integer, "requests per step, or sequences per training step", "1", 1,
        static_cast<double>(ceiling::kMaxBatch)},
@@ -207,25 +233,30 @@ auto build_table() -> std::vector<OptionSpec> {
        ceiling::kMaxPipelineParallel},
       {"--pp-microbatches", Scope::Ceiling, Integer, "microbatches per step under --pp", "the --pp degree", 1,
        ceiling::kMaxMicrobatches},
+  };
+}
 
-      {"--prometheus", Scope::Fleet, Text, "Prometheus server URL (http[s]://HOST:PORT[/PREFIX])", "", 0, 0,
-       false, true},
-      {"--selector", Scope::Fleet, Text, "PromQL label matchers added to every query, e.g. '{cluster=\"a\"}'",
-       "", 0, 0, false, true},
-      {"--since", Scope::Fleet, Duration, "window of the means and busy-idle hours, ending now", "1h",
-       kMinFleetWindowS * s, kMaxFleetWindowS * s, false, true},
-      {"--refresh", Scope::Fleet, Duration, "time between fleet refreshes in the terminal view", "5s",
-       static_cast<double>(core::kNsPerS), kMaxFleetRefreshS * s, false, true},
-      prometheus_token_file(Scope::Fleet),
-      prometheus_ca(Scope::Fleet),
+auto fleet_options() -> std::vector<OptionSpec> {
+  using enum Kind;
+  std::vector<OptionSpec> rows = prometheus_options(Scope::Fleet);
+  std::vector<OptionSpec> own{
+      {"--refresh", Scope::Fleet, Duration, "time between fleet refreshes in the terminal view",
+       format_duration(kDefaultFleetRefreshNs), kS, kMaxFleetRefreshS * kS, false, true},
       {"--at", Scope::Fleet, Text, "end of the window: Unix seconds or YYYY-MM-DDTHH:MM:SSZ", "now", 0, 0,
        false, false},
       {"--step-series", Scope::Fleet, Flag,
        "fetch every GPU's step series and reduce the window here, not in Prometheus (240x the data; checks)",
        "", 0, 0, false, false},
       {"--gpu-limit", Scope::Fleet, Integer, "most GPUs read; past it whole hosts are left out, with a note",
-       "10000", 1, kMaxFleetGpus, false, true},
+       integer(static_cast<std::int64_t>(fleet::kDefaultGpuLimit)), 1, kMaxFleetGpus, false, true},
+  };
+  for (OptionSpec& row : own) rows.push_back(std::move(row));
+  return rows;
+}
 
+auto check_options() -> std::vector<OptionSpec> {
+  using enum Kind;
+  return {
       {"--seconds", Scope::Check, Number, "length of each calibration phase in seconds", "2",
        kMinCheckSeconds, kMaxCheckSeconds, false, true},
       {"--source", Scope::Check, Text, "counter source to check: pm, gpm, nvml or all", "all", 0, 0, false,
@@ -233,6 +264,15 @@ auto build_table() -> std::vector<OptionSpec> {
       {"--output", Scope::Check, Text, "keep the check's trace in this SQLite file", "", 0, 0, false, false},
       {"--no-overhead", Scope::Check, Flag, "skip the sampling-overhead runs", "", 0, 0, false, true},
   };
+}
+
+auto build_table() -> std::vector<OptionSpec> {
+  std::vector<OptionSpec> table;
+  for (auto part :
+       {global_options, serve_options, trace_options, ceiling_options, fleet_options, check_options}) {
+    for (OptionSpec& row : part()) table.push_back(std::move(row));
+  }
+  return table;
 }
 
 auto range_text(const OptionSpec& spec) -> std::string {
@@ -325,19 +365,28 @@ auto help_text(const OptionSpec& spec) -> std::string {
   return out + ")";
 }
 
+auto parse_duration_value(const OptionSpec& spec, std::string_view text) -> core::Result<std::int64_t> {
+  const std::string range = "give " + range_text(spec);
+  auto ns = core::parse_duration_ns(text);
+  if (!ns) {
+    return core::fail(core::ErrorCode::InvalidArgument,
+                      ns.error().message + " (" + range + ", e.g. 100ms, 0.5s, 5m)");
+  }
+  if (static_cast<double>(*ns) < spec.min || static_cast<double>(*ns) > spec.max) {
+    return core::fail(core::ErrorCode::InvalidArgument,
+                      std::string(text) + " is out of range (" + range + ")");
+  }
+  return *ns;
+}
+
 auto check_value(const OptionSpec& spec, std::string_view text) -> std::string {
   switch (spec.kind) {
     case Kind::Number:
     case Kind::Integer:
       return check_number(spec, text);
     case Kind::Duration: {
-      auto ns = core::parse_duration_ns(text);
-      const std::string range = "give " + range_text(spec);
-      if (!ns) return ns.error().message + " (" + range + ", e.g. 100ms, 0.5s, 5m)";
-      if (static_cast<double>(*ns) < spec.min || static_cast<double>(*ns) > spec.max) {
-        return std::string(text) + " is out of range (" + range + ")";
-      }
-      return {};
+      auto ns = parse_duration_value(spec, text);
+      return ns ? std::string() : ns.error().message;
     }
     case Kind::DeviceList: {
       auto list = parse_device_list(text);

@@ -1,12 +1,18 @@
 // The table of solscope's configurable and numeric options: one row per option with its name, where else it
 // can come from (a SOLSCOPE_* environment variable, a key of the config file), its kind, default, accepted
 // range and help. The CLI11 binding (bind.hpp), the help text, the value checks and the config file reader
-// (config_file.hpp) are all generated from it, so that an option is described once.
+// (config_file.hpp) are all generated from it, so that an option is described once. A value is parsed and
+// range-checked here only (parse_duration_value, check_value), whichever layer gives it; commands receive
+// it typed (a duration as ns).
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
+
+#include "core/duration.hpp"
+#include "core/result.hpp"
 
 namespace solscope::app::config {
 
@@ -18,10 +24,10 @@ enum class Scope { Global, Serve, Record, Replay, Ceiling, Check, Report, Run, I
 enum class Kind {
   Text,        ///< free text (a path, an address): no check here
   Flag,        ///< on/off; true/false in the config file
-  Duration,    ///< core::parse_duration_ns grammar; min/max in ns
+  Duration,    ///< core::parse_duration_ns grammar; min/max in ns; bound as ns (bind.hpp)
   Number,      ///< a finite decimal number within [min, max]; NaN, infinity and negatives refused
   Integer,     ///< a whole decimal number within [min, max]
-  DeviceList,  ///< GPU indices "0,2" or "0-3" (parse_device_list)
+  DeviceList,  ///< GPU indices "0,2" or "0-3" (parse_device_list); bound as the sorted indices
 };
 
 /// One option. `min`/`max` apply to Duration (ns), Number and Integer.
@@ -56,6 +62,15 @@ struct OptionSpec {
 /// The help line: spec.help, then "(default X; R; config K)" with what applies, R being the accepted range
 /// ("0 to 1000", "1ms to 1m"). CLI11 adds "(Env:SOLSCOPE_X)" from the option's envname.
 [[nodiscard]] auto help_text(const OptionSpec& spec) -> std::string;
+
+/// A duration as the user would write it (core::format_duration).
+using core::format_duration;
+
+/// Parses a Duration row's value (command line, environment or config file) and checks it against the row's
+/// range: the one rule for every layer. Errors: InvalidArgument whose message says why, e.g. "invalid
+/// duration 'nan' (give 1ms to 1m, e.g. 100ms, 0.5s, 5m)" or "2m is out of range (give 1ms to 1m)".
+[[nodiscard]] auto parse_duration_value(const OptionSpec& spec, std::string_view text)
+    -> core::Result<std::int64_t>;
 
 /// Checks one value given as text (command line, environment or config file). Returns "" when it is good,
 /// else why not, e.g. "nan is not a finite number (give 0 to 1000)". Never throws.

@@ -8,13 +8,13 @@
 
 #include "attainable/attainable_wiring.hpp"
 #include "cli/commands.hpp"
-#include "runtime/environment.hpp"
+#include "core/sol_terms.hpp"
+#include "core/text.hpp"
 #include "runtime/dcgm_suggestion.hpp"
+#include "runtime/environment.hpp"
 #include "runtime/exit_codes.hpp"
 #include "runtime/gpu_backend.hpp"
 #include "runtime/messages.hpp"
-#include "core/sol_terms.hpp"
-#include "core/text.hpp"
 #include "wire/json_number.hpp"
 
 namespace solscope::app {

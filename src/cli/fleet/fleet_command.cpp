@@ -6,14 +6,14 @@
 #include <ctime>
 
 #include "cli/config/bind.hpp"
-#include "runtime/environment.hpp"
-#include "runtime/exit_codes.hpp"
-#include "runtime/messages.hpp"
-#include "runtime/signals.hpp"
 #include "core/duration.hpp"
 #include "fleet/fleet_json.hpp"
 #include "fleet/prometheus_fleet.hpp"
 #include "net/token_file.hpp"
+#include "runtime/environment.hpp"
+#include "runtime/exit_codes.hpp"
+#include "runtime/messages.hpp"
+#include "runtime/signals.hpp"
 #include "tui/fleet_tui.hpp"
 
 namespace solscope::app {
@@ -26,11 +26,9 @@ auto failure(const core::Error& e) -> int {
 }
 
 auto make_query(const FleetArgs& args) -> core::Result<fleet::FleetQuery> {
-  auto window = core::parse_duration_ns(args.since);
-  if (!window) return core::propagate(window);
   fleet::FleetQuery q;
   q.selector = args.selector;
-  q.window_ns = *window;
+  q.window_ns = args.since_ns;
   q.gpu_limit = args.gpu_limit;
   q.aggregate_on_server = !args.step_series;
   if (!args.at.empty()) {
@@ -65,8 +63,8 @@ void add_fleet_options(CLI::App& fleet, FleetArgs& args) {
   using config::Scope;
   config::add_option(fleet, Scope::Fleet, "--prometheus", args.prometheus);
   config::add_option(fleet, Scope::Fleet, "--selector", args.selector);
-  config::add_option(fleet, Scope::Fleet, "--since", args.since);
-  config::add_option(fleet, Scope::Fleet, "--refresh", args.refresh);
+  config::add_option(fleet, Scope::Fleet, "--since", args.since_ns);
+  config::add_option(fleet, Scope::Fleet, "--refresh", args.refresh_ns);
   config::add_option(fleet, Scope::Fleet, "--prometheus-token-file", args.token_file);
   config::add_option(fleet, Scope::Fleet, "--prometheus-ca", args.ca_file);
   config::add_option(fleet, Scope::Fleet, "--at", args.at);
@@ -110,13 +108,8 @@ auto run_fleet(const CommonOptions& common, const FleetArgs& args, std::ostream&
     out << fleet::snapshot_json(*snap) << '\n';
     return kExitOk;
   }
-  auto refresh = core::parse_duration_ns(args.refresh);
-  if (!refresh) {
-    print_error(err, refresh.error());
-    return kExitUsage;
-  }
   tui::FleetTuiOptions view;
-  view.refresh_ns = *refresh;
+  view.refresh_ns = args.refresh_ns;
   view.term = config::env_or_empty("TERM");
   view.no_color = config::env_or_empty("NO_COLOR");
   view.colors = config::env_or_empty("SOLSCOPE_COLORS");

@@ -18,13 +18,13 @@ namespace solscope::app {
 
 /// Options of `solscope fleet` (rows of the option table, Scope::Fleet).
 struct FleetArgs {
-  std::string prometheus;  ///< --prometheus URL (required)
-  std::string selector;    ///< --selector '{cluster="a"}'
-  std::string since = "1h";
-  std::string refresh = "5s";
-  std::string token_file;  ///< --prometheus-token-file
-  std::string ca_file;     ///< --prometheus-ca
-  std::string at;          ///< --at: end of the window; empty = now
+  std::string prometheus;                            ///< --prometheus URL (required)
+  std::string selector;                              ///< --selector '{cluster="a"}'
+  std::int64_t since_ns = kDefaultFleetWindowNs;     ///< --since: the window, ending at --at
+  std::int64_t refresh_ns = kDefaultFleetRefreshNs;  ///< --refresh: time between the view's refreshes
+  std::string token_file;                            ///< --prometheus-token-file
+  std::string ca_file;                               ///< --prometheus-ca
+  std::string at;                                    ///< --at: end of the window; empty = now
   std::size_t gpu_limit = fleet::kDefaultGpuLimit;
   bool step_series = false;  ///< --step-series: reduce the window here (FleetQuery::aggregate_on_server off)
 };

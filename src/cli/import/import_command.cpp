@@ -9,15 +9,14 @@
 
 #include <fmt/format.h>
 
+#include "core/derive.hpp"
+#include "imports/dmon_common.hpp"
+#include "imports/importer.hpp"
+#include "imports/nsys_sqlite.hpp"
 #include "runtime/exit_codes.hpp"
 #include "runtime/messages.hpp"
 #include "runtime/output_path.hpp"
 #include "runtime/text_file.hpp"
-#include "core/derive.hpp"
-#include "core/duration.hpp"
-#include "imports/dmon_common.hpp"
-#include "imports/importer.hpp"
-#include "imports/nsys_sqlite.hpp"
 #include "trace/writer.hpp"
 
 namespace solscope::app {
@@ -161,13 +160,7 @@ auto run_import(const ImportArgs& args, std::ostream& out, std::ostream& err) ->
     print_error(err, checked.error());
     return kExitUsage;
   }
-  auto delay_ns = core::parse_duration_ns(args.delay);
-  if (!delay_ns || *delay_ns <= 0) {
-    print_error(err, core::Error{core::ErrorCode::InvalidArgument,
-                                 "--delay " + args.delay + " is not a duration", "give e.g. 1s or 500ms"});
-    return kExitUsage;
-  }
-  auto imported = read_recording(args, *delay_ns);
+  auto imported = read_recording(args, args.delay_ns);
   if (!imported) {
     print_error(err, imported.error().error);
     return imported.error().exit_code;

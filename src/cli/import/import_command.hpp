@@ -3,17 +3,21 @@
 // export) written as a solscope trace.
 #pragma once
 
+#include <cstdint>
 #include <ostream>
 #include <string>
+
+#include "runtime/options.hpp"
 
 namespace solscope::app {
 
 struct ImportArgs {
-  std::string file;          ///< the recording to read (never modified)
-  std::string output;        ///< -o: the trace to write
-  std::string from;          ///< --from: a format name; empty = detected from the content and extension
-  std::string delay = "1s";  ///< --delay: interval of logs without timestamps, span of a single scrape
-  bool force = false;        ///< replace an existing non-empty -o file
+  std::string file;    ///< the recording to read (never modified)
+  std::string output;  ///< -o: the trace to write
+  std::string from;    ///< --from: a format name; empty = detected from the content and extension
+  /// --delay, ns: the interval of logs without timestamps and the span of a single scrape (option table)
+  std::int64_t delay_ns = kDefaultImportDelayNs;
+  bool force = false;  ///< replace an existing non-empty -o file
 };
 
 /// Runs the import. Exit codes: 0 done; 2 bad command line (unknown --from, -o refused); 5 the input is

@@ -5,11 +5,11 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/config/bind.hpp"
+#include "cli/live/tui_session.hpp"
 #include "runtime/exit_codes.hpp"
 #include "runtime/messages.hpp"
 #include "runtime/remote_attach.hpp"
 #include "runtime/signals.hpp"
-#include "cli/live/tui_session.hpp"
 #include "tui/tui.hpp"
 
 namespace solscope::app {

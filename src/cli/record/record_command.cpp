@@ -6,11 +6,12 @@
 
 #include "attainable/attainable_wiring.hpp"
 #include "cli/commands.hpp"
+#include "cli/config/option_table.hpp"
+#include "runtime/engine_loop.hpp"
 #include "runtime/exit_codes.hpp"
 #include "runtime/messages.hpp"
 #include "runtime/options.hpp"
 #include "runtime/output_path.hpp"
-#include "runtime/engine_loop.hpp"
 #include "runtime/sinks.hpp"
 #include "runtime/source_factory.hpp"
 #include "trace/writer.hpp"
@@ -18,16 +19,16 @@
 namespace solscope::app {
 namespace {
 
-auto describe_recording(const OpenedSource& opened, const CommonOptions& common) -> std::string {
+/// The trace's source description; `interval_ns` is the one sampled at (source_config_from).
+auto describe_recording(const OpenedSource& opened, const CommonOptions& common, std::int64_t interval_ns)
+    -> std::string {
   std::string names;
   for (const auto& d : opened.source->devices()) {
     if (!names.empty()) names += ", ";
     names += d.name.empty() ? "GPU " + std::to_string(d.index) : d.name;
   }
-  // With --dcgm-exporter and no --interval, the interval is the source's own 1 s (source_config_from).
-  const bool dcgm_default = !common.dcgm_exporter.empty() && !common.interval_given;
-  const std::string how = fmt::format("solscope {} record --interval {}", SOLSCOPE_VERSION,
-                                      dcgm_default ? std::string("1s") : common.interval);
+  const std::string how =
+      fmt::format("solscope {} record --interval {}", SOLSCOPE_VERSION, config::format_duration(interval_ns));
   if (opened.synthetic) return "synthetic: re-recorded by " + how + " from " + opened.description;
   if (!common.replay.empty()) return "re-recorded by " + how + " from " + opened.description;
   if (!common.dcgm_exporter.empty())
@@ -43,15 +44,6 @@ auto run_record(const CommonOptions& common, const WorkloadOptions& workloads, c
   if (!config) {
     print_error(err, config.error());
     return kExitUsage;
-  }
-  std::optional<std::int64_t> duration_ns;
-  if (!args.duration.empty()) {
-    auto d = parse_duration_ns(args.duration);
-    if (!d) {
-      print_error(err, d.error());
-      return kExitUsage;
-    }
-    duration_ns = *d;
   }
   auto plan = plan_attainable(common, workloads);
   if (!plan) {
@@ -72,7 +64,7 @@ auto run_record(const CommonOptions& common, const WorkloadOptions& workloads, c
   trace::WriterOptions writer_options;
   writer_options.overwrite = args.force;
   writer_options.synthetic = opened->synthetic;
-  writer_options.source_description = describe_recording(*opened, common);
+  writer_options.source_description = describe_recording(*opened, common, config->interval_ns);
   auto writer = trace::Writer::open(args.output, writer_options);
   if (!writer) {
     opened->source->stop();
@@ -81,7 +73,7 @@ auto run_record(const CommonOptions& common, const WorkloadOptions& workloads, c
   }
   TraceSink sink(*writer);
   const EngineOptions options{.poll_interval_ns = poll_interval_for(config->interval_ns),
-                              .duration_ns = duration_ns,
+                              .duration_ns = args.duration_ns,
                               .pace = opened->paced};
   const auto attainable = attainable_for(std::move(*plan), *opened);
   const int code = run_engine_with_attainable(*opened->source, {&sink}, options, attainable.get(), err);

@@ -2,14 +2,14 @@
 #include <filesystem>
 
 #include "cli/commands.hpp"
+#include "cli/live/tui_session.hpp"
+#include "core/units.hpp"
+#include "runtime/engine_loop.hpp"
 #include "runtime/exit_codes.hpp"
 #include "runtime/messages.hpp"
-#include "runtime/engine_loop.hpp"
 #include "runtime/sinks.hpp"
 #include "runtime/source_factory.hpp"
 #include "runtime/text_view.hpp"
-#include "cli/live/tui_session.hpp"
-#include "core/units.hpp"
 
 namespace solscope::app {
 

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <utility>
 
-#include "runtime/text_file.hpp"
 #include "ceiling/default_gpu_specs.hpp"
 #include "ceiling/gpu_spec.hpp"
+#include "runtime/text_file.hpp"
 
 namespace solscope::app {
 namespace {

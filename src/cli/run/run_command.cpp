@@ -12,24 +12,24 @@
 
 #include "cli/run/run_command.hpp"
 
-#include "run/child_process.hpp"
 #include "cli/commands.hpp"
-#include "runtime/environment.hpp"
-#include "runtime/exit_codes.hpp"
-#include "runtime/messages.hpp"
-#include "runtime/output_path.hpp"
+#include "cli/config/option_table.hpp"
+#include "cli/run/run_report.hpp"
+#include "inject/kernel_wire.hpp"
+#include "run/child_process.hpp"
 #include "run/run_inject.hpp"
 #include "run/run_kernels.hpp"
 #include "run/run_metadata.hpp"
-#include "cli/run/run_report.hpp"
 #include "run/run_sink.hpp"
-#include "runtime/engine_loop.hpp"
 #include "run/run_usage.hpp"
+#include "runtime/engine_loop.hpp"
+#include "runtime/environment.hpp"
+#include "runtime/exit_codes.hpp"
+#include "runtime/live_feed.hpp"
+#include "runtime/messages.hpp"
+#include "runtime/output_path.hpp"
 #include "runtime/signals.hpp"
 #include "runtime/source_factory.hpp"
-#include "runtime/live_feed.hpp"
-#include "cli/output_path.hpp"
-#include "inject/kernel_wire.hpp"
 #include "trace/schema.hpp"
 #include "workload/process_info.hpp"
 
@@ -227,8 +227,10 @@ auto run_child(Job& job, const sources::SourceConfig& config) -> core::Result<Ch
   return exit;
 }
 
-auto describe_source(const std::optional<Sampling>& sampling, const CommonOptions& common) -> std::string {
-  const std::string how = fmt::format("solscope {} run --interval {}", SOLSCOPE_VERSION, common.interval);
+/// The trace's source description; `interval_ns` is the one sampled at (source_config_from).
+auto describe_source(const std::optional<Sampling>& sampling, std::int64_t interval_ns) -> std::string {
+  const std::string how =
+      fmt::format("solscope {} run --interval {}", SOLSCOPE_VERSION, config::format_duration(interval_ns));
   if (!sampling) return "recorded by " + how + " without GPU sampling (no GPU could be sampled)";
   return "recorded on " + sampling->names + " by " + how;
 }
@@ -306,7 +308,8 @@ auto run_job_with(const CommonOptions& common, const RunArgs& args, const RunHoo
     return writer.error().code == core::ErrorCode::InvalidArgument ? kExitUsage : kExitFailure;
   }
   std::optional<Sampling> sampling = open_sampling(hooks, *config, err);
-  if (auto done = writer->set_metadata(trace::kMetaSourceDescription, describe_source(sampling, common));
+  if (auto done =
+          writer->set_metadata(trace::kMetaSourceDescription, describe_source(sampling, config->interval_ns));
       !done)
     print_error(err, done.error());
   SharedWriter shared(*writer);

@@ -8,9 +8,9 @@
 #include <ostream>
 
 #include "cli/commands.hpp"
-#include "runtime/exit_codes.hpp"
 #include "run/run_kernels.hpp"
 #include "run/run_usage.hpp"
+#include "runtime/exit_codes.hpp"
 #include "runtime/source_factory.hpp"
 
 namespace solscope::app {

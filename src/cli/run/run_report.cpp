@@ -4,13 +4,13 @@
 
 #include <charconv>
 
-#include "runtime/exit_codes.hpp"
-#include "runtime/messages.hpp"
 #include "cli/report/report_command.hpp"
 #include "cli/report/report_html.hpp"
-#include "run/run_metadata.hpp"
 #include "core/units.hpp"
 #include "report/report_text.hpp"
+#include "run/run_metadata.hpp"
+#include "runtime/exit_codes.hpp"
+#include "runtime/messages.hpp"
 #include "trace/reader.hpp"
 
 namespace solscope::app {

@@ -8,16 +8,16 @@
 
 #include "attainable/attainable_wiring.hpp"
 #include "cli/config/bind.hpp"
+#include "core/guarded_run.hpp"
+#include "net/loopback.hpp"
+#include "net/token_file.hpp"
+#include "runtime/engine_loop.hpp"
 #include "runtime/exit_codes.hpp"
 #include "runtime/live_feed.hpp"
 #include "runtime/messages.hpp"
 #include "runtime/process_refresh.hpp"
-#include "runtime/engine_loop.hpp"
 #include "runtime/signals.hpp"
 #include "runtime/source_factory.hpp"
-#include "core/guarded_run.hpp"
-#include "net/loopback.hpp"
-#include "net/token_file.hpp"
 #include "server/server.hpp"
 #include "sources/replay/trace_replay_source.hpp"
 
@@ -143,7 +143,7 @@ void add_serve_options(CLI::App& serve, ServeArgs& args) {
   config::add_option(serve, Scope::Serve, "--loop", args.loop);
   config::add_option(serve, Scope::Serve, "--prometheus", args.prometheus.url);
   config::add_option(serve, Scope::Serve, "--selector", args.prometheus.selector);
-  config::add_option(serve, Scope::Serve, "--since", args.prometheus.since);
+  config::add_option(serve, Scope::Serve, "--since", args.prometheus.since_ns);
   config::add_option(serve, Scope::Serve, "--prometheus-token-file", args.prometheus.token_file);
   config::add_option(serve, Scope::Serve, "--prometheus-ca", args.prometheus.ca_file);
 }

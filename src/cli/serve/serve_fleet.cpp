@@ -3,12 +3,12 @@
 #include <chrono>
 #include <thread>
 
-#include "runtime/messages.hpp"
-#include "runtime/signals.hpp"
 #include "core/duration.hpp"
 #include "core/guarded_run.hpp"
 #include "fleet/prometheus_fleet.hpp"
 #include "net/token_file.hpp"
+#include "runtime/messages.hpp"
+#include "runtime/signals.hpp"
 
 namespace solscope::app {
 namespace {
@@ -23,8 +23,6 @@ auto usage(core::Error error) -> Failure {
 }  // namespace
 
 auto open_prometheus_fleet(const PrometheusArgs& args) -> Outcome<std::shared_ptr<fleet::FleetProvider>> {
-  auto window = core::parse_duration_ns(args.since);
-  if (!window) return core::fail(usage(window.error()));
   net::RemoteEndpoint endpoint;
   endpoint.url = args.url;
   endpoint.ca_cert_path = args.ca_file;
@@ -35,7 +33,7 @@ auto open_prometheus_fleet(const PrometheusArgs& args) -> Outcome<std::shared_pt
   }
   fleet::FleetQuery query;
   query.selector = args.selector;
-  query.window_ns = *window;
+  query.window_ns = args.since_ns;
   auto provider = fleet::make_prometheus_fleet(endpoint, std::move(query));
   if (!provider) return core::fail(usage(provider.error()));
   return std::shared_ptr<fleet::FleetProvider>(std::move(*provider));

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "check/run/check_run.hpp"
 #include "check/kernel_runner.hpp"
+#include "check/run/check_run.hpp"
 #include "sources/counter_source.hpp"
 
 namespace solscope::testing {

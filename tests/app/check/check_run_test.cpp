@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "check/run/check_render.hpp"
+#include "check_fakes.hpp"
 #include "cli/check/check_command.hpp"
 #include "runtime/exit_codes.hpp"
-#include "check_fakes.hpp"
 #include "trace/reader.hpp"
 
 namespace solscope::app {
@@ -511,7 +511,7 @@ TEST_F(CheckFixture, a_mig_gpu_is_not_checked_and_says_why) {
 TEST_F(CheckFixture, interval_and_replay_are_said_to_be_unused) {
   args.source = "pm";
   args.no_overhead = true;
-  common.interval = "1ms";
+  common.interval_ns = kMs;
   const auto r = run();
   EXPECT_EQ(r.code, kExitOk);
   EXPECT_EQ(
@@ -524,7 +524,7 @@ TEST_F(CheckFixture, interval_and_replay_are_said_to_be_unused) {
 }
 
 TEST_F(CheckFixture, a_device_index_that_does_not_exist_is_a_usage_error) {
-  common.devices = "3";
+  common.devices = {3};
   const auto r = run();
   EXPECT_EQ(r.code, kExitUsage);
   EXPECT_NE(r.err.find("GPU 3 does not exist"), std::string::npos) << r.err;
