@@ -76,6 +76,15 @@ auto plan_attainable(const CommonOptions& common, const WorkloadOptions& workloa
   return plan;
 }
 
+auto plan_sampling(const CommonOptions& common, const WorkloadOptions& workloads)
+    -> core::Result<SamplingPlan> {
+  auto config = source_config_from(common);
+  if (!config) return core::fail(std::move(config.error()));
+  auto attainable = plan_attainable(common, workloads);
+  if (!attainable) return core::fail(std::move(attainable.error()));
+  return SamplingPlan{.config = std::move(*config), .attainable = std::move(*attainable)};
+}
+
 auto attainable_for(AttainablePlan plan, const OpenedSource& opened) -> std::unique_ptr<AttainableSol> {
   if (!plan.wanted || !opened.live) return nullptr;
   return make_live_attainable(opened.source->devices(), std::move(plan.declared));

@@ -44,6 +44,17 @@ struct AttainablePlan {
 [[nodiscard]] auto plan_attainable(const CommonOptions& common, const WorkloadOptions& workloads)
     -> core::Result<AttainablePlan>;
 
+/// What a sampling command resolves from its options before it opens anything: the source's configuration
+/// (source_config_from) and the attainable-SOL plan (plan_attainable).
+struct SamplingPlan {
+  sources::SourceConfig config;
+  AttainablePlan attainable;
+};
+
+/// source_config_from() then plan_attainable(): the first error of the two (exit code 2).
+[[nodiscard]] auto plan_sampling(const CommonOptions& common, const WorkloadOptions& workloads)
+    -> core::Result<SamplingPlan>;
+
 /// The AttainableSol of a plan once the source is open: null unless wanted and the source is live GPUs.
 [[nodiscard]] auto attainable_for(AttainablePlan plan, const OpenedSource& opened)
     -> std::unique_ptr<AttainableSol>;

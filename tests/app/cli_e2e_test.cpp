@@ -96,7 +96,7 @@ TEST_F(CliTest, plain_solscope_without_a_gpu_plays_the_bundled_recording_and_say
   EXPECT_GE(lines_of(out.str()).size(), 4u) << "header and at least one window";
 }
 
-// A fatal signal prints the crash report (src/app/crash_report.cpp) and still ends the process by that
+// A fatal signal prints the crash report (src/runtime/crash_report.cpp) and still ends the process by that
 // signal.
 TEST_F(CliTest, a_fatal_signal_prints_the_crash_report_and_ends_by_the_signal) {
   testing::BackgroundProcess p({kBinary, "replay", "--json", "--speed", "1", kDemo}, path("out"),

@@ -1,4 +1,4 @@
-// The config layer (src/app/config): the option table drives help, checks, SOLSCOPE_* variables and the
+// The config layer (src/cli/config): the option table drives help, checks, SOLSCOPE_* variables and the
 // config file; precedence is command line > environment > config file > default.
 #include <stdlib.h>
 

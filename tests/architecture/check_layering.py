@@ -11,7 +11,8 @@ The table (section 1 of that file) has one row per room:
 - environment: "yes" allows getenv/secure_getenv; elsewhere values come in from a room that may read them.
 Three more rules hold everywhere: a header under a `detail/` folder is included only from its own room; no file in
 src/ outside the source rooms (`sources`, `sources/...`) uses dynamic_cast or the SOLSCOPE_HAVE_NVIDIA macro, so
-every vendor is reached through the CounterSource interface; every file under src/ belongs to a room.
+every vendor is reached through the CounterSource interface; every file under src/ belongs to a room; a header that only its own room includes lives in that room's detail/
+folder (rooms that no other room may use, such as the command line, are exempt: all their headers are private).
 
 Usage: check_layering.py ROOT            check the tree at ROOT; exit 1 with one line per violation.
        check_layering.py --self-test ROOT  prove that the check can fail: plant violations in a copy of the file
@@ -125,7 +126,30 @@ def check(files, rooms):
         if not (room.name == "sources" or room.name.startswith("sources/")) and VENDOR_BYPASS.search(text):
             problems.append(f"{path}: dynamic_cast or SOLSCOPE_HAVE_NVIDIA outside the source rooms (use "
                             f"CounterSource and its capabilities)")
+    problems += private_headers_outside_detail(files, rooms)
     del by_name
+    return problems
+
+
+def private_headers_outside_detail(files, rooms):
+    """A header that only its own room includes belongs in that room's detail/ folder. Rooms that no other room
+    may use (the command line at the top) are exempt: every header of theirs is private by construction."""
+    used_by_others = {u for r in rooms for u in r.may_use if u != r.name}
+    includers = {}
+    for path, text in files.items():
+        for inc in INCLUDE.findall(text):
+            includers.setdefault("src/" + inc, set()).add(path)
+    problems = []
+    for path in sorted(files):
+        if not path.endswith((".hpp", ".h")) or "/detail/" in path:
+            continue
+        room = room_of(path, rooms)
+        if room is None or room.name not in used_by_others:
+            continue
+        users = includers.get(path, set())
+        if users and all(room_of(u, rooms) is room for u in users):
+            problems.append(f"{path}: included only inside room {room.name}: move it to "
+                            f"{room.folder}detail/ (or use it from another room)")
     return problems
 
 
@@ -154,6 +178,10 @@ def self_test(files, rooms):
         "vendor bypass": (top.folder + "planted_cast.cpp", "auto* p = dynamic_cast<int*>(q);\n", "dynamic_cast"),
         "file in no room": ("src/planted_nowhere/x.cpp", "int x;\n", "in no room"),
     }
+    shared = next(r for r in rooms if r.folder.endswith("/") and any(r.name in o.may_use for o in rooms))
+    lonely = shared.folder + "planted_private.hpp"
+    plants["private header outside detail/"] = (lonely, "int private_value();\n", "move it to")
+    extra_files = {lonely: {shared.folder + "planted_private_user.cpp": f'#include "{lonely[4:]}"\n'}}
     if detail is not None:
         owner = room_of(detail, rooms)
         stranger = next(r for r in rooms if r.name != owner.name and r.folder.endswith("/") and r.name != top.name)
@@ -163,6 +191,7 @@ def self_test(files, rooms):
     for what, (path, text, expect) in plants.items():
         planted = dict(files)
         planted[path] = text
+        planted.update(extra_files.get(path, {}))
         found = [p for p in check(planted, rooms) if p.startswith(path + ":") and expect in p]
         print(f"planted {what} in {path}: {'reported' if found else 'MISSED'}")
         if not found:

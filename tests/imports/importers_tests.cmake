@@ -1,4 +1,4 @@
-# Tests of `solscope import` (src/imports importers, src/app/import_command.cpp): each importer over real and
+# Tests of `solscope import` (src/imports importers, src/cli/import/import_command.cpp): each importer over real and
 # SYNTHETIC fixtures (tests/data/real/<format>, tests/data/synthetic/<format>), and the command end to end.
 solscope_add_test(importers
   SOURCES

@@ -47,23 +47,19 @@ auto view_title(const CommonOptions& common, const OpenedSource& opened, const s
 auto run_live(const CommonOptions& common, const WorkloadOptions& workloads, std::ostream& out,
               std::ostream& err) -> int {
   const std::int64_t started_ns = tui::steady_now_ns();
-  auto config = source_config_from(common);
-  if (!config) {
-    print_error(err, config.error());
+  auto planned = plan_sampling(common, workloads);
+  if (!planned) {
+    print_error(err, planned.error());
     return kExitUsage;
   }
-  auto plan = plan_attainable(common, workloads);
-  if (!plan) {
-    print_error(err, plan.error());
-    return kExitUsage;
-  }
-  auto opened = open_live_or_demo(common, *config, err);
+  const sources::SourceConfig& config = planned->config;
+  auto opened = open_live_or_demo(common, config, err);
   if (!opened) {
     print_error(err, opened.error().error);
     return opened.error().exit_code;
   }
-  const auto attainable = attainable_for(std::move(*plan), *opened);
-  const EngineOptions options{.poll_interval_ns = poll_interval_for(config->interval_ns)};
+  const auto attainable = attainable_for(std::move(planned->attainable), *opened);
+  const EngineOptions options{.poll_interval_ns = poll_interval_for(config.interval_ns)};
   if (want_terminal_view(common.json)) {
     const std::string trace =
         opened->live ? std::string() : (common.replay.empty() ? find_demo_trace() : common.replay);

@@ -40,23 +40,19 @@ auto describe_recording(const OpenedSource& opened, const CommonOptions& common,
 
 auto run_record(const CommonOptions& common, const WorkloadOptions& workloads, const RecordArgs& args,
                 std::ostream& /*out*/, std::ostream& err) -> int {
-  auto config = source_config_from(common);
-  if (!config) {
-    print_error(err, config.error());
+  auto planned = plan_sampling(common, workloads);
+  if (!planned) {
+    print_error(err, planned.error());
     return kExitUsage;
   }
-  auto plan = plan_attainable(common, workloads);
-  if (!plan) {
-    print_error(err, plan.error());
-    return kExitUsage;
-  }
+  const sources::SourceConfig& config = planned->config;
   if (!common.replay.empty() && is_same_or_sidecar(args.output, common.replay)) {
     print_error(err, core::Error{core::ErrorCode::InvalidArgument,
                                  "output " + args.output + " is the replayed trace " + common.replay,
                                  "give another output path with -o"});
     return kExitUsage;
   }
-  auto opened = open_sampling_source(common, *config, args.replay_speed, false);
+  auto opened = open_sampling_source(common, config, args.replay_speed, false);
   if (!opened) {
     print_error(err, opened.error().error);
     return opened.error().exit_code;
@@ -64,7 +60,7 @@ auto run_record(const CommonOptions& common, const WorkloadOptions& workloads, c
   trace::WriterOptions writer_options;
   writer_options.overwrite = args.force;
   writer_options.synthetic = opened->synthetic;
-  writer_options.source_description = describe_recording(*opened, common, config->interval_ns);
+  writer_options.source_description = describe_recording(*opened, common, config.interval_ns);
   auto writer = trace::Writer::open(args.output, writer_options);
   if (!writer) {
     opened->source->stop();
@@ -72,10 +68,10 @@ auto run_record(const CommonOptions& common, const WorkloadOptions& workloads, c
     return writer.error().code == core::ErrorCode::InvalidArgument ? kExitUsage : kExitFailure;
   }
   TraceSink sink(*writer);
-  const EngineOptions options{.poll_interval_ns = poll_interval_for(config->interval_ns),
+  const EngineOptions options{.poll_interval_ns = poll_interval_for(config.interval_ns),
                               .duration_ns = args.duration_ns,
                               .pace = opened->paced};
-  const auto attainable = attainable_for(std::move(*plan), *opened);
+  const auto attainable = attainable_for(std::move(planned->attainable), *opened);
   const int code = run_engine_with_attainable(*opened->source, {&sink}, options, attainable.get(), err);
   if (auto closed = writer->close(); !closed) {
     print_error(err, closed.error());
