@@ -8,12 +8,12 @@
 
 #include <memory>
 
+#include "fleet/detail/prom_api.hpp"
 #include "fleet/fleet_math.hpp"
-#include "fleet/prom_api.hpp"
 #include "fleet/prometheus_fleet.hpp"
 #include "fleet_fake_prometheus.hpp"
 #include "net/remote_http.hpp"
-#include "tui/fleet_view.hpp"
+#include "tui/detail/fleet_view.hpp"
 
 namespace {
 

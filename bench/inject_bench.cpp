@@ -15,10 +15,10 @@
 #include <thread>
 #include <vector>
 
-#include "inject/activity_parse.hpp"
-#include "inject/cupti_activity_api.hpp"
+#include "inject/detail/activity_parse.hpp"
+#include "inject/detail/cupti_activity_api.hpp"
+#include "inject/detail/pipe_writer.hpp"
 #include "inject/fake_activity_buffer.hpp"
-#include "inject/pipe_writer.hpp"
 
 namespace {
 

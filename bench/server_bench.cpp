@@ -8,10 +8,10 @@
 #include <chrono>
 
 #include "core/live_state.hpp"
-#include "server/api.hpp"
-#include "server/event_stream.hpp"
-#include "server/fleet_api.hpp"
-#include "server/metrics.hpp"
+#include "server/detail/api.hpp"
+#include "server/detail/event_stream.hpp"
+#include "server/detail/fleet_api.hpp"
+#include "server/detail/metrics.hpp"
 
 namespace solscope::server {
 namespace {

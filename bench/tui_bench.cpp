@@ -8,9 +8,9 @@
 #include <memory>
 
 #include "core/live_state.hpp"
-#include "tui/chart.hpp"
-#include "tui/terminal.hpp"
-#include "tui/views.hpp"
+#include "tui/detail/chart.hpp"
+#include "tui/detail/terminal.hpp"
+#include "tui/detail/views.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// libFuzzer target: the query of the daemon's JSON API (server/api.hpp), from the raw query string on.
+// libFuzzer target: the query of the daemon's JSON API (server/detail/api.hpp), from the raw query string on.
 //
 // The input is the text after '?' of a request. cpp-httplib decodes it as the server does (routes.cpp reads
 // req.params, which httplib fills with parse_query_text), then /api/v1/samples' and /api/v1/stream's parsers
@@ -13,7 +13,7 @@
 
 #include "core/duration.hpp"
 #include "core/live_state.hpp"
-#include "server/api.hpp"
+#include "server/detail/api.hpp"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "net/prometheus_text.hpp"
-#include "workload/live_shape.hpp"
+#include "workload/detail/live_shape.hpp"
 
 namespace {
 

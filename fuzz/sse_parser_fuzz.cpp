@@ -1,4 +1,4 @@
-// libFuzzer target: the Server-Sent Events parser (server/sse_parser.hpp) that `--connect` feeds with a
+// libFuzzer target: the Server-Sent Events parser (server/detail/sse_parser.hpp) that `--connect` feeds with a
 // daemon's stream.
 //
 // The first input byte sets the event bound (1-256 bytes, so that overflows happen) and the second the chunk
@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "server/sse_parser.hpp"
+#include "server/detail/sse_parser.hpp"
 
 namespace {
 

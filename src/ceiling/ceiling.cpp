@@ -4,7 +4,7 @@
 #include <cmath>
 #include <utility>
 
-#include "ceiling/efficiency.hpp"
+#include "ceiling/detail/efficiency.hpp"
 #include "ceiling/parallel.hpp"
 #include "core/enum_table.hpp"
 #include "core/units.hpp"

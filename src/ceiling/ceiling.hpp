@@ -22,9 +22,9 @@
 #include <string_view>
 #include <vector>
 
+#include "ceiling/detail/operators.hpp"
 #include "ceiling/gpu_spec.hpp"
 #include "ceiling/model_arch.hpp"
-#include "ceiling/operators.hpp"
 #include "ceiling/workload.hpp"
 #include "core/result.hpp"
 

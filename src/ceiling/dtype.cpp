@@ -1,4 +1,4 @@
-#include "ceiling/dtype.hpp"
+#include "ceiling/detail/dtype.hpp"
 #include "core/enum_table.hpp"
 #include "core/text.hpp"
 

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ceiling/dtype.hpp"
+#include "ceiling/detail/dtype.hpp"
 #include "core/result.hpp"
 
 namespace solscope::ceiling {

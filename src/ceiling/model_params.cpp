@@ -1,8 +1,8 @@
 // Parameter and KV-cache sizes of a ModelArch (docs/design/ceiling-model.md 2.2 shapes, 3.3 conventions).
 #include <algorithm>
 
+#include "ceiling/detail/operators.hpp"
 #include "ceiling/model_arch.hpp"
-#include "ceiling/operators.hpp"
 #include "core/enum_table.hpp"
 
 namespace solscope::ceiling {

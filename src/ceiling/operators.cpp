@@ -1,4 +1,4 @@
-#include "ceiling/operators.hpp"
+#include "ceiling/detail/operators.hpp"
 
 #include <algorithm>
 #include <cmath>

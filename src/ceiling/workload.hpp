@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ceiling/dtype.hpp"
+#include "ceiling/detail/dtype.hpp"
 #include "core/result.hpp"
 #include "core/step_phase.hpp"
 

@@ -5,8 +5,8 @@
 #include <sstream>
 #include <string>
 
+#include "check/detail/rates.hpp"
 #include "check/kernels.hpp"
-#include "check/rates.hpp"
 #include "core/chip.hpp"
 #include "core/units.hpp"
 

@@ -3,9 +3,9 @@
 #include <array>
 #include <cmath>
 
-#include "check/embedded_ptx.hpp"
+#include "check/detail/embedded_ptx.hpp"
+#include "check/detail/rates.hpp"
 #include "check/kernels.hpp"
-#include "check/rates.hpp"
 
 namespace solscope::check {
 namespace {

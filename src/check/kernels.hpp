@@ -74,9 +74,9 @@ struct KernelSpec {
   /// How many `counted_instruction`s one thread executes per loop iteration (per unrolled step for copy).
   /// The one place this figure lives: the expected figures use it and a test counts it in the PTX text.
   std::uint32_t instructions_per_iteration = 0;
-  /// Work of one counted instruction of one thread, in the unit of the per-SM rate (check/rates.hpp): 1 for
-  /// FFMA, DFMA and LOP3; 128 FLOP for mma m16n8k16 (4096 FLOP per warp / 32 threads); 4096 FLOP for wgmma
-  /// m64n256k16 (524,288 FLOP per warpgroup / 128 threads); 0 for copy and tiny.
+  /// Work of one counted instruction of one thread, in the unit of the per-SM rate (check/detail/rates.hpp):
+  /// 1 for FFMA, DFMA and LOP3; 128 FLOP for mma m16n8k16 (4096 FLOP per warp / 32 threads); 4096 FLOP for
+  /// wgmma m64n256k16 (524,288 FLOP per warpgroup / 128 threads); 0 for copy and tiny.
   double work_per_instruction = 0.0;
   /// Threads per block: 1024 for the compute kernels (one block per SM), 256 for wgmma (two warpgroups), 512
   /// for copies, 32 for tiny.
@@ -87,7 +87,7 @@ struct KernelSpec {
 [[nodiscard]] auto idle_spec() -> const KernelSpec&;
 
 /// Whether `kernel` runs on `device`: its compute-capability range, and for Fp64 a fast FP64 pipe (DFMA at
-/// least a quarter of the FFMA rate, check/rates.hpp); GPUs with 1/64-rate FP64 skip that phase.
+/// least a quarter of the FFMA rate, check/detail/rates.hpp); GPUs with 1/64-rate FP64 skip that phase.
 [[nodiscard]] auto kernel_runs_on(const KernelSpec& kernel, const DeviceFacts& device) -> bool;
 
 /// Every kernel, in phase order. Idle has no entry.

@@ -1,4 +1,4 @@
-#include "check/rates.hpp"
+#include "check/detail/rates.hpp"
 
 #include <algorithm>
 #include <cctype>

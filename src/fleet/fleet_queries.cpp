@@ -1,4 +1,4 @@
-#include "fleet/fleet_queries.hpp"
+#include "fleet/detail/fleet_queries.hpp"
 
 #include <fmt/format.h>
 
@@ -9,8 +9,8 @@
 #include "core/enum_table.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/units.hpp"
+#include "fleet/detail/prom_api.hpp"
 #include "fleet/fleet_math.hpp"
-#include "fleet/prom_api.hpp"
 #include "net/prom_query.hpp"
 
 namespace solscope::fleet {

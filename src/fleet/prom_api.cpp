@@ -1,4 +1,4 @@
-#include "fleet/prom_api.hpp"
+#include "fleet/detail/prom_api.hpp"
 
 #include <fmt/format.h>
 

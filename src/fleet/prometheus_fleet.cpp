@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "core/units.hpp"
+#include "fleet/detail/fleet_queries.hpp"
+#include "fleet/detail/prom_api.hpp"
 #include "fleet/fleet_math.hpp"
-#include "fleet/fleet_queries.hpp"
-#include "fleet/prom_api.hpp"
 
 namespace solscope::fleet {
 namespace {

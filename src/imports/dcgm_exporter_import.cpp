@@ -1,8 +1,8 @@
-#include "imports/dcgm_exporter_import.hpp"
+#include "imports/detail/dcgm_exporter_import.hpp"
 
 #include <limits>
 
-#include "imports/dcgmi_dmon.hpp"
+#include "imports/detail/dcgmi_dmon.hpp"
 #include "net/dcgm_exposition.hpp"
 
 namespace solscope::imports {

@@ -1,4 +1,4 @@
-#include "imports/dcgmi_dmon.hpp"
+#include "imports/detail/dcgmi_dmon.hpp"
 
 #include <optional>
 #include <set>
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/dcgm_fields.hpp"
-#include "imports/text_lines.hpp"
+#include "imports/detail/text_lines.hpp"
 
 namespace solscope::imports {
 namespace {

@@ -1,11 +1,11 @@
 #include "imports/importer.hpp"
 
 #include "core/dcgm_fields.hpp"
-#include "imports/dcgm_exporter_import.hpp"
-#include "imports/dcgmi_dmon.hpp"
-#include "imports/nvidia_smi_dmon.hpp"
-#include "imports/prometheus_json.hpp"
-#include "imports/text_lines.hpp"
+#include "imports/detail/dcgm_exporter_import.hpp"
+#include "imports/detail/dcgmi_dmon.hpp"
+#include "imports/detail/nvidia_smi_dmon.hpp"
+#include "imports/detail/prometheus_json.hpp"
+#include "imports/detail/text_lines.hpp"
 
 namespace solscope::imports {
 namespace {

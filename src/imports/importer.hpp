@@ -7,7 +7,7 @@
 
 #include "core/result.hpp"
 #include "core/units.hpp"
-#include "imports/recording.hpp"
+#include "imports/detail/recording.hpp"
 
 namespace solscope::imports {
 

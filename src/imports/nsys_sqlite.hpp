@@ -16,7 +16,7 @@
 #include <string_view>
 
 #include "core/result.hpp"
-#include "imports/recording.hpp"
+#include "imports/detail/recording.hpp"
 
 namespace solscope::imports {
 

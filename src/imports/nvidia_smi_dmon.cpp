@@ -1,4 +1,4 @@
-#include "imports/nvidia_smi_dmon.hpp"
+#include "imports/detail/nvidia_smi_dmon.hpp"
 
 #include <array>
 #include <optional>
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/metric_catalog.hpp"
-#include "imports/text_lines.hpp"
+#include "imports/detail/text_lines.hpp"
 #include "net/time_limits.hpp"
 
 namespace solscope::imports {

@@ -1,4 +1,4 @@
-#include "imports/prometheus_json.hpp"
+#include "imports/detail/prometheus_json.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,8 +8,8 @@
 #include "core/dcgm_fields.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/units.hpp"
-#include "imports/dcgmi_dmon.hpp"
-#include "imports/text_lines.hpp"
+#include "imports/detail/dcgmi_dmon.hpp"
+#include "imports/detail/text_lines.hpp"
 #include "net/prom_query.hpp"
 #include "wire/json_fields.hpp"
 

@@ -1,4 +1,4 @@
-#include "imports/recording.hpp"
+#include "imports/detail/recording.hpp"
 
 #include "core/text.hpp"
 

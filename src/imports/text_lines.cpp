@@ -1,4 +1,4 @@
-#include "imports/text_lines.hpp"
+#include "imports/detail/text_lines.hpp"
 
 #include <charconv>
 #include <cmath>

@@ -1,5 +1,5 @@
 // CUPTI activity buffer -> kernel-wire records (see activity_parse.hpp).
-#include "inject/activity_parse.hpp"
+#include "inject/detail/activity_parse.hpp"
 
 #include <cxxabi.h>
 

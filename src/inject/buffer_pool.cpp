@@ -1,5 +1,5 @@
 // Bounded activity-buffer pool (see buffer_pool.hpp).
-#include "inject/buffer_pool.hpp"
+#include "inject/detail/buffer_pool.hpp"
 
 #include <cstdlib>
 

@@ -1,5 +1,5 @@
 // Resolves the CUPTI Activity API from libcupti at run time (see cupti_activity_api.hpp).
-#include "inject/cupti_activity_api.hpp"
+#include "inject/detail/cupti_activity_api.hpp"
 
 #include <dlfcn.h>
 

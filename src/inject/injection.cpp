@@ -22,10 +22,10 @@
 #include <string>
 #include <string_view>
 
-#include "inject/activity_parse.hpp"
-#include "inject/buffer_pool.hpp"
-#include "inject/cupti_activity_api.hpp"
-#include "inject/pipe_writer.hpp"
+#include "inject/detail/activity_parse.hpp"
+#include "inject/detail/buffer_pool.hpp"
+#include "inject/detail/cupti_activity_api.hpp"
+#include "inject/detail/pipe_writer.hpp"
 
 namespace solscope::inject {
 namespace {

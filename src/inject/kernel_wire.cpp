@@ -6,7 +6,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "inject/kernel_wire_detail.hpp"
+#include "inject/detail/kernel_wire_detail.hpp"
 
 namespace solscope::inject {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <type_traits>
 
+#include "inject/detail/kernel_wire_detail.hpp"
 #include "inject/kernel_wire.hpp"
-#include "inject/kernel_wire_detail.hpp"
 
 namespace solscope::inject {
 

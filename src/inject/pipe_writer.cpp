@@ -1,5 +1,5 @@
 // Non-blocking frame writer of the injection library (see pipe_writer.hpp).
-#include "inject/pipe_writer.hpp"
+#include "inject/detail/pipe_writer.hpp"
 
 #include <fcntl.h>
 #include <pthread.h>

@@ -1,4 +1,4 @@
-#include "report/kernel_join.hpp"
+#include "report/detail/kernel_join.hpp"
 
 #include <algorithm>
 #include <string_view>

@@ -1,4 +1,4 @@
-#include "report/phase_detection.hpp"
+#include "report/detail/phase_detection.hpp"
 
 #include <algorithm>
 #include <array>

@@ -11,8 +11,8 @@
 #include "core/kernel_record.hpp"
 #include "core/sol_sample.hpp"
 #include "core/window.hpp"
-#include "report/kernel_join.hpp"
-#include "report/phase_detection.hpp"
+#include "report/detail/kernel_join.hpp"
+#include "report/detail/phase_detection.hpp"
 #include "report/report.hpp"
 
 namespace solscope::report {

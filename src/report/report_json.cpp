@@ -1,6 +1,6 @@
 #include "report/report_json.hpp"
 
-#include "report/phase_detection.hpp"
+#include "report/detail/phase_detection.hpp"
 #include "wire/json_number.hpp"
 
 namespace solscope::report {

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/phase_detection.hpp"
+#include "report/detail/phase_detection.hpp"
 #include "report/report.hpp"
 
 namespace solscope::report {

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/text.hpp"
-#include "report/phase_detection.hpp"
+#include "report/detail/phase_detection.hpp"
 
 namespace solscope::report {
 namespace {

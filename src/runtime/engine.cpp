@@ -7,8 +7,8 @@
 
 #include "core/derive.hpp"
 #include "core/units.hpp"
+#include "runtime/detail/sink_worker.hpp"
 #include "runtime/messages.hpp"
-#include "runtime/sink_worker.hpp"
 
 namespace solscope::app {
 namespace {

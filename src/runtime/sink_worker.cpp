@@ -1,4 +1,4 @@
-#include "runtime/sink_worker.hpp"
+#include "runtime/detail/sink_worker.hpp"
 
 #include <utility>
 

@@ -1,4 +1,4 @@
-#include "server/assets.hpp"
+#include "server/detail/assets.hpp"
 
 #include "server/detail/assets_table.hpp"
 

@@ -1,4 +1,4 @@
-#include "server/event_stream.hpp"
+#include "server/detail/event_stream.hpp"
 
 #include <algorithm>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "server/fleet_api.hpp"
+#include "server/detail/fleet_api.hpp"
 
 #include <utility>
 

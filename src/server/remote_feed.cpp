@@ -13,8 +13,8 @@
 
 #include "core/guarded_run.hpp"
 #include "core/units.hpp"
+#include "server/detail/sse_parser.hpp"
 #include "server/server.hpp"
-#include "server/sse_parser.hpp"
 #include "wire/device_json.hpp"
 #include "wire/json_fields.hpp"
 #include "wire/sample_json.hpp"

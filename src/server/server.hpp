@@ -20,9 +20,9 @@
 
 #include "core/live_state.hpp"
 #include "core/result.hpp"
-#include "server/api.hpp"
-#include "server/event_stream.hpp"
-#include "server/fleet_api.hpp"
+#include "server/detail/api.hpp"
+#include "server/detail/event_stream.hpp"
+#include "server/detail/fleet_api.hpp"
 
 namespace solscope::server {
 

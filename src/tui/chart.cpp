@@ -1,4 +1,4 @@
-#include "tui/chart.hpp"
+#include "tui/detail/chart.hpp"
 
 #include <algorithm>
 #include <cmath>

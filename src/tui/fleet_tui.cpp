@@ -4,8 +4,8 @@
 #include <chrono>
 #include <cstdio>
 
-#include "tui/fleet_view.hpp"
-#include "tui/terminal.hpp"
+#include "tui/detail/fleet_view.hpp"
+#include "tui/detail/terminal.hpp"
 #include "tui/tui.hpp"
 
 namespace solscope::tui {

@@ -1,4 +1,4 @@
-#include "tui/fleet_view.hpp"
+#include "tui/detail/fleet_view.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <span>
 
-#include "tui/chart.hpp"
+#include "tui/detail/chart.hpp"
 #include "tui/format.hpp"
 
 namespace solscope::tui {

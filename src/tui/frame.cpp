@@ -1,4 +1,4 @@
-#include "tui/frame.hpp"
+#include "tui/detail/frame.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "tui/layout.hpp"
+#include "tui/detail/layout.hpp"
 
 #include <algorithm>
 

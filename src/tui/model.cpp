@@ -1,4 +1,4 @@
-#include "tui/model.hpp"
+#include "tui/detail/model.hpp"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
 #include <string>
 
 #include "tui/detail/view_parts.hpp"
-#include "tui/views.hpp"
+#include "tui/detail/views.hpp"
 
 namespace solscope::tui {
 

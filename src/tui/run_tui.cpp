@@ -3,10 +3,10 @@
 #include <cstdio>
 
 #include "core/units.hpp"
-#include "tui/chart.hpp"
-#include "tui/terminal.hpp"
+#include "tui/detail/chart.hpp"
+#include "tui/detail/terminal.hpp"
+#include "tui/detail/views.hpp"
 #include "tui/tui.hpp"
-#include "tui/views.hpp"
 
 namespace solscope::tui {
 

@@ -1,4 +1,4 @@
-#include "tui/style.hpp"
+#include "tui/detail/style.hpp"
 
 #include "core/enum_table.hpp"
 

@@ -1,4 +1,4 @@
-#include "tui/terminal.hpp"
+#include "tui/detail/terminal.hpp"
 
 #include <curses.h>
 #include <langinfo.h>

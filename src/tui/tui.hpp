@@ -10,7 +10,7 @@
 #include "core/live_state.hpp"
 #include "core/result.hpp"
 #include "tui/controls.hpp"
-#include "tui/model.hpp"
+#include "tui/detail/model.hpp"
 
 namespace solscope::tui {
 

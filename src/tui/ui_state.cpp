@@ -1,4 +1,4 @@
-#include "tui/ui_state.hpp"
+#include "tui/detail/ui_state.hpp"
 
 #include <algorithm>
 #include <optional>

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tui/chart.hpp"
+#include "tui/detail/chart.hpp"
 #include "tui/detail/view_parts.hpp"
 #include "tui/format.hpp"
 

@@ -8,8 +8,8 @@
 
 #include "core/metric_catalog.hpp"
 #include "tui/detail/view_parts.hpp"
+#include "tui/detail/widgets.hpp"
 #include "tui/format.hpp"
-#include "tui/widgets.hpp"
 
 namespace solscope::tui::detail {
 namespace {

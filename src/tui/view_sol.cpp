@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "tui/detail/view_parts.hpp"
+#include "tui/detail/widgets.hpp"
 #include "tui/format.hpp"
-#include "tui/widgets.hpp"
 
 namespace solscope::tui::detail {
 namespace {

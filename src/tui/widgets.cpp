@@ -1,4 +1,4 @@
-#include "tui/widgets.hpp"
+#include "tui/detail/widgets.hpp"
 
 #include <algorithm>
 #include <cmath>

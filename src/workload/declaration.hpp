@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "core/result.hpp"
-#include "workload/engine_cmdline.hpp"
-#include "workload/live_shape.hpp"
+#include "workload/detail/engine_cmdline.hpp"
+#include "workload/detail/live_shape.hpp"
 
 namespace solscope::workload {
 

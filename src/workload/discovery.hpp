@@ -29,9 +29,9 @@
 
 #include "net/http_client.hpp"
 #include "workload/declaration.hpp"
-#include "workload/endpoint.hpp"
-#include "workload/engine_cmdline.hpp"
-#include "workload/live_shape.hpp"
+#include "workload/detail/endpoint.hpp"
+#include "workload/detail/engine_cmdline.hpp"
+#include "workload/detail/live_shape.hpp"
 #include "workload/process_info.hpp"
 
 namespace solscope::workload {

@@ -1,4 +1,4 @@
-#include "workload/listen_ports.hpp"
+#include "workload/detail/listen_ports.hpp"
 
 #include <arpa/inet.h>
 

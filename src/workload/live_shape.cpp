@@ -1,4 +1,4 @@
-#include "workload/live_shape.hpp"
+#include "workload/detail/live_shape.hpp"
 #include "core/enum_table.hpp"
 #include "core/units.hpp"
 

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include "workload/detail/engine_layout.hpp"
 #include "workload/detail/engine_state.hpp"
-#include "workload/engine_layout.hpp"
 
 namespace solscope::workload {
 namespace {

@@ -1,5 +1,5 @@
-// `solscope ceiling --serve` (src/cli/ceiling/ceiling_command.cpp, ceiling_serve_report.cpp): the serving ceiling
-// over every fixture config, its figures for Llama-3.1-8B on H100, its JSON and its errors.
+// `solscope ceiling --serve` (src/cli/ceiling/ceiling_command.cpp, ceiling_serve_report.cpp): the serving
+// ceiling over every fixture config, its figures for Llama-3.1-8B on H100, its JSON and its errors.
 #include <gtest/gtest.h>
 
 #include <filesystem>

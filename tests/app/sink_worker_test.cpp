@@ -1,5 +1,5 @@
 // Sinks on threads of their own (SinkWorker) and the exception barrier of the app's threads.
-#include "runtime/sink_worker.hpp"
+#include "runtime/detail/sink_worker.hpp"
 
 #include <gtest/gtest.h>
 

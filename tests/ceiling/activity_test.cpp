@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "ceiling/ceiling.hpp"
-#include "ceiling/efficiency.hpp"
+#include "ceiling/detail/efficiency.hpp"
 #include "test_support.hpp"
 
 namespace solscope::ceiling {

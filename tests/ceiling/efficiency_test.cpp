@@ -1,4 +1,4 @@
-#include "ceiling/efficiency.hpp"
+#include "ceiling/detail/efficiency.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <string>
 
+#include "ceiling/detail/operators.hpp"
 #include "ceiling/model_arch.hpp"
-#include "ceiling/operators.hpp"
 #include "test_support.hpp"
 
 namespace solscope::ceiling {

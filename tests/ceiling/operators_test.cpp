@@ -1,11 +1,11 @@
-#include "ceiling/operators.hpp"
+#include "ceiling/detail/operators.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "ceiling/ceiling.hpp"
-#include "ceiling/dtype.hpp"
+#include "ceiling/detail/dtype.hpp"
 #include "ceiling/model_arch.hpp"
 #include "test_support.hpp"
 

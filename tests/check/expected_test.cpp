@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "check/detail/rates.hpp"
 #include "check/kernels.hpp"
-#include "check/rates.hpp"
 #include "check_fixtures.hpp"
 
 namespace solscope::check {

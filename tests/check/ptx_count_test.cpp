@@ -5,7 +5,7 @@
 #include <sstream>
 #include <string>
 
-#include "check/embedded_ptx.hpp"
+#include "check/detail/embedded_ptx.hpp"
 #include "check/kernels.hpp"
 
 namespace solscope::check {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "fleet/fleet_queries.hpp"
-#include "fleet/prom_api.hpp"
+#include "fleet/detail/fleet_queries.hpp"
+#include "fleet/detail/prom_api.hpp"
 #include "net/prom_query.hpp"
 
 namespace solscope::fleet {

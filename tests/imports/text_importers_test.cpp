@@ -7,11 +7,11 @@
 #include <sstream>
 
 #include "core/derive.hpp"
-#include "imports/dcgm_exporter_import.hpp"
-#include "imports/dcgmi_dmon.hpp"
+#include "imports/detail/dcgm_exporter_import.hpp"
+#include "imports/detail/dcgmi_dmon.hpp"
+#include "imports/detail/nvidia_smi_dmon.hpp"
+#include "imports/detail/prometheus_json.hpp"
 #include "imports/importer.hpp"
-#include "imports/nvidia_smi_dmon.hpp"
-#include "imports/prometheus_json.hpp"
 #include "net/dcgm_exposition.hpp"
 
 namespace solscope::imports {

@@ -1,6 +1,6 @@
 // The injection library's activity-buffer parsing, on SYNTHETIC buffers of real CUPTI record structs walked
 // by a fake cuptiActivityGetNextRecord that follows the documented protocol (fake_activity_buffer.hpp).
-#include "inject/activity_parse.hpp"
+#include "inject/detail/activity_parse.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "fake_activity_buffer.hpp"
-#include "inject/activity_parse.hpp"
-#include "inject/cupti_activity_api.hpp"
+#include "inject/detail/activity_parse.hpp"
+#include "inject/detail/cupti_activity_api.hpp"
 
 namespace solscope::inject {
 namespace {

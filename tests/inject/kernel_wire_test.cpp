@@ -2,7 +2,7 @@
 // (docs/kernel-wire.md).
 #include "inject/kernel_wire.hpp"
 
-#include "inject/kernel_wire_detail.hpp"
+#include "inject/detail/kernel_wire_detail.hpp"
 
 #include <gtest/gtest.h>
 

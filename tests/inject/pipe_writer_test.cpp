@@ -1,7 +1,7 @@
 // The injection library's non-blocking writer on real pipes: records arrive intact, a full pipe drops and
 // counts without blocking, a closed reader neither blocks nor kills the process (SIGPIPE), and the buffer
 // pool is bounded.
-#include "inject/pipe_writer.hpp"
+#include "inject/detail/pipe_writer.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "inject/buffer_pool.hpp"
+#include "inject/detail/buffer_pool.hpp"
 
 namespace solscope::inject {
 namespace {

@@ -1,5 +1,5 @@
 // The kernel join: calls, GPU time, share, overlap flag and the sample-overlap-weighted SOL.
-#include "report/kernel_join.hpp"
+#include "report/detail/kernel_join.hpp"
 
 #include <cmath>
 #include <vector>

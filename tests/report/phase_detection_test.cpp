@@ -1,5 +1,5 @@
 // Phase detection: bound-class runs, the shortest merged first below the minimum phase length.
-#include "report/phase_detection.hpp"
+#include "report/detail/phase_detection.hpp"
 
 #include <cmath>
 #include <vector>

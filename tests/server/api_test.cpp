@@ -1,4 +1,4 @@
-#include "server/api.hpp"
+#include "server/detail/api.hpp"
 
 #include <gtest/gtest.h>
 

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "server/fleet_api.hpp"
+#include "server/detail/fleet_api.hpp"
 #include "server_test_support.hpp"
 
 namespace solscope::server {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "raw_http.hpp"
-#include "server/assets.hpp"
+#include "server/detail/assets.hpp"
 #include "server_test_support.hpp"
 
 namespace solscope::server {

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "server/assets.hpp"
+#include "server/detail/assets.hpp"
 #include "server_test_support.hpp"
 
 namespace solscope::server {

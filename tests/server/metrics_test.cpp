@@ -1,4 +1,4 @@
-#include "server/metrics.hpp"
+#include "server/detail/metrics.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "server/sse_parser.hpp"
+#include "server/detail/sse_parser.hpp"
 
 #include <gtest/gtest.h>
 

@@ -13,7 +13,7 @@
 
 #include "core/derive.hpp"
 #include "core/window.hpp"
-#include "server/sse_parser.hpp"
+#include "server/detail/sse_parser.hpp"
 #include "server_test_support.hpp"
 #include "wire/sample_json.hpp"
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "check/nvidia/cuda_launch_api.hpp"
+#include "check/nvidia/detail/cuda_launch_api.hpp"
 
 namespace solscope::nvidia::fake_launch {
 

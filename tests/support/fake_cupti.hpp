@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "sources/nvidia/cuda_api.hpp"
-#include "sources/nvidia/cupti_api.hpp"
+#include "sources/nvidia/detail/cupti_api.hpp"
 
 namespace solscope::nvidia::fake {
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "sources/nvidia/pm_sampling.hpp"
+#include "sources/nvidia/detail/pm_sampling.hpp"
 
 namespace solscope::nvidia::testing {
 

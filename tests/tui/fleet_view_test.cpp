@@ -1,6 +1,6 @@
 // The fleet view (tui/fleet_view.hpp): table text, sort and filter keys, history and back, errors shown.
 // Rows are SYNTHETIC.
-#include "tui/fleet_view.hpp"
+#include "tui/detail/fleet_view.hpp"
 
 #include <gtest/gtest.h>
 

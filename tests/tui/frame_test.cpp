@@ -3,11 +3,11 @@
 #include <cmath>
 #include <vector>
 
-#include "tui/chart.hpp"
+#include "tui/detail/chart.hpp"
+#include "tui/detail/frame.hpp"
+#include "tui/detail/style.hpp"
+#include "tui/detail/widgets.hpp"
 #include "tui/format.hpp"
-#include "tui/frame.hpp"
-#include "tui/style.hpp"
-#include "tui/widgets.hpp"
 
 namespace solscope::tui {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "tui/layout.hpp"
+#include "tui/detail/layout.hpp"
 
 namespace solscope::tui {
 namespace {

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "tui/terminal.hpp"
+#include "tui/detail/terminal.hpp"
 
 namespace solscope::tui {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "tui/ui_state.hpp"
+#include "tui/detail/ui_state.hpp"
 
 namespace solscope::tui {
 namespace {

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <string>
 
-#include "tui/model.hpp"
-#include "tui/views.hpp"
+#include "tui/detail/model.hpp"
+#include "tui/detail/views.hpp"
 
 namespace solscope::tui {
 namespace {

@@ -1,4 +1,4 @@
-#include "workload/endpoint.hpp"
+#include "workload/detail/endpoint.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

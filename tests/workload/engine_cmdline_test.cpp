@@ -1,4 +1,4 @@
-#include "workload/engine_cmdline.hpp"
+#include "workload/detail/engine_cmdline.hpp"
 
 #include <gtest/gtest.h>
 

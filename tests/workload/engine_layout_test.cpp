@@ -1,4 +1,4 @@
-#include "workload/engine_layout.hpp"
+#include "workload/detail/engine_layout.hpp"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "workload/listen_ports.hpp"
+#include "workload/detail/listen_ports.hpp"
 #include "workload_test_support.hpp"
 
 namespace solscope::workload {

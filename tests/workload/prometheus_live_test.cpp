@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "net/prometheus_text.hpp"
-#include "workload/live_shape.hpp"
+#include "workload/detail/live_shape.hpp"
 #include "workload_test_support.hpp"
 
 namespace solscope::workload {

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "net/prometheus_text.hpp"
-#include "workload/engine_cmdline.hpp"
-#include "workload/live_shape.hpp"
+#include "workload/detail/engine_cmdline.hpp"
+#include "workload/detail/live_shape.hpp"
 #include "workload_test_support.hpp"
 
 namespace solscope::workload {

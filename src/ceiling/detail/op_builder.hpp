@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "ceiling/operators.hpp"
+#include "ceiling/detail/operators.hpp"
 
 namespace solscope::ceiling::detail {
 

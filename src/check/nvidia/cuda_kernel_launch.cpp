@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "check/nvidia/cuda_runner_state.hpp"
+#include "check/nvidia/detail/cuda_runner_state.hpp"
 
 namespace solscope::nvidia {
 namespace {

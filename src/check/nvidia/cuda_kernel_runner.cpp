@@ -11,7 +11,7 @@
 #include <thread>
 #include <utility>
 
-#include "check/nvidia/cuda_runner_state.hpp"
+#include "check/nvidia/detail/cuda_runner_state.hpp"
 
 namespace solscope::nvidia {
 namespace {

@@ -1,4 +1,4 @@
-#include "check/nvidia/cuda_launch_api.hpp"
+#include "check/nvidia/detail/cuda_launch_api.hpp"
 
 #include <memory>
 #include <utility>

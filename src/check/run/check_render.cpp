@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "check/run/overhead.hpp"
-#include "check/run/phase_checks.hpp"
+#include "check/run/detail/overhead.hpp"
+#include "check/run/detail/phase_checks.hpp"
 #include "core/enum_table.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/text.hpp"

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "check/run/check_report.hpp"
+#include "check/run/detail/check_report.hpp"
 
 namespace solscope::app {
 

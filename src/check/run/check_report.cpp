@@ -1,4 +1,4 @@
-#include "check/run/check_report.hpp"
+#include "check/run/detail/check_report.hpp"
 
 #include "core/enum_table.hpp"
 

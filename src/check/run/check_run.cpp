@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "check/run/phase_checks.hpp"
-#include "check/run/sample_collector.hpp"
+#include "check/run/detail/phase_checks.hpp"
+#include "check/run/detail/sample_collector.hpp"
 #include "core/derive.hpp"
 #include "runtime/messages.hpp"
 #include "trace/writer.hpp"

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "check/kernel_runner.hpp"
-#include "check/run/check_report.hpp"
-#include "check/run/overhead.hpp"
+#include "check/run/detail/check_report.hpp"
+#include "check/run/detail/overhead.hpp"
 #include "check/run/phase_plan.hpp"
 #include "runtime/exit_codes.hpp"
 #include "runtime/gpu_backend.hpp"

@@ -1,4 +1,4 @@
-#include "check/run/overhead.hpp"
+#include "check/run/detail/overhead.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "check/run/sample_collector.hpp"
+#include "check/run/detail/sample_collector.hpp"
 #include "core/units.hpp"
 
 namespace solscope::app {

@@ -1,10 +1,10 @@
-#include "check/run/phase_checks.hpp"
+#include "check/run/detail/phase_checks.hpp"
 
 #include <set>
 
 #include <fmt/format.h>
 
-#include "check/run/phase_means.hpp"
+#include "check/run/detail/phase_means.hpp"
 #include "core/metric_catalog.hpp"
 
 namespace solscope::app {

@@ -1,4 +1,4 @@
-#include "check/run/phase_means.hpp"
+#include "check/run/detail/phase_means.hpp"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-#include "check/run/sample_collector.hpp"
+#include "check/run/detail/sample_collector.hpp"
 
 #include <utility>
 

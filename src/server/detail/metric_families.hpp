@@ -7,8 +7,8 @@
 #include <prometheus/metric_family.h>
 
 #include "core/live_state.hpp"
-#include "server/event_stream.hpp"
-#include "server/metrics.hpp"
+#include "server/detail/event_stream.hpp"
+#include "server/detail/metrics.hpp"
 
 namespace solscope::server::detail {
 

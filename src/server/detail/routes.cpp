@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "server/api.hpp"
-#include "server/assets.hpp"
 #include "server/auth.hpp"
+#include "server/detail/api.hpp"
+#include "server/detail/assets.hpp"
 
 namespace solscope::server::detail {
 namespace {

@@ -4,9 +4,9 @@
 #include <httplib.h>
 
 #include "core/live_state.hpp"
-#include "server/event_stream.hpp"
-#include "server/fleet_api.hpp"
-#include "server/metrics.hpp"
+#include "server/detail/event_stream.hpp"
+#include "server/detail/fleet_api.hpp"
+#include "server/detail/metrics.hpp"
 #include "server/server.hpp"
 
 namespace solscope::server::detail {

@@ -1,4 +1,4 @@
-#include "sources/nvidia/cupti_api.hpp"
+#include "sources/nvidia/detail/cupti_api.hpp"
 
 #include <dlfcn.h>
 

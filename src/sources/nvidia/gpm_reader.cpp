@@ -1,4 +1,4 @@
-#include "sources/nvidia/gpm_reader.hpp"
+#include "sources/nvidia/detail/gpm_reader.hpp"
 
 #include <algorithm>
 #include <utility>

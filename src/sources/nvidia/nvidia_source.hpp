@@ -16,12 +16,12 @@
 #include "core/raw_sample.hpp"
 #include "core/result.hpp"
 #include "sources/counter_source.hpp"
-#include "sources/nvidia/gpm_reader.hpp"
-#include "sources/nvidia/nvidia_source_plan.hpp"
+#include "sources/nvidia/detail/gpm_reader.hpp"
+#include "sources/nvidia/detail/nvidia_source_plan.hpp"
+#include "sources/nvidia/detail/pm_sampling.hpp"
+#include "sources/nvidia/detail/profiling_permission.hpp"
 #include "sources/nvidia/nvml_api.hpp"
 #include "sources/nvidia/nvml_reader.hpp"
-#include "sources/nvidia/pm_sampling.hpp"
-#include "sources/nvidia/profiling_permission.hpp"
 
 namespace solscope::nvidia {
 

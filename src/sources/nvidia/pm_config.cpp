@@ -1,11 +1,11 @@
-#include "sources/nvidia/pm_config.hpp"
+#include "sources/nvidia/detail/pm_config.hpp"
 
 #include <algorithm>
 #include <array>
 #include <utility>
 
 #include "core/metric_catalog.hpp"
-#include "sources/nvidia/cupti_api.hpp"
+#include "sources/nvidia/detail/cupti_api.hpp"
 
 namespace solscope::nvidia {
 namespace {

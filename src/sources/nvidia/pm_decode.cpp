@@ -1,8 +1,8 @@
 // The decode loop of one device (declared in pm_session.hpp).
 #include <cstring>
 
-#include "sources/nvidia/pm_errors.hpp"
-#include "sources/nvidia/pm_session.hpp"
+#include "sources/nvidia/detail/pm_errors.hpp"
+#include "sources/nvidia/detail/pm_session.hpp"
 
 namespace solscope::nvidia {
 namespace {

@@ -1,4 +1,4 @@
-#include "sources/nvidia/pm_errors.hpp"
+#include "sources/nvidia/detail/pm_errors.hpp"
 
 namespace solscope::nvidia {
 namespace {

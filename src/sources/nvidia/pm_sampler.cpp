@@ -7,10 +7,10 @@
 
 #include "core/chip.hpp"
 #include "sources/nvidia/cuda_api.hpp"
-#include "sources/nvidia/cupti_api.hpp"
-#include "sources/nvidia/pm_config.hpp"
-#include "sources/nvidia/pm_errors.hpp"
-#include "sources/nvidia/pm_session.hpp"
+#include "sources/nvidia/detail/cupti_api.hpp"
+#include "sources/nvidia/detail/pm_config.hpp"
+#include "sources/nvidia/detail/pm_errors.hpp"
+#include "sources/nvidia/detail/pm_session.hpp"
 
 namespace solscope::nvidia {
 namespace {

@@ -15,7 +15,7 @@
 
 #include "core/result.hpp"
 #include "sources/library_search.hpp"
-#include "sources/nvidia/pm_sampling.hpp"
+#include "sources/nvidia/detail/pm_sampling.hpp"
 
 namespace solscope::nvidia {
 

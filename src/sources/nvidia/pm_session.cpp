@@ -1,9 +1,9 @@
-#include "sources/nvidia/pm_session.hpp"
+#include "sources/nvidia/detail/pm_session.hpp"
 
 #include <algorithm>
 #include <cstddef>
 
-#include "sources/nvidia/pm_errors.hpp"
+#include "sources/nvidia/detail/pm_errors.hpp"
 
 namespace solscope::nvidia {
 namespace {

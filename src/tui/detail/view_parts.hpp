@@ -6,10 +6,10 @@
 #include <utility>
 
 #include "core/live_state.hpp"
-#include "tui/frame.hpp"
-#include "tui/layout.hpp"
-#include "tui/model.hpp"
-#include "tui/ui_state.hpp"
+#include "tui/detail/frame.hpp"
+#include "tui/detail/layout.hpp"
+#include "tui/detail/model.hpp"
+#include "tui/detail/ui_state.hpp"
 
 namespace solscope::tui::detail {
 

@@ -6,7 +6,7 @@
 #include "net/prometheus_text.hpp"
 #include "workload/detail/engine_state.hpp"
 #include "workload/detail/file_read.hpp"
-#include "workload/listen_ports.hpp"
+#include "workload/detail/listen_ports.hpp"
 #include "workload/model_config_path.hpp"
 
 namespace solscope::workload::detail {

@@ -1,5 +1,5 @@
 // The phase mean of `solscope check`: duration-weighted, ramp edges left out, unknowns skipped.
-#include "check/run/phase_means.hpp"
+#include "check/run/detail/phase_means.hpp"
 
 #include <gtest/gtest.h>
 

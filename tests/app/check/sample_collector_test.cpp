@@ -1,5 +1,5 @@
 // The sampling of `solscope check`: a sink of the one engine driver (BackgroundEngine) keeps every sample.
-#include "check/run/sample_collector.hpp"
+#include "check/run/detail/sample_collector.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "check/nvidia/cuda_launch_api.hpp"
+#include "check/nvidia/detail/cuda_launch_api.hpp"
 #include "support/fake_cuda_launch.hpp"
 
 namespace solscope::nvidia {

@@ -12,9 +12,9 @@
 
 #include "core/raw_sample.hpp"
 #include "sources/nvidia/cuda_api.hpp"
-#include "sources/nvidia/cupti_api.hpp"
-#include "sources/nvidia/pm_config.hpp"
-#include "sources/nvidia/pm_session.hpp"
+#include "sources/nvidia/detail/cupti_api.hpp"
+#include "sources/nvidia/detail/pm_config.hpp"
+#include "sources/nvidia/detail/pm_session.hpp"
 #include "support/fake_cupti.hpp"
 
 namespace solscope::nvidia {

@@ -12,8 +12,8 @@
 
 #include "core/chip.hpp"
 #include "core/metric_catalog.hpp"
-#include "sources/nvidia/cupti_api.hpp"
-#include "sources/nvidia/pm_config.hpp"
+#include "sources/nvidia/detail/cupti_api.hpp"
+#include "sources/nvidia/detail/pm_config.hpp"
 
 namespace solscope::nvidia {
 namespace {

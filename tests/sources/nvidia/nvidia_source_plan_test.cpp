@@ -1,4 +1,4 @@
-#include "sources/nvidia/nvidia_source_plan.hpp"
+#include "sources/nvidia/detail/nvidia_source_plan.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "core/metric_catalog.hpp"
-#include "sources/nvidia/gpm_reader.hpp"
+#include "sources/nvidia/detail/gpm_reader.hpp"
 #include "support/fake_nvml.hpp"
 
 namespace solscope::nvidia {

@@ -13,7 +13,7 @@
 
 #include "core/chip.hpp"
 #include "core/metric_id.hpp"
-#include "sources/nvidia/pm_config.hpp"
+#include "sources/nvidia/detail/pm_config.hpp"
 #include "sources/nvidia/pm_sampler.hpp"
 #include "support/fake_cupti.hpp"
 

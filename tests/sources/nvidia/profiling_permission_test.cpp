@@ -1,4 +1,4 @@
-#include "sources/nvidia/profiling_permission.hpp"
+#include "sources/nvidia/detail/profiling_permission.hpp"
 
 #include <gtest/gtest.h>
 

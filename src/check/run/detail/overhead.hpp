@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "check/run/check_report.hpp"
+#include "check/run/detail/check_report.hpp"
 #include "check/run/phase_plan.hpp"
 #include "core/device_info.hpp"
 #include "sources/counter_source.hpp"

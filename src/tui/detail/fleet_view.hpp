@@ -12,8 +12,8 @@
 
 #include "fleet/fleet_math.hpp"
 #include "fleet/fleet_model.hpp"
-#include "tui/frame.hpp"
-#include "tui/ui_state.hpp"
+#include "tui/detail/frame.hpp"
+#include "tui/detail/ui_state.hpp"
 
 namespace solscope::tui {
 

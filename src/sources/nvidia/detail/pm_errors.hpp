@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "core/result.hpp"
-#include "sources/nvidia/cupti_api.hpp"
+#include "sources/nvidia/detail/cupti_api.hpp"
 
 namespace solscope::nvidia {
 

@@ -14,8 +14,8 @@
 
 #include "core/raw_sample.hpp"
 #include "core/result.hpp"
-#include "sources/nvidia/cupti_api.hpp"
-#include "sources/nvidia/pm_config.hpp"
+#include "sources/nvidia/detail/cupti_api.hpp"
+#include "sources/nvidia/detail/pm_config.hpp"
 
 namespace solscope::nvidia {
 

@@ -3,8 +3,8 @@
 // kernels, and the ring all-reduce of tensor parallelism.
 #pragma once
 
+#include "ceiling/detail/operators.hpp"
 #include "ceiling/gpu_spec.hpp"
-#include "ceiling/operators.hpp"
 
 namespace solscope::ceiling {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/live_state.hpp"
-#include "tui/ui_state.hpp"
+#include "tui/detail/ui_state.hpp"
 
 namespace solscope::tui {
 

@@ -15,7 +15,7 @@
 
 #include <string>
 
-#include "workload/engine_cmdline.hpp"
+#include "workload/detail/engine_cmdline.hpp"
 
 namespace solscope::workload {
 

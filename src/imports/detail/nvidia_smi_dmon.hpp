@@ -17,8 +17,8 @@
 #include <string_view>
 
 #include "core/result.hpp"
+#include "imports/detail/recording.hpp"
 #include "imports/dmon_common.hpp"
-#include "imports/recording.hpp"
 
 namespace solscope::imports {
 

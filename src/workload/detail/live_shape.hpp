@@ -31,7 +31,7 @@
 #include "core/raw_sample.hpp"
 #include "core/step_phase.hpp"
 #include "net/prometheus_text.hpp"
-#include "workload/engine_cmdline.hpp"
+#include "workload/detail/engine_cmdline.hpp"
 
 namespace solscope::workload {
 

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "tui/layout.hpp"
+#include "tui/detail/layout.hpp"
 
 namespace solscope::tui {
 

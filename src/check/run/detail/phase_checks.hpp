@@ -3,7 +3,7 @@
 
 #include <span>
 
-#include "check/run/check_report.hpp"
+#include "check/run/detail/check_report.hpp"
 #include "check/run/phase_plan.hpp"
 #include "core/device_info.hpp"
 #include "core/raw_sample.hpp"

@@ -9,8 +9,8 @@
 
 #include "core/result.hpp"
 #include "sources/counter_source.hpp"
-#include "sources/nvidia/gpm_reader.hpp"
-#include "sources/nvidia/profiling_permission.hpp"
+#include "sources/nvidia/detail/gpm_reader.hpp"
+#include "sources/nvidia/detail/profiling_permission.hpp"
 
 namespace solscope::nvidia {
 

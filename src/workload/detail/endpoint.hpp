@@ -19,7 +19,7 @@
 
 #include "core/result.hpp"
 #include "net/http_client.hpp"
-#include "workload/engine_cmdline.hpp"
+#include "workload/detail/engine_cmdline.hpp"
 
 namespace solscope::workload {
 

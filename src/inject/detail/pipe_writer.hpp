@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "inject/activity_parse.hpp"
+#include "inject/detail/activity_parse.hpp"
 #include "inject/kernel_wire.hpp"
 
 namespace solscope::inject {

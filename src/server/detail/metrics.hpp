@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/live_state.hpp"
-#include "server/event_stream.hpp"
+#include "server/detail/event_stream.hpp"
 
 namespace solscope::server {
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "tui/frame.hpp"
+#include "tui/detail/frame.hpp"
 
 namespace solscope::tui {
 

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ceiling/dtype.hpp"
+#include "ceiling/detail/dtype.hpp"
 #include "ceiling/gpu_spec.hpp"
 #include "ceiling/model_arch.hpp"
 #include "ceiling/workload.hpp"

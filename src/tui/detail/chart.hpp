@@ -6,7 +6,7 @@
 #include <span>
 #include <string>
 
-#include "tui/frame.hpp"
+#include "tui/detail/frame.hpp"
 
 namespace solscope::tui {
 

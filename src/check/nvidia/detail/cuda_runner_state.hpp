@@ -14,7 +14,7 @@
 
 #include "check/kernels.hpp"
 #include "check/nvidia/cuda_kernel_runner.hpp"
-#include "check/nvidia/cuda_launch_api.hpp"
+#include "check/nvidia/detail/cuda_launch_api.hpp"
 #include "core/result.hpp"
 
 namespace solscope::nvidia {

@@ -11,9 +11,9 @@
 #include <string>
 
 #include "core/result.hpp"
-#include "tui/frame.hpp"
-#include "tui/style.hpp"
-#include "tui/ui_state.hpp"
+#include "tui/detail/frame.hpp"
+#include "tui/detail/style.hpp"
+#include "tui/detail/ui_state.hpp"
 
 struct screen;  // ncurses' SCREEN
 

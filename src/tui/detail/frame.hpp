@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "tui/geometry.hpp"
-#include "tui/style.hpp"
+#include "tui/detail/geometry.hpp"
+#include "tui/detail/style.hpp"
 
 namespace solscope::tui {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tui/geometry.hpp"
+#include "tui/detail/geometry.hpp"
 
 namespace solscope::tui {
 
