@@ -2,8 +2,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <iterator>
 #include <string>
-#include <utility>
 
 #include "core/units.hpp"
 
@@ -58,12 +58,11 @@ auto parse_duration_ns(std::string_view text) -> Result<std::int64_t> {
 }
 
 auto format_duration(std::int64_t ns) -> std::string {
-  constexpr std::pair<std::int64_t, const char*> kUnits[] = {
-      {kNsPerHour, "h"}, {kNsPerMin, "m"}, {kNsPerS, "s"}, {kNsPerMs, "ms"}, {kNsPerUs, "us"}, {1, "ns"}};
-  for (const auto& [scale, suffix] : kUnits) {
-    if (ns != 0 && ns % scale == 0) return std::to_string(ns / scale) + suffix;
+  if (ns == 0) return "0s";
+  for (auto unit = std::rbegin(kUnits); unit != std::rend(kUnits); ++unit) {  // the largest unit first
+    if (ns % unit->ns == 0) return std::to_string(ns / unit->ns) + std::string(unit->suffix);
   }
-  return "0s";
+  return std::to_string(ns) + "ns";  // unreachable: 1 ns divides every duration
 }
 
 }  // namespace solscope::core

@@ -14,7 +14,7 @@ inline constexpr std::int64_t kNsPerMin = 60 * kNsPerS;
 inline constexpr std::int64_t kNsPerHour = 60 * kNsPerMin;
 
 /// Seconds per hour, for GPU-hours: 3600.
-inline constexpr double kSecondsPerHour = static_cast<double>(kNsPerHour / kNsPerS);
+inline constexpr double kSecondsPerHour = static_cast<double>(kNsPerHour) / static_cast<double>(kNsPerS);
 
 /// Decimal SI prefixes as factors (datasheets print GB = 1e9 bytes, MHz = 1e6 Hz; NVML reports mW, a latency
 /// in us times kMicro is in s). kMicro is 1 / kMega, which is the double nearest 1e-6.

@@ -77,7 +77,7 @@ struct Server::Impl {
     if (!closed) return std::nullopt;
     seen->second = closed->number;
     if (first) return std::nullopt;
-    return std::move(closed->window);
+    return closed->window;
   }
 
   /// Ends the streams, cuts every connection, closes the listener and joins its thread. Idempotent.
