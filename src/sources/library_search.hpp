@@ -1,5 +1,5 @@
 // Where a source looks for a vendor's profiling library beyond the fixed system paths: the values of the
-// environment variables that name places. The app reads them (src/app/config/environment.hpp) and passes them
+// environment variables that name places. The app reads them (src/runtime/environment.hpp) and passes them
 // in: the sources layer reads no environment. Vendor-neutral, so that the app fills it without a vendor
 // header.
 #pragma once

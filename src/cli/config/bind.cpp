@@ -21,7 +21,7 @@ auto app_of(CLI::App& app, Scope scope) -> CLI::App* {
 auto require_option(Scope scope, std::string_view name) -> const OptionSpec& {
   if (const OptionSpec* spec = find_option(scope, name)) return *spec;
   throw std::logic_error("option " + std::string(name) + " of scope '" + std::string(scope_name(scope)) +
-                         "' is not in the option table (src/app/config/option_table.cpp)");
+                         "' is not in the option table (src/cli/config/option_table.cpp)");
 }
 
 auto finish_option(CLI::Option& option, const OptionSpec& spec, Target target) -> CLI::Option* {
@@ -30,7 +30,7 @@ auto finish_option(CLI::Option& option, const OptionSpec& spec, Target target) -
     if (given != wanted) {
       throw std::logic_error("option " + std::string(spec.name) + " of scope '" +
                              std::string(scope_name(spec.scope)) + "' must be bound to " + type +
-                             " (src/app/config/bind.hpp)");
+                             " (src/cli/config/bind.hpp)");
     }
   };
   switch (spec.kind) {
