@@ -91,7 +91,6 @@ def detail_owner(include_path, rooms):
 
 def check(files, rooms):
     """files: {repository-relative path: text}. Returns the list of violations, one line each."""
-    by_name = {r.name: r for r in rooms}
     problems = []
     for path in sorted(files):
         text = files[path]
@@ -109,9 +108,7 @@ def check(files, rooms):
                 else:
                     continue  # a generated header or a library's: not a room's
             other = room_of(target, rooms)
-            if other is None or other.name in allowed:
-                pass
-            else:
+            if other is not None and other.name not in allowed:
                 problems.append(f"{path}: includes \"{inc}\": room {room.name} may not use room {other.name} "
                                 f"(may use: {', '.join(room.may_use) or 'none'})")
             owner = detail_owner(inc, rooms)
@@ -127,7 +124,6 @@ def check(files, rooms):
             problems.append(f"{path}: dynamic_cast or SOLSCOPE_HAVE_NVIDIA outside the source rooms (use "
                             f"CounterSource and its capabilities)")
     problems += private_headers_outside_detail(files, rooms)
-    del by_name
     return problems
 
 
