@@ -5,6 +5,7 @@
 #include "core/derive.hpp"
 #include "trace/detail/kernel_rows.hpp"
 #include "trace/detail/reader_state.hpp"
+#include "trace/schema.hpp"
 
 namespace solscope::trace {
 namespace {
@@ -94,8 +95,12 @@ auto Reader::problem(const ReadReport& report) const -> std::optional<core::Erro
 
 auto Reader::time_span() const -> core::Result<std::optional<std::pair<std::int64_t, std::int64_t>>> {
   const std::string what = "cannot read the time span of trace " + state_->path.string();
-  auto statement =
-      detail::prepare(state_->db.get(), "SELECT min(t_start_ns), max(t_end_ns) FROM samples", what);
+  // Rows whose interval is out of its domain are damaged rows (reader_state.hpp step_to_next), not the span.
+  static const std::string sql =
+      "SELECT min(t_start_ns), max(t_end_ns) FROM samples WHERE t_end_ns >= t_start_ns AND t_end_ns - "
+      "t_start_ns <= " +
+      std::to_string(kMaxSampleSpanNs);
+  auto statement = detail::prepare(state_->db.get(), sql, what);
   if (!statement) return core::propagate(statement);
   const int rc = sqlite3_step(statement->get());
   if (rc != SQLITE_ROW) return core::fail(detail::sqlite_error(state_->db.get(), rc, what));
@@ -104,7 +109,8 @@ auto Reader::time_span() const -> core::Result<std::optional<std::pair<std::int6
 }
 
 auto Reader::kernels(const KernelReadOptions& options) const -> core::Result<KernelTable> {
-  if (state_->has_kernel_table) return detail::scan_kernels(state_->db.get(), state_->path.string(), options);
+  if (state_->has_kernel_table)
+    return detail::scan_kernels(state_->db.get(), state_->path.string(), state_->devices, options);
   KernelTable table;
   if (state_->metadata.schema_version >= 2) {
     // A schema-2 file always has the table: its absence is damage (a lost schema entry).

@@ -53,12 +53,19 @@ struct ReadOptions {
 
 /// The account of one read (one cursor): what it returned, what it passed over and where the damage begins.
 /// Sample ids are samples.id (the writer numbers rows 1, 2, 3, ... across all devices), so "skipped" counts
-/// the rows of every device in a damaged id range.
+/// the rows of every device in a damaged id range. A read of every sample (no ReadOptions filter) to its
+/// end keeps the counting rule: samples + skipped_rows = table_rows.
 struct ReadReport {
   std::uint64_t samples = 0;  ///< samples returned
-  /// Rows that could not be read: in damaged id ranges the read stepped over, plus those after a damage
-  /// that stopped the read (up to the largest id the file lists).
+  /// Damaged rows: rows that could not be read (damaged id ranges the read stepped over, the rest of the
+  /// table after a damage that stopped it), and rows read but refused as damage (a device not in the devices
+  /// table, an interval that ends before it starts or spans more than kMaxSampleSpanNs, an id or time out of
+  /// order with its neighbours). Settled at the end of the read: never more than table_rows - samples, and
+  /// exactly that for a read of every sample.
   std::uint64_t skipped_rows = 0;
+  /// Rows of the samples table (count(*); when a page is unreadable, count(*) of sample_counters, then
+  /// max(id)); nullopt when none of them can be read.
+  std::optional<std::uint64_t> table_rows;
   std::uint64_t damaged_ranges = 0;   ///< id ranges passed over (each one damaged region)
   std::int64_t first_skipped_id = 0;  ///< first id of the first damaged range; valid when damaged_ranges > 0
   std::int64_t last_skipped_id = 0;   ///< last id of that range (inclusive)
@@ -99,9 +106,15 @@ struct KernelReadOptions {
 /// The account of one read of the kernels table. Ids are kernels.id (1, 2, 3, ... in arrival order, every
 /// device), so "skipped" counts rows of every device in a damaged id range.
 struct KernelReadReport {
-  std::uint64_t kernels = 0;          ///< records returned
-  std::uint64_t skipped_rows = 0;     ///< rows that could not be read (damaged ranges and after a stop)
-  std::uint64_t damaged_ranges = 0;   ///< id ranges stepped over
+  std::uint64_t kernels = 0;  ///< records returned
+  /// Damaged rows: rows that could not be read (damaged ranges, the rest after a stop) and rows refused as
+  /// damage (a device not in the devices table, an end before the start, an id out of order with its
+  /// neighbours). A read with no KernelReadOptions filter keeps the counting rule: kernels + skipped_rows =
+  /// table_rows.
+  std::uint64_t skipped_rows = 0;
+  std::optional<std::uint64_t>
+      table_rows;                    ///< rows of the kernels table (count(*), else max(id)); nullopt: unknown
+  std::uint64_t damaged_ranges = 0;  ///< id ranges stepped over
   std::int64_t first_skipped_id = 0;  ///< first id of the first damaged range; valid when damaged_ranges > 0
   std::int64_t last_skipped_id = 0;   ///< last id of that range (inclusive)
   /// The read ended at damage it could not step over (or the table of a schema-2 file is missing or
@@ -120,7 +133,8 @@ struct KernelTable {
   std::vector<core::KernelRecord> kernels;
   KernelReadReport report;
   /// What was damaged, for the user: "trace run.sqlite: its kernels table is damaged: read 1200 kernel
-  /// records; skipped 85 unreadable rows (ids 400-484) (SQLite: database disk image is malformed)"; empty
+  /// records; kernels: 85 of 1,285 rows damaged and skipped (1 unreadable range(s), the first ids 400-484)
+  /// (SQLite: database disk image is malformed)"; empty
   /// when clean. Commands print it as a warning.
   std::string note;
 };
@@ -206,11 +220,13 @@ class Reader {
   /// What to tell the user about this file and a read of it (`report`, e.g. a cursor's or
   /// ReadSummary::report): nullopt when open() found no damage and the read is clean; otherwise a DataLoss
   /// error whose message says how many samples were read and skipped and where the damage begins, e.g.
-  /// "trace run.sqlite is damaged: read 4799 samples; skipped 1 unreadable sample (id 2171, after 217.0 s of
-  /// the trace; database disk image is malformed)", with a hint on saving more. Commands print it as a
-  /// warning when samples were read and as the error (exit 5) when none were.
+  /// "trace run.sqlite is damaged: read 4799 samples; samples: 1 of 4,800 rows damaged and skipped: the
+  /// damage begins at sample id 2171, after 54.3 s of the trace (t_end_ns 1767225654300000000) (SQLite:
+  /// database disk image is malformed)", with a hint on saving more. Commands print it as a warning when
+  /// samples were read and as the error (exit 5) when none were.
   [[nodiscard]] auto problem(const ReadReport& report) const -> std::optional<core::Error>;
-  /// First t_start_ns and last t_end_ns of the samples; nullopt when there are none. Scans the samples table.
+  /// First t_start_ns and last t_end_ns of the samples; nullopt when there are none. Scans the samples table;
+  /// rows whose interval ends before it starts or spans more than kMaxSampleSpanNs are damaged, not the span.
   [[nodiscard]] auto time_span() const -> core::Result<std::optional<std::pair<std::int64_t, std::int64_t>>>;
 
   /// The kernel records (schema 2 `kernels` table) selected by `options`, sorted by start_ns, read into

@@ -160,6 +160,10 @@ inline constexpr std::string_view kSchemaSql =
 /// character boundary at or below it.
 inline constexpr std::size_t kMaxKernelNameBytes = 512;
 
+/// Longest interval [t_start_ns, t_end_ns) one sample may cover: a day, far above any sampling interval (60 s
+/// at most) or import step. A stored sample that ends before it starts or covers more is a damaged row.
+inline constexpr std::int64_t kMaxSampleSpanNs = std::int64_t{86'400} * 1'000'000'000;
+
 #undef SOLSCOPE_TRACE_DDL_HEAD
 #undef SOLSCOPE_TRACE_DDL_FIGURE
 

@@ -11,6 +11,7 @@ solscope_add_library(trace SOURCES
   detail/reader_damage.cpp
   detail/reader_open.cpp
   detail/reader_report.cpp
+  detail/row_account.cpp
   detail/sqlite.cpp
   detail/wal_probe.cpp
   detail/whole_pages_vfs.cpp

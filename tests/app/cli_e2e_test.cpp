@@ -233,7 +233,8 @@ TEST_F(CliTest, one_flipped_byte_mid_trace_is_read_past_and_reported_on_stderr) 
   // Issue 10 item 1: replay and export used to stop after 2170 of 4800 samples, exit 0, stderr empty.
   damaged_demo_copy(path("flip.sqlite"), {{991589, '\xa9'}});
   const std::string where =
-      " is damaged: read 4799 samples; skipped 1 unreadable row: the damage begins at sample id 2171, after "
+      " is damaged: read 4799 samples; samples: 1 of 4,800 rows damaged and skipped: the damage begins at "
+      "sample id 2171, after "
       "54.3 s of the trace (t_end_ns 1767225654300000000) (SQLite: database disk image is malformed)";
   auto r = solscope({"replay", path("flip.sqlite"), "--json", "--speed", "0"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -267,11 +268,11 @@ TEST_F(CliTest, serve_replay_of_a_damaged_trace_says_what_it_read_when_the_repla
   }
   p.signal(SIGTERM);
   EXPECT_EQ(p.wait(10s), 0);
-  EXPECT_NE(
-      err.find("solscope: warning: trace " + path("flip.sqlite") +
-               " is damaged: read 4799 samples; skipped 1 unreadable row: the damage begins at sample id "
-               "2171"),
-      std::string::npos)
+  EXPECT_NE(err.find("solscope: warning: trace " + path("flip.sqlite") +
+                     " is damaged: read 4799 samples; samples: 1 of 4,800 rows damaged and skipped: the "
+                     "damage begins at sample id "
+                     "2171"),
+            std::string::npos)
       << err;
 }
 

@@ -243,11 +243,11 @@ TEST(DamageReportTest, one_flipped_byte_in_the_demo_trace_skips_one_row_and_says
   EXPECT_EQ(r.damage_after_ns, std::optional<std::int64_t>(1767225654300000000));
   EXPECT_FALSE(r.stopped);
   EXPECT_TRUE(summary->recovered);
-  EXPECT_EQ(summary->note,
-            "trace " + path.string() +
-                " is damaged: read 4799 samples; skipped 1 unreadable row: the damage begins at "
-                "sample id 2171, after 54.3 s of the trace (t_end_ns 1767225654300000000) "
-                "(SQLite: database disk image is malformed)");
+  EXPECT_EQ(summary->note, "trace " + path.string() +
+                               " is damaged: read 4799 samples; samples: 1 of 4,800 rows damaged and "
+                               "skipped: the damage begins at "
+                               "sample id 2171, after 54.3 s of the trace (t_end_ns 1767225654300000000) "
+                               "(SQLite: database disk image is malformed)");
   // The SOL path (export) reads the same.
   auto sol = reader->for_each_sol({}, [](const core::SolSample&) { return true; });
   ASSERT_TRUE(sol);

@@ -252,8 +252,10 @@ TEST(KernelsTest, a_zeroed_page_of_the_kernels_table_is_stepped_over_and_counted
             static_cast<std::uint64_t>(r.last_skipped_id + 1));
   EXPECT_THAT(table->note,
               ::testing::StartsWith("trace " + path.string() + ": its kernels table is damaged: read " +
-                                    std::to_string(r.kernels) + " kernel records; skipped " +
-                                    std::to_string(r.skipped_rows) + " unreadable rows in 1 range(s)"));
+                                    std::to_string(r.kernels) +
+                                    " kernel records; kernels: " + std::to_string(r.skipped_rows) +
+                                    " of 3,000 rows damaged and skipped (1 "
+                                    "unreadable range(s), the first ids "));
   EXPECT_EQ(reader->sample_count(), 20u) << "the samples are not affected";
 }
 

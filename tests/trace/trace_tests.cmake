@@ -4,6 +4,7 @@ solscope_add_test(trace
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/columns_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/synthetic_profiles_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/damage_count_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/damage_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/device_placement_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/export_test.cpp

@@ -5,6 +5,7 @@
 #include <optional>
 #include <utility>
 
+#include "trace/detail/row_account.hpp"
 #include "trace/schema.hpp"
 
 namespace solscope::trace::detail {
@@ -43,18 +44,34 @@ auto read_record(sqlite3_stmt* s) -> core::KernelRecord {
   return k;
 }
 
-/// A scan in id order that steps over damaged id ranges.
+/// A row of the kernels table, read ahead of the one being judged.
+struct KernelRow {
+  RowKey key;  ///< id (kernels are in arrival order: no time order to keep)
+  core::KernelRecord record;
+};
+
+/// A scan in id order that steps over damaged id ranges and refuses damaged rows (row_account.hpp).
 struct Scan {
   sqlite3* db;
   const KernelReadOptions& options;
+  const std::vector<core::DeviceInfo>& devices;
   KernelTable& table;
   Statement select;
   Statement probe;  ///< SELECT id >= ?1 LIMIT 1, unfiltered: the first readable row at or after an id
-  std::int64_t last_id = 0;
+  std::int64_t last_id = 0;  ///< largest plausible id stepped: a resume after damage starts past it
+  std::int64_t previous_id = std::numeric_limits<std::int64_t>::min();  ///< id of the row stepped before
+  std::uint64_t steps = 0;
+  std::uint64_t kept_rows = 0;  ///< rows that fitted, before the filters
+  bool ended = false;
 
   void rebind(std::int64_t after_id) {
     sqlite3_reset(select.get());
     sqlite3_bind_int64(select.get(), 1, after_id);
+  }
+
+  void count_damaged_row(const char* cause) {
+    ++table.report.skipped_rows;
+    if (table.report.cause.empty()) table.report.cause = cause;
   }
 
   /// The first readable id at or after `id`; nullopt when the seek fails or no row follows.
@@ -100,6 +117,59 @@ struct Scan {
     return std::max<std::int64_t>(last_id, sqlite3_column_int64(statement->get(), 0));
   }
 
+  /// A row's device and times lie in their domain: a device of the trace, an end not before the start.
+  [[nodiscard]] auto in_domain(sqlite3_stmt* s) const -> bool {
+    return device_in_trace(sqlite3_column_int64(s, 1), devices) &&
+           sqlite3_column_int64(s, 3) >= sqlite3_column_int64(s, 2);
+  }
+
+  /// Steps to the next row whose values lie in their domain (others are counted as damaged rows); nullopt at
+  /// the end or where damage stops the read.
+  auto read_row() -> std::optional<KernelRow> {
+    sqlite3_stmt* s = select.get();
+    const auto rows = table.report.table_rows;
+    // Every row is returned once by an intact b-tree; far more steps mean a damaged page repeats them.
+    constexpr std::uint64_t kSpareSteps = 1024;
+    const std::uint64_t step_limit =
+        rows ? 2 * *rows + kSpareSteps : std::numeric_limits<std::uint64_t>::max();
+    while (!ended) {
+      if (++steps > step_limit) {
+        count_damaged_row("kernel rows repeat (a damaged b-tree page)");
+        table.report.stopped = true;
+        ended = true;
+        break;
+      }
+      const int rc = sqlite3_step(s);
+      if (rc == SQLITE_DONE || (rc != SQLITE_ROW && !step_over(rc))) {
+        ended = true;
+        break;
+      }
+      if (rc != SQLITE_ROW) continue;
+      const std::int64_t id = sqlite3_column_int64(s, 0);
+      if (id == previous_id) {
+        // A damaged page can hand out one row again and again: count it once and seek on.
+        count_damaged_row("kernel ids out of order (a damaged b-tree page)");
+        if (id == std::numeric_limits<std::int64_t>::max()) {
+          ended = true;
+          break;
+        }
+        rebind(id);
+        continue;
+      }
+      previous_id = id;
+      if (!in_domain(s)) {
+        count_damaged_row("a kernel's device or times lie outside the trace (a damaged row)");
+        continue;
+      }
+      if (id > last_id && (!rows || id <= static_cast<std::int64_t>(std::min<std::uint64_t>(
+                                              *rows, std::numeric_limits<std::int64_t>::max())))) {
+        last_id = id;
+      }
+      return KernelRow{RowKey{id, 0}, read_record(s)};
+    }
+    return std::nullopt;
+  }
+
   /// The filters run here, not in SQL, so that last_id is the last row SQLite stepped: a failed step is then
   /// damage right after it.
   auto keep(const core::KernelRecord& k) const -> bool {
@@ -109,30 +179,37 @@ struct Scan {
   }
 
   void run() {
-    rebind(0);
-    std::int64_t previous = std::numeric_limits<std::int64_t>::min();
-    for (;;) {
-      const int rc = sqlite3_step(select.get());
-      if (rc == SQLITE_ROW) {
-        last_id = sqlite3_column_int64(select.get(), 0);
-        if (last_id <= previous) break;  // a damaged page can loop; ids only rise
-        previous = last_id;
-        core::KernelRecord k = read_record(select.get());
-        if (keep(k)) table.kernels.push_back(std::move(k));
+    table.report.table_rows = count_table_rows(db, "kernels");
+    rebind(std::numeric_limits<std::int64_t>::min());
+    std::optional<RowKey> kept;
+    std::optional<KernelRow> ahead = read_row();
+    while (ahead) {
+      KernelRow row = std::move(*ahead);
+      ahead = read_row();
+      const std::optional<RowKey> next = ahead ? std::optional<RowKey>(ahead->key) : std::nullopt;
+      if (!fits_between(kept, row.key, next, /*time_ordered=*/false)) {
+        count_damaged_row("kernel ids out of order (a damaged b-tree page)");
         continue;
       }
-      if (rc == SQLITE_DONE || !step_over(rc)) break;
+      kept = row.key;
+      ++kept_rows;
+      if (keep(row.record)) table.kernels.push_back(std::move(row.record));
     }
+    const bool whole_table = options.devices.empty() &&
+                             options.from_ns == std::numeric_limits<std::int64_t>::min() &&
+                             options.to_ns == std::numeric_limits<std::int64_t>::max();
+    KernelReadReport& r = table.report;
+    r.skipped_rows = settle_skipped(r.skipped_rows, kept_rows, r.table_rows, whole_table && ended);
   }
 };
 
 auto describe(const std::string& path, const KernelReadReport& r) -> std::string {
   std::string note = "trace " + path + ": its kernels table is damaged: read " + std::to_string(r.kernels) +
                      " kernel records";
+  if (r.skipped_rows > 0) note += "; " + skipped_rows_text("kernels", r.skipped_rows, r.table_rows);
   if (r.damaged_ranges > 0) {
-    note += "; skipped " + std::to_string(r.skipped_rows) + " unreadable rows in " +
-            std::to_string(r.damaged_ranges) + " range(s), the first ids " +
-            std::to_string(r.first_skipped_id) + "-" + std::to_string(r.last_skipped_id);
+    note += " (" + std::to_string(r.damaged_ranges) + " unreadable range(s), the first ids " +
+            std::to_string(r.first_skipped_id) + "-" + std::to_string(r.last_skipped_id) + ")";
   }
   if (r.stopped) note += "; the rest of the table could not be read";
   if (!r.cause.empty()) note += " (SQLite: " + r.cause + ")";
@@ -177,8 +254,8 @@ auto clip_kernel_name(std::string name) -> std::string {
   return name;
 }
 
-auto scan_kernels(sqlite3* db, const std::string& path, const KernelReadOptions& options)
-    -> core::Result<KernelTable> {
+auto scan_kernels(sqlite3* db, const std::string& path, const std::vector<core::DeviceInfo>& devices,
+                  const KernelReadOptions& options) -> core::Result<KernelTable> {
   KernelTable table;
   table.present = true;
   auto select = prepare(db, select_sql(), "cannot read the kernels of trace " + path);
@@ -191,7 +268,7 @@ auto scan_kernels(sqlite3* db, const std::string& path, const KernelReadOptions&
       return table;
     return core::propagate(select);
   }
-  Scan scan{db, options, table, std::move(*select), {}, 0};
+  Scan scan{db, options, devices, table, std::move(*select)};
   scan.run();
   table.report.kernels = table.kernels.size();
   std::stable_sort(table.kernels.begin(), table.kernels.end(), [](const auto& a, const auto& b) {

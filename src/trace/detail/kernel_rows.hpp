@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "core/kernel_record.hpp"
 #include "core/result.hpp"
@@ -25,10 +26,13 @@ namespace solscope::trace::detail {
 [[nodiscard]] auto clip_kernel_name(std::string name) -> std::string;
 
 /// Reads the kernels of `db` selected by `options` in id order, steps over damaged id ranges (the first
-/// readable id after the damage is found by seeks of doubling distance), then sorts them by (start_ns,
-/// device, id). `path` names the file in the note. Errors: only a failure that is not damage (e.g. out of
-/// memory); damage is counted in the table's report and note.
-[[nodiscard]] auto scan_kernels(sqlite3* db, const std::string& path, const KernelReadOptions& options)
-    -> core::Result<KernelTable>;
+/// readable id after the damage is found by seeks of doubling distance), refuses damaged rows (a device not
+/// in `devices`, an end before the start, an id out of order with its neighbours: row_account.hpp), then
+/// sorts them by (start_ns, device, id). `path` names the file in the note. Errors: only a failure that is
+/// not damage (e.g. out of memory); damage is counted in the table's report and note, settled against the
+/// table's row count (a read without filters: kernels + skipped_rows = table_rows).
+[[nodiscard]] auto scan_kernels(sqlite3* db, const std::string& path,
+                                const std::vector<core::DeviceInfo>& devices,
+                                const KernelReadOptions& options) -> core::Result<KernelTable>;
 
 }  // namespace solscope::trace::detail

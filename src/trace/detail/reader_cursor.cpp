@@ -9,6 +9,7 @@
 #include "core/sol_terms.hpp"
 #include "trace/detail/columns.hpp"
 #include "trace/detail/reader_state.hpp"
+#include "trace/schema.hpp"
 
 namespace solscope::trace::detail {
 namespace {
@@ -77,6 +78,14 @@ auto make_cursor_state(const std::shared_ptr<const ReaderState>& reader, const R
   cursor->from_ns = options.from_ns;
   cursor->to_ns = options.to_ns;
   cursor->rowid_order = reader->metadata.time_ordered;
+  cursor->whole_table = options.devices.empty() && options.from_ns == kMinNs &&
+                        options.to_ns == std::numeric_limits<std::int64_t>::max();
+  // Every row is returned once by an intact b-tree; far more steps than rows mean a damaged page repeats
+  // them.
+  constexpr std::uint64_t kSpareSteps = 1024;
+  cursor->step_limit =
+      reader->table_rows ? 2 * *reader->table_rows + kSpareSteps : std::numeric_limits<std::uint64_t>::max();
+  cursor->report.table_rows = reader->table_rows;
   std::string sql(reader->has_attainable ? kSelectSamplesSql : kSelectSamplesWithoutAttainableSql);
   sql += cursor->rowid_order
              ? "WHERE s.id >= ?1 ORDER BY s.id"
@@ -100,52 +109,30 @@ auto make_cursor_state(const std::shared_ptr<const ReaderState>& reader, const R
   return cursor;
 }
 
-auto step_to_next(CursorState& cursor) -> bool {
-  sqlite3_stmt* s = cursor.statement.get();
-  while (!cursor.done) {
-    const int rc = sqlite3_step(s);
-    if (rc == SQLITE_DONE) {
-      cursor.done = true;
-      break;
-    }
-    if (rc != SQLITE_ROW) {
-      if (step_over_damage(cursor, rc)) continue;
-      cursor.done = true;
-      break;
-    }
-    const std::int64_t id = sqlite3_column_int64(s, kColId);
-    if (cursor.rowid_order && cursor.last_id != CursorState::kNoId && id <= cursor.last_id) {
-      // `ORDER BY s.id` walks the rowid b-tree upwards; an id that does not rise is a damaged page, where a
-      // duplicate rowid can make SQLite hand out the same row forever (found by fuzzing). Step over it as
-      // damage: the read resumes past the last good id.
-      if (cursor.report.cause.empty())
-        cursor.report.cause = "sample ids out of order (a damaged b-tree page)";
-      ++cursor.report.skipped_rows;
-      if (step_over_damage(cursor, SQLITE_CORRUPT)) continue;
-      cursor.done = true;
-      break;
-    }
-    cursor.last_id = id;
-    const std::int64_t t_start_ns = sqlite3_column_int64(s, kColTStart);
-    if (t_start_ns >= cursor.to_ns) {
-      if (cursor.rowid_order) cursor.done = true;
-      continue;
-    }
-    if (t_start_ns < cursor.from_ns) continue;
-    cursor.row_t_start_ns = t_start_ns;
-    if (!cursor.devices.empty()) {
-      const auto device = static_cast<std::uint32_t>(sqlite3_column_int64(s, kColDevice));
-      if (std::find(cursor.devices.begin(), cursor.devices.end(), device) == cursor.devices.end()) continue;
-    }
-    return true;
-  }
-  return false;
+namespace {
+
+/// Counts one damaged row (a value outside its domain, out of order, repeated) and names the first cause.
+void count_damaged_row(CursorState& cursor, const char* cause) {
+  ++cursor.report.skipped_rows;
+  if (cursor.report.cause.empty()) cursor.report.cause = cause;
 }
 
-void read_raw(CursorState& cursor, core::RawSample& out) {
-  sqlite3_stmt* s = cursor.statement.get();
+/// True when the identity of the statement's row lies in its domain: a device of the trace, and an interval
+/// that does not end before it starts or cover more than kMaxSampleSpanNs.
+auto in_domain(const CursorState& cursor, std::int64_t device, std::int64_t t_start_ns, std::int64_t t_end_ns)
+    -> bool {
+  if (!device_in_trace(device, cursor.reader->devices)) return false;
+  if (t_end_ns < t_start_ns) return false;
+  // As unsigned: the difference of two damaged times may overflow int64.
+  const auto span_ns = static_cast<std::uint64_t>(t_end_ns) - static_cast<std::uint64_t>(t_start_ns);
+  return span_ns <= static_cast<std::uint64_t>(kMaxSampleSpanNs);
+}
+
+/// Decodes the statement's row (identity, times, counters) into `row`.
+void decode_row(const CursorState& cursor, sqlite3_stmt* s, CursorState::Row& row) {
+  core::RawSample& out = row.raw;
   out.device_index = static_cast<std::uint32_t>(sqlite3_column_int64(s, kColDevice));
-  out.t_start_ns = cursor.row_t_start_ns;
+  out.t_start_ns = row.key.t_ns;
   out.t_end_ns = sqlite3_column_int64(s, kColTEnd);
   out.source = core::source_kind_from_string(column_text(s, kColSource)).value_or(core::SourceKind::None);
   out.flags = static_cast<std::uint32_t>(sqlite3_column_int64(s, kColFlags));
@@ -155,17 +142,120 @@ void read_raw(CursorState& cursor, core::RawSample& out) {
   // A number or NULL where the BLOB belongs must not decode as the digits' bytes; a TEXT of the right length
   // (what SQL such as `substr(raw, ...) || ...` yields) holds the same bytes and decodes.
   const int type = sqlite3_column_type(s, kColRaw);
-  const bool is_blob = type == SQLITE_BLOB || type == SQLITE_TEXT;
-  const void* blob = is_blob ? sqlite3_column_blob(s, kColRaw) : nullptr;
-  const auto bytes = static_cast<std::size_t>(sqlite3_column_bytes(s, kColRaw));
-  if (!decode_counters(*cursor.reader, blob, bytes, out)) {
-    out.values = core::RawSample::unknown_values();
-    note_unknown_counters(cursor, sqlite3_column_int64(s, kColId), bytes, is_blob);
+  row.counters_blob = type == SQLITE_BLOB || type == SQLITE_TEXT;
+  const void* blob = row.counters_blob ? sqlite3_column_blob(s, kColRaw) : nullptr;
+  row.counter_bytes = static_cast<std::size_t>(sqlite3_column_bytes(s, kColRaw));
+  row.counters_ok = decode_counters(*cursor.reader, blob, row.counter_bytes, out);
+  if (!row.counters_ok) out.values = core::RawSample::unknown_values();
+}
+
+/// Steps the statement to its next row whose values lie in their domain (others are counted as damaged
+/// rows), decoded; nullopt at the end or where damage stops the read.
+auto read_row(CursorState& cursor) -> std::optional<CursorState::Row> {
+  sqlite3_stmt* s = cursor.statement.get();
+  while (!cursor.ended) {
+    if (++cursor.steps > cursor.step_limit) {
+      count_damaged_row(cursor, "sample rows repeat (a damaged b-tree page)");
+      cursor.report.stopped = true;
+      cursor.report.stopped_at_id = cursor.last_id == CursorState::kNoId ? 1 : cursor.last_id + 1;
+      cursor.ended = true;
+      break;
+    }
+    const int rc = sqlite3_step(s);
+    if (rc == SQLITE_DONE || (rc != SQLITE_ROW && !step_over_damage(cursor, rc))) {
+      cursor.ended = true;
+      break;
+    }
+    if (rc != SQLITE_ROW) continue;
+    const std::int64_t id = sqlite3_column_int64(s, kColId);
+    if (cursor.rowid_order && id == cursor.previous_id) {
+      // A damaged page can hand out one row again and again (found by fuzzing): count it once and seek on.
+      count_damaged_row(cursor, "sample ids out of order (a damaged b-tree page)");
+      if (id == std::numeric_limits<std::int64_t>::max()) {
+        cursor.ended = true;
+        break;
+      }
+      sqlite3_reset(s);
+      sqlite3_bind_int64(s, 1, id + 1);
+      continue;
+    }
+    cursor.previous_id = id;
+    const std::int64_t device = sqlite3_column_int64(s, kColDevice);
+    const std::int64_t t_start_ns = sqlite3_column_int64(s, kColTStart);
+    const std::int64_t t_end_ns = sqlite3_column_int64(s, kColTEnd);
+    if (!in_domain(cursor, device, t_start_ns, t_end_ns)) {
+      count_damaged_row(cursor, "a sample's device or times lie outside the trace (a damaged row)");
+      continue;
+    }
+    // Resumes after damage start past the largest id read; an id above the table's row count is damage
+    // itself and must not move them.
+    const auto rows = cursor.reader->table_rows;
+    if (id > cursor.last_id && (!rows || id <= static_cast<std::int64_t>(std::min<std::uint64_t>(
+                                                   *rows, std::numeric_limits<std::int64_t>::max())))) {
+      cursor.last_id = id;
+    }
+    cursor.last_end_ns = t_end_ns;
+    cursor.stepped_any = true;
+    CursorState::Row row;
+    row.key = RowKey{id, t_start_ns};
+    decode_row(cursor, s, row);
+    return row;
   }
+  return std::nullopt;
+}
+
+/// Ends the read: the rows it skipped are settled against the table's row count.
+void finish(CursorState& cursor) {
+  cursor.done = true;
+  cursor.ahead.reset();
+  ReadReport& report = cursor.report;
+  report.skipped_rows = settle_skipped(report.skipped_rows, cursor.kept_rows, cursor.reader->table_rows,
+                                       cursor.whole_table && cursor.ended);
+}
+
+}  // namespace
+
+auto step_to_next(CursorState& cursor) -> bool {
+  while (!cursor.done) {
+    if (!cursor.ahead) cursor.ahead = read_row(cursor);
+    if (!cursor.ahead) break;
+    CursorState::Row row = std::move(*cursor.ahead);
+    cursor.ahead = read_row(cursor);
+    // A time-sorted read (SQLite sorts) has no order of ids to keep; rowid order is id and time order.
+    if (cursor.rowid_order) {
+      const std::optional<RowKey> next =
+          cursor.ahead ? std::optional<RowKey>(cursor.ahead->key) : std::nullopt;
+      if (!fits_between(cursor.kept, row.key, next, /*time_ordered=*/true)) {
+        count_damaged_row(cursor, "sample ids out of order (a damaged b-tree page)");
+        continue;
+      }
+    }
+    cursor.kept = row.key;
+    ++cursor.kept_rows;
+    const std::int64_t t_start_ns = row.key.t_ns;
+    if (t_start_ns >= cursor.to_ns) {
+      if (cursor.rowid_order) break;  // time order: no later row is wanted
+      continue;
+    }
+    if (t_start_ns < cursor.from_ns) continue;
+    if (!cursor.devices.empty() && std::find(cursor.devices.begin(), cursor.devices.end(),
+                                             row.raw.device_index) == cursor.devices.end()) {
+      continue;
+    }
+    cursor.current = std::move(row);
+    return true;
+  }
+  if (!cursor.done) finish(cursor);
+  return false;
+}
+
+void read_raw(CursorState& cursor, core::RawSample& out) {
+  const CursorState::Row& row = cursor.current;
+  out = row.raw;
+  if (!row.counters_ok) note_unknown_counters(cursor, row.key.id, row.counter_bytes, row.counters_blob);
   ReadReport& report = cursor.report;
   if (report.samples == 0) report.first_t_start_ns = out.t_start_ns;
   ++report.samples;
-  cursor.last_end_ns = out.t_end_ns;
 }
 
 auto read_stored_figures(CursorState& cursor, core::SolSample& out) -> bool {
@@ -177,16 +267,19 @@ auto read_stored_figures(CursorState& cursor, core::SolSample& out) -> bool {
   }
   sqlite3_stmt* f = cursor.figures.get();
   sqlite3_reset(f);
-  sqlite3_bind_int64(f, 1, sqlite3_column_int64(cursor.statement.get(), kColId));
-  if (sqlite3_step(f) != SQLITE_ROW) return false;
-  out.compute_sol_pct = column_real_or_nan(f, kFigComputeSol);
-  out.compute_pipe = core::pipe_from_string(column_text(f, kFigComputePipe)).value_or(core::Pipe::kCount);
-  out.memory_sol_pct = column_real_or_nan(f, kFigMemorySol);
-  out.memory_path =
-      core::mem_path_from_string(column_text(f, kFigMemoryPath)).value_or(core::MemPath::kCount);
-  out.bound = core::bound_from_string(column_text(f, kFigBound)).value_or(core::Bound::Unknown);
-  out.dram_bytes_per_s = column_real_or_nan(f, kFigDramBytesPerS);
-  return true;
+  sqlite3_bind_int64(f, 1, cursor.current.key.id);
+  const bool found = sqlite3_step(f) == SQLITE_ROW;
+  if (found) {
+    out.compute_sol_pct = column_real_or_nan(f, kFigComputeSol);
+    out.compute_pipe = core::pipe_from_string(column_text(f, kFigComputePipe)).value_or(core::Pipe::kCount);
+    out.memory_sol_pct = column_real_or_nan(f, kFigMemorySol);
+    out.memory_path =
+        core::mem_path_from_string(column_text(f, kFigMemoryPath)).value_or(core::MemPath::kCount);
+    out.bound = core::bound_from_string(column_text(f, kFigBound)).value_or(core::Bound::Unknown);
+    out.dram_bytes_per_s = column_real_or_nan(f, kFigDramBytesPerS);
+  }
+  sqlite3_reset(f);  // no read of the table stays open between samples
+  return found;
 }
 
 }  // namespace solscope::trace::detail

@@ -69,10 +69,15 @@ void count_skipped(CursorState& cursor, std::int64_t first, std::int64_t last) {
   if (report.damaged_ranges == 0) {
     report.first_skipped_id = first;
     report.last_skipped_id = last;
-    if (report.samples > 0) report.damage_after_ns = cursor.last_end_ns;
+    if (cursor.stepped_any) report.damage_after_ns = cursor.last_end_ns;
   }
   ++report.damaged_ranges;
-  report.skipped_rows += static_cast<std::uint64_t>(last - first) + 1;
+  // An id range across damaged ids can be absurdly wide (as unsigned: it may span all of int64): never more
+  // rows than the table has left.
+  const std::uint64_t width = static_cast<std::uint64_t>(last) - static_cast<std::uint64_t>(first) + 1;
+  const std::uint64_t sum = report.skipped_rows + width;
+  report.skipped_rows = settle_skipped(sum < width ? std::numeric_limits<std::uint64_t>::max() : sum,
+                                       cursor.kept_rows, cursor.reader->table_rows, false);
 }
 
 }  // namespace

@@ -302,6 +302,7 @@ auto count_samples(const std::shared_ptr<ReaderState>& state, const FileProbe& p
   const auto max_counter = query_int(db, "SELECT max(sample_id) FROM sample_counters");
   state->min_id = min_id.value_or(std::numeric_limits<std::int64_t>::min());
   state->max_id = max_id.value_or(std::numeric_limits<std::int64_t>::max());
+  state->table_rows = count_table_rows(db, "samples", "sample_counters");
   const bool consistent = count.has_value() && (*count == 0 || (min_id && max_id && max_counter == max_id));
   const bool short_file = cut_short(probe);
   if (consistent && !short_file && !state->recovered()) {

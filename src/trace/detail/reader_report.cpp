@@ -31,11 +31,13 @@ auto where(const ReadReport& report) -> std::string {
 
 auto details(const ReadReport& report) -> std::string {
   std::string text;
-  if (report.damaged_ranges > 0) {
-    text += "; skipped " + plural(report.skipped_rows, "unreadable row", "unreadable rows");
+  if (report.skipped_rows > 0) {
+    text += "; " + skipped_rows_text("samples", report.skipped_rows, report.table_rows);
     if (report.damaged_ranges > 1) text += " in " + std::to_string(report.damaged_ranges) + " damaged ranges";
-    text += ": the damage begins at sample " + id_range(report.first_skipped_id, report.last_skipped_id) +
-            ", " + where(report);
+    if (report.damaged_ranges > 0) {
+      text += ": the damage begins at sample " + id_range(report.first_skipped_id, report.last_skipped_id) +
+              ", " + where(report);
+    }
   }
   if (report.stopped) {
     text += "; no row from sample id " + std::to_string(report.stopped_at_id) + " on could be read";

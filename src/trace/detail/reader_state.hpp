@@ -11,6 +11,7 @@
 
 #include "core/metric_id.hpp"
 #include "core/result.hpp"
+#include "trace/detail/row_account.hpp"
 #include "trace/detail/sqlite.hpp"
 #include "trace/reader.hpp"
 
@@ -28,6 +29,9 @@ struct ReaderState {
   /// file_to_catalog is 0, 1, 2, ... kMetricCount - 1: the blob copies straight into RawSample::values.
   bool identity_layout = false;
   std::uint64_t sample_count = 0;
+  /// Rows of the samples table (count_table_rows: count(*), else sample_counters' count(*), else max(id));
+  /// nullopt when none can be read. A read's skipped rows are settled against it (row_account.hpp).
+  std::optional<std::uint64_t> table_rows;
   /// meta has_attainable = 1 (some sample has an attainable SOL): only then does the sample query fetch those
   /// two columns.
   bool has_attainable = false;
@@ -56,21 +60,39 @@ struct ReaderState {
 /// A cursor's state: its statement and filters, and the reader it keeps alive.
 struct CursorState {
   static constexpr std::int64_t kNoId = std::numeric_limits<std::int64_t>::min();
+  /// A row of the statement, decoded and past the domain checks, waiting to be judged against its neighbours.
+  struct Row {
+    RowKey key;  ///< id and t_start_ns
+    core::RawSample raw;
+    bool counters_ok = true;        ///< the counters BLOB decoded
+    bool counters_blob = true;      ///< it was a BLOB (or TEXT) at all
+    std::size_t counter_bytes = 0;  ///< its size in bytes
+  };
   std::shared_ptr<const ReaderState> reader;
   Statement statement;
   Statement figures;                   ///< kSelectFiguresSql, prepared on the first next(SolSample&)
   std::vector<std::uint32_t> devices;  ///< empty = all
   std::int64_t from_ns = 0;
   std::int64_t to_ns = 0;
-  bool rowid_order = true;          ///< stop at the first t_start_ns >= to_ns
-  std::int64_t row_t_start_ns = 0;  ///< t_start_ns of the current row (read once by step_to_next)
-  bool done = false;
+  bool rowid_order = true;  ///< stop at the first t_start_ns >= to_ns
+  /// Unfiltered and from the first row: a read to its end then accounts for every row of the table.
+  bool whole_table = true;
+  std::optional<Row> ahead;          ///< the next row of the statement, read ahead to judge the current one
+  Row current;                       ///< the row step_to_next() accepted last (read_raw hands it out)
+  std::optional<RowKey> kept;        ///< the last row that fitted its neighbours (row_account.hpp)
+  std::uint64_t kept_rows = 0;       ///< rows that fitted, before the device and time filters
+  std::int64_t previous_id = kNoId;  ///< id of the row the statement returned before (a repeat is damage)
+  std::uint64_t steps = 0;           ///< rows the statement returned
+  std::uint64_t step_limit = 0;      ///< past this many, the rows repeat: the read stops
+  bool ended = false;                ///< the statement has no more rows (or stopped at damage)
+  bool done = false;                 ///< the read is over: nothing more to hand out
   std::optional<core::Error> damage;
   ReadReport report;                ///< samples read, rows skipped, where the damage begins
   std::string sql;                  ///< the statement's SQL, for the probes that step over damage
   Statement probe;                  ///< the same query, for those probes (prepared at the first damage)
-  std::int64_t last_id = 0;         ///< id of the last row stepped (returned or filtered out)
-  std::int64_t last_end_ns = 0;     ///< t_end_ns of the last sample returned
+  std::int64_t last_id = 0;         ///< largest plausible id the statement returned (resumes start past it)
+  std::int64_t last_end_ns = 0;     ///< t_end_ns of the last row the statement returned before the damage
+  bool stepped_any = false;         ///< the statement returned a row that passed the domain checks
   std::int64_t resumed_at = kNoId;  ///< id the read last resumed at after damage (kNoId: never)
 };
 
@@ -79,8 +101,11 @@ struct CursorState {
                                      const ReadOptions& options)
     -> core::Result<std::unique_ptr<CursorState>>;
 
-/// Steps `cursor` to the next selected row; false at the end, or at damage it cannot step over (recorded in
-/// cursor.damage and cursor.report).
+/// Steps `cursor` to the next selected row (cursor.current); false at the end, or at damage it cannot step
+/// over (recorded in cursor.damage and cursor.report). A row with a value outside its domain (a device not in
+/// the trace, an interval that ends before it starts or spans more than kMaxSampleSpanNs) or out of order
+/// with its neighbours (fits_between) is a damaged row: counted as skipped, and the read goes on. At the end
+/// the skipped count is settled against ReaderState::table_rows (settle_skipped).
 [[nodiscard]] auto step_to_next(CursorState& cursor) -> bool;
 
 /// Called when stepping `cursor` failed with `rc`: records the damage, and in a rowid-order read finds the
@@ -92,8 +117,8 @@ struct CursorState {
 /// first as cursor.damage.
 void note_unknown_counters(CursorState& cursor, std::int64_t id, std::size_t bytes, bool is_blob);
 
-/// Fills `out` from the current row of `cursor` (identity, raw counters); a malformed counters blob leaves
-/// the values NaN and records the damage.
+/// Hands out the current row of `cursor` (identity, raw counters) and counts it; a malformed counters blob
+/// leaves the values NaN and records the damage.
 void read_raw(CursorState& cursor, core::RawSample& out);
 
 /// Overwrites the SOL figures of `out` with those stored for the current row; false when they cannot be read

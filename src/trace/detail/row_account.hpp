@@ -1,0 +1,55 @@
+// The one account of a damaged table (samples, kernels): which rows are damage, how many rows the table has,
+// and how many a read skipped, so that rows read + rows skipped = the table's rows (docs/trace-format.md,
+// "Durability and damage").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/device_info.hpp"
+#include "trace/detail/sqlite.hpp"
+
+namespace solscope::trace::detail {
+
+/// Where a row lies in its table's order: its id, and its time in ns (t_start_ns of a sample; unused for
+/// kernels, which are in arrival order).
+struct RowKey {
+  std::int64_t id = 0;
+  std::int64_t t_ns = 0;
+};
+
+/// True when `row` fits between the last row a read kept (`kept`, nullopt at the start) and the row that
+/// follows it in the file (`next`, nullopt at the end): ids rise, and with `time_ordered` times do not fall.
+/// A row that breaks the order of its neighbours while they keep it among themselves is the damaged one
+/// (a changed id or time in one cell), so one damaged cell costs one row, not the rows after it.
+[[nodiscard]] auto fits_between(const std::optional<RowKey>& kept, const RowKey& row,
+                                const std::optional<RowKey>& next, bool time_ordered) -> bool;
+
+/// True when `device` (a stored device column, any int64) is a device of the trace: listed in `devices`,
+/// or, when the devices table is empty or unreadable, a valid NVML index (0 to UINT32_MAX).
+[[nodiscard]] auto device_in_trace(std::int64_t device, const std::vector<core::DeviceInfo>& devices) -> bool;
+
+/// The rows of `table` by count(*), which counts the cells of its b-tree whatever their ids hold; when that
+/// fails (an unreadable page), count(*) of `twin` (a table written row for row with it: sample_counters for
+/// samples), then max(id) of `table`; nullopt when none can be read. `table` and `twin` are trusted names.
+[[nodiscard]] auto count_table_rows(sqlite3* db, std::string_view table, std::string_view twin = {})
+    -> std::optional<std::uint64_t>;
+
+/// The rows a read skipped, settled against the table's row count: `counted` (rows it found damaged or could
+/// not read) is capped so that `kept` + skipped never exceeds `total`, and a read of the whole table
+/// (`whole_table`: unfiltered, to its end) skips exactly `total` - `kept`. With no total, `counted`.
+[[nodiscard]] auto settle_skipped(std::uint64_t counted, std::uint64_t kept,
+                                  std::optional<std::uint64_t> total, bool whole_table) -> std::uint64_t;
+
+/// "samples: 1,539 of 4,800 rows damaged and skipped" (`total` unknown: "samples: 1,539 rows damaged and
+/// skipped").
+[[nodiscard]] auto skipped_rows_text(std::string_view table, std::uint64_t skipped,
+                                     std::optional<std::uint64_t> total) -> std::string;
+
+/// `n` in decimal with a comma every three digits ("4,800").
+[[nodiscard]] auto group_thousands(std::uint64_t n) -> std::string;
+
+}  // namespace solscope::trace::detail
