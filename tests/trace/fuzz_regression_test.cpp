@@ -130,7 +130,8 @@ TEST(TraceFuzzRegression, from_ns_seek_ends_when_a_damaged_divider_answers_an_id
 
 // A leaf page of the samples b-tree holding rowid 6 twice, out of order: reading the stored figures of each
 // sample (a second statement) made SQLite hand out the second row 6 forever (libFuzzer timeout in CI). Ids
-// must rise in a time-ordered read; one that does not is stepped over as damage.
+// must rise in a time-ordered read; one that does not is stepped over as damage. The first row 6 (in id 5's
+// slot) holds no device and garbage times: a damaged row (issue 18), so the second, intact one is read.
 TEST(TraceFuzzRegression, a_duplicate_rowid_is_stepped_over_and_the_read_ends) {
   const auto path =
       std::filesystem::path(SOLSCOPE_TEST_DATA_DIR) / "synthetic" / "damaged-duplicate-rowid.sqlite";
@@ -148,12 +149,12 @@ TEST(TraceFuzzRegression, a_duplicate_rowid_is_stepped_over_and_the_read_ends) {
                            return starts.size() < 100;
                          });
     ASSERT_TRUE(summary) << summary.error().describe();
-    // Ids 1-4, the first 6, then 7-10 (id 5's slot holds the second 6).
+    // Ids 1-4, the intact 6, then 7-10 (id 5's slot holds the damaged 6).
     EXPECT_EQ(starts.size(), 9U) << (sol ? "for_each_sol" : "for_each");
     EXPECT_EQ(summary->samples, 9U);
     EXPECT_TRUE(summary->recovered);
     EXPECT_EQ(summary->report.skipped_rows, 1U);
-    EXPECT_EQ(summary->report.cause, "sample ids out of order (a damaged b-tree page)");
+    EXPECT_EQ(summary->report.cause, "a sample's device or times lie outside the trace (a damaged row)");
   }
 }
 

@@ -59,7 +59,7 @@ struct Scan {
   Statement select;
   Statement probe;  ///< SELECT id >= ?1 LIMIT 1, unfiltered: the first readable row at or after an id
   std::int64_t last_id = 0;  ///< largest plausible id stepped: a resume after damage starts past it
-  std::int64_t previous_id = std::numeric_limits<std::int64_t>::min();  ///< id of the row stepped before
+  SteppedRow previous;       ///< the row stepped before (a repeat is damage)
   std::uint64_t steps = 0;
   std::uint64_t kept_rows = 0;  ///< rows that fitted, before the filters
   bool ended = false;
@@ -146,7 +146,8 @@ struct Scan {
       }
       if (rc != SQLITE_ROW) continue;
       const std::int64_t id = sqlite3_column_int64(s, 0);
-      if (id == previous_id) {
+      const SteppedRow stepped{id, sqlite3_column_int64(s, 2), sqlite3_column_int64(s, 3)};
+      if (stepped == previous) {
         // A damaged page can hand out one row again and again: count it once and seek on.
         count_damaged_row("kernel ids out of order (a damaged b-tree page)");
         if (id == std::numeric_limits<std::int64_t>::max()) {
@@ -156,7 +157,7 @@ struct Scan {
         rebind(id);
         continue;
       }
-      previous_id = id;
+      previous = stepped;
       if (!in_domain(s)) {
         count_damaged_row("a kernel's device or times lie outside the trace (a damaged row)");
         continue;

@@ -168,7 +168,11 @@ auto read_row(CursorState& cursor) -> std::optional<CursorState::Row> {
     }
     if (rc != SQLITE_ROW) continue;
     const std::int64_t id = sqlite3_column_int64(s, kColId);
-    if (cursor.rowid_order && id == cursor.previous_id) {
+    const std::int64_t device = sqlite3_column_int64(s, kColDevice);
+    const std::int64_t t_start_ns = sqlite3_column_int64(s, kColTStart);
+    const std::int64_t t_end_ns = sqlite3_column_int64(s, kColTEnd);
+    const SteppedRow stepped{id, t_start_ns, t_end_ns};
+    if (cursor.rowid_order && stepped == cursor.previous) {
       // A damaged page can hand out one row again and again (found by fuzzing): count it once and seek on.
       count_damaged_row(cursor, "sample ids out of order (a damaged b-tree page)");
       if (id == std::numeric_limits<std::int64_t>::max()) {
@@ -179,10 +183,7 @@ auto read_row(CursorState& cursor) -> std::optional<CursorState::Row> {
       sqlite3_bind_int64(s, 1, id + 1);
       continue;
     }
-    cursor.previous_id = id;
-    const std::int64_t device = sqlite3_column_int64(s, kColDevice);
-    const std::int64_t t_start_ns = sqlite3_column_int64(s, kColTStart);
-    const std::int64_t t_end_ns = sqlite3_column_int64(s, kColTEnd);
+    cursor.previous = stepped;
     if (!in_domain(cursor, device, t_start_ns, t_end_ns)) {
       count_damaged_row(cursor, "a sample's device or times lie outside the trace (a damaged row)");
       continue;

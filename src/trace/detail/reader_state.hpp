@@ -77,15 +77,15 @@ struct CursorState {
   bool rowid_order = true;  ///< stop at the first t_start_ns >= to_ns
   /// Unfiltered and from the first row: a read to its end then accounts for every row of the table.
   bool whole_table = true;
-  std::optional<Row> ahead;          ///< the next row of the statement, read ahead to judge the current one
-  Row current;                       ///< the row step_to_next() accepted last (read_raw hands it out)
-  std::optional<RowKey> kept;        ///< the last row that fitted its neighbours (row_account.hpp)
-  std::uint64_t kept_rows = 0;       ///< rows that fitted, before the device and time filters
-  std::int64_t previous_id = kNoId;  ///< id of the row the statement returned before (a repeat is damage)
-  std::uint64_t steps = 0;           ///< rows the statement returned
-  std::uint64_t step_limit = 0;      ///< past this many, the rows repeat: the read stops
-  bool ended = false;                ///< the statement has no more rows (or stopped at damage)
-  bool done = false;                 ///< the read is over: nothing more to hand out
+  std::optional<Row> ahead;      ///< the next row of the statement, read ahead to judge the current one
+  Row current;                   ///< the row step_to_next() accepted last (read_raw hands it out)
+  std::optional<RowKey> kept;    ///< the last row that fitted its neighbours (row_account.hpp)
+  std::uint64_t kept_rows = 0;   ///< rows that fitted, before the device and time filters
+  SteppedRow previous;           ///< the row the statement returned before (a repeat is damage)
+  std::uint64_t steps = 0;       ///< rows the statement returned
+  std::uint64_t step_limit = 0;  ///< past this many, the rows repeat: the read stops
+  bool ended = false;            ///< the statement has no more rows (or stopped at damage)
+  bool done = false;             ///< the read is over: nothing more to hand out
   std::optional<core::Error> damage;
   ReadReport report;                ///< samples read, rows skipped, where the damage begins
   std::string sql;                  ///< the statement's SQL, for the probes that step over damage

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,6 +20,15 @@ namespace solscope::trace::detail {
 struct RowKey {
   std::int64_t id = 0;
   std::int64_t t_ns = 0;
+};
+
+/// A row as the statement stepped it: a damaged page can hand out the same row again and again (found by
+/// fuzzing), which the same id and times tell; two rows of one id with other times are two damaged cells.
+struct SteppedRow {
+  std::int64_t id = std::numeric_limits<std::int64_t>::min();
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+  auto operator==(const SteppedRow&) const -> bool = default;
 };
 
 /// True when `row` fits between the last row a read kept (`kept`, nullopt at the start) and the row that
