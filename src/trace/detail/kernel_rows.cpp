@@ -200,7 +200,11 @@ struct Scan {
                              options.from_ns == std::numeric_limits<std::int64_t>::min() &&
                              options.to_ns == std::numeric_limits<std::int64_t>::max();
     KernelReadReport& r = table.report;
-    r.skipped_rows = settle_skipped(r.skipped_rows, kept_rows, r.table_rows, whole_table && ended);
+    const bool whole = whole_table && ended;
+    const SettledRows settled =
+        settle_rows(r.skipped_rows, whole ? table.kernels.size() : kept_rows, r.table_rows, whole);
+    r.skipped_rows = settled.skipped;
+    r.table_rows = settled.table_rows;
   }
 };
 

@@ -210,8 +210,11 @@ void finish(CursorState& cursor) {
   cursor.done = true;
   cursor.ahead.reset();
   ReadReport& report = cursor.report;
-  report.skipped_rows = settle_skipped(report.skipped_rows, cursor.kept_rows, cursor.reader->table_rows,
-                                       cursor.whole_table && cursor.ended);
+  const bool whole = cursor.whole_table && cursor.ended;
+  const SettledRows settled = settle_rows(report.skipped_rows, whole ? report.samples : cursor.kept_rows,
+                                          cursor.reader->table_rows, whole);
+  report.skipped_rows = settled.skipped;
+  report.table_rows = settled.table_rows;
 }
 
 }  // namespace
@@ -235,7 +238,7 @@ auto step_to_next(CursorState& cursor) -> bool {
     ++cursor.kept_rows;
     const std::int64_t t_start_ns = row.key.t_ns;
     if (t_start_ns >= cursor.to_ns) {
-      if (cursor.rowid_order) break;  // time order: no later row is wanted
+      if (cursor.rowid_order && !cursor.whole_table) break;  // time order: no later row is wanted
       continue;
     }
     if (t_start_ns < cursor.from_ns) continue;

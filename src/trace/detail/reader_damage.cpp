@@ -76,8 +76,9 @@ void count_skipped(CursorState& cursor, std::int64_t first, std::int64_t last) {
   // rows than the table has left.
   const std::uint64_t width = static_cast<std::uint64_t>(last) - static_cast<std::uint64_t>(first) + 1;
   const std::uint64_t sum = report.skipped_rows + width;
-  report.skipped_rows = settle_skipped(sum < width ? std::numeric_limits<std::uint64_t>::max() : sum,
-                                       cursor.kept_rows, cursor.reader->table_rows, false);
+  report.skipped_rows = settle_rows(sum < width ? std::numeric_limits<std::uint64_t>::max() : sum,
+                                    cursor.kept_rows, cursor.reader->table_rows, false)
+                            .skipped;
 }
 
 }  // namespace

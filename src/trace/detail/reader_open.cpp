@@ -131,10 +131,18 @@ auto parse_version(const ReaderState& state, std::string_view key, const std::st
                     "the file was altered or damaged; record again");
 }
 
+/// A query on a table that sqlite_schema lists but cannot be prepared ("no such column: key"): the schema
+/// entry is damaged (DataLoss, exit 5), not an internal error.
+auto damaged_schema(core::Error error) -> core::Error {
+  error.code = core::ErrorCode::DataLoss;
+  error.hint = "its schema is damaged; record again";
+  return error;
+}
+
 auto load_meta(ReaderState& state) -> core::Result<void> {
   const std::string what = "cannot read the meta table of trace " + state.path.string();
   auto statement = prepare(state.db.get(), "SELECT key, value FROM meta", what);
-  if (!statement) return core::propagate(statement);
+  if (!statement) return core::fail(damaged_schema(std::move(statement.error())));
   int rc = 0;
   auto& entries = state.metadata.entries;
   while ((rc = sqlite3_step(statement->get())) == SQLITE_ROW) {
@@ -243,7 +251,7 @@ auto load_devices(ReaderState& state) -> void {
 auto load_metrics(ReaderState& state) -> core::Result<void> {
   const std::string what = "cannot read the metrics table of trace " + state.path.string();
   auto statement = prepare(state.db.get(), "SELECT id, name FROM metrics ORDER BY id", what);
-  if (!statement) return core::propagate(statement);
+  if (!statement) return core::fail(damaged_schema(std::move(statement.error())));
   constexpr std::int64_t kMaxMetrics = 4096;  // far above any catalog; guards against a damaged id
   int rc = 0;
   while ((rc = sqlite3_step(statement->get())) == SQLITE_ROW) {

@@ -105,7 +105,7 @@ struct CursorState {
 /// over (recorded in cursor.damage and cursor.report). A row with a value outside its domain (a device not in
 /// the trace, an interval that ends before it starts or spans more than kMaxSampleSpanNs) or out of order
 /// with its neighbours (fits_between) is a damaged row: counted as skipped, and the read goes on. At the end
-/// the skipped count is settled against ReaderState::table_rows (settle_skipped).
+/// the skipped count is settled against ReaderState::table_rows (settle_rows).
 [[nodiscard]] auto step_to_next(CursorState& cursor) -> bool;
 
 /// Called when stepping `cursor` failed with `rc`: records the damage, and in a rowid-order read finds the

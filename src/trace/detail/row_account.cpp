@@ -42,19 +42,23 @@ auto device_in_trace(std::int64_t device, const std::vector<core::DeviceInfo>& d
 
 auto count_table_rows(sqlite3* db, std::string_view table, std::string_view twin)
     -> std::optional<std::uint64_t> {
-  if (auto n = query_count(db, "SELECT count(*) FROM " + std::string(table))) return n;
-  if (!twin.empty()) {
-    if (auto n = query_count(db, "SELECT count(*) FROM " + std::string(twin))) return n;
-  }
-  // Ids run 1, 2, 3, ... (the writer never deletes), so the largest one is the count.
-  return query_count(db, "SELECT max(id) FROM " + std::string(table));
+  auto count = query_count(db, "SELECT count(*) FROM " + std::string(table));
+  if (!count && !twin.empty()) count = query_count(db, "SELECT count(*) FROM " + std::string(twin));
+  const auto max_id = query_count(db, "SELECT max(id) FROM " + std::string(table));
+  if (!count) return max_id;
+  // max(id) is the last cell's id: a damaged one may be anything, so only a near one is believed.
+  if (max_id && *max_id < *count && *max_id >= *count / 2) return max_id;
+  return count;
 }
 
-auto settle_skipped(std::uint64_t counted, std::uint64_t kept, std::optional<std::uint64_t> total,
-                    bool whole_table) -> std::uint64_t {
-  if (!total) return counted;
-  const std::uint64_t missing = *total > kept ? *total - kept : 0;
-  return whole_table ? missing : std::min(counted, missing);
+auto settle_rows(std::uint64_t counted, std::uint64_t read, std::optional<std::uint64_t> total,
+                 bool whole_table) -> SettledRows {
+  if (!total) return {counted, total};
+  if (whole_table) {
+    const std::uint64_t rows = std::max(*total, read);
+    return {rows - read, rows};
+  }
+  return {std::min(counted, *total > read ? *total - read : 0), total};
 }
 
 auto skipped_rows_text(std::string_view table, std::uint64_t skipped, std::optional<std::uint64_t> total)

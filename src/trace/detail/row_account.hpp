@@ -44,15 +44,25 @@ struct SteppedRow {
 
 /// The rows of `table` by count(*), which counts the cells of its b-tree whatever their ids hold; when that
 /// fails (an unreadable page), count(*) of `twin` (a table written row for row with it: sample_counters for
-/// samples), then max(id) of `table`; nullopt when none can be read. `table` and `twin` are trusted names.
+/// samples). Ids run 1, 2, 3, ... (the writer never deletes), so a max(id) below that count but above half of
+/// it is taken instead (a damaged interior page can make count(*) count a subtree twice), and max(id) alone
+/// when no count can be read; nullopt when nothing can be. `table` and `twin` are trusted names.
 [[nodiscard]] auto count_table_rows(sqlite3* db, std::string_view table, std::string_view twin = {})
     -> std::optional<std::uint64_t>;
 
-/// The rows a read skipped, settled against the table's row count: `counted` (rows it found damaged or could
-/// not read) is capped so that `kept` + skipped never exceeds `total`, and a read of the whole table
-/// (`whole_table`: unfiltered, to its end) skips exactly `total` - `kept`. With no total, `counted`.
-[[nodiscard]] auto settle_skipped(std::uint64_t counted, std::uint64_t kept,
-                                  std::optional<std::uint64_t> total, bool whole_table) -> std::uint64_t;
+/// A read's account settled against its table's row count.
+struct SettledRows {
+  std::uint64_t skipped = 0;                ///< rows damaged and skipped
+  std::optional<std::uint64_t> table_rows;  ///< the table's rows (never below the rows a whole read returned)
+};
+
+/// Settles `counted` (rows a read found damaged or could not read) against `total` (count_table_rows).
+/// A read of the whole table (`whole_table`: unfiltered, to its end) that returned `read` rows skipped
+/// exactly the rest: table_rows - read, where table_rows is `total`, or `read` if that is more (the table
+/// holds at least the rows read). Any other read (`read` = rows it passed, filtered or not) skips at most
+/// `total` - `read`. With no total, `counted` as it is.
+[[nodiscard]] auto settle_rows(std::uint64_t counted, std::uint64_t read, std::optional<std::uint64_t> total,
+                               bool whole_table) -> SettledRows;
 
 /// "samples: 1,539 of 4,800 rows damaged and skipped" (`total` unknown: "samples: 1,539 rows damaged and
 /// skipped").
