@@ -128,12 +128,9 @@ struct Scan {
   auto read_row() -> std::optional<KernelRow> {
     sqlite3_stmt* s = select.get();
     const auto rows = table.report.table_rows;
-    // Every row is returned once by an intact b-tree; far more steps mean a damaged page repeats them.
-    constexpr std::uint64_t kSpareSteps = 1024;
-    const std::uint64_t step_limit =
-        rows ? 2 * *rows + kSpareSteps : std::numeric_limits<std::uint64_t>::max();
+    const std::uint64_t limit = step_limit(rows);
     while (!ended) {
-      if (++steps > step_limit) {
+      if (++steps > limit) {
         count_damaged_row("kernel rows repeat (a damaged b-tree page)");
         table.report.stopped = true;
         ended = true;

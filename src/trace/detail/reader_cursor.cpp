@@ -80,11 +80,7 @@ auto make_cursor_state(const std::shared_ptr<const ReaderState>& reader, const R
   cursor->rowid_order = reader->metadata.time_ordered;
   cursor->whole_table = options.devices.empty() && options.from_ns == kMinNs &&
                         options.to_ns == std::numeric_limits<std::int64_t>::max();
-  // Every row is returned once by an intact b-tree; far more steps than rows mean a damaged page repeats
-  // them.
-  constexpr std::uint64_t kSpareSteps = 1024;
-  cursor->step_limit =
-      reader->table_rows ? 2 * *reader->table_rows + kSpareSteps : std::numeric_limits<std::uint64_t>::max();
+  cursor->step_limit = step_limit(reader->table_rows);
   cursor->report.table_rows = reader->table_rows;
   std::string sql(reader->has_attainable ? kSelectSamplesSql : kSelectSamplesWithoutAttainableSql);
   sql += cursor->rowid_order

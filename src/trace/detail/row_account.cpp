@@ -23,6 +23,11 @@ auto query_count(sqlite3* db, const std::string& sql) -> std::optional<std::uint
 
 }  // namespace
 
+auto step_limit(std::optional<std::uint64_t> rows) -> std::uint64_t {
+  constexpr std::uint64_t kSpareSteps = 1024;  // room for rows a damaged page hands out twice
+  return rows ? 2 * *rows + kSpareSteps : std::numeric_limits<std::uint64_t>::max();
+}
+
 auto fits_between(const std::optional<RowKey>& kept, const RowKey& row, const std::optional<RowKey>& next,
                   bool time_ordered) -> bool {
   if (kept && !in_order(*kept, row, time_ordered)) return false;

@@ -31,6 +31,10 @@ struct SteppedRow {
   auto operator==(const SteppedRow&) const -> bool = default;
 };
 
+/// Rows a scan of a table of `rows` rows may step before it stops as damage: an intact b-tree returns each
+/// row once, a damaged page may repeat them forever; with no count, no limit.
+[[nodiscard]] auto step_limit(std::optional<std::uint64_t> rows) -> std::uint64_t;
+
 /// True when `row` fits between the last row a read kept (`kept`, nullopt at the start) and the row that
 /// follows it in the file (`next`, nullopt at the end): ids rise, and with `time_ordered` times do not fall.
 /// A row that breaks the order of its neighbours while they keep it among themselves is the damaged one
