@@ -2,13 +2,17 @@
 //
 // Each input is written to one file in a private temporary folder (the reader opens paths, not buffers), then
 // opened and read to the end through every public read path: metadata, devices, time span, raw samples, SOL
-// samples, a filtered cursor. A finding is a crash, a sanitizer report, a leak or a hang (scripts/fuzz.sh
-// runs it with -timeout and -rss_limit_mb); an error result is the expected answer to most inputs.
+// samples, a filtered cursor, the kernels. A finding is a crash, a sanitizer report, a leak or a hang
+// (scripts/fuzz.sh runs it with -timeout and -rss_limit_mb), or a read that breaks the counting rule of
+// docs/trace-format.md: a whole read of a table whose row count is known returns and skips exactly its rows
+// (samples + skipped_rows = table_rows; the same for the kernels). An error result is the expected answer to
+// most inputs.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <system_error>
 
@@ -52,6 +56,12 @@ class TempTrace {
   fs::path file_;
 };
 
+/// Aborts (a libFuzzer finding) when a whole read of a table breaks the counting rule: `read` + `skipped`
+/// must equal the table's row count wherever the reader knows it.
+void check_counting_rule(std::uint64_t read, std::uint64_t skipped, std::optional<std::uint64_t> rows) {
+  if (rows && read + skipped != *rows) std::abort();
+}
+
 /// Reads every sample of `reader` through the cursor and the callbacks; returns what they counted.
 auto read_all(const Reader& reader) -> std::uint64_t {
   std::uint64_t seen = 0;
@@ -59,8 +69,16 @@ auto read_all(const Reader& reader) -> std::uint64_t {
     ++seen;
     return true;
   };
-  (void)reader.for_each({}, count);
-  (void)reader.for_each_sol({}, count);
+  for (const bool sol : {false, true}) {
+    auto summary = sol ? reader.for_each_sol({}, count) : reader.for_each({}, count);
+    if (summary) {
+      check_counting_rule(summary->samples, summary->report.skipped_rows, summary->report.table_rows);
+    }
+  }
+  if (auto table = reader.kernels(); table && table->present) {
+    check_counting_rule(table->report.kernels, table->report.skipped_rows, table->report.table_rows);
+    if (table->kernels.size() != table->report.kernels) std::abort();
+  }
   ReadOptions some;
   some.devices = {0, 1};
   some.from_ns = 1;
