@@ -146,8 +146,8 @@ void decode_row(const CursorState& cursor, sqlite3_stmt* s, CursorState::Row& ro
 }
 
 /// Steps the statement to its next row whose values lie in their domain (others are counted as damaged
-/// rows), decoded; nullopt at the end or where damage stops the read.
-auto read_row(CursorState& cursor) -> std::optional<CursorState::Row> {
+/// rows) and decodes it into `into`; false at the end or where damage stops the read.
+auto read_row(CursorState& cursor, CursorState::Row& into) -> bool {
   sqlite3_stmt* s = cursor.statement.get();
   while (!cursor.ended) {
     if (++cursor.steps > cursor.step_limit) {
@@ -193,18 +193,17 @@ auto read_row(CursorState& cursor) -> std::optional<CursorState::Row> {
     }
     cursor.last_end_ns = t_end_ns;
     cursor.stepped_any = true;
-    CursorState::Row row;
-    row.key = RowKey{id, t_start_ns};
-    decode_row(cursor, s, row);
-    return row;
+    into.key = RowKey{id, t_start_ns};
+    decode_row(cursor, s, into);
+    return true;
   }
-  return std::nullopt;
+  return false;
 }
 
 /// Ends the read: the rows it skipped are settled against the table's row count.
 void finish(CursorState& cursor) {
   cursor.done = true;
-  cursor.ahead.reset();
+  cursor.has_ahead = false;
   ReadReport& report = cursor.report;
   const bool whole = cursor.whole_table && cursor.ended;
   const SettledRows settled = settle_rows(report.skipped_rows, whole ? report.samples : cursor.kept_rows,
@@ -217,14 +216,16 @@ void finish(CursorState& cursor) {
 
 auto step_to_next(CursorState& cursor) -> bool {
   while (!cursor.done) {
-    if (!cursor.ahead) cursor.ahead = read_row(cursor);
-    if (!cursor.ahead) break;
-    CursorState::Row row = std::move(*cursor.ahead);
-    cursor.ahead = read_row(cursor);
+    if (!cursor.has_ahead) cursor.has_ahead = read_row(cursor, cursor.rows[cursor.ahead]);
+    if (!cursor.has_ahead) break;
+    const std::size_t judged = cursor.ahead;
+    const CursorState::Row& row = cursor.rows[judged];
+    cursor.ahead = 1 - judged;
+    cursor.has_ahead = read_row(cursor, cursor.rows[cursor.ahead]);
     // A time-sorted read (SQLite sorts) has no order of ids to keep; rowid order is id and time order.
     if (cursor.rowid_order) {
       const std::optional<RowKey> next =
-          cursor.ahead ? std::optional<RowKey>(cursor.ahead->key) : std::nullopt;
+          cursor.has_ahead ? std::optional<RowKey>(cursor.rows[cursor.ahead].key) : std::nullopt;
       if (!fits_between(cursor.kept, row.key, next, /*time_ordered=*/true)) {
         count_damaged_row(cursor, "sample ids out of order (a damaged b-tree page)");
         continue;
@@ -242,7 +243,7 @@ auto step_to_next(CursorState& cursor) -> bool {
                                              row.raw.device_index) == cursor.devices.end()) {
       continue;
     }
-    cursor.current = std::move(row);
+    cursor.current = judged;
     return true;
   }
   if (!cursor.done) finish(cursor);
@@ -250,7 +251,7 @@ auto step_to_next(CursorState& cursor) -> bool {
 }
 
 void read_raw(CursorState& cursor, core::RawSample& out) {
-  const CursorState::Row& row = cursor.current;
+  const CursorState::Row& row = cursor.rows[cursor.current];
   out = row.raw;
   if (!row.counters_ok) note_unknown_counters(cursor, row.key.id, row.counter_bytes, row.counters_blob);
   ReadReport& report = cursor.report;
@@ -267,7 +268,7 @@ auto read_stored_figures(CursorState& cursor, core::SolSample& out) -> bool {
   }
   sqlite3_stmt* f = cursor.figures.get();
   sqlite3_reset(f);
-  sqlite3_bind_int64(f, 1, cursor.current.key.id);
+  sqlite3_bind_int64(f, 1, cursor.rows[cursor.current].key.id);
   const bool found = sqlite3_step(f) == SQLITE_ROW;
   if (found) {
     out.compute_sol_pct = column_real_or_nan(f, kFigComputeSol);

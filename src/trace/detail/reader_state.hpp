@@ -1,6 +1,7 @@
 // What an open trace holds in memory (shared by a Reader and its cursors), and how it is opened.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
@@ -77,8 +78,12 @@ struct CursorState {
   bool rowid_order = true;  ///< stop at the first t_start_ns >= to_ns
   /// Unfiltered and from the first row: a read to its end then accounts for every row of the table.
   bool whole_table = true;
-  std::optional<Row> ahead;      ///< the next row of the statement, read ahead to judge the current one
-  Row current;                   ///< the row step_to_next() accepted last (read_raw hands it out)
+  /// Two rows decoded in place (no copy per row): the one being judged or handed out, and the next one of the
+  /// statement, read ahead to judge it.
+  std::array<Row, 2> rows;
+  std::size_t ahead = 0;         ///< index in rows of the row read ahead
+  bool has_ahead = false;        ///< rows[ahead] holds a row
+  std::size_t current = 1;       ///< index in rows of the row step_to_next() accepted last (read_raw)
   std::optional<RowKey> kept;    ///< the last row that fitted its neighbours (row_account.hpp)
   std::uint64_t kept_rows = 0;   ///< rows that fitted, before the device and time filters
   SteppedRow previous;           ///< the row the statement returned before (a repeat is damage)
