@@ -1,6 +1,7 @@
 #include "imports/importer.hpp"
 
 #include "core/dcgm_fields.hpp"
+#include "core/text.hpp"
 #include "imports/detail/dcgm_exporter_import.hpp"
 #include "imports/detail/dcgmi_dmon.hpp"
 #include "imports/detail/nvidia_smi_dmon.hpp"
@@ -57,6 +58,13 @@ auto detect_format(std::string_view head, std::string_view extension) -> std::op
 
 auto import_text(std::string_view text, ImportFormat format, std::int64_t interval_ns)
     -> core::Result<Recording> {
+  // Where the text of a file enters: ill-formed UTF-8 becomes U+FFFD once here, so every name and label an
+  // importer takes from it is valid text (copied only when it needs a repair).
+  std::string repaired;
+  if (!core::is_valid_utf8(text)) {
+    repaired = core::valid_utf8(text);
+    text = repaired;
+  }
   const DmonOptions dmon{.interval_ns = interval_ns, .start_ns = 0};
   switch (format) {
     case ImportFormat::DcgmExporter:

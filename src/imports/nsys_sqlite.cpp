@@ -53,9 +53,13 @@ auto has_table(sqlite3* db, const char* name) -> bool {
   return sqlite3_step(s.get()) == SQLITE_ROW;
 }
 
+/// Column `column` as valid UTF-8 ("" when NULL): every text of the export enters here, and an export can
+/// hold any bytes, so ill-formed ones become U+FFFD (core::valid_utf8).
 auto column_text(sqlite3_stmt* s, int column) -> std::string {
   const unsigned char* text = sqlite3_column_text(s, column);
-  return text == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(text));
+  if (text == nullptr) return {};
+  return core::valid_utf8(std::string_view(reinterpret_cast<const char*>(text),
+                                           static_cast<std::size_t>(sqlite3_column_bytes(s, column))));
 }
 
 auto damaged(sqlite3* db, const std::filesystem::path& path) -> core::Error {

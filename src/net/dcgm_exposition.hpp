@@ -2,7 +2,9 @@
 // distinct (Hostname, gpu, GPU_I_ID) label set, its DCGM fields mapped through core/dcgm_fields.hpp.
 //
 // Used by `solscope import` (a saved scrape, or many scrapes concatenated, each sample line with its
-// timestamp) and by the live source `--dcgm-exporter URL` (one scrape per interval). Pure: no I/O.
+// timestamp) and by the live source `--dcgm-exporter URL` (one scrape per interval). Pure: no I/O. The
+// device texts taken from labels (UUID, modelName, host, MIG profile, pod) are valid UTF-8: ill-formed bytes
+// become U+FFFD where the exposition text is read (prometheus_text.hpp).
 //
 // SOL definition of these samples (SourceKind::Dcgm, docs/design/sol-metrics.md section 8): Compute SOL = the
 // busiest of tensor / FP64 / FP32 / FP16 pipe active; Memory SOL = DRAM active; L2, L1 and issue unknown

@@ -10,6 +10,7 @@
 
 #include "net/time_limits.hpp"
 #include "wire/json_fields.hpp"
+#include "wire/json_text.hpp"
 
 namespace solscope::net {
 namespace {
@@ -52,7 +53,7 @@ void read_points(const Json& pairs, bool one, PromSeries& out) {
     const Json& pair = one ? pairs : pairs[i];
     auto point = parse_point(pair);
     if (!point) {
-      out.bad_point = PromBadPoint{i, pair.dump()};
+      out.bad_point = PromBadPoint{i, wire::json_text(pair)};
       return;
     }
     out.points.push_back(*point);

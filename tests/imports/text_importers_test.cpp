@@ -346,5 +346,23 @@ TEST(ImportSpans, each_device_spans_from_its_previous_timestamp) {
   EXPECT_FALSE(declares_synthetic("x\n# synthetic"));
 }
 
+// --- text that is not UTF-8 (issue 18, defect 1)
+// ---------------------------------------------------------------------------------------------
+
+TEST(ForeignTextImport, ill_formed_utf8_in_a_label_becomes_the_replacement_character) {
+  // Before: nlohmann's parser refused the whole file ("invalid string: ill-formed UTF-8 byte"); now the text
+  // is repaired where it enters, and the name keeps its valid bytes. SYNTHETIC fixture, one byte made 0xFF.
+  std::string text = fixture("synthetic/prometheus-json/synthetic-dcgm-range.json");
+  const std::string name = "SYNTHETIC H100";
+  std::size_t at = 0;
+  while ((at = text.find(name, at)) != std::string::npos)
+    text.replace(at, name.size(), "SYNTHETIC \xFF H100");
+  const auto r = import_text(text, ImportFormat::PrometheusJson, kS);
+  ASSERT_TRUE(r) << r.error().describe();
+  ASSERT_EQ(r->devices.size(), 2u);
+  EXPECT_EQ(r->devices[0].name, "SYNTHETIC \xEF\xBF\xBD H100");
+  EXPECT_EQ(r->devices[0].uuid, "GPU-00000000-synthetic");
+}
+
 }  // namespace
 }  // namespace solscope::imports

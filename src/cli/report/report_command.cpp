@@ -20,6 +20,7 @@
 #include "runtime/sinks.hpp"
 #include "runtime/source_factory.hpp"
 #include "trace/reader.hpp"
+#include "wire/json_text.hpp"
 
 namespace solscope::app {
 namespace {
@@ -104,7 +105,7 @@ auto run_report(const ReportArgs& args, std::ostream& out, std::ostream& err) ->
   if (args.json) {
     auto json = report::to_json(*built);
     if (judged) json["declared_phases"] = report::declared_phases_json(*judged);
-    out << json.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+    out << wire::json_text(json, wire::kJsonPretty) << '\n';
   } else {
     out << report::render_text(*built);
     if (judged) out << report::render_declared_phases(*judged);

@@ -39,7 +39,7 @@ auto read_record(sqlite3_stmt* s) -> core::KernelRecord {
     k.grid[static_cast<std::size_t>(i)] = as_u32(s, 7 + i);
     k.block[static_cast<std::size_t>(i)] = as_u32(s, 10 + i);
   }
-  k.name = column_text(s, 13);
+  k.name = column_utf8(s, 13);
   return k;
 }
 
