@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/dcgm_fields.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/units.hpp"
 
@@ -70,6 +71,18 @@ TEST(MetricDomain, out_of_domain_values_become_unknown_and_are_counted_never_zer
   tally += sample_tally;
   EXPECT_EQ(tally.total(), 5u);
   EXPECT_EQ(DomainTally{}.describe(), "");
+}
+
+TEST(MetricDomain, a_dcgm_infinity_is_no_placeholder_but_a_value_the_check_counts) {
+  // Before: +Inf counted as DCGM's INT64 blank (silently unknown) and -Inf passed as a value (-inf %).
+  const DcgmField tensor = *dcgm_field_by_id(1004);
+  for (const double v : {kInf, -kInf}) {
+    EXPECT_FALSE(is_dcgm_placeholder(v)) << v;
+    DomainTally tally;
+    EXPECT_TRUE(std::isnan(domain_checked(tensor.metric, dcgm_value(tensor, v), tally))) << v;
+    EXPECT_EQ(tally.count(MetricId::TensorPipe), 1u) << v;
+  }
+  EXPECT_TRUE(is_dcgm_placeholder(9223372036854775794.0));  // the INT64 family is still a placeholder
 }
 
 }  // namespace
