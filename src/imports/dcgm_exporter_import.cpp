@@ -23,11 +23,12 @@ auto import_dcgm_exporter(std::string_view text, std::int64_t single_ns) -> core
       recording.samples.push_back(raw);
     }
     for (const auto& [name, count] : scrape.unknown_names) recording.unmapped[name] += count;
+    recording.tally.repeated_values += scrape.repeated_values;
   }
   for (std::size_t i = 0; i < recording.devices.size(); ++i) {
     recording.devices[i].index = static_cast<std::uint32_t>(i);
   }
-  span_from_previous(recording.samples, single_ns);
+  if (auto spanned = span_from_previous(recording, single_ns); !spanned) return core::propagate(spanned);
   recording.relative_times = untimed;
   recording.sol_definition = std::string(kDcgmSolDefinition);
   recording.synthetic = declares_synthetic(text);

@@ -59,7 +59,6 @@ auto parse_row(DmonState& st, std::size_t number, const std::vector<std::string_
   auto bad = [number](const std::string& what) {
     return core::fail(core::ErrorCode::DataLoss, at_line(number, what));
   };
-  if (!st.columns) return bad("a row before the \"#Entity\" header");
   const auto id = words.size() >= 2 ? parse_finite(words[1]) : std::nullopt;
   if (!id || *id < 0 || *id > 1e6 || *id != static_cast<double>(static_cast<std::uint32_t>(*id))) {
     return bad("expected an entity such as \"GPU 0\", found " + quoted(words[0]));
@@ -113,6 +112,10 @@ auto parse_dcgmi_dmon(std::string_view text, const DmonOptions& options) -> core
     }
     if (words.front().front() == '#') return true;                                 // another comment
     if (words.size() == 1 && (words[0] == "ID" || words[0] == "Id")) return true;  // under the header
+    if (!st.columns) {  // above the first header: a shell prompt, the command line
+      ++st.recording.tally.lines_above_header;
+      return true;
+    }
     status = parse_row(st, number, words);
     return status.has_value();
   });

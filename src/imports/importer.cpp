@@ -56,7 +56,9 @@ auto detect_format(std::string_view head, std::string_view extension) -> std::op
   return std::nullopt;
 }
 
-auto import_text(std::string_view text, ImportFormat format, std::int64_t interval_ns)
+namespace {
+
+auto run_importer(std::string_view text, ImportFormat format, std::int64_t interval_ns)
     -> core::Result<Recording> {
   // Where the text of a file enters: ill-formed UTF-8 becomes U+FFFD once here, so every name and label an
   // importer takes from it is valid text (copied only when it needs a repair).
@@ -80,6 +82,15 @@ auto import_text(std::string_view text, ImportFormat format, std::int64_t interv
   }
   return core::fail(core::ErrorCode::InvalidArgument,
                     "an nsys-sqlite export is read from its file, not as text");
+}
+
+}  // namespace
+
+auto import_text(std::string_view text, ImportFormat format, std::int64_t interval_ns)
+    -> core::Result<Recording> {
+  auto recording = run_importer(text, format, interval_ns);
+  if (recording) check_domains(*recording);
+  return recording;
 }
 
 }  // namespace solscope::imports

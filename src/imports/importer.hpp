@@ -20,11 +20,13 @@ namespace solscope::imports {
     -> std::optional<ImportFormat>;
 
 /// Runs the text importer of `format` (every format but nsys-sqlite, which reads a file:
-/// nsys_sqlite.hpp). `interval_ns`: the collection interval of logs without timestamps (dmon) and the span
-/// of a single untimed scrape. Bytes of `text` that are not valid UTF-8 become U+FFFD (core::valid_utf8)
-/// before any importer reads it, so every device name, UUID and label of the recording is valid UTF-8.
-/// Errors: the importer's (DataLoss "line N: ..." for bad lines, InvalidArgument when the text is not of that
-/// format); InvalidArgument for nsys-sqlite.
+/// nsys_sqlite.hpp), then the shared domain check (check_domains): every value outside its metric's range
+/// becomes unknown and is counted in the recording's tally (import_notes says what was left out).
+/// Bytes of `text` that are not valid UTF-8 become U+FFFD (core::valid_utf8) before any importer reads it, so
+/// every device name, UUID and label of the recording is valid UTF-8.
+/// `interval_ns`: the collection interval of logs without timestamps (dmon) and the span of a single untimed
+/// scrape. Errors: the importer's (DataLoss "line N: ..." for bad lines, DataLoss when a GPU's time goes
+/// back, InvalidArgument when the text is not of that format); InvalidArgument for nsys-sqlite.
 [[nodiscard]] auto import_text(std::string_view text, ImportFormat format, std::int64_t interval_ns)
     -> core::Result<Recording>;
 

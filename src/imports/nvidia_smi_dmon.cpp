@@ -150,7 +150,7 @@ auto parse_row(SmiState& st, std::size_t number, const std::vector<std::string_v
   auto bad = [number](const std::string& what) {
     return core::fail(core::ErrorCode::DataLoss, at_line(number, what));
   };
-  if (!st.columns) return bad("a row before the two header lines (names, then units)");
+  if (!st.columns) return bad("a row between the names line and its units line");
   if (words.size() != st.columns->size()) {
     return bad("expected " + std::to_string(st.columns->size()) + " columns as in the header, found " +
                std::to_string(words.size()));
@@ -231,6 +231,10 @@ auto parse_nvidia_smi_dmon(std::string_view text, const DmonOptions& options) ->
       header_line(st, words);
       return true;
     }
+    if (!st.columns && st.names.empty()) {  // above the first header: a shell prompt, the command line
+      ++st.recording.tally.lines_above_header;
+      return true;
+    }
     status = parse_row(st, number, words);
     return status.has_value();
   });
@@ -244,8 +248,12 @@ auto parse_nvidia_smi_dmon(std::string_view text, const DmonOptions& options) ->
     return core::fail(core::ErrorCode::InvalidArgument, "no sample rows under the header",
                       "the log holds no interval; record longer (`nvidia-smi dmon -c N`)");
   }
-  if (st.timed) span_from_previous(st.recording.samples, options.interval_ns);
   st.recording.devices = st.devices.take();
+  if (st.timed) {
+    if (auto spanned = span_from_previous(st.recording, options.interval_ns); !spanned) {
+      return core::propagate(spanned);
+    }
+  }
   st.recording.sol_definition = st.any_gpm
                                     ? std::string(kGpmSolDefinition)
                                     : std::string("nvml: no SOL (nvidia-smi dmon without GPM columns)");

@@ -183,8 +183,9 @@ auto parse_prometheus_json(std::string_view text) -> core::Result<Recording> {
   std::stable_sort(samples.begin(), samples.end(), [](const core::RawSample& x, const core::RawSample& y) {
     return x.t_end_ns < y.t_end_ns;
   });
-  span_from_previous(samples, core::kNsPerS);
   b.recording.samples = std::move(samples);
+  if (auto spanned = span_from_previous(b.recording, core::kNsPerS); !spanned)
+    return core::propagate(spanned);
   b.recording.sol_definition = sol_definition(b);
   return std::move(b.recording);
 }

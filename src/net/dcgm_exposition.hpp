@@ -58,6 +58,9 @@ struct DcgmScrape {
                                                      ///< std::numeric_limits<std::int64_t>::min()
   std::size_t lines_used = 0;                        ///< sample lines mapped to a known DCGM field
   std::map<std::string, std::size_t> unknown_names;  ///< DCGM_FI_* series with no mapping, and how many lines
+  /// Lines that gave a GPU's field a second, different value at this time (the first is kept). The same
+  /// value again (one line per pod sharing the GPU) is not counted: nothing is lost.
+  std::size_t repeated_values = 0;
 };
 
 /// Parses one scrape. A sample line's timestamp outside 1970-2200 (0-kMaxTimestampMs) is DataLoss "line N:

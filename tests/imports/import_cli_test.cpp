@@ -153,10 +153,55 @@ TEST_F(ImportCli, bad_line_exits_5_with_file_and_line_and_leaves_no_file) {
   // Forced to a format it is not: exit 5 with that format's complaint.
   const auto forced = solscope({"import", in, "-o", out, "--from", "nvidia-smi-dmon"});
   EXPECT_EQ(forced.exit_code, 5);
-  EXPECT_NE(forced.err.find("(nvidia-smi-dmon): line 3: a row before the two header lines"),
+  EXPECT_NE(forced.err.find("(nvidia-smi-dmon): no \"# gpu ...\" header with its units line"),
             std::string::npos)
       << forced.err;
   EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(ImportCli, nothing_is_left_out_in_silence) {
+  // A pasted capture: the prompt and the command line above the header are skipped, with a note (exit 0).
+  std::ofstream(path("paste.txt")) << "user@node:~$ nvidia-smi dmon --gpm-metrics 1 -o DT\n"
+                                      "#Date       Time        gpu  gract\n"
+                                      "#YYYYMMDD   HH:MM:SS    Idx  GPM:%\n"
+                                      " 20250301   12:00:00      0     50\n"
+                                      " 20250301   12:00:01      0     60\n"
+                                      " 20250301   12:00:01      0     70\n";
+  const auto paste = solscope({"import", path("paste.txt"), "-o", path("paste.sqlite")});
+  ASSERT_EQ(paste.exit_code, 0) << paste.err;
+  EXPECT_EQ(paste.out.rfind("imported 2 samples of 1 GPU", 0), 0u) << paste.out;
+  EXPECT_NE(paste.err.find("warning: " + path("paste.txt") + ": 1 line above the first header skipped"),
+            std::string::npos)
+      << paste.err;
+  EXPECT_NE(paste.err.find(": 1 row dropped: the time repeats the previous row of the same GPU"),
+            std::string::npos)
+      << paste.err;
+  // Time going back: the order cannot be trusted, exit 5, no file (before: 1 of 3 samples, exit 0).
+  std::ofstream(path("back.txt")) << "#Date       Time        gpu  gract\n"
+                                     "#YYYYMMDD   HH:MM:SS    Idx  GPM:%\n"
+                                     " 20250301   12:00:02      0     50\n"
+                                     " 20250301   12:00:01      0     60\n"
+                                     " 20250301   12:00:00      0     70\n";
+  const auto back = solscope({"import", path("back.txt"), "-o", path("back.sqlite")});
+  EXPECT_EQ(back.exit_code, 5);
+  EXPECT_NE(back.err.find("(nvidia-smi-dmon): GPU 0 (nvidia-smi dmon): its row 2 is 1s earlier than row 1: "
+                          "the time goes back"),
+            std::string::npos)
+      << back.err;
+  EXPECT_FALSE(fs::exists(path("back.sqlite")));
+  // -Inf in a DCGM scrape: unknown and counted, never "Compute SOL -inf %".
+  std::ofstream(path("inf.prom")) << "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu=\"0\"} 0.1 1735689600000\n"
+                                     "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu=\"0\"} -Inf 1735689601000\n";
+  const auto inf = solscope({"import", path("inf.prom"), "-o", path("inf.sqlite")});
+  ASSERT_EQ(inf.exit_code, 0) << inf.err;
+  EXPECT_NE(inf.err.find("1 value outside the metric's range or not a number, made unknown (never 0): "
+                         "tensor_pipe_pct 1"),
+            std::string::npos)
+      << inf.err;
+  const auto lines = replay(path("inf.sqlite"));
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_DOUBLE_EQ(lines[0]["compute_sol_pct"].get<double>(), 10.0);
+  EXPECT_TRUE(lines[1]["compute_sol_pct"].is_null()) << lines[1].dump();
 }
 
 TEST_F(ImportCli, refusals_and_their_exit_codes) {

@@ -94,10 +94,12 @@ TEST(DcgmiDmonImport, bad_row_names_its_line) {
   const auto word = parse_dcgmi_dmon("#Entity GRACT\nGPU 0 0.5x\n", {});
   ASSERT_FALSE(word);
   EXPECT_EQ(word.error().message, "line 2: column GRACT: '0.5x' is not a number");
+  // Lines above the first header are skipped (a pasted prompt, issue 18 defect 15): without any header the
+  // text is not a dcgmi dmon log.
   const auto early = parse_dcgmi_dmon("\nGPU 0 0.5\n", {});
   ASSERT_FALSE(early);
-  EXPECT_EQ(early.error().message, "line 2: a row before the \"#Entity\" header");
-  EXPECT_EQ(parse_dcgmi_dmon("hello\n", {}).error().code, core::ErrorCode::DataLoss);
+  EXPECT_EQ(early.error().message, "no \"#Entity\" header: not a dcgmi dmon log");
+  EXPECT_EQ(parse_dcgmi_dmon("hello\n", {}).error().code, core::ErrorCode::InvalidArgument);
   EXPECT_EQ(parse_dcgmi_dmon("", {}).error().code, core::ErrorCode::InvalidArgument);
   EXPECT_EQ(parse_dcgmi_dmon("#Entity GRACT\nID\n", {}).error().code, core::ErrorCode::InvalidArgument);
 }
@@ -154,8 +156,11 @@ TEST(NvidiaSmiDmonImport, bad_rows_name_their_line) {
             "line 3: expected 3 columns as in the header, found 2");
   EXPECT_EQ(parse_nvidia_smi_dmon(head + "0 100 5\nx 100 5\n", {}).error().message,
             "line 4: column gpu: 'x' is not a number");
+  // Lines above the first header are skipped (issue 18 defect 15); a row between the two header lines is not.
   EXPECT_EQ(parse_nvidia_smi_dmon("0 1 2\n", {}).error().message,
-            "line 1: a row before the two header lines (names, then units)");
+            "no \"# gpu ...\" header with its units line: not an nvidia-smi dmon log");
+  EXPECT_EQ(parse_nvidia_smi_dmon("# gpu pwr\n0 1\n", {}).error().message,
+            "line 2: a row between the names line and its units line");
   EXPECT_EQ(parse_nvidia_smi_dmon(
                 "#Date Time gpu smutil\n#YYYYMMDD HH:MM:SS Idx GPM:%\n20251301 10:00:00 0 5\n", {})
                 .error()
@@ -329,15 +334,18 @@ TEST(ImportDetection, format_names_round_trip) {
 }
 
 TEST(ImportSpans, each_device_spans_from_its_previous_timestamp) {
-  std::vector<core::RawSample> s(5);
+  Recording r;
+  r.samples.resize(5);
+  std::vector<core::RawSample>& s = r.samples;
   const std::uint32_t devices[] = {0, 1, 0, 0, 1};
   const std::int64_t ends[] = {10, 10, 12, 12, 15};
   for (std::size_t i = 0; i < s.size(); ++i) {
     s[i].device_index = devices[i];
     s[i].t_end_ns = ends[i];
   }
-  span_from_previous(s, 7);
-  ASSERT_EQ(s.size(), 4u);        // device 0's second sample at 12 has no span: dropped
+  ASSERT_TRUE(span_from_previous(r, 7));
+  ASSERT_EQ(s.size(), 4u);  // device 0's second sample at 12 has no span: dropped (and counted)
+  EXPECT_EQ(r.tally.repeated_rows, 1u);
   EXPECT_EQ(s[0].t_start_ns, 8);  // device 0's first gap is 2
   EXPECT_EQ(s[1].t_start_ns, 5);  // device 1's first gap is 5
   EXPECT_EQ(s[2].t_start_ns, 10);

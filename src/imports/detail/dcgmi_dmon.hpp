@@ -19,9 +19,10 @@
 
 namespace solscope::imports {
 
-/// Parses a dcgmi dmon log. Errors: DataLoss "line N: ..." for a row before any header, a row whose column
-/// count differs from its header's, a value that is not a number; InvalidArgument when the text holds no
-/// header or no row (not a dcgmi dmon log).
+/// Parses a dcgmi dmon log. Lines above the first header (a shell prompt, the command line of a pasted
+/// capture) are skipped and counted in tally.lines_above_header. Errors: DataLoss "line N: ..." for a row
+/// whose column count differs from its header's, a value that is not a number; InvalidArgument when the text
+/// holds no header or no row (not a dcgmi dmon log).
 [[nodiscard]] auto parse_dcgmi_dmon(std::string_view text, const DmonOptions& options)
     -> core::Result<Recording>;
 

@@ -22,9 +22,12 @@
 
 namespace solscope::imports {
 
-/// Parses an nvidia-smi dmon log. Errors: DataLoss "line N: ..." for a row before the two header lines, a
-/// row whose column count differs from the header's, a value that is not a number or a bad date/time;
-/// InvalidArgument when the text has no header with a "gpu" column, or no row.
+/// Parses an nvidia-smi dmon log. Lines above the first header (a shell prompt, the command line of a pasted
+/// capture) are skipped and counted in tally.lines_above_header. With Date and Time columns the rows go
+/// through span_from_previous (a repeated time is dropped and counted; a time that goes back is refused).
+/// Errors: DataLoss "line N: ..." for a row between the names line and its units line, a row whose column
+/// count differs from the header's, a value that is not a number or a bad date/time; DataLoss when a GPU's
+/// time goes back; InvalidArgument when the text has no header with a "gpu" column, or no row.
 [[nodiscard]] auto parse_nvidia_smi_dmon(std::string_view text, const DmonOptions& options)
     -> core::Result<Recording>;
 

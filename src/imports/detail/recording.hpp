@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "core/device_info.hpp"
+#include "core/metric_domain.hpp"
 #include "core/raw_sample.hpp"
+#include "core/result.hpp"
 
 namespace solscope::imports {
 
@@ -30,6 +32,19 @@ enum class ImportFormat : std::uint8_t {
 /// Every format name, comma-separated, for messages: "dcgm-exporter, prometheus-json, ...".
 [[nodiscard]] auto import_format_names() -> std::string;
 
+/// What an import left out or made unknown, for the notes to the user (import_notes). Nothing is dropped
+/// without a count here.
+struct ImportTally {
+  /// Samples dropped because their time repeats the previous sample of their GPU (the first is kept).
+  std::size_t repeated_rows = 0;
+  /// DCGM lines that gave a GPU's field a second, different value at one time (the first is kept).
+  std::size_t repeated_values = 0;
+  /// Lines skipped above a dmon log's first header: a shell prompt, the command line.
+  std::size_t lines_above_header = 0;
+  /// Values outside their metric's range (MetricDef::valid), or not numbers, made unknown (NaN, never 0).
+  core::DomainTally out_of_domain;
+};
+
 /// One imported recording.
 struct Recording {
   std::vector<core::DeviceInfo> devices;  ///< index 0, 1, ... in first-seen order
@@ -43,12 +58,26 @@ struct Recording {
   bool relative_times = false;
   /// Columns or series the importer does not map, and how many values each had (for a note to the user).
   std::map<std::string, std::size_t> unmapped;
+  /// What was left out or made unknown on the way (import_notes says it).
+  ImportTally tally;
 };
 
-/// Sets each sample's t_start_ns to the t_end_ns of the previous sample of the same device; the first
-/// sample of a device spans as long as the device's first interval (or `single_ns` when it has one sample).
-/// Samples whose span would not be positive (a repeated timestamp) are dropped. Keeps the order otherwise.
-void span_from_previous(std::vector<core::RawSample>& samples, std::int64_t single_ns);
+/// The shared ordering rule of every import with timestamps. Sets each sample's t_start_ns to the t_end_ns of
+/// the previous sample of the same device; the first sample of a device spans as long as the device's first
+/// interval (or `single_ns` when it has one sample). A sample whose time equals the previous one of its
+/// device (a repeated row) is dropped and counted in tally.repeated_rows. A sample earlier than the previous
+/// one of its device means the order cannot be trusted: DataLoss naming the device and both times, and
+/// nothing is changed. Keeps the order otherwise.
+[[nodiscard]] auto span_from_previous(Recording& recording, std::int64_t single_ns) -> core::Result<void>;
+
+/// The shared domain check of every import: each value outside its metric's range (core::domain_checked),
+/// +-Inf included, becomes unknown and is counted in tally.out_of_domain.
+void check_domains(Recording& recording);
+
+/// One sentence per thing the import left out or made unknown (tally, unmapped columns excluded), for the
+/// user: "2 rows dropped: their time repeats the previous row of their GPU (the first is kept)". Empty when
+/// nothing was.
+[[nodiscard]] auto import_notes(const Recording& recording) -> std::vector<std::string>;
 
 /// True when the first non-empty line of `text` is a comment ('#') that names the data synthetic
 /// ("# synthetic ..."), case-insensitive.
