@@ -20,9 +20,10 @@ namespace solscope::imports {
     -> std::optional<ImportFormat>;
 
 /// Runs the text importer of `format` (every format but nsys-sqlite, which reads a file:
-/// nsys_sqlite.hpp). `interval_ns`: the collection interval of logs without timestamps (dmon) and the span
-/// of a single untimed scrape. Errors: the importer's (DataLoss "line N: ..." for bad lines,
-/// InvalidArgument when the text is not of that format); InvalidArgument for nsys-sqlite.
+/// nsys_sqlite.hpp). `interval_ns`: the collection interval of logs without timestamps (dmon), the span
+/// of a single untimed scrape and of a GPU's one sample in a Prometheus answer (a vector). Errors: the
+/// importer's (DataLoss "line N: ..." for bad lines, InvalidArgument when the text is not of that format);
+/// InvalidArgument for nsys-sqlite.
 [[nodiscard]] auto import_text(std::string_view text, ImportFormat format, std::int64_t interval_ns)
     -> core::Result<Recording>;
 

@@ -179,6 +179,7 @@ auto run_import(const ImportArgs& args, std::ostream& out, std::ostream& err) ->
     }
     print_warning(err, args.file + ": not mapped to a solscope metric, skipped (values): " + names);
   }
+  for (const std::string& note : recording->notes) print_note(err, args.file + ": " + note);
   out << fmt::format("imported {} samples of {} GPU{} from {} ({}) into {}\nSOL: {}\n", *written,
                      recording->devices.size(), recording->devices.size() == 1 ? "" : "s", args.file,
                      format_name, args.output, recording->sol_definition);

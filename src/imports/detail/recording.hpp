@@ -17,7 +17,8 @@ namespace solscope::imports {
 /// The formats `solscope import` reads (`--from NAME`).
 enum class ImportFormat : std::uint8_t {
   DcgmExporter,    ///< "dcgm-exporter": dcgm-exporter's text exposition, one scrape or many with timestamps
-  PrometheusJson,  ///< "prometheus-json": a saved /api/v1/query_range answer (resultType matrix)
+  PrometheusJson,  ///< "prometheus-json": a saved /api/v1/query_range (matrix) or /api/v1/query (vector)
+                   ///< answer
   DcgmiDmon,       ///< "dcgmi-dmon": the text `dcgmi dmon -e ...` prints
   NvidiaSmiDmon,   ///< "nvidia-smi-dmon": the text `nvidia-smi dmon [--gpm-metrics ...]` prints
   NsysSqlite,      ///< "nsys-sqlite": `nsys export --type sqlite` of a report with GPU metrics sampling
@@ -43,6 +44,9 @@ struct Recording {
   bool relative_times = false;
   /// Columns or series the importer does not map, and how many values each had (for a note to the user).
   std::map<std::string, std::size_t> unmapped;
+  /// How the file was read where the user should know it (one sentence each, printed as notes): e.g. an
+  /// instant-query answer imported as one sample per GPU.
+  std::vector<std::string> notes;
 };
 
 /// Sets each sample's t_start_ns to the t_end_ns of the previous sample of the same device; the first
