@@ -59,7 +59,8 @@ auto solscope_target(std::string_view name, const Labels& metric) -> std::option
 struct Builder {
   Recording recording;
   std::map<GpuKey, std::uint32_t> indices;
-  std::map<std::pair<std::uint32_t, std::int64_t>, core::RawSample> samples;
+  /// By (Unix ms, device): in the time order of the trace, so no sort is needed.
+  std::map<std::pair<std::int64_t, std::uint32_t>, core::RawSample> samples;
   std::map<std::uint32_t, core::SourceKind> solscope_source;
   bool any_dcgm = false;
   bool any_solscope = false;
@@ -130,7 +131,7 @@ auto read_series(Builder& b, net::PromSeries& series, std::size_t index, net::Pr
   }
   for (const auto& [t_ns, sent] : series.points) {
     const double value = std::isfinite(sent) ? sent : std::nan("");  // "+Inf" and "-Inf": no value
-    auto [it, fresh] = b.samples.try_emplace({device, t_ns / 1'000'000});
+    auto [it, fresh] = b.samples.try_emplace({t_ns / 1'000'000, device});
     core::RawSample& raw = it->second;
     if (fresh) {
       raw.device_index = device;
@@ -188,14 +189,13 @@ auto parse_prometheus_json(std::string_view text, std::int64_t single_ns) -> cor
   }
   std::vector<core::RawSample> samples;
   samples.reserve(b.samples.size());
-  for (auto& [key, raw] : b.samples) {
+  while (!b.samples.empty()) {  // each node freed as its sample moves out: one copy held at a time
+    core::RawSample& raw = b.samples.begin()->second;
     const auto source = b.solscope_source.find(raw.device_index);
     raw.source = source != b.solscope_source.end() ? source->second : core::SourceKind::Dcgm;
     samples.push_back(raw);
+    b.samples.erase(b.samples.begin());
   }
-  std::stable_sort(samples.begin(), samples.end(), [](const core::RawSample& x, const core::RawSample& y) {
-    return x.t_end_ns < y.t_end_ns;
-  });
   span_from_previous(samples, single_ns);
   if (instant) {
     b.recording.notes.push_back(
