@@ -1,8 +1,9 @@
-// `solscope import` throughput (samples/s): a large SYNTHETIC dcgm-exporter text (many timestamped scrapes)
-// and a SYNTHETIC dcgmi dmon log, each parsed, derived and written to a trace, beside the trace writer's own
-// append rate for the same number of samples measured in the same run. The import benchmarks report
-// `vs_writer`: their rate over the writer's (1.0 = parsing costs nothing next to writing). Files go to
-// $TMPDIR (or /tmp). All values are generated (pseudo-random), nothing is measured on a GPU.
+// `solscope import` throughput (samples/s): a large SYNTHETIC dcgm-exporter text (many timestamped scrapes),
+// a SYNTHETIC dcgmi dmon log and a SYNTHETIC 200,000-point Prometheus answer at a 1 s step, each parsed,
+// derived and written to a trace, beside the trace writer's own append rate for the same number of samples
+// measured in the same run. The import benchmarks report `vs_writer`: their rate over the writer's (1.0 =
+// parsing costs nothing next to writing). Files go to $TMPDIR (or /tmp). All values are generated
+// (pseudo-random), nothing is measured on a GPU.
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
 
@@ -59,6 +60,22 @@ auto dmon_text() -> std::string {
     }
   }
   return text;
+}
+
+/// A SYNTHETIC Prometheus query_range answer at a 1 s step: 200,000 points of one GPU's SM activity (the
+/// shape that committed every sample while a batch ended on sample time alone: 200,000 points took 32 s).
+auto prometheus_json_text() -> std::string {
+  constexpr int kPoints = 200'000;
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> ratio(0.0, 1.0);
+  std::string text = R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":)"
+                     R"("DCGM_FI_PROF_SM_ACTIVE","gpu":"0","UUID":"GPU-synthetic-0","modelName":"SYNTHETIC",)"
+                     R"("Hostname":"bench"},"values":[)";
+  for (int t = 0; t < kPoints; ++t) {
+    text += (t == 0 ? "[" : ",[") + std::to_string(kStartMs / 1000 + t) + ",\"" +
+            std::to_string(ratio(rng)).substr(0, 5) + "\"]";
+  }
+  return text + "]}]}}";
 }
 
 auto trace_path(const char* name) -> std::filesystem::path {
@@ -131,8 +148,14 @@ void BM_ImportDcgmiDmon(benchmark::State& state) {
   import_bench(state, text, ImportFormat::DcgmiDmon, "dcgmi-dmon");
 }
 
+void BM_ImportPrometheusJson1sStep(benchmark::State& state) {
+  static const std::string text = prometheus_json_text();
+  import_bench(state, text, ImportFormat::PrometheusJson, "prometheus-json");
+}
+
 BENCHMARK(BM_WriterAppend)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ImportDcgmExporter)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ImportDcgmiDmon)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ImportPrometheusJson1sStep)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 
 }  // namespace

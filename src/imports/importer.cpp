@@ -72,7 +72,7 @@ auto run_importer(std::string_view text, ImportFormat format, std::int64_t inter
     case ImportFormat::DcgmExporter:
       return import_dcgm_exporter(text, interval_ns);
     case ImportFormat::PrometheusJson:
-      return parse_prometheus_json(text);
+      return parse_prometheus_json(text, interval_ns);
     case ImportFormat::DcgmiDmon:
       return parse_dcgmi_dmon(text, dmon);
     case ImportFormat::NvidiaSmiDmon:

@@ -24,8 +24,8 @@ namespace solscope::imports {
 /// becomes unknown and is counted in the recording's tally (import_notes says what was left out).
 /// Bytes of `text` that are not valid UTF-8 become U+FFFD (core::valid_utf8) before any importer reads it, so
 /// every device name, UUID and label of the recording is valid UTF-8.
-/// `interval_ns`: the collection interval of logs without timestamps (dmon) and the span of a single untimed
-/// scrape. Errors: the importer's (DataLoss "line N: ..." for bad lines, DataLoss when a GPU's time goes
+/// `interval_ns`: the collection interval of logs without timestamps (dmon), the span of a single untimed
+/// scrape and of a GPU's one sample in a Prometheus answer (a vector). Errors: the importer's (DataLoss "line N: ..." for bad lines, DataLoss when a GPU's time goes
 /// back, InvalidArgument when the text is not of that format); InvalidArgument for nsys-sqlite.
 [[nodiscard]] auto import_text(std::string_view text, ImportFormat format, std::int64_t interval_ns)
     -> core::Result<Recording>;

@@ -177,7 +177,7 @@ TEST(NvidiaSmiDmonImport, bad_rows_name_their_line) {
 // ----------------------------------------------------------------------------
 
 TEST(PrometheusJsonImport, dcgm_series_with_mig_and_pod_labels) {
-  const auto r = parse_prometheus_json(fixture("synthetic/prometheus-json/synthetic-dcgm-range.json"));
+  const auto r = parse_prometheus_json(fixture("synthetic/prometheus-json/synthetic-dcgm-range.json"), kS);
   ASSERT_TRUE(r) << r.error().describe();
   ASSERT_EQ(r->devices.size(), 2u);
   ASSERT_EQ(r->samples.size(), 5u);
@@ -203,7 +203,8 @@ TEST(PrometheusJsonImport, dcgm_series_with_mig_and_pod_labels) {
 }
 
 TEST(PrometheusJsonImport, solscope_series_by_pipe_and_path_label) {
-  const auto r = parse_prometheus_json(fixture("synthetic/prometheus-json/synthetic-solscope-range.json"));
+  const auto r =
+      parse_prometheus_json(fixture("synthetic/prometheus-json/synthetic-solscope-range.json"), kS);
   ASSERT_TRUE(r) << r.error().describe();
   ASSERT_EQ(r->devices.size(), 1u);
   ASSERT_EQ(r->samples.size(), 2u);
@@ -220,31 +221,75 @@ TEST(PrometheusJsonImport, solscope_series_by_pipe_and_path_label) {
 }
 
 TEST(PrometheusJsonImport, bad_answers_say_where) {
-  const auto point = parse_prometheus_json(fixture("synthetic/prometheus-json/synthetic-bad-point.json"));
+  const auto point = parse_prometheus_json(fixture("synthetic/prometheus-json/synthetic-bad-point.json"), kS);
   ASSERT_FALSE(point);
   EXPECT_EQ(point.error().code, core::ErrorCode::DataLoss);
   EXPECT_EQ(point.error().message,
             "data.result[0].values[1]: expected [unix seconds, \"number\"], found '[1740830410,\"zero\"]'");
-  const auto syntax = parse_prometheus_json(fixture("synthetic/prometheus-json/synthetic-bad-syntax.json"));
+  const auto syntax =
+      parse_prometheus_json(fixture("synthetic/prometheus-json/synthetic-bad-syntax.json"), kS);
   ASSERT_FALSE(syntax);
   EXPECT_EQ(syntax.error().message.rfind("line 3: column 34: invalid JSON", 0), 0u) << syntax.error().message;
-  EXPECT_EQ(parse_prometheus_json(R"({"status":"success","data":{"resultType":"vector","result":[]}})")
+  EXPECT_EQ(parse_prometheus_json(R"({"status":"success","data":{"resultType":"vector","result":[]}})", kS)
                 .error()
                 .code,
             core::ErrorCode::InvalidArgument);
-  EXPECT_EQ(parse_prometheus_json(R"({"status":"success","data":{"resultType":"matrix","result":[]}})")
+  EXPECT_EQ(parse_prometheus_json(R"({"status":"success","data":{"resultType":"matrix","result":[]}})", kS)
                 .error()
                 .code,
             core::ErrorCode::InvalidArgument);
-  EXPECT_FALSE(parse_prometheus_json("[1e400]"));
+  EXPECT_FALSE(parse_prometheus_json("[1e400]", kS));
   // Fields of another type are refused, not thrown (import_text fuzz finding: "status" holding an object).
-  const auto object_status = parse_prometheus_json(R"({"status":{"__name__":"up"},"data":{}})");
+  const auto object_status = parse_prometheus_json(R"({"status":{"__name__":"up"},"data":{}})", kS);
   ASSERT_FALSE(object_status);
   EXPECT_EQ(object_status.error().code, core::ErrorCode::InvalidArgument);
   const auto numeric_type =
-      parse_prometheus_json(R"({"status":"success","data":{"resultType":7,"result":[]}})");
+      parse_prometheus_json(R"({"status":"success","data":{"resultType":7,"result":[]}})", kS);
   ASSERT_FALSE(numeric_type);
-  EXPECT_EQ(numeric_type.error().message, "the answer's resultType is not \"matrix\" (a query_range answer)");
+  EXPECT_EQ(
+      numeric_type.error().message,
+      "the answer's resultType is not \"matrix\" (a query_range answer) or \"vector\" (a query answer)");
+  // An answer past a limit of the reader names it (before: 20 MB of '[' took 1.5 GB, then "invalid JSON").
+  const auto deep = parse_prometheus_json(R"({"status":"success","data":)" + std::string(1'000'000, '['), kS);
+  ASSERT_FALSE(deep);
+  EXPECT_EQ(deep.error().code, core::ErrorCode::ResourceExhausted);
+  EXPECT_NE(deep.error().message.find("deeper than 32 levels"), std::string::npos) << deep.error().message;
+  EXPECT_NE(deep.error().hint.find("smaller answer"), std::string::npos) << deep.error().hint;
+}
+
+TEST(PrometheusJsonImport, an_instant_vector_is_one_sample_per_gpu_with_a_note) {
+  // Before: refused ("resultType is not matrix"). SYNTHETIC answer of /api/v1/query.
+  const std::string vector =
+      R"({"status":"success","data":{"resultType":"vector","result":[)"
+      R"({"metric":{"__name__":"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE","gpu":"0","Hostname":"n"},"value":[1740830400,"0.25"]},)"
+      R"({"metric":{"__name__":"DCGM_FI_PROF_DRAM_ACTIVE","gpu":"0","Hostname":"n"},"value":[1740830400,"0.5"]},)"
+      R"({"metric":{"__name__":"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE","gpu":"1","Hostname":"n"},"value":[1740830400,"1"]}]}})";
+  const auto r = parse_prometheus_json(vector, 5 * kS);
+  ASSERT_TRUE(r) << r.error().describe();
+  ASSERT_EQ(r->devices.size(), 2u);
+  ASSERT_EQ(r->samples.size(), 2u);
+  for (const core::RawSample& s : r->samples) {
+    EXPECT_EQ(s.t_end_ns, 1740830400LL * kS);
+    EXPECT_EQ(s.duration_ns(), 5 * kS);  // spans --delay
+  }
+  EXPECT_DOUBLE_EQ(sol(*r, 0).compute_sol_pct, 25.0);
+  EXPECT_DOUBLE_EQ(sol(*r, 0).memory_sol_pct, 50.0);
+  EXPECT_DOUBLE_EQ(sol(*r, 1).compute_sol_pct, 100.0);
+  ASSERT_EQ(r->notes.size(), 1u);
+  EXPECT_EQ(
+      r->notes[0],
+      "an instant-query answer (resultType vector): one sample per GPU at its time, spanning --delay (5 s)");
+  const auto bad = parse_prometheus_json(
+      R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{"__name__":"DCGM_FI_PROF_SM_ACTIVE"},"value":[1740830400,"x"]}]}})",
+      kS);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message,
+            "data.result[0].value: expected [unix seconds, \"number\"], found '[1740830400,\"x\"]'");
+  const auto mixed = parse_prometheus_json(
+      R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"values":[[1740830400,"1"]]}]}})",
+      kS);
+  ASSERT_FALSE(mixed);
+  EXPECT_EQ(mixed.error().message, "data.result[0]: a series needs \"metric\" and \"value\"");
 }
 
 // --- dcgm-exporter scrapes (the f-live parser) through the importer
@@ -283,7 +328,8 @@ TEST(ImportTimes, times_an_int64_of_ns_cannot_hold_are_refused) {
                 .message,
             "line 3: date and time '23000101' '10:00:00' are not YYYYMMDD HH:MM:SS");
   const auto json = parse_prometheus_json(
-      R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL"},"values":[[1e10,"1"]]}]}})");
+      R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL"},"values":[[1e10,"1"]]}]}})",
+      kS);
   ASSERT_FALSE(json);
   EXPECT_EQ(json.error().code, core::ErrorCode::DataLoss);
   const auto far = import_dcgm_exporter("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 5 7258118400001\n", kS);

@@ -181,6 +181,7 @@ auto run_import(const ImportArgs& args, std::ostream& out, std::ostream& err) ->
   }
   for (const std::string& note : imports::import_notes(*recording))
     print_warning(err, args.file + ": " + note);
+  for (const std::string& note : recording->notes) print_note(err, args.file + ": " + note);
   out << fmt::format("imported {} samples of {} GPU{} from {} ({}) into {}\nSOL: {}\n", *written,
                      recording->devices.size(), recording->devices.size() == 1 ? "" : "s", args.file,
                      format_name, args.output, recording->sol_definition);

@@ -19,7 +19,8 @@ namespace solscope::imports {
 /// The formats `solscope import` reads (`--from NAME`).
 enum class ImportFormat : std::uint8_t {
   DcgmExporter,    ///< "dcgm-exporter": dcgm-exporter's text exposition, one scrape or many with timestamps
-  PrometheusJson,  ///< "prometheus-json": a saved /api/v1/query_range answer (resultType matrix)
+  PrometheusJson,  ///< "prometheus-json": a saved /api/v1/query_range (matrix) or /api/v1/query (vector)
+                   ///< answer
   DcgmiDmon,       ///< "dcgmi-dmon": the text `dcgmi dmon -e ...` prints
   NvidiaSmiDmon,   ///< "nvidia-smi-dmon": the text `nvidia-smi dmon [--gpm-metrics ...]` prints
   NsysSqlite,      ///< "nsys-sqlite": `nsys export --type sqlite` of a report with GPU metrics sampling
@@ -60,6 +61,9 @@ struct Recording {
   std::map<std::string, std::size_t> unmapped;
   /// What was left out or made unknown on the way (import_notes says it).
   ImportTally tally;
+  /// How the file was read where the user should know it (one sentence each, printed as notes): e.g. an
+  /// instant-query answer imported as one sample per GPU.
+  std::vector<std::string> notes;
 };
 
 /// The shared ordering rule of every import with timestamps. Sets each sample's t_start_ns to the t_end_ns of
