@@ -129,8 +129,7 @@ auto read_series(Builder& b, net::PromSeries& series, std::size_t index, net::Pr
     return core::fail(core::ErrorCode::DataLoss, at + ": expected [unix seconds, \"number\"], found " +
                                                      imports::quoted(series.bad_point->json));
   }
-  for (const auto& [t_ns, sent] : series.points) {
-    const double value = std::isfinite(sent) ? sent : std::nan("");  // "+Inf" and "-Inf": no value
+  for (const auto& [t_ns, value] : series.points) {  // "+Inf", "-Inf": the shared domain check counts them
     auto [it, fresh] = b.samples.try_emplace({t_ns / 1'000'000, device});
     core::RawSample& raw = it->second;
     if (fresh) {
