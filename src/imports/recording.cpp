@@ -67,23 +67,97 @@ void span_from_previous(std::vector<core::RawSample>& samples, std::int64_t sing
   samples = std::move(kept);
 }
 
-auto declares_synthetic(std::string_view text) -> bool {
-  while (!text.empty()) {
-    const std::size_t eol = text.find('\n');
-    std::string_view line = text.substr(0, eol);
-    const std::size_t first = line.find_first_not_of(" \t\r");
-    if (first != std::string_view::npos) {
-      line = line.substr(first);
-      if (line.front() != '#') return false;
-      line.remove_prefix(1);
-      const std::size_t word = line.find_first_not_of(" \t");
-      return word != std::string_view::npos &&
-             core::to_lower_ascii(line.substr(word)).starts_with("synthetic");
+auto SpanFromPrevious::add(core::RawSample sample) -> core::Result<void> {
+  auto [it, fresh] = devices_.try_emplace(sample.device_index);
+  Device& d = it->second;
+  if (fresh) {
+    d.first = sample;
+    d.previous_end_ns = sample.t_end_ns;
+    return core::ok();
+  }
+  if (d.first) {
+    if (sample.t_end_ns <= d.first->t_end_ns) {  // no span after the first: dropped, as span_from_previous
+      ++dropped_;
+      return core::ok();
     }
+    core::RawSample first = *d.first;
+    d.first.reset();
+    first.t_start_ns = first.t_end_ns - (sample.t_end_ns - first.t_end_ns);
+    if (auto ok = sink_(first); !ok) return ok;
+  }
+  sample.t_start_ns = d.previous_end_ns;
+  if (sample.t_end_ns <= sample.t_start_ns) {
+    ++dropped_;
+    return core::ok();
+  }
+  d.previous_end_ns = sample.t_end_ns;
+  return sink_(sample);
+}
+
+auto SpanFromPrevious::finish() -> core::Result<void> {
+  std::vector<std::uint32_t> waiting;
+  for (const auto& [device, d] : devices_) {
+    if (d.first) waiting.push_back(device);
+  }
+  std::sort(waiting.begin(), waiting.end());
+  for (const std::uint32_t device : waiting) {
+    core::RawSample first = *devices_[device].first;
+    devices_[device].first.reset();
+    first.t_start_ns = first.t_end_ns - single_ns_;
+    if (first.t_end_ns <= first.t_start_ns) {
+      ++dropped_;
+      continue;
+    }
+    if (auto ok = sink_(first); !ok) return ok;
+  }
+  return core::ok();
+}
+
+RowSink::RowSink(SampleSink sink, std::optional<std::int64_t> span_ns) : sink_(std::move(sink)) {
+  if (span_ns) spans_.emplace(*span_ns, sink_);
+}
+
+auto RowSink::spanned(const core::RawSample& row) -> core::Result<void> {
+  return sink_(row);
+}
+
+auto RowSink::unspanned(const core::RawSample& row) -> core::Result<void> {
+  return spans_ ? spans_->add(row) : sink_(row);
+}
+
+auto RowSink::finish() -> core::Result<void> {
+  return spans_ ? spans_->finish() : core::ok();
+}
+
+auto collect_into(std::vector<core::RawSample>& samples) -> SampleSink {
+  return [&samples](const core::RawSample& s) -> core::Result<void> {
+    samples.push_back(s);
+    return core::ok();
+  };
+}
+
+void SyntheticMark::see(std::string_view line) {
+  if (decided_) return;
+  const std::size_t first = line.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos) return;
+  decided_ = true;
+  line = line.substr(first);
+  if (line.front() != '#') return;
+  line.remove_prefix(1);
+  const std::size_t word = line.find_first_not_of(" \t");
+  synthetic_ =
+      word != std::string_view::npos && core::to_lower_ascii(line.substr(word)).starts_with("synthetic");
+}
+
+auto declares_synthetic(std::string_view text) -> bool {
+  SyntheticMark mark;
+  while (!text.empty() && !mark.decided()) {
+    const std::size_t eol = text.find('\n');
+    mark.see(text.substr(0, eol));
     if (eol == std::string_view::npos) break;
     text.remove_prefix(eol + 1);
   }
-  return false;
+  return mark.synthetic();
 }
 
 auto at_line(std::size_t line, std::string_view what) -> std::string {

@@ -3,14 +3,17 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/device_info.hpp"
 #include "core/raw_sample.hpp"
+#include "core/result.hpp"
 
 namespace solscope::imports {
 
@@ -43,6 +46,74 @@ struct Recording {
   bool relative_times = false;
   /// Columns or series the importer does not map, and how many values each had (for a note to the user).
   std::map<std::string, std::size_t> unmapped;
+  /// The rows carry only their end time: each sample spans from the previous one of its device
+  /// (span_from_previous, a device's first sample as long as its first interval or this many ns). nullopt:
+  /// the rows carry their spans. Set by the streaming importers, which hand rows on before spanning them.
+  std::optional<std::int64_t> span_single_ns;
+};
+
+/// Gets each sample of a streamed import as it is read; an error stops the import and becomes its result.
+using SampleSink = std::function<core::Result<void>(const core::RawSample&)>;
+
+/// span_from_previous() for a stream: each sample goes on to `sink` as soon as its span is known. A device's
+/// first sample waits for the first later one of that device (its first interval), so at most one sample per
+/// device is held; finish() hands on those still waiting (spanning `single_ns`), by device index. The spans
+/// are those span_from_previous() gives, and so are the dropped samples (a repeated or earlier timestamp).
+class SpanFromPrevious {
+ public:
+  SpanFromPrevious(std::int64_t single_ns, SampleSink sink) : single_ns_(single_ns), sink_(std::move(sink)) {}
+  /// Takes the next sample (t_end_ns set; t_start_ns is set here). Errors: the sink's.
+  [[nodiscard]] auto add(core::RawSample sample) -> core::Result<void>;
+  /// Hands on the first samples still waiting. Errors: the sink's.
+  [[nodiscard]] auto finish() -> core::Result<void>;
+  /// Samples dropped because their span would not be positive.
+  [[nodiscard]] auto dropped() const -> std::uint64_t { return dropped_; }
+
+ private:
+  struct Device {
+    std::optional<core::RawSample> first;  ///< its first sample, until its first interval is known
+    std::int64_t previous_end_ns = 0;
+  };
+  std::int64_t single_ns_;
+  SampleSink sink_;
+  std::unordered_map<std::uint32_t, Device> devices_;
+  std::uint64_t dropped_ = 0;
+};
+
+/// Where a streaming importer hands its rows. A row with its span goes straight to the sink. A row with only
+/// its end time (t_end_ns; the importer sets Recording::span_single_ns) goes through SpanFromPrevious when
+/// the RowSink streams spans, or on as it is, for span_from_previous() over the whole recording afterwards
+/// (the in-memory import, whose sample order stays the file's).
+class RowSink {
+ public:
+  /// `span_ns`: set = stream the spans (a device's only sample spans span_ns); nullopt = leave them.
+  RowSink(SampleSink sink, std::optional<std::int64_t> span_ns);
+  /// A row with its span. Errors: the sink's.
+  [[nodiscard]] auto spanned(const core::RawSample& row) -> core::Result<void>;
+  /// A row with only its end time. Errors: the sink's.
+  [[nodiscard]] auto unspanned(const core::RawSample& row) -> core::Result<void>;
+  /// Hands on the rows still waiting for their span. Errors: the sink's.
+  [[nodiscard]] auto finish() -> core::Result<void>;
+
+ private:
+  SampleSink sink_;
+  std::optional<SpanFromPrevious> spans_;
+};
+
+/// The sink of an in-memory import: appends each sample to `samples`.
+[[nodiscard]] auto collect_into(std::vector<core::RawSample>& samples) -> SampleSink;
+
+/// Tells from the first non-empty lines whether a file declares itself synthetic, as declares_synthetic()
+/// does for a whole text: feed it lines until decided() is true.
+class SyntheticMark {
+ public:
+  void see(std::string_view line);
+  [[nodiscard]] auto decided() const -> bool { return decided_; }
+  [[nodiscard]] auto synthetic() const -> bool { return synthetic_; }
+
+ private:
+  bool decided_ = false;
+  bool synthetic_ = false;
 };
 
 /// Sets each sample's t_start_ns to the t_end_ns of the previous sample of the same device; the first
