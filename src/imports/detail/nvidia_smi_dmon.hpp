@@ -17,8 +17,8 @@
 #include <string_view>
 
 #include "core/result.hpp"
+#include "imports/detail/dmon_common.hpp"
 #include "imports/detail/recording.hpp"
-#include "imports/dmon_common.hpp"
 #include "imports/line_source.hpp"
 
 namespace solscope::imports {

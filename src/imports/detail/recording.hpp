@@ -42,7 +42,8 @@ struct Recording {
   /// The file itself says it is generated (a leading "# synthetic" comment line): meta synthetic = 1.
   bool synthetic = false;
   /// The format carries no wall-clock time (a dmon log without Date/Time, an nsys export without its session
-  /// start): samples are placed from 0 and the caller shifts them (imports::shift_times) to the file's time.
+  /// start): samples are placed from 0 and the caller shifts them to the file's time
+  /// (`solscope import`: the last sample ends at the file's modification time).
   bool relative_times = false;
   /// Columns or series the importer does not map, and how many values each had (for a note to the user).
   std::map<std::string, std::size_t> unmapped;
