@@ -93,4 +93,37 @@ auto import_text(std::string_view text, ImportFormat format, std::int64_t interv
   return recording;
 }
 
+auto streams_lines(ImportFormat format) -> bool {
+  return format == ImportFormat::DcgmExporter || format == ImportFormat::DcgmiDmon ||
+         format == ImportFormat::NvidiaSmiDmon;
+}
+
+auto import_lines(LineSource& lines, ImportFormat format, std::int64_t interval_ns, const SampleSink& sink)
+    -> core::Result<Recording> {
+  const DmonOptions dmon{.interval_ns = interval_ns, .start_ns = 0};
+  RowSink rows(sink, interval_ns);
+  core::Result<Recording> recording =
+      core::fail(core::ErrorCode::InvalidArgument,
+                 "the " + std::string(to_string(format)) + " importer reads a whole file, not lines");
+  switch (format) {
+    case ImportFormat::DcgmExporter:
+      recording = stream_dcgm_exporter(lines, interval_ns, rows);
+      break;
+    case ImportFormat::DcgmiDmon:
+      recording = stream_dcgmi_dmon(lines, dmon, rows);
+      break;
+    case ImportFormat::NvidiaSmiDmon:
+      recording = stream_nvidia_smi_dmon(lines, dmon, rows);
+      break;
+    case ImportFormat::PrometheusJson:
+    case ImportFormat::NsysSqlite:
+      return recording;
+  }
+  if (!recording) return recording;
+  if (auto done = rows.finish(); !done) return core::propagate(done);
+  recording->span_single_ns.reset();  // spanned here
+  recording->tally += rows.tally();
+  return recording;
+}
+
 }  // namespace solscope::imports

@@ -202,8 +202,7 @@ auto parse_prometheus_json(std::string_view text, std::int64_t single_ns) -> cor
                     static_cast<double>(single_ns) / static_cast<double>(core::kNsPerS)));
   }
   b.recording.samples = std::move(samples);
-  if (auto spanned = span_from_previous(b.recording, single_ns); !spanned)
-    return core::propagate(spanned);
+  if (auto spanned = span_from_previous(b.recording, single_ns); !spanned) return core::propagate(spanned);
   b.recording.sol_definition = sol_definition(b);
   return std::move(b.recording);
 }

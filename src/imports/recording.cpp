@@ -37,13 +37,12 @@ auto device_label(const Recording& recording, std::uint32_t index) -> std::strin
   return "device " + std::to_string(index);
 }
 
-/// DataLoss: sample `s` of a device ends before the one read before it (`o`, which counts `s` already).
-auto went_back(const Recording& recording, const core::RawSample& s, const DeviceOrder& o)
+/// DataLoss: row `row` (1-based, of its device `label`) ends `back_ns` before the row read before it.
+auto went_back(const std::string& label, std::size_t row, std::int64_t back_ns)
     -> core::Unexpected<core::Error> {
   return core::fail(core::ErrorCode::DataLoss,
-                    device_label(recording, s.device_index) + ": its row " + std::to_string(o.rows) + " is " +
-                        core::format_duration(o.last_end_ns - s.t_end_ns) + " earlier than row " +
-                        std::to_string(o.rows - 1) +
+                    label + ": its row " + std::to_string(row) + " is " + core::format_duration(back_ns) +
+                        " earlier than row " + std::to_string(row - 1) +
                         ": the time goes back, so the order of the rows cannot be trusted",
                     "cut the recording where its time goes back (a clock change?) and import each part");
 }
@@ -79,7 +78,8 @@ auto span_from_previous(Recording& recording, std::int64_t single_ns) -> core::R
     DeviceOrder& o = it->second;
     ++o.rows;
     if (fresh) continue;
-    if (s.t_end_ns < o.last_end_ns) return went_back(recording, s, o);
+    if (s.t_end_ns < o.last_end_ns)
+      return went_back(device_label(recording, s.device_index), o.rows, o.last_end_ns - s.t_end_ns);
     if (o.first_gap_ns == 0 && s.t_end_ns > o.first_end_ns) o.first_gap_ns = s.t_end_ns - o.first_end_ns;
     o.last_end_ns = s.t_end_ns;
   }
@@ -133,23 +133,114 @@ auto import_notes(const Recording& recording) -> std::vector<std::string> {
   return notes;
 }
 
-auto declares_synthetic(std::string_view text) -> bool {
-  while (!text.empty()) {
-    const std::size_t eol = text.find('\n');
-    std::string_view line = text.substr(0, eol);
-    const std::size_t first = line.find_first_not_of(" \t\r");
-    if (first != std::string_view::npos) {
-      line = line.substr(first);
-      if (line.front() != '#') return false;
-      line.remove_prefix(1);
-      const std::size_t word = line.find_first_not_of(" \t");
-      return word != std::string_view::npos &&
-             core::to_lower_ascii(line.substr(word)).starts_with("synthetic");
+auto SpanFromPrevious::add(core::RawSample sample) -> core::Result<void> {
+  auto [it, fresh] = devices_.try_emplace(sample.device_index);
+  Device& d = it->second;
+  ++d.rows;
+  if (!fresh && sample.t_end_ns < d.previous_end_ns) {
+    return went_back("GPU " + std::to_string(sample.device_index), d.rows,
+                     d.previous_end_ns - sample.t_end_ns);
+  }
+  if (fresh) {
+    d.first = sample;
+    d.previous_end_ns = sample.t_end_ns;
+    return core::ok();
+  }
+  if (sample.t_end_ns == d.previous_end_ns) {  // the time repeats the previous one of this device
+    ++tally_->repeated_rows;
+    return core::ok();
+  }
+  if (d.first) {
+    core::RawSample first = *d.first;
+    d.first.reset();
+    first.t_start_ns = first.t_end_ns - (sample.t_end_ns - first.t_end_ns);
+    if (auto ok = sink_(first); !ok) return ok;
+  }
+  sample.t_start_ns = d.previous_end_ns;
+  d.previous_end_ns = sample.t_end_ns;
+  return sink_(sample);
+}
+
+auto SpanFromPrevious::finish() -> core::Result<void> {
+  std::vector<std::uint32_t> waiting;
+  for (const auto& [device, d] : devices_) {
+    if (d.first) waiting.push_back(device);
+  }
+  std::sort(waiting.begin(), waiting.end());
+  for (const std::uint32_t device : waiting) {
+    core::RawSample first = *devices_[device].first;
+    devices_[device].first.reset();
+    first.t_start_ns = first.t_end_ns - single_ns_;
+    if (first.t_end_ns <= first.t_start_ns) {
+      ++tally_->repeated_rows;
+      continue;
     }
+    if (auto ok = sink_(first); !ok) return ok;
+  }
+  return core::ok();
+}
+
+RowSink::RowSink(SampleSink sink, std::optional<std::int64_t> span_ns) : sink_(std::move(sink)) {
+  if (span_ns) spans_.emplace(*span_ns, sink_, tally_);
+}
+
+auto RowSink::spanned(const core::RawSample& row) -> core::Result<void> {
+  core::RawSample checked = row;
+  core::check_domain(checked, tally_.out_of_domain);
+  return sink_(checked);
+}
+
+auto RowSink::unspanned(const core::RawSample& row) -> core::Result<void> {
+  core::RawSample checked = row;
+  core::check_domain(checked, tally_.out_of_domain);
+  return spans_ ? spans_->add(std::move(checked)) : sink_(checked);
+}
+
+auto collected(core::Result<Recording> recording, std::vector<core::RawSample> samples, const RowSink& rows)
+    -> core::Result<Recording> {
+  if (!recording) return recording;
+  recording->samples = std::move(samples);
+  recording->tally += rows.tally();
+  if (const auto single_ns = recording->span_single_ns) {
+    recording->span_single_ns.reset();
+    if (auto spanned = span_from_previous(*recording, *single_ns); !spanned) return core::propagate(spanned);
+  }
+  return recording;
+}
+
+auto RowSink::finish() -> core::Result<void> {
+  return spans_ ? spans_->finish() : core::ok();
+}
+
+auto collect_into(std::vector<core::RawSample>& samples) -> SampleSink {
+  return [&samples](const core::RawSample& s) -> core::Result<void> {
+    samples.push_back(s);
+    return core::ok();
+  };
+}
+
+void SyntheticMark::see(std::string_view line) {
+  if (decided_) return;
+  const std::size_t first = line.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos) return;
+  decided_ = true;
+  line = line.substr(first);
+  if (line.front() != '#') return;
+  line.remove_prefix(1);
+  const std::size_t word = line.find_first_not_of(" \t");
+  synthetic_ =
+      word != std::string_view::npos && core::to_lower_ascii(line.substr(word)).starts_with("synthetic");
+}
+
+auto declares_synthetic(std::string_view text) -> bool {
+  SyntheticMark mark;
+  while (!text.empty() && !mark.decided()) {
+    const std::size_t eol = text.find('\n');
+    mark.see(text.substr(0, eol));
     if (eol == std::string_view::npos) break;
     text.remove_prefix(eol + 1);
   }
-  return false;
+  return mark.synthetic();
 }
 
 auto at_line(std::size_t line, std::string_view what) -> std::string {

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/device_info.hpp"
@@ -44,6 +46,14 @@ struct ImportTally {
   std::size_t lines_above_header = 0;
   /// Values outside their metric's range (MetricDef::valid), or not numbers, made unknown (NaN, never 0).
   core::DomainTally out_of_domain;
+
+  auto operator+=(const ImportTally& other) -> ImportTally& {
+    repeated_rows += other.repeated_rows;
+    repeated_values += other.repeated_values;
+    lines_above_header += other.lines_above_header;
+    out_of_domain += other.out_of_domain;
+    return *this;
+  }
 };
 
 /// One imported recording.
@@ -55,7 +65,8 @@ struct Recording {
   /// The file itself says it is generated (a leading "# synthetic" comment line): meta synthetic = 1.
   bool synthetic = false;
   /// The format carries no wall-clock time (a dmon log without Date/Time, an nsys export without its session
-  /// start): samples are placed from 0 and the caller shifts them (imports::shift_times) to the file's time.
+  /// start): samples are placed from 0 and the caller shifts them to the file's time
+  /// (`solscope import`: the last sample ends at the file's modification time).
   bool relative_times = false;
   /// Columns or series the importer does not map, and how many values each had (for a note to the user).
   std::map<std::string, std::size_t> unmapped;
@@ -64,6 +75,88 @@ struct Recording {
   /// How the file was read where the user should know it (one sentence each, printed as notes): e.g. an
   /// instant-query answer imported as one sample per GPU.
   std::vector<std::string> notes;
+  /// The rows carry only their end time: each sample spans from the previous one of its device
+  /// (span_from_previous, a device's first sample as long as its first interval or this many ns). nullopt:
+  /// the rows carry their spans. Set by the streaming importers, which hand rows on before spanning them.
+  std::optional<std::int64_t> span_single_ns;
+};
+
+/// Gets each sample of a streamed import as it is read; an error stops the import and becomes its result.
+using SampleSink = std::function<core::Result<void>(const core::RawSample&)>;
+
+/// span_from_previous() for a stream: each sample goes on to `sink` as soon as its span is known. A device's
+/// first sample waits for the first later one of that device (its first interval), so at most one sample per
+/// device is held; finish() hands on those still waiting (spanning `single_ns`), by device index. The spans
+/// and the ordering rule are span_from_previous()'s: a repeated time is dropped and counted in
+/// `tally.repeated_rows`; a time earlier than the previous one of its device is DataLoss.
+class SpanFromPrevious {
+ public:
+  SpanFromPrevious(std::int64_t single_ns, SampleSink sink, ImportTally& tally)
+      : single_ns_(single_ns), sink_(std::move(sink)), tally_(&tally) {}
+  /// Takes the next sample (t_end_ns set; t_start_ns is set here). Errors: DataLoss when its time goes back
+  /// (the order cannot be trusted); the sink's.
+  [[nodiscard]] auto add(core::RawSample sample) -> core::Result<void>;
+  /// Hands on the first samples still waiting. Errors: the sink's.
+  [[nodiscard]] auto finish() -> core::Result<void>;
+
+ private:
+  struct Device {
+    std::optional<core::RawSample> first;  ///< its first sample, until its first interval is known
+    std::int64_t previous_end_ns = 0;
+    std::size_t rows = 0;  ///< samples of the device so far
+  };
+  std::int64_t single_ns_;
+  SampleSink sink_;
+  ImportTally* tally_;
+  std::unordered_map<std::uint32_t, Device> devices_;
+};
+
+/// Where a streaming importer hands its rows. A row with its span goes straight to the sink. A row with only
+/// its end time (t_end_ns; the importer sets Recording::span_single_ns) goes through SpanFromPrevious when
+/// the RowSink streams spans, or on as it is, for span_from_previous() over the whole recording afterwards
+/// (the in-memory import, whose sample order stays the file's). Every row passes the shared domain check
+/// (core::check_domain) here, counted in tally().
+class RowSink {
+ public:
+  /// `span_ns`: set = stream the spans (a device's only sample spans span_ns); nullopt = leave them.
+  RowSink(SampleSink sink, std::optional<std::int64_t> span_ns);
+  RowSink(const RowSink&) = delete;
+  auto operator=(const RowSink&) -> RowSink& = delete;
+  /// A row with its span. Errors: the sink's.
+  [[nodiscard]] auto spanned(const core::RawSample& row) -> core::Result<void>;
+  /// A row with only its end time. Errors: the sink's.
+  [[nodiscard]] auto unspanned(const core::RawSample& row) -> core::Result<void>;
+  /// Hands on the rows still waiting for their span. Errors: the sink's.
+  [[nodiscard]] auto finish() -> core::Result<void>;
+  /// What the domain check and the spans left out so far.
+  [[nodiscard]] auto tally() const -> const ImportTally& { return tally_; }
+
+ private:
+  SampleSink sink_;
+  ImportTally tally_;
+  std::optional<SpanFromPrevious> spans_;
+};
+
+/// The end of an in-memory import (import_dcgm_exporter, parse_*_dmon): moves `samples` into `recording`,
+/// adds `rows`' tally to its own and, when the rows carry only their end time (span_single_ns), spans them
+/// with span_from_previous(). Errors: `recording`'s; span_from_previous()'s.
+[[nodiscard]] auto collected(core::Result<Recording> recording, std::vector<core::RawSample> samples,
+                             const RowSink& rows) -> core::Result<Recording>;
+
+/// The sink of an in-memory import: appends each sample to `samples`.
+[[nodiscard]] auto collect_into(std::vector<core::RawSample>& samples) -> SampleSink;
+
+/// Tells from the first non-empty lines whether a file declares itself synthetic, as declares_synthetic()
+/// does for a whole text: feed it lines until decided() is true.
+class SyntheticMark {
+ public:
+  void see(std::string_view line);
+  [[nodiscard]] auto decided() const -> bool { return decided_; }
+  [[nodiscard]] auto synthetic() const -> bool { return synthetic_; }
+
+ private:
+  bool decided_ = false;
+  bool synthetic_ = false;
 };
 
 /// The shared ordering rule of every import with timestamps. Sets each sample's t_start_ns to the t_end_ns of
