@@ -9,6 +9,7 @@
 
 #include "core/duration.hpp"
 #include "wire/device_json.hpp"
+#include "wire/json_text.hpp"
 #include "wire/sample_json.hpp"
 
 namespace solscope::server {
@@ -24,11 +25,6 @@ auto parse_digits(std::string_view text) -> std::optional<std::int64_t> {
     return std::nullopt;
   }
   return value;
-}
-
-/// Lenient JSON dump: invalid UTF-8 in a string (a process command line) is replaced, never thrown.
-auto dump(const Json& json) -> std::string {
-  return json.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 }  // namespace
@@ -104,7 +100,7 @@ auto samples_json(const core::LiveState& state, const SamplesQuery& query, std::
                     ",\"window_ns\":" + std::to_string(query.window_ns) + ",\"samples\":[";
   for (std::size_t i = 0; i < windows.size(); ++i) {
     if (i > 0) out += ',';
-    out += dump(wire::window_to_json(windows[i], info));
+    out += wire::json_text(wire::window_to_json(windows[i], info));
   }
   out += "],\"next_since_ns\":";
   out += more ? std::to_string(windows.back().t_end_ns) : "null";
@@ -129,15 +125,15 @@ auto devices_json(const core::LiveState& state, const ApiContext& context) -> st
   out["window_ns"] = state.options().window_ns;
   out["newest_ns"] = state.newest_ns();
   out["devices"] = std::move(devices);
-  return dump(out);
+  return wire::json_text(out);
 }
 
 auto sample_event_json(const core::SolSample& sample, const core::DeviceInfo* device) -> std::string {
-  return dump(wire::sol_sample_to_json(sample, device));
+  return wire::json_text(wire::sol_sample_to_json(sample, device));
 }
 
 auto window_event_json(const core::SolSample& window, const core::DeviceInfo* device) -> std::string {
-  return dump(wire::window_to_json(window, device));
+  return wire::json_text(wire::window_to_json(window, device));
 }
 
 }  // namespace solscope::server

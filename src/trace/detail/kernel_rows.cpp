@@ -4,6 +4,7 @@
 #include <limits>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "trace/detail/row_account.hpp"
 #include "trace/schema.hpp"
@@ -40,7 +41,7 @@ auto read_record(sqlite3_stmt* s) -> core::KernelRecord {
     k.grid[static_cast<std::size_t>(i)] = as_u32(s, 7 + i);
     k.block[static_cast<std::size_t>(i)] = as_u32(s, 10 + i);
   }
-  k.name = column_text(s, 13);
+  k.name = column_utf8(s, 13);
   return k;
 }
 
@@ -56,6 +57,7 @@ struct Scan {
   const KernelReadOptions& options;
   const std::vector<core::DeviceInfo>& devices;
   KernelTable& table;
+  const KernelSink& sink;  ///< gets each kept record
   Statement select;
   Statement probe;  ///< SELECT id >= ?1 LIMIT 1, unfiltered: the first readable row at or after an id
   std::int64_t last_id = 0;  ///< largest plausible id stepped: a resume after damage starts past it
@@ -191,7 +193,10 @@ struct Scan {
       }
       kept = row.key;
       ++kept_rows;
-      if (keep(row.record)) table.kernels.push_back(std::move(row.record));
+      if (keep(row.record)) {
+        ++table.report.kernels;
+        sink(row.record);
+      }
     }
     const bool whole_table = options.devices.empty() &&
                              options.from_ns == std::numeric_limits<std::int64_t>::min() &&
@@ -199,7 +204,7 @@ struct Scan {
     KernelReadReport& r = table.report;
     const bool whole = whole_table && ended;
     const SettledRows settled =
-        settle_rows(r.skipped_rows, whole ? table.kernels.size() : kept_rows, r.table_rows, whole);
+        settle_rows(r.skipped_rows, whole ? r.kernels : kept_rows, r.table_rows, whole);
     r.skipped_rows = settled.skipped;
     r.table_rows = settled.table_rows;
   }
@@ -258,6 +263,20 @@ auto clip_kernel_name(std::string name) -> std::string {
 
 auto scan_kernels(sqlite3* db, const std::string& path, const std::vector<core::DeviceInfo>& devices,
                   const KernelReadOptions& options) -> core::Result<KernelTable> {
+  std::vector<core::KernelRecord> kernels;
+  auto table = scan_kernels_each(db, path, devices, options,
+                                 [&](const core::KernelRecord& k) { kernels.push_back(k); });
+  if (!table) return table;
+  table->kernels = std::move(kernels);
+  std::stable_sort(table->kernels.begin(), table->kernels.end(), [](const auto& a, const auto& b) {
+    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.device < b.device;
+  });
+  return table;
+}
+
+auto scan_kernels_each(sqlite3* db, const std::string& path, const std::vector<core::DeviceInfo>& devices,
+                       const KernelReadOptions& options, const KernelSink& sink)
+    -> core::Result<KernelTable> {
   KernelTable table;
   table.present = true;
   auto select = prepare(db, select_sql(), "cannot read the kernels of trace " + path);
@@ -270,12 +289,8 @@ auto scan_kernels(sqlite3* db, const std::string& path, const std::vector<core::
       return table;
     return core::propagate(select);
   }
-  Scan scan{db, options, devices, table, std::move(*select)};
+  Scan scan{db, options, devices, table, sink, std::move(*select)};
   scan.run();
-  table.report.kernels = table.kernels.size();
-  std::stable_sort(table.kernels.begin(), table.kernels.end(), [](const auto& a, const auto& b) {
-    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.device < b.device;
-  });
   if (table.report.damaged()) table.note = describe(path, table.report);
   return table;
 }
