@@ -8,11 +8,9 @@
 #include <string_view>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "core/metric_catalog.hpp"
 #include "core/sol_terms.hpp"
-#include "wire/json_text.hpp"
 #include "wire/sample_json.hpp"
 
 namespace solscope::trace {
@@ -142,7 +140,7 @@ auto export_jsonl(const Reader& reader, std::ostream& out, const ReadOptions& op
     -> core::Result<ReadSummary> {
   return export_rows(reader, out, options, std::string{}, "JSON Lines",
                      [](std::string& chunk, const core::SolSample& s, const core::DeviceInfo* device) {
-                       chunk += wire::json_text(wire::sol_sample_to_json(s, device));
+                       wire::append_sol_sample_json(chunk, s, device);
                        chunk += '\n';
                      });
 }

@@ -32,7 +32,7 @@ void append_csv_cell(std::string& line, std::string_view text);
 [[nodiscard]] auto export_csv(const Reader& reader, std::ostream& out, const ReadOptions& options = {})
     -> core::Result<ReadSummary>;
 
-/// Writes the selected samples as JSON Lines: one wire::sol_sample_to_json() object per line
+/// Writes the selected samples as JSON Lines: one wire::append_sol_sample_json() object per line
 /// (wire/sample_json.hpp), in time order, no header. Unknown values are null. Returns and errors as
 /// export_csv.
 [[nodiscard]] auto export_jsonl(const Reader& reader, std::ostream& out, const ReadOptions& options = {})
