@@ -1,6 +1,5 @@
 #include "trace/detail/sqlite.hpp"
 
-#include <cerrno>
 #include <cmath>
 #include <limits>
 
@@ -31,15 +30,6 @@ auto sqlite_error(sqlite3* db, int rc, std::string_view what) -> core::Error {
       break;
     default:
       break;
-  }
-  // SQLite reports a write that ran out of room as SQLITE_FULL only for ENOSPC and only on some paths; a
-  // quota (EDQUOT) or a file size limit (EFBIG, RLIMIT_FSIZE) comes back as SQLITE_IOERR. All three are a
-  // full disk to the user.
-  if (db != nullptr && (rc & 0xff) == SQLITE_IOERR) {
-    const int system_errno = sqlite3_system_errno(db);
-    if (system_errno == ENOSPC || system_errno == EDQUOT || system_errno == EFBIG) {
-      code = core::ErrorCode::ResourceExhausted;
-    }
   }
   std::string message(what);
   message += ": ";
