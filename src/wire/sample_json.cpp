@@ -9,7 +9,7 @@
 
 #include "core/metric_catalog.hpp"
 #include "core/sol_terms.hpp"
-#include "wire/detail/json_text.hpp"
+#include "wire/detail/json_escape.hpp"
 #include "wire/detail/sample_fields.hpp"
 #include "wire/json_fields.hpp"
 #include "wire/json_number.hpp"

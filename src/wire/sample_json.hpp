@@ -28,7 +28,7 @@ namespace solscope::wire {
     -> nlohmann::ordered_json;
 
 /// Appends the JSON text of one sample to `out`, without a line end: the same bytes as
-/// sol_sample_to_json(sample, device).dump(-1, ' ', false, error_handler_t::replace) (the same field list,
+/// json_text(sol_sample_to_json(sample, device)) (wire/json_text.hpp; the same field list,
 /// detail/sample_fields.hpp; invalid UTF-8 in the UUID becomes U+FFFD), written straight with fmt instead of
 /// through a document: about 1-2 us a sample against 25-30 us (bench/wire_bench.cpp). For the JSON Lines of
 /// `--json` and of `export --format jsonl`.

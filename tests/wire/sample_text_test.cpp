@@ -1,7 +1,7 @@
 // The direct JSON text writer of a sample (wire::append_sol_sample_json, issue 18 defect 14) writes the same
-// bytes as the document path (sol_sample_to_json(...).dump with the replacing error handler), over many
-// random samples with NaN, infinities, signed zeros, extreme exponents and odd or invalid UTF-8 UUIDs; and
-// its string and number pieces match nlohmann's own serializer on random input.
+// bytes as the document path (json_text(sol_sample_to_json(...)): dump with the replacing error handler),
+// over many random samples with NaN, infinities, signed zeros, extreme exponents and odd or invalid UTF-8
+// UUIDs; and its string and number pieces match nlohmann's own serializer on random input.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -15,7 +15,8 @@
 
 #include "core/metric_catalog.hpp"
 #include "core/sol_sample.hpp"
-#include "wire/detail/json_text.hpp"
+#include "wire/detail/json_escape.hpp"
+#include "wire/json_text.hpp"
 #include "wire/sample_json.hpp"
 
 namespace solscope::wire {
@@ -24,7 +25,7 @@ namespace {
 constexpr auto kReplace = nlohmann::ordered_json::error_handler_t::replace;
 
 auto dom_bytes(const core::SolSample& s, const core::DeviceInfo* device) -> std::string {
-  return sol_sample_to_json(s, device).dump(-1, ' ', false, kReplace);
+  return json_text(sol_sample_to_json(s, device));
 }
 
 auto text_bytes(const core::SolSample& s, const core::DeviceInfo* device) -> std::string {

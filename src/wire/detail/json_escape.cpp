@@ -1,4 +1,4 @@
-#include "wire/detail/json_text.hpp"
+#include "wire/detail/json_escape.hpp"
 
 #include <array>
 #include <charconv>
