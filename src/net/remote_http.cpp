@@ -1,12 +1,13 @@
 #include "net/remote_http.hpp"
 
-#include <httplib.h>
+#include <httplib.h>  // CPPHTTPLIB_OPENSSL_SUPPORT
 
-#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <system_error>
+
+#include "net/detail/guarded_request.hpp"
 
 namespace solscope::net {
 namespace {
@@ -46,67 +47,52 @@ auto split_authority(std::string_view authority, std::string& host, int& port) -
   return true;
 }
 
-void set_timeout(httplib::Client& client, double connect_s, double read_s) {
-  const auto split = [](double s) {
-    const auto sec = static_cast<time_t>(s);
-    return std::pair{sec, static_cast<time_t>(std::lround((s - static_cast<double>(sec)) * 1e6))};
-  };
-  const auto [cs, cus] = split(connect_s);
-  const auto [rs, rus] = split(read_s);
-  client.set_connection_timeout(cs, cus);
-  client.set_read_timeout(rs, rus);
-  client.set_write_timeout(cs, cus);
+/// The hint for an error of a request to a remote service.
+auto with_hint(core::Error error) -> core::Error {
+  if (error.code == core::ErrorCode::Unavailable) {
+    error.hint = "check the address and that the service is up and reachable from here";
+  } else if (error.code == core::ErrorCode::ResourceExhausted) {
+    error.hint =
+        "check that the URL names the service; for a query, narrow it (a selector, a shorter window "
+        "or a larger step)";
+  }
+  return error;
 }
 
 class HttplibRemote final : public RemoteHttp {
  public:
-  HttplibRemote(RemoteEndpoint endpoint, ParsedUrl url)
-      : endpoint_(std::move(endpoint)), url_(std::move(url)), client_(url_.origin) {
-    set_timeout(client_, endpoint_.connect_timeout_s, endpoint_.read_timeout_s);
-    client_.set_follow_location(false);
-    client_.set_keep_alive(true);
-    if (!endpoint_.token.empty()) client_.set_bearer_token_auth(endpoint_.token);
-#ifdef CPPHTTPLIB_OPENSSL_SUPPORT
-    if (!endpoint_.ca_cert_path.empty()) client_.set_ca_cert_path(endpoint_.ca_cert_path.c_str());
-    client_.enable_server_certificate_verification(endpoint_.verify_tls);
-#endif
+  HttplibRemote(const RemoteEndpoint& endpoint, ParsedUrl url)
+      : url_(std::move(url)),
+        client_(
+            detail::make_guarded_client(url_.tls, url_.host, url_.port,
+                                        detail::RequestBounds{.connect_timeout_s = endpoint.connect_timeout_s,
+                                                              .read_timeout_s = endpoint.read_timeout_s,
+                                                              .total_timeout_s = endpoint.total_timeout_s,
+                                                              .max_body_bytes = endpoint.max_body_bytes,
+                                                              .stop = endpoint.stop},
+                                        true)) {
+    if (!endpoint.token.empty()) client_->set_bearer_token(endpoint.token);
+    if (url_.tls) client_->set_tls(endpoint.ca_cert_path, endpoint.verify_tls);
   }
 
   auto get(std::string_view path_and_query) -> core::Result<HttpResponse> override {
-    const std::string path = url_.prefix + std::string(path_and_query);
-    std::string body;
-    bool too_big = false;
-    const httplib::Headers headers = {{"Accept-Encoding", "identity"}};
-    auto result = client_.Get(path, headers, [&](const char* data, std::size_t length) {
-      if (body.size() + length > endpoint_.max_body_bytes) {
-        too_big = true;
-        return false;
-      }
-      body.append(data, length);
-      return true;
-    });
-    if (too_big) {
-      return core::fail(
-          core::ErrorCode::ResourceExhausted,
-          describe() + path + " answered more than " + std::to_string(endpoint_.max_body_bytes) + " bytes",
-          "narrow the query (a selector, a shorter window or a larger step)");
-    }
-    if (!result) {
-      return core::fail(core::ErrorCode::Unavailable,
-                        "no answer from " + describe() + path + ": " + httplib::to_string(result.error()),
-                        "check the address and that the service is up and reachable from here");
-    }
-    return HttpResponse{result->status, std::move(body)};
+    auto response = client_->send("GET", url_.prefix + std::string(path_and_query), {}, {});
+    if (!response) return core::fail(with_hint(response.error()));
+    return response;
   }
 
-  auto describe() const -> std::string override {
-    return url_.origin + url_.prefix;
+  auto post_form(std::string_view path, std::string_view form) -> core::Result<HttpResponse> override {
+    auto response = client_->send("POST", url_.prefix + std::string(path), std::string(form),
+                                  "application/x-www-form-urlencoded");
+    if (!response) return core::fail(with_hint(response.error()));
+    return response;
   }
+
+  auto describe() const -> std::string override { return url_.origin + url_.prefix; }
 
  private:
-  RemoteEndpoint endpoint_;
   ParsedUrl url_;
-  httplib::Client client_;
+  std::unique_ptr<detail::GuardedClient> client_;
 };
 
 }  // namespace
@@ -146,10 +132,11 @@ auto make_remote_http(const RemoteEndpoint& endpoint) -> core::Result<std::uniqu
   auto url = parse_url(endpoint.url);
   if (!url) return core::propagate(url);
   const auto in = [](double v, double lo, double hi) { return std::isfinite(v) && v >= lo && v <= hi; };
-  if (!in(endpoint.connect_timeout_s, 0.001, 60) || !in(endpoint.read_timeout_s, 0.001, 600)) {
-    return core::fail(core::ErrorCode::InvalidArgument,
-                      "HTTP timeouts out of range (connect 0.001-60 s, read "
-                      "0.001-600 s)");
+  if (!in(endpoint.connect_timeout_s, 0.001, 60) || !in(endpoint.read_timeout_s, 0.001, 600) ||
+      !in(endpoint.total_timeout_s, 0.001, 3600)) {
+    return core::fail(
+        core::ErrorCode::InvalidArgument,
+        "HTTP timeouts out of range (connect 0.001-60 s, read 0.001-600 s, total 0.001-3600 s)");
   }
 #ifndef CPPHTTPLIB_OPENSSL_SUPPORT
   if (url->tls) {

@@ -43,6 +43,10 @@ class StubHttp final : public net::RemoteHttp {
  public:
   using Handler = std::function<HttpResponse(const std::string& path, const std::string& query)>;
   StubHttp(Handler handler, std::vector<std::string>* log) : handler_(std::move(handler)), log_(log) {}
+  /// The fleet reader sends every query as a POST; it is logged and answered as the GET of path?form.
+  auto post_form(std::string_view path, std::string_view form) -> core::Result<HttpResponse> override {
+    return get(std::string(path) + "?" + std::string(form));
+  }
   auto get(std::string_view path_and_query) -> core::Result<HttpResponse> override {
     const std::string full = url_decode(path_and_query);
     if (log_ != nullptr) log_->push_back(full);
