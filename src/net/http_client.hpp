@@ -46,15 +46,23 @@ inline constexpr std::size_t kMaxResponseHeadBytes = 64u << 10;
 /// How often a request in flight looks at its stop flag and deadline, in seconds.
 inline constexpr double kStopPollS = 0.1;
 
+/// The flags that cancel a request in flight: any one of them, once set (a null one is unused), e.g. the
+/// process's stop flag and the flag of the object that owns the client. They must outlive the client.
+struct StopFlags {
+  const std::atomic<bool>* first = nullptr;
+  const std::atomic<bool>* second = nullptr;
+  [[nodiscard]] auto raised() const -> bool {
+    return (first != nullptr && first->load()) || (second != nullptr && second->load());
+  }
+};
+
 /// Limits of the real client.
 struct HttpClientLimits {
   double connect_timeout_s = 1.0;          ///< connect timeout, 0.001-10 s
   double read_timeout_s = 2.0;             ///< per-read (idle) timeout, 0.001-10 s
   double total_timeout_s = 4.0;            ///< the whole request, connect to last byte, 0.001-60 s
   std::size_t max_body_bytes = 16u << 20;  ///< larger bodies fail with ResourceExhausted
-  /// Set = cancel: a request in flight ends within kStopPollS with Aborted. Null = none. Must outlive the
-  /// client.
-  const std::atomic<bool>* stop = nullptr;
+  StopFlags stop;  ///< one set: a request in flight ends within kStopPollS with Aborted
 };
 
 /// The real client (cpp-httplib). It refuses every host that is_loopback_host() rejects

@@ -4,7 +4,6 @@
 // client contacts the address the user gave on the command line, and nothing else.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -27,9 +26,9 @@ struct RemoteEndpoint {
   double read_timeout_s = 10.0;    ///< idle: nothing received for this long, 0.001-600 s
   double total_timeout_s = 30.0;   ///< the whole request, connect to last byte, 0.001-3600 s
   std::size_t max_body_bytes = 64u << 20;  ///< larger bodies fail with ResourceExhausted
-  /// Set = cancel: a request in flight ends within kStopPollS with Aborted (a stop signal, a source being
-  /// stopped). Null = none. Must outlive the client.
-  const std::atomic<bool>* stop = nullptr;
+  /// One set: a request in flight ends within kStopPollS with Aborted (a stop signal, a source being
+  /// stopped).
+  StopFlags stop;
 };
 
 /// The parts of a RemoteEndpoint::url.

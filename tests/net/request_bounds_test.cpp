@@ -163,7 +163,7 @@ TEST(RequestBounds, a_stop_cancels_a_request_in_flight_within_a_second) {
   RawServer server(silent());
   std::atomic<bool> stop{false};
   auto http = make_remote_http(
-      RemoteEndpoint{.url = server.url(), .read_timeout_s = 60, .total_timeout_s = 600, .stop = &stop});
+      RemoteEndpoint{.url = server.url(), .read_timeout_s = 60, .total_timeout_s = 600, .stop = {&stop}});
   ASSERT_TRUE(http.has_value());
   std::thread stopper([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -182,7 +182,7 @@ TEST(RequestBounds, a_stop_cancels_a_request_in_flight_within_a_second) {
 TEST(RequestBounds, a_set_stop_flag_cancels_before_connecting) {
   RawServer server(silent());
   std::atomic<bool> stop{true};
-  auto http = make_loopback_http_client({.stop = &stop});
+  auto http = make_loopback_http_client({.stop = {&stop}});
   auto r = http->get("127.0.0.1", server.port(), "/");
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, core::ErrorCode::Aborted);

@@ -147,7 +147,7 @@ void RequestWatch::begin() {
 
 auto RequestWatch::running() -> bool {
   if (cut_ != Cut::None) return false;
-  if (bounds_.stop != nullptr && bounds_.stop->load()) {
+  if (bounds_.stop.raised()) {
     cut_ = Cut::Stopped;
   } else if (Clock::now() >= deadline_) {
     cut_ = Cut::Deadline;

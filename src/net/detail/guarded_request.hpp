@@ -33,7 +33,7 @@ struct RequestBounds {
   std::size_t max_body_bytes = 16u << 20;  ///< decoded body bytes
   std::size_t max_head_lines = kMaxResponseHeadLines;
   std::size_t max_head_bytes = kMaxResponseHeadBytes;
-  const std::atomic<bool>* stop = nullptr;  ///< set = cancel; null = none
+  StopFlags stop;  ///< one set = cancel
 };
 
 /// Why a request was cut short by its bounds (None: it was not).
