@@ -144,7 +144,8 @@ TEST_F(StopCliTest, serve_prometheus_stops_on_sigterm_while_a_fleet_query_trickl
     c.set_read_timeout(20, 0);
     (void)c.Get("/api/v1/fleet");
   });
-  std::this_thread::sleep_for(700ms);
+  EXPECT_TRUE(eventually([&] { return prometheus.trickles() > 0; }));
+  std::this_thread::sleep_for(300ms);
   const auto [code, took_s] = stop(p, SIGTERM);
   viewer.join();
   EXPECT_EQ(code, 0) << read_file(err_path());
@@ -156,7 +157,8 @@ TEST_F(StopCliTest, fleet_stops_on_sigint_while_its_query_trickles) {
   const std::string origin = "http://127.0.0.1:" + std::to_string(prometheus.port());
   testing::BackgroundProcess p({SOLSCOPE_BINARY, "fleet", "--prometheus", origin, "--json"}, out_path(),
                                err_path());
-  std::this_thread::sleep_for(700ms);
+  ASSERT_TRUE(eventually([&] { return prometheus.trickles() > 0; }));  // the first query is in flight
+  std::this_thread::sleep_for(300ms);
   const auto [code, took_s] = stop(p, SIGINT);
   EXPECT_EQ(code, 1) << read_file(err_path());
   EXPECT_NE(read_file(err_path()).find("cancelled"), std::string::npos) << read_file(err_path());

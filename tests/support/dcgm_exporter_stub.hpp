@@ -88,10 +88,13 @@ class DcgmExporterStub {
 
   /// From now on (true) every /metrics answer trickles, until set_trickle(false).
   void set_trickle(bool on) { trickle_ = on; }
+  /// Answers that trickled (or trickle now) so far, on any path.
+  [[nodiscard]] auto trickles() const -> int { return trickles_.load(); }
 
  private:
   /// An endless answer of one '#' every 0.3 s; it ends when the client goes or the stub goes down.
   void trickle_into(httplib::Response& response) {
+    ++trickles_;
     response.set_chunked_content_provider("text/plain", [this](std::size_t, httplib::DataSink& sink) {
       for (int i = 0; i < 30 && !going_down_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
       return !going_down_ && sink.write("#", 1);
@@ -146,6 +149,7 @@ class DcgmExporterStub {
   std::size_t requests_ = 0;
   int delay_ms_ = 0;
   std::atomic<bool> trickle_{false};
+  std::atomic<int> trickles_{0};
   std::atomic<bool> going_down_{false};
 };
 
