@@ -39,6 +39,7 @@ class WatchedImpl final : public Base {
       return false;
     }
     socket.sock = fd;
+    watch_.active();  // the idle timer starts at the connection
     return true;
   }
 
