@@ -212,18 +212,17 @@ TEST(DcgmExporterSource, stop_cancels_a_scrape_in_flight_within_a_second) {
   auto source = DcgmExporterSource::open(options);
   ASSERT_TRUE(source.has_value());
   ASSERT_TRUE((*source)->start({.interval_ns = kFastNs}).has_value());
-  stub.set_delay_ms(2000);
-  const std::size_t before = stub.requests();
-  ASSERT_TRUE(wait_for([&] { return stub.requests() > before; }));  // a scrape is waiting for its answer
+  stub.set_trickle(true);  // a byte every 0.3 s: no timeout of the scrape ends it
+  ASSERT_TRUE(wait_for([&] { return stub.trickles() > 0; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
   const auto t0 = std::chrono::steady_clock::now();
   (*source)->stop();
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
-  stub.set_delay_ms(0);
 }
 
 TEST(DcgmExporterSource, the_callers_stop_flag_cancels_the_first_scrape) {
   DcgmExporterStub stub({dcgm_scrape({{0, 0.1, 0.2, 0, 1}})});
-  stub.set_delay_ms(2000);
+  stub.set_trickle(true);
   std::atomic<bool> stop{false};
   DcgmExporterOptions options = fast_options(stub.url());
   options.read_timeout_s = 30;
@@ -242,7 +241,6 @@ TEST(DcgmExporterSource, the_callers_stop_flag_cancels_the_first_scrape) {
   ASSERT_FALSE(started.has_value());
   EXPECT_EQ(started.error().code, core::ErrorCode::Aborted);
   EXPECT_LT(took_s, 1.2);
-  stub.set_delay_ms(0);
 }
 
 TEST(DcgmExporterSource, refuses_a_page_that_is_not_dcgm_exporter) {
