@@ -1,9 +1,11 @@
 // The config layer (src/cli/config): the option table drives help, checks, SOLSCOPE_* variables and the
 // config file; precedence is command line > environment > config file > default.
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -202,6 +204,26 @@ TEST_F(ConfigTest, a_bad_config_file_stops_the_command_with_exit_2) {
   const RunResult missing = run_cli({"--config", (dir_ / "absent.toml").string(), "devices"});
   EXPECT_EQ(missing.code, kExitUsage);
   EXPECT_NE(missing.err.find("cannot read config file"), std::string::npos) << missing.err;
+}
+
+TEST_F(ConfigTest, a_fifo_or_a_device_as_config_file_is_refused_at_once_with_exit_2) {
+  // Before the fix --config /dev/zero read until memory ran out and a FIFO without a writer blocked forever,
+  // both deaf to Ctrl-C; the config file now gets the checks of a token file (net::read_settings_file).
+  const std::string fifo = (dir_ / "fifo.toml").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto begin = std::chrono::steady_clock::now();
+  for (const std::string& path : {fifo, std::string("/dev/zero")}) {
+    const RunResult r = run_cli({"--config", path, "devices"});
+    EXPECT_EQ(r.code, kExitUsage) << path;
+    EXPECT_NE(r.err.find("config file " + path + " is not a regular file"), std::string::npos) << r.err;
+  }
+  const std::string huge = write("huge.toml", "# " + std::string(kMaxConfigFileBytes, 'x') + "\n");
+  const RunResult big = run_cli({"--config", huge, "devices"});
+  EXPECT_EQ(big.code, kExitUsage);
+  EXPECT_NE(big.err.find("config file " + huge + " holds"), std::string::npos) << big.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - begin, std::chrono::seconds(5));
+  const std::string empty = write("empty.toml", "");
+  EXPECT_TRUE(load_config_file(empty)) << "an empty config file sets nothing";
 }
 
 /// The value of --interval and of serve's --max-clients after the layers, as cli.cpp binds them.

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
-#include "runtime/text_file.hpp"
+#include "net/settings_file.hpp"
 
 namespace solscope::app::config {
 namespace {
@@ -126,7 +126,8 @@ auto parse_config(std::string_view toml_text, std::string_view source_name)
 }
 
 auto load_config_file(const std::string& path) -> core::Result<std::vector<ConfigValue>> {
-  auto text = read_text_file(path, "config file", kHint);
+  auto text =
+      net::read_settings_file(path, {.what = "config file", .max_bytes = kMaxConfigFileBytes, .hint = kHint});
   if (!text) {
     return core::fail(core::ErrorCode::InvalidArgument, text.error().message, text.error().hint);
   }
