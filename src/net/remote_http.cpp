@@ -11,10 +11,29 @@
 namespace solscope::net {
 namespace {
 
+/// `url` as a message may show it: everything between the scheme and the last '@' (user info, a password
+/// among it, even one holding '/', '?' or '#') becomes "***".
+auto shown(std::string_view url) -> std::string {
+  const auto scheme_end = url.find("://");
+  const std::size_t start = scheme_end == std::string_view::npos ? 0 : scheme_end + 3;
+  const auto at = url.rfind('@');
+  if (at == std::string_view::npos || at < start) return std::string(url);
+  return std::string(url.substr(0, start)) + "***" + std::string(url.substr(at));
+}
+
 auto bad_url(std::string_view url, std::string_view why) -> core::Error {
-  return core::Error{core::ErrorCode::InvalidArgument,
-                     "bad URL '" + std::string(url) + "': " + std::string(why),
+  return core::Error{core::ErrorCode::InvalidArgument, "bad URL '" + shown(url) + "': " + std::string(why),
                      "give http://HOST:PORT or https://HOST:PORT, optionally with a path prefix"};
+}
+
+/// The refusal of user info ("user:password@" before the host): solscope never sends it, and a message never
+/// shows it.
+auto user_info_refused(std::string_view url) -> core::Error {
+  return core::Error{core::ErrorCode::InvalidArgument,
+                     "bad URL '" + shown(url) + "': it carries a user name or password (USER:PASSWORD@HOST)",
+                     "remove it from the URL; solscope sends a bearer token read from a file instead: "
+                     "--prometheus-token-file FILE for Prometheus, --dcgm-exporter-token-file FILE for "
+                     "dcgm-exporter"};
 }
 
 /// Splits "host:port" / "[v6]:port" / "host"; port -1 when absent.
@@ -123,6 +142,9 @@ auto parse_url(std::string_view url) -> core::Result<ParsedUrl> {
     }
     rest = rest.substr(scheme_end + 3);
   }
+  // Before any other check: user info would otherwise be split at its ':' as a host and a port.
+  if (rest.substr(0, rest.find('/')).find('@') != std::string_view::npos)
+    return core::fail(user_info_refused(url));
   if (rest.find_first_of("?#") != std::string_view::npos) {
     return core::fail(bad_url(url, "a query or fragment is not allowed"));
   }

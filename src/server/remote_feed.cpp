@@ -13,6 +13,7 @@
 
 #include "core/guarded_run.hpp"
 #include "core/units.hpp"
+#include "net/remote_http.hpp"
 #include "server/detail/sse_parser.hpp"
 #include "server/server.hpp"
 #include "wire/device_json.hpp"
@@ -266,6 +267,8 @@ RemoteFeed::~RemoteFeed() {
 
 auto RemoteFeed::connect(RemoteOptions options, core::LiveState& state)
     -> core::Result<std::unique_ptr<RemoteFeed>> {
+  // The one URL parser first: it refuses user info ("user:password@") without echoing it.
+  if (auto parsed = net::parse_url(options.address); !parsed) return core::propagate(std::move(parsed));
   std::string url = base_url_of(options.address);
   if (url.empty()) {
     return core::fail(core::ErrorCode::InvalidArgument, "--connect " + options.address + " is not HOST:PORT",

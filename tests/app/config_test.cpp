@@ -226,6 +226,17 @@ TEST_F(ConfigTest, a_fifo_or_a_device_as_config_file_is_refused_at_once_with_exi
   EXPECT_TRUE(load_config_file(empty)) << "an empty config file sets nothing";
 }
 
+TEST_F(ConfigTest, a_url_with_user_info_is_refused_with_exit_2_and_the_password_is_never_shown) {
+  // Before the fix the authority was split at its last ':' and fleet exited 1 with "Prometheus at
+  // http://[admin:s3cret@127.0.0.1]:1 did not answer" (the password in the message and in --json's source).
+  for (const char* url : {"http://admin:s3cret@127.0.0.1:1", "http://admin:s3cret@127.0.0.1"}) {
+    const RunResult r = run_cli({"fleet", "--prometheus", url, "--json"});
+    EXPECT_EQ(r.code, kExitUsage) << r.err;
+    EXPECT_EQ((r.out + r.err).find("s3cret"), std::string::npos) << r.out << r.err;
+    EXPECT_NE(r.err.find("--prometheus-token-file"), std::string::npos) << r.err;
+  }
+}
+
 /// The value of --interval and of serve's --max-clients after the layers, as cli.cpp binds them.
 struct Layered {
   std::optional<std::int64_t> interval_ns;
