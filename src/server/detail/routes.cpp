@@ -47,9 +47,25 @@ void set_json(Response& res, const std::string& body) {
   res.set_content(body, kJson);
 }
 
-auto param(const Request& req, const char* name) -> std::optional<std::string> {
-  if (!req.has_param(name)) return std::nullopt;
-  return req.get_param_value(name);
+/// The query of `req`: the request target after its first '?' (cpp-httplib has cut a fragment off).
+auto raw_query(const Request& req) -> std::string_view {
+  const std::string_view target = req.target;
+  const auto mark = target.find('?');
+  return mark == std::string_view::npos ? std::string_view() : target.substr(mark + 1);
+}
+
+/// The query parameters of `req`, by the one rule of parse_query(). cpp-httplib's own req.params are never
+/// read: they keep the last part of `k=v1=v2` and every value of a repeated key. pre_route() has answered 400
+/// to a query that does not parse, so none reaches a route.
+auto query_of(const Request& req) -> QueryParams {
+  auto parsed = parse_query(raw_query(req));
+  return parsed ? std::move(*parsed) : QueryParams{};
+}
+
+auto param(const QueryParams& query, std::string_view name) -> std::optional<std::string> {
+  const auto it = query.find(name);
+  if (it == query.end()) return std::nullopt;
+  return it->second;
 }
 
 /// Method, body and token, before any route runs (docs/http-api.md "Security").
@@ -71,6 +87,11 @@ auto pre_route(const Request& req, Response& res, const RouteContext& ctx) -> Ha
                         (req.has_header("Content-Length") && req.get_header_value("Content-Length") != "0");
   if (has_body) {
     set_error(res, 413, "requests must not carry a body");
+    return Handled::Handled;
+  }
+  // Every endpoint's query, whether it reads one or not: one rule, one 400.
+  if (auto query = parse_query(raw_query(req)); !query) {
+    set_error(res, query.error());
     return Handled::Handled;
   }
   if (open_without_token(req.path)) return Handled::Unhandled;
@@ -96,7 +117,9 @@ using SamplesGate = std::counting_semaphore<kMaxConcurrentSamplesAnswers>;
 constexpr std::chrono::seconds kSamplesWait{20};
 
 void get_samples(const Request& req, Response& res, const RouteContext& ctx, SamplesGate& gate) {
-  const SamplesParams params{param(req, "device"), param(req, "since"), param(req, "window")};
+  const QueryParams query_params = query_of(req);
+  const SamplesParams params{param(query_params, "device"), param(query_params, "since"),
+                             param(query_params, "window")};
   auto query = parse_samples_query(params, ctx.state);
   if (!query) {
     set_error(res, query.error());
@@ -169,8 +192,9 @@ void get_fleet(Response& res, FleetCache* fleet) {
 
 void get_fleet_history(const Request& req, Response& res, FleetCache* fleet) {
   if (fleet == nullptr) return no_fleet(res);
-  const auto host = param(req, "host");
-  const auto gpu = param(req, "gpu");
+  const QueryParams query = query_of(req);
+  const auto host = param(query, "host");
+  const auto gpu = param(query, "gpu");
   if (!host || !gpu || host->empty() || gpu->empty()) {
     set_error(res, 400, "query parameters host and gpu are required",
               "e.g. /api/v1/fleet/history?host=node-1&gpu=0 (the host and gpu of a row of /api/v1/fleet)");
@@ -228,8 +252,8 @@ auto pump(StreamConnection& c, httplib::DataSink& sink, std::chrono::millisecond
 
 void get_stream(const Request& req, Response& res, const RouteContext& ctx) {
   std::optional<std::uint32_t> device;
-  if (req.has_param("device")) {
-    const auto index = parse_device_param(param(req, "device"), ctx.state, "/api/v1/stream");
+  if (const auto text = param(query_of(req), "device")) {
+    const auto index = parse_device_param(text, ctx.state, "/api/v1/stream");
     if (!index) {
       set_error(res, index.error());
       return;
