@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -11,11 +12,26 @@
 namespace solscope::net {
 namespace {
 
-/// `url` as a message may show it: everything between the scheme and the last '@' (user info, a password
-/// among it, even one holding '/', '?' or '#') becomes "***".
-auto shown(std::string_view url) -> std::string {
+/// Where the authority starts: after "SCHEME://" when the text before the first "://" is a scheme (RFC 3986
+/// section 3.1: a letter, then letters, digits, '+', '-' or '.'), else at 0 (a password may hold "://").
+auto authority_start(std::string_view url) -> std::size_t {
   const auto scheme_end = url.find("://");
-  const std::size_t start = scheme_end == std::string_view::npos ? 0 : scheme_end + 3;
+  if (scheme_end == std::string_view::npos || scheme_end == 0) return 0;
+  const std::string_view scheme = url.substr(0, scheme_end);
+  const auto scheme_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '+' || c == '-' || c == '.';
+  };
+  if (std::isalpha(static_cast<unsigned char>(scheme.front())) == 0 ||
+      !std::all_of(scheme.begin(), scheme.end(), scheme_char)) {
+    return 0;
+  }
+  return scheme_end + 3;
+}
+
+/// `url` as a message may show it: everything between the scheme and the last '@' (user info, a password
+/// among it, even one holding '/', '?', '#' or "://") becomes "***".
+auto shown(std::string_view url) -> std::string {
+  const std::size_t start = authority_start(url);
   const auto at = url.rfind('@');
   if (at == std::string_view::npos || at < start) return std::string(url);
   return std::string(url.substr(0, start)) + "***" + std::string(url.substr(at));
@@ -133,14 +149,14 @@ class HttplibRemote final : public RemoteHttp {
 auto parse_url(std::string_view url) -> core::Result<ParsedUrl> {
   ParsedUrl out;
   std::string_view rest = url;
-  if (const auto scheme_end = rest.find("://"); scheme_end != std::string_view::npos) {
-    const std::string_view scheme = rest.substr(0, scheme_end);
+  if (const std::size_t start = authority_start(url); start > 0) {
+    const std::string_view scheme = url.substr(0, start - 3);
     if (scheme == "https") {
       out.tls = true;
     } else if (scheme != "http") {
       return core::fail(bad_url(url, "unknown scheme '" + std::string(scheme) + "'"));
     }
-    rest = rest.substr(scheme_end + 3);
+    rest = rest.substr(start);
   }
   // Before any other check: user info would otherwise be split at its ':' as a host and a port.
   if (rest.substr(0, rest.find('/')).find('@') != std::string_view::npos)

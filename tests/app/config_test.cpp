@@ -187,6 +187,25 @@ TEST_F(ConfigTest, bad_config_files_name_the_file_line_and_key) {
   }
 }
 
+TEST_F(ConfigTest, text_that_toml_plus_plus_cannot_take_safely_is_refused_with_its_line) {
+  // Found by fuzz/config_toml_fuzz.cpp: toml++ 3.3 reached TOML_UNREACHABLE on `interval = é` and broke
+  // parse_key()'s precondition on `[@` (an abort in a debug build, undefined behaviour with NDEBUG).
+  auto non_ascii = parse_config("interval = \"50ms\"\ninterval = \xc3\xa9ms\n", "cfg.toml");
+  ASSERT_FALSE(non_ascii);
+  EXPECT_NE(non_ascii.error().message.find("cfg.toml:2: a character outside ASCII"), std::string::npos)
+      << non_ascii.error().message;
+  for (const char* header : {"[@x]\n", "[[[1]]]\n", "  [ =\n", "[["}) {
+    auto bad = parse_config(header, "cfg.toml");
+    ASSERT_FALSE(bad) << header;
+    EXPECT_NE(bad.error().message.find("cfg.toml:1: a table header must name a table"), std::string::npos)
+        << bad.error().message;
+  }
+  // Outside ASCII in strings and comments is TOML, and passes the guard.
+  auto fine = parse_config("# caf\xc3\xa9\n[serve]\nhostname = \"n\xc3\xa9ud-1\" # \xc3\xa9\n", "cfg.toml");
+  ASSERT_TRUE(fine) << fine.error().message;
+  EXPECT_EQ(fine->at(0).text, "n\xc3\xa9ud-1");
+}
+
 TEST_F(ConfigTest, a_bad_config_file_stops_the_command_with_exit_2) {
   const std::string file = write("config.toml", "devices = \"0\"\n[serve]\nlisten = 9741\n");
   const RunResult r = run_cli({"--config", file, "replay", "/nonexistent.sqlite"});

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "cli/config/toml_guard.hpp"
 #include "net/settings_file.hpp"
 
 namespace solscope::app::config {
@@ -99,6 +100,7 @@ auto config_file_path(const std::string& given, const EnvLookup& env) -> std::st
 auto parse_config(std::string_view toml_text, std::string_view source_name)
     -> core::Result<std::vector<ConfigValue>> {
   const Errors errors{source_name};
+  if (const auto refused = refuse_unsafe_toml(toml_text)) return errors.at(refused->line, "", refused->what);
   toml::table root;
   try {
     root = toml::parse(toml_text, source_name);

@@ -41,7 +41,8 @@ struct ConfigValue {
 /// the one rule that the same option's value passes on the command line or in the environment (bind.hpp
 /// applies the values through it).
 /// Errors: InvalidArgument "SOURCE:LINE: key K: what is wrong" (TOML syntax, unknown key, wrong type, bad
-/// value), with a hint; the caller exits 2.
+/// value; text that toml++ cannot take safely, refused before it reads it: toml_guard.hpp), with a hint; the
+/// caller exits 2.
 [[nodiscard]] auto parse_config(std::string_view toml_text, std::string_view source_name)
     -> core::Result<std::vector<ConfigValue>>;
 
