@@ -110,8 +110,9 @@ auto pre_route(const Request& req, Response& res, const RouteContext& ctx) -> Ha
   return Handled::Unhandled;
 }
 
-/// /api/v1/samples answers rendered at once: with kMaxSamplesPerAnswer, their memory stays under about
-/// 4 x 6 MB (the windows copied from the state and their JSON) however many clients ask.
+/// /api/v1/samples answers rendered and compressed at once: with kMaxSamplesPerAnswer, their memory stays
+/// under about 4 x 6 MB (the windows copied from the state and their JSON) and their CPU under 4 cores
+/// however many clients ask.
 constexpr std::ptrdiff_t kMaxConcurrentSamplesAnswers = 4;
 using SamplesGate = std::counting_semaphore<kMaxConcurrentSamplesAnswers>;
 /// How long a samples request waits for its turn before a 503.
