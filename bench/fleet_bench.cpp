@@ -71,7 +71,7 @@ BENCHMARK(BM_FetchOnly4096)->Unit(benchmark::kMillisecond)->Iterations(5);
 void BM_ParseOneRangeAnswer4096(benchmark::State& state) {
   const net::HttpResponse r{200, fake().compute_body()};
   for (auto _ : state) {
-    auto series = fleet::parse_prom_answer(r, "bench", "fake");
+    auto series = fleet::parse_prom_answer(r, "bench", "fake", "");
     benchmark::DoNotOptimize(series);
   }
 }

@@ -5,6 +5,11 @@
 //
 // Peak RSS: each case runs once more in a forked child, whose ru_maxrss (wait4) is its own peak; the child
 // starts with the parent's resident pages, reported as `parent_rss_mb` beside it.
+//
+// Bytes per sample and per kernel call (docs/report.md, "Cost"): the report's peak RSS over a trace of 2N
+// samples (or one GPU's N kernel calls more, 64 names of 90 bytes as demangled CUPTI names are) minus that
+// over N, divided by N. The samples' figure is about 0 once the bins are full (bounded memory); the calls'
+// about 24.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +22,8 @@
 #include <functional>
 #include <iostream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "cli/report/report_command.hpp"
 #include "core/derive.hpp"
@@ -124,6 +131,84 @@ void BM_Report(benchmark::State& state) {
   run_case(state, build);
 }
 
+/// The path of the one-GPU trace with `samples` samples and `calls` kernel calls under `dir`.
+auto sized_path(const std::filesystem::path& dir, std::uint64_t samples, std::uint64_t calls) -> std::string {
+  return (dir / ("sized-" + std::to_string(samples) + "-" + std::to_string(calls) + ".sqlite")).string();
+}
+
+/// Writes that trace in a forked child, so that the records it builds never enlarge this process (whose
+/// resident pages every later child starts with). Kernel calls take 10 us, 5 us apart, over 64 names.
+auto sized_trace(const std::filesystem::path& dir, std::uint64_t samples, std::uint64_t calls)
+    -> std::string {
+  const std::string path = sized_path(dir, samples, calls);
+  const double peak = child_peak_rss_mb([&] {
+    std::vector<core::KernelRecord> kernels(calls);
+    for (std::uint64_t i = 0; i < calls; ++i) {
+      core::KernelRecord& k = kernels[i];
+      k.start_ns = synthetic::kStartNs + static_cast<std::int64_t>(i) * 5'000;
+      k.end_ns = k.start_ns + 10'000;
+      k.correlation = i;
+      k.name = "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<op_" +
+               std::to_string(i % 64) + ">>(int, T1)";
+    }
+    auto written = synthetic::write_samples(
+        path, {}, synthetic::devices(1), samples,
+        [](std::uint32_t device, std::uint64_t n) { return synthetic::sample(device, n, 7); }, &kernels);
+    if (!written) {
+      std::cerr << "cannot write " << path << ": " << written.error().describe() << "\n";
+      ::_exit(1);
+    }
+  });
+  if (peak < 0) std::abort();
+  return path;
+}
+
+/// Peak RSS (bytes) of the report of `path` in a forked child.
+auto report_peak_bytes(const std::string& path) -> double {
+  return child_peak_rss_mb([&] { (void)build(path); }) * 1e6;
+}
+
+/// Bytes the report keeps per unit: (peak(2N) - peak(N)) / N over the traces `small` and `large`.
+void per_unit(benchmark::State& state, std::uint64_t n, const std::string& small, const std::string& large,
+              const char* counter) {
+  double small_bytes = 0.0;
+  double large_bytes = 0.0;
+  for (auto _ : state) {
+    small_bytes = report_peak_bytes(small);
+    large_bytes = report_peak_bytes(large);
+  }
+  state.counters[counter] = (large_bytes - small_bytes) / static_cast<double>(n);
+  state.counters["peak_rss_mb_n"] = small_bytes / 1e6;
+  state.counters["peak_rss_mb_2n"] = large_bytes / 1e6;
+}
+
+auto sized_dir() -> const std::filesystem::path& {
+  static const std::filesystem::path dir = [] {
+    auto d = std::filesystem::temp_directory_path() / ("solscope-report-sized-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+constexpr std::uint64_t kUnitN = 1'000'000;
+
+void BM_ReportBytesPerSample(benchmark::State& state) {
+  const std::string small = sized_trace(sized_dir(), kUnitN, 0);
+  const std::string large = sized_trace(sized_dir(), 2 * kUnitN, 0);
+  per_unit(state, kUnitN, small, large, "bytes_per_sample");
+}
+
+void BM_ReportBytesPerKernelCall(benchmark::State& state) {
+  const std::string small = sized_trace(sized_dir(), 1000, kUnitN);
+  const std::string large = sized_trace(sized_dir(), 1000, 2 * kUnitN);
+  per_unit(state, kUnitN, small, large, "bytes_per_call");
+  std::filesystem::remove_all(sized_dir());
+}
+
+// The per-unit cases run first, while this process is small: a child's peak RSS starts from its parent's.
+BENCHMARK(BM_ReportBytesPerSample)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
+BENCHMARK(BM_ReportBytesPerKernelCall)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
 BENCHMARK(BM_ReadTraceOnly)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
 BENCHMARK(BM_Report)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
 

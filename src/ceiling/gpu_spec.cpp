@@ -73,7 +73,7 @@ auto read_tiles(const FieldReader& fields, ArchEfficiency& arch) -> Result<void>
   }
   for (const Json& t : *tiles) {
     if (!t.is_number_integer() || t.get<std::int64_t>() < 1 || t.get<std::int64_t>() > 4096) {
-      return invalid(fields.context() + ": 'gemm_token_tiles' holds " + t.dump() +
+      return invalid(fields.context() + ": 'gemm_token_tiles' holds " + detail::value_text(t) +
                      ", not a tile size 1-4096");
     }
     const int size = static_cast<int>(t.get<std::int64_t>());

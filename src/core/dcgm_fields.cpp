@@ -73,8 +73,9 @@ auto is_dcgm_placeholder(double value) -> bool {
   for (const double base : {kFp64Blank, kInt32Blank}) {
     if (value >= base && value <= base + 3.0) return true;
   }
-  // The INT64 family is 2^63 - 16 .. 2^63 - 13: every one of them rounds to 2^63 as a double.
-  return value >= kInt64Blank;
+  // The INT64 family is 2^63 - 16 .. 2^63 - 13: every one of them rounds to 2^63 as a double. An infinity is
+  // no placeholder: it is a value outside every metric's range, which the domain check counts.
+  return value >= kInt64Blank && !std::isinf(value);
 }
 
 auto dcgm_value(const DcgmField& field, double value) -> double {

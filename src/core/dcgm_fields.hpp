@@ -46,10 +46,12 @@ inline constexpr std::string_view kDcgmSeriesPrefix = "DCGM_FI_";
 /// True when `value` is one of DCGM's placeholders for "no value": the FP64 blank family (2^47 =
 /// 140737488355328 and the next three: not found, not supported, not permissioned), the INT64 family
 /// (0x7ffffffffffffff0-f3, e.g. 9223372036854775794 = not supported, as printed or as rounded to a double),
-/// and the INT32 family (0x7ffffff0-f3). Also true for NaN.
+/// and the INT32 family (0x7ffffff0-f3). Also true for NaN. False for +-Inf: an infinity passes on as a value
+/// outside its metric's range, which core::domain_checked (core/metric_domain.hpp) makes unknown and counts.
 [[nodiscard]] auto is_dcgm_placeholder(double value) -> bool;
 
-/// The value in solscope's unit (value x field.scale), or NaN for a placeholder.
+/// The value in solscope's unit (value x field.scale), or NaN for a placeholder. Not domain-checked: the
+/// caller applies core::domain_checked, which counts what it sets aside.
 [[nodiscard]] auto dcgm_value(const DcgmField& field, double value) -> double;
 
 }  // namespace solscope::core

@@ -44,6 +44,33 @@ struct CuptiNames {
   std::string_view gb20x;
 };
 
+/// The values a metric can take, in its unit, the tolerance for counter skew included. NaN, an infinity or a
+/// number outside [min, max] is not a measurement: core::domain_checked (core/metric_domain.hpp) makes it
+/// unknown wherever figures enter from outside (imports, the dcgm-exporter source).
+struct ValueRange {
+  double min = 0;  ///< smallest valid value
+  double max = 0;  ///< largest valid value
+};
+
+/// How far a sampled percentage of peak may stray outside 0-100 % and still be a measurement: counter skew at
+/// the edges of a short sample (docs/design/cupti-pm-sampling.md section 7) dips slightly below 0 and passes
+/// 100 by up to half again (157 % SM active in tests/data/real/h100-proof/workload.sqlite). So -1 % to 200 %.
+inline constexpr double kPercentToleranceBelow = 1.0;
+inline constexpr double kPercentToleranceAbove = 100.0;
+/// Percent of peak: 0-100 %, tolerance included (above).
+inline constexpr ValueRange kPercentRange{-kPercentToleranceBelow, 100.0 + kPercentToleranceAbove};
+/// Byte rates: 0 to 100 TB/s, over ten times the fastest path of any GPU (HBM3e about 8 TB/s, NVLink 5 1.8
+/// TB/s).
+inline constexpr ValueRange kByteRateRange{0.0, 1e14};
+/// Clocks: 0 to 100,000 MHz (nvidia-smi counts GDDR7 memory clocks near 14,000 MHz).
+inline constexpr ValueRange kClockRange{0.0, 1e5};
+/// Board power and its limit: 0 to 10,000 W (a GPU board draws at most about 1,400 W today).
+inline constexpr ValueRange kPowerRange{0.0, 1e4};
+/// Die temperature: -50 to 200 C (GPUs shut down near 100 C).
+inline constexpr ValueRange kTemperatureRange{-50.0, 200.0};
+/// Device memory: 0 to 1 PiB (2^50 bytes; the largest GPU memory is 288 GB today).
+inline constexpr ValueRange kMemoryBytesRange{0.0, 0x1p50};
+
 /// One row of the catalog. All fields are compile-time constants.
 struct MetricDef {
   MetricId id;
@@ -59,6 +86,7 @@ struct MetricDef {
   std::uint16_t gpm_metric_id;  ///< nvmlGpmMetricId_t, 0 = none
   double gpm_scale;             ///< GPM value x gpm_scale = this metric's unit (MiB/s -> B/s: 1048576)
   std::string_view nvml_query;  ///< the NVML call that yields it, "" = none
+  ValueRange valid;             ///< the values it can take, tolerance included (ValueRange)
 };
 
 /// The whole catalog, indexed by MetricId (row i has id i).

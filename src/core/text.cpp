@@ -23,9 +23,17 @@ void append_code_point_escape(std::string& out, char32_t c) {
   for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(c >> shift) & 0x0F];
 }
 
-/// Length of the valid UTF-8 sequence (2 to 4 bytes) at `text[i]` (a byte >= 0x80), its code point in `c`;
-/// 0 when the bytes there are not valid UTF-8 (RFC 3629: no overlong forms, no surrogates, <= U+10FFFF).
-auto utf8_sequence(std::string_view text, std::size_t i, char32_t& c) -> std::size_t {
+/// What starts at `text[i]` (a byte >= 0x80): a valid UTF-8 sequence of `length` bytes (2 to 4) with its
+/// `code_point`, or an ill-formed one whose maximal subpart is `length` bytes (1 to 3): the longest prefix of
+/// a valid sequence found there (Unicode 15.0 section 3.9, "U+FFFD Substitution of Maximal Subparts"; RFC
+/// 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
+struct Utf8Step {
+  std::size_t length = 1;
+  bool valid = false;
+  char32_t code_point = 0;
+};
+
+auto utf8_step(std::string_view text, std::size_t i) -> Utf8Step {
   const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
   const unsigned char lead = byte(0);
   std::size_t length = 0;
@@ -42,15 +50,24 @@ auto utf8_sequence(std::string_view text, std::size_t i, char32_t& c) -> std::si
     if (lead == 0xF0) low = 0x90;   // overlong
     if (lead == 0xF4) high = 0x8F;  // above U+10FFFF
   } else {
-    return 0;
+    return {};  // a continuation byte, C0, C1 or F5..FF: never part of a valid sequence
   }
-  if (i + length > text.size() || byte(1) < low || byte(1) > high) return 0;
-  c = lead & (0xFF >> (length + 1));
+  if (i + 1 >= text.size() || byte(1) < low || byte(1) > high) return {};
+  char32_t c = lead & (0xFF >> (length + 1));
   for (std::size_t k = 1; k < length; ++k) {
-    if ((byte(k) & 0xC0) != 0x80) return 0;
+    if (i + k >= text.size() || (byte(k) & 0xC0) != 0x80) return {.length = k};
     c = (c << 6) | (byte(k) & 0x3F);
   }
-  return length;
+  return {.length = length, .valid = true, .code_point = c};
+}
+
+/// Length of the valid UTF-8 sequence (2 to 4 bytes) at `text[i]` (a byte >= 0x80), its code point in `c`;
+/// 0 when the bytes there are not valid UTF-8.
+auto utf8_sequence(std::string_view text, std::size_t i, char32_t& c) -> std::size_t {
+  const Utf8Step step = utf8_step(text, i);
+  if (!step.valid) return 0;
+  c = step.code_point;
+  return step.length;
 }
 
 /// Code points that steer a terminal or reorder what it shows: C1 controls and bidirectional overrides.
@@ -144,6 +161,41 @@ auto is_terminal_safe(std::string_view text, LineBreaks breaks) -> bool {
     i += length;
   }
   return true;
+}
+
+auto is_valid_utf8(std::string_view text) -> bool {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const Utf8Step step = utf8_step(text, i);
+    if (!step.valid) return false;
+    i += step.length;
+  }
+  return true;
+}
+
+auto valid_utf8(std::string_view text) -> std::string {
+  if (is_valid_utf8(text)) return std::string(text);
+  std::string out;
+  out.reserve(text.size() + text.size() / 2);
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      out += text[i++];
+      continue;
+    }
+    const Utf8Step step = utf8_step(text, i);
+    if (step.valid) {
+      out.append(text.substr(i, step.length));
+    } else {
+      out += kReplacementCharacter;
+    }
+    i += step.length;
+  }
+  return out;
 }
 
 }  // namespace solscope::core

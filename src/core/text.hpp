@@ -1,6 +1,7 @@
 // Small text helpers shared by every layer: ASCII lowercasing (locale-independent, for ids and names), the
-// edit distance behind "did you mean ...?", and the sanitiser that every string from a trace, a config file
-// or the network passes before it reaches a terminal.
+// edit distance behind "did you mean ...?", the UTF-8 repair that every text from outside (a trace, an
+// imported file, a scrape) passes where it enters, and the sanitiser that every string from a trace, a config
+// file or the network passes before it reaches a terminal.
 #pragma once
 
 #include <cstddef>
@@ -15,6 +16,23 @@ namespace solscope::core {
 /// Levenshtein distance: the fewest single-byte inserts, deletes and substitutions from `a` to `b`.
 /// O(|a| x |b|) time, O(|b|) memory.
 [[nodiscard]] auto edit_distance(std::string_view a, std::string_view b) -> std::size_t;
+
+/// U+FFFD REPLACEMENT CHARACTER in UTF-8: what valid_utf8() puts in place of each ill-formed sequence.
+inline constexpr std::string_view kReplacementCharacter = "\xEF\xBF\xBD";
+
+/// True when `text` is well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates U+D800..U+DFFF, nothing
+/// above U+10FFFF, no truncated sequence). NUL and other controls are well-formed. O(|text|), no copy.
+[[nodiscard]] auto is_valid_utf8(std::string_view text) -> bool;
+
+/// `text` made well-formed UTF-8: each ill-formed sequence is replaced by one U+FFFD per maximal subpart, the
+/// practice Unicode recommends and WHATWG's decoder, ICU and Python follow (Unicode 15.0 section 3.9, "U+FFFD
+/// Substitution of Maximal Subparts"): the longest prefix of a valid sequence found at a position becomes one
+/// U+FFFD, and a byte that starts no valid sequence (a lone continuation byte, C0, C1, F5..FF) becomes one.
+/// For example the bytes 61 F1 80 80 E1 80 C2 62 80 63 80 BF 64 become "a\uFFFD\uFFFD\uFFFDb\uFFFDc\uFFFD
+/// \uFFFDd". Well-formed text comes back byte for byte. Used where text from outside enters (the trace
+/// reader, the importers, the exposition-text parser), so that every JSON, Prometheus or terminal writer
+/// after it sees valid UTF-8. Never fails; O(|text|); the result is at most 3 times as long as `text`.
+[[nodiscard]] auto valid_utf8(std::string_view text) -> std::string;
 
 /// What terminal_safe() does with line feeds and tabs.
 enum class LineBreaks {

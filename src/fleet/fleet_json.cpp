@@ -4,6 +4,7 @@
 
 #include "fleet/fleet_math.hpp"
 #include "wire/json_number.hpp"
+#include "wire/json_text.hpp"
 
 namespace solscope::fleet {
 namespace {
@@ -55,7 +56,7 @@ auto snapshot_json(const FleetSnapshot& s) -> std::string {
         {"compute_sol_mean_pct", wire::number_or_null<json>(t.compute_sol_mean_pct)}}},
       {"rows", std::move(rows)},
   };
-  return doc.dump(-1, ' ', false, json::error_handler_t::replace);
+  return wire::json_text(doc);
 }
 
 auto history_json(const GpuHistory& h) -> std::string {
@@ -69,7 +70,7 @@ auto history_json(const GpuHistory& h) -> std::string {
   json doc = key_json(h.key, h.series);
   doc["notes"] = h.notes;
   doc["points"] = std::move(points);
-  return doc.dump(-1, ' ', false, json::error_handler_t::replace);
+  return wire::json_text(doc);
 }
 
 }  // namespace solscope::fleet

@@ -25,6 +25,21 @@ auto excerpt(std::string_view body) -> std::string {
   return out;
 }
 
+constexpr std::string_view kNarrowHint =
+    "narrow the fleet: a --selector that picks fewer series, a shorter --since, or a lower --gpu-limit";
+
+/// The hint of Prometheus' error of type `type`: a bad_data error points to --selector only when one was
+/// given (its matchers are the only PromQL of the query the user wrote).
+auto bad_data_hint(std::string_view type, std::string_view selector) -> std::string {
+  if (type != "bad_data") return "narrow --since or --selector, or check the Prometheus server";
+  if (!selector.empty()) {
+    return fmt::format("check --selector {{{}}}: a PromQL label matcher list, e.g. '{{cluster=\"a\"}}'",
+                       selector);
+  }
+  return "no --selector was given, so the query is solscope's own: check that the server answers PromQL as "
+         "Prometheus 2.x or newer does, and report the message above if it does";
+}
+
 auto error_code_for(std::string_view type) -> ErrorCode {
   return type == "bad_data" ? ErrorCode::InvalidArgument : ErrorCode::Unavailable;
 }
@@ -58,8 +73,8 @@ auto with_host_label(std::string_view expr) -> std::string {
       expr);
 }
 
-auto parse_prom_answer(const net::HttpResponse& response, std::string_view what, std::string_view origin)
-    -> core::Result<std::vector<PromSeries>> {
+auto parse_prom_answer(const net::HttpResponse& response, std::string_view what, std::string_view origin,
+                       std::string_view selector) -> core::Result<std::vector<PromSeries>> {
   if (response.status == 401 || response.status == 403) {
     return core::fail(
         ErrorCode::PermissionDenied,
@@ -67,6 +82,12 @@ auto parse_prom_answer(const net::HttpResponse& response, std::string_view what,
         std::string(kTokenHint));
   }
   auto answer = net::parse_prom_query_answer(response.body);
+  if (!answer && answer.error().code == ErrorCode::ResourceExhausted) {
+    return core::fail(ErrorCode::ResourceExhausted,
+                      fmt::format("the answer of {} to the {} query is too large to read: {}", origin, what,
+                                  answer.error().message),
+                      std::string(kNarrowHint));
+  }
   if (!answer || !answer->status) {
     return core::fail(ErrorCode::DataLoss,
                       fmt::format("the answer of {} to the {} query is not Prometheus' API (HTTP {}: \"{}\")",
@@ -79,8 +100,7 @@ auto parse_prom_answer(const net::HttpResponse& response, std::string_view what,
     return core::fail(
         error_code_for(type),
         fmt::format("Prometheus at {} failed the {} query ({}): {}", origin, what, type, message),
-        type == "bad_data" ? "check --selector: a PromQL label matcher list, e.g. '{cluster=\"a\"}'"
-                           : "narrow --since or --selector, or check the Prometheus server");
+        bad_data_hint(type, selector));
   }
   if (!answer->has_result) {
     return core::fail(ErrorCode::DataLoss,

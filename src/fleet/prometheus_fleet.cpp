@@ -188,7 +188,7 @@ class PrometheusFleet final : public FleetProvider {
           fmt::format("Prometheus at {} did not answer the {} query: {}", http_->describe(), what, why),
           response.error().hint);
     }
-    return parse_prom_answer(*response, what, http_->describe());
+    return parse_prom_answer(*response, what, http_->describe(), inner_);
   }
 
   auto instant(const std::string& what, const std::string& expr, const Window& w)

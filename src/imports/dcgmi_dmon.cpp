@@ -47,7 +47,9 @@ auto make_entity_device(std::string_view type, std::uint32_t id, std::uint32_t i
 
 struct DmonState {
   const DmonOptions& options;
-  Recording recording;
+  RowSink& rows;
+  Recording recording;  ///< all but the samples
+  std::uint64_t row_count = 0;
   EntityDevices devices;
   std::optional<std::vector<Column>> columns;
   std::set<std::uint32_t> in_interval;
@@ -59,7 +61,6 @@ auto parse_row(DmonState& st, std::size_t number, const std::vector<std::string_
   auto bad = [number](const std::string& what) {
     return core::fail(core::ErrorCode::DataLoss, at_line(number, what));
   };
-  if (!st.columns) return bad("a row before the \"#Entity\" header");
   const auto id = words.size() >= 2 ? parse_finite(words[1]) : std::nullopt;
   if (!id || *id < 0 || *id > 1e6 || *id != static_cast<double>(static_cast<std::uint32_t>(*id))) {
     return bad("expected an entity such as \"GPU 0\", found " + quoted(words[0]));
@@ -95,41 +96,61 @@ auto parse_row(DmonState& st, std::size_t number, const std::vector<std::string_
     }
     raw.set(column.field->metric, core::dcgm_value(*column.field, *value));
   }
-  st.recording.samples.push_back(raw);
-  return core::ok();
+  ++st.row_count;
+  return st.rows.spanned(raw);
+}
+
+/// One line of the log.
+auto parse_line(DmonState& st, std::size_t number, std::string_view line) -> core::Result<void> {
+  const std::vector<std::string_view> words = split_words(line);
+  if (words.empty()) return core::ok();
+  if (auto columns = header_columns(line)) {
+    st.columns = std::move(columns);
+    return core::ok();
+  }
+  if (words.front().front() == '#') return core::ok();                                 // another comment
+  if (words.size() == 1 && (words[0] == "ID" || words[0] == "Id")) return core::ok();  // under the header
+  if (!st.columns) {  // above the first header: a shell prompt, the command line
+    ++st.recording.tally.lines_above_header;
+    return core::ok();
+  }
+  return parse_row(st, number, words);
 }
 
 }  // namespace
 
-auto parse_dcgmi_dmon(std::string_view text, const DmonOptions& options) -> core::Result<Recording> {
-  DmonState st{.options = options, .recording = {}, .devices = {}, .columns = {}, .in_interval = {}};
-  core::Result<void> status = core::ok();
-  for_each_line(text, [&](std::size_t number, std::string_view line) {
-    const std::vector<std::string_view> words = split_words(line);
-    if (words.empty()) return true;
-    if (auto columns = header_columns(line)) {
-      st.columns = std::move(columns);
-      return true;
-    }
-    if (words.front().front() == '#') return true;                                 // another comment
-    if (words.size() == 1 && (words[0] == "ID" || words[0] == "Id")) return true;  // under the header
-    status = parse_row(st, number, words);
-    return status.has_value();
-  });
-  if (!status) return core::propagate(status);
+auto stream_dcgmi_dmon(LineSource& lines, const DmonOptions& options, RowSink& rows)
+    -> core::Result<Recording> {
+  DmonState st{
+      .options = options, .rows = rows, .recording = {}, .devices = {}, .columns = {}, .in_interval = {}};
+  SyntheticMark mark;
+  for (;;) {
+    auto line = lines.next();
+    if (!line) return core::propagate(line);
+    if (!*line) break;
+    mark.see(**line);
+    if (auto ok = parse_line(st, lines.line_number(), **line); !ok) return core::propagate(ok);
+  }
   if (!st.columns) {
     return core::fail(core::ErrorCode::InvalidArgument, "no \"#Entity\" header: not a dcgmi dmon log",
                       "give the output of `dcgmi dmon -e FIELDS`, or --from another format");
   }
-  if (st.recording.samples.empty()) {
+  if (st.row_count == 0) {
     return core::fail(core::ErrorCode::InvalidArgument, "no sample rows under the \"#Entity\" header",
                       "the log holds no interval; record longer (`dcgmi dmon -e ... -c N`)");
   }
   st.recording.devices = st.devices.take();
   st.recording.sol_definition = std::string(kDcgmSolDefinition);
-  st.recording.synthetic = declares_synthetic(text);
+  st.recording.synthetic = mark.synthetic();
   st.recording.relative_times = true;
   return std::move(st.recording);
+}
+
+auto parse_dcgmi_dmon(std::string_view text, const DmonOptions& options) -> core::Result<Recording> {
+  TextLines lines(text);
+  std::vector<core::RawSample> samples;
+  RowSink rows(collect_into(samples), std::nullopt);
+  return collected(stream_dcgmi_dmon(lines, options, rows), std::move(samples), rows);
 }
 
 }  // namespace solscope::imports

@@ -1,4 +1,4 @@
-#include "imports/dmon_common.hpp"
+#include "imports/detail/dmon_common.hpp"
 
 namespace solscope::imports {
 
@@ -6,13 +6,6 @@ auto interval_fits(std::int64_t k, const DmonOptions& options) -> bool {
   constexpr std::int64_t kLimit = std::int64_t{1} << 62;
   if (options.interval_ns <= 0 || k < 0 || options.start_ns < 0 || options.start_ns >= kLimit) return false;
   return k < (kLimit - options.start_ns) / options.interval_ns - 1;
-}
-
-void shift_times(Recording& recording, std::int64_t delta_ns) {
-  for (core::RawSample& s : recording.samples) {
-    s.t_start_ns += delta_ns;
-    s.t_end_ns += delta_ns;
-  }
 }
 
 }  // namespace solscope::imports

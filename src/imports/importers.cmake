@@ -4,6 +4,7 @@
 target_sources(solscope_imports PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/recording.cpp
   ${CMAKE_CURRENT_LIST_DIR}/text_lines.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/line_source.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dmon_common.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dcgmi_dmon.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nvidia_smi_dmon.cpp

@@ -1,5 +1,6 @@
 #include "imports/nsys_sqlite.hpp"
 
+#include "core/metric_domain.hpp"
 #include "core/text.hpp"
 
 #include <sqlite3.h>
@@ -53,9 +54,13 @@ auto has_table(sqlite3* db, const char* name) -> bool {
   return sqlite3_step(s.get()) == SQLITE_ROW;
 }
 
+/// Column `column` as valid UTF-8 ("" when NULL): every text of the export enters here, and an export can
+/// hold any bytes, so ill-formed ones become U+FFFD (core::valid_utf8).
 auto column_text(sqlite3_stmt* s, int column) -> std::string {
   const unsigned char* text = sqlite3_column_text(s, column);
-  return text == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(text));
+  if (text == nullptr) return {};
+  return core::valid_utf8(std::string_view(reinterpret_cast<const char*>(text),
+                                           static_cast<std::size_t>(sqlite3_column_bytes(s, column))));
 }
 
 auto damaged(sqlite3* db, const std::filesystem::path& path) -> core::Error {
@@ -100,6 +105,34 @@ auto session_start_ns(sqlite3* db) -> std::optional<std::int64_t> {
   return sqlite3_column_int64(s.get(), 0);
 }
 
+/// The value of a GPU_METRICS row (column `column`) as a number in `metric`'s range; NaN, counted in
+/// `tally`, for NULL, text, a blob or a number outside the range (unknown is never 0).
+auto metric_value(sqlite3_stmt* s, int column, core::MetricId metric, core::DomainTally& tally) -> double {
+  const int type = sqlite3_column_type(s, column);
+  if (type != SQLITE_INTEGER && type != SQLITE_FLOAT) {
+    tally.add(metric);
+    return core::kUnknown;
+  }
+  return core::domain_checked(metric, sqlite3_column_double(s, column), tally);
+}
+
+/// The sample being filled for one GPU metric set.
+struct OpenSample {
+  core::RawSample sample;
+  bool dram_unknown = false;  ///< a DRAM part was unknown: so is their sum
+};
+
+/// Puts one value into `open`: DRAM read and write parts add up, and an unknown part makes the sum unknown.
+void put_value(OpenSample& open, core::MetricId metric, bool dram_part, double value) {
+  if (!dram_part) {
+    open.sample.set(metric, value);
+    return;
+  }
+  open.dram_unknown = open.dram_unknown || std::isnan(value);
+  const double before = open.sample.value(metric);
+  open.sample.set(metric, open.dram_unknown ? core::kUnknown : (std::isnan(before) ? value : before + value));
+}
+
 }  // namespace
 
 auto nsys_metric(std::string_view metric_name, bool& dram_part) -> core::MetricId {
@@ -140,7 +173,7 @@ auto read_nsys_sqlite(const std::filesystem::path& path) -> core::Result<Recordi
   Stmt s = prepare(db.get(),
                    "SELECT timestamp, typeId, metricId, value FROM GPU_METRICS ORDER BY timestamp, typeId");
   if (!s) return core::fail(damaged(db.get(), path));
-  std::map<std::int64_t, core::RawSample> open;  // typeId -> the sample being filled
+  std::map<std::int64_t, OpenSample> open;  // typeId -> the sample being filled
   int step = SQLITE_ROW;
   while ((step = sqlite3_step(s.get())) == SQLITE_ROW) {
     const std::int64_t t = sqlite3_column_int64(s.get(), 0);
@@ -153,25 +186,24 @@ auto read_nsys_sqlite(const std::filesystem::path& path) -> core::Result<Recordi
     const std::int64_t type = sqlite3_column_int64(s.get(), 1);
     const auto found = map.metrics.find({type, sqlite3_column_int64(s.get(), 2)});
     if (found == map.metrics.end()) continue;
-    const double value = sqlite3_column_double(s.get(), 3);
+    const auto [metric, dram] = found->second;
+    const double value = metric_value(s.get(), 3, metric, recording.tally.out_of_domain);
     auto [it, fresh] = open.try_emplace(type);
-    core::RawSample& sample = it->second;
-    if (!fresh && sample.t_end_ns != t) {
-      recording.samples.push_back(sample);
-      sample = core::RawSample{};
+    OpenSample& o = it->second;
+    if (!fresh && o.sample.t_end_ns != t) {
+      recording.samples.push_back(o.sample);
+      o = OpenSample{};
       fresh = true;
     }
     if (fresh) {
-      sample.device_index = map.devices.at(type);
-      sample.source = core::SourceKind::Nsys;
-      sample.t_end_ns = t;
+      o.sample.device_index = map.devices.at(type);
+      o.sample.source = core::SourceKind::Nsys;
+      o.sample.t_end_ns = t;
     }
-    const auto [metric, dram] = found->second;
-    const double before = sample.value(metric);
-    sample.set(metric, dram && !std::isnan(before) ? before + value : value);
+    put_value(o, metric, dram, value);
   }
   if (step != SQLITE_DONE) return core::fail(damaged(db.get(), path));
-  for (auto& [type, sample] : open) recording.samples.push_back(sample);
+  for (auto& [type, o] : open) recording.samples.push_back(o.sample);
   if (recording.samples.empty()) {
     return core::fail(core::ErrorCode::InvalidArgument,
                       path.string() +
@@ -187,7 +219,8 @@ auto read_nsys_sqlite(const std::filesystem::path& path) -> core::Result<Recordi
   } else {
     recording.relative_times = true;
   }
-  span_from_previous(recording.samples, 10'000'000);
+  if (auto spanned = span_from_previous(recording, 10'000'000); !spanned) return core::propagate(spanned);
+  check_domains(recording);  // the DRAM sums: each part was checked as it was read
   recording.sol_definition = std::string(kNsysSolDefinition);
   return recording;
 }

@@ -20,9 +20,12 @@
 
 namespace solscope::imports {
 
-/// Reads the GPU metrics of an nsys SQLite export. Errors: InvalidArgument when the file is not SQLite or
-/// lacks the GPU_METRICS / TARGET_INFO_GPU_METRICS tables (no GPU metrics sampling in the report) or holds no
-/// sample of a metric solscope maps; DataLoss for a damaged database, with SQLite's message.
+/// Reads the GPU metrics of an nsys SQLite export. A value that is NULL, text or outside its metric's range
+/// (+-Inf included) is unknown, never 0, and counted in tally.out_of_domain; the samples then go through the
+/// shared ordering rule and domain check (span_from_previous, check_domains). Errors: InvalidArgument when
+/// the file is not SQLite or lacks the GPU_METRICS / TARGET_INFO_GPU_METRICS tables (no GPU metrics sampling
+/// in the report) or holds no sample of a metric solscope maps; DataLoss for a damaged database, with
+/// SQLite's message.
 [[nodiscard]] auto read_nsys_sqlite(const std::filesystem::path& path) -> core::Result<Recording>;
 
 /// The SOL definition of nsys samples, for meta sol_definition.

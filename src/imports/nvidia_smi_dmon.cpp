@@ -97,7 +97,9 @@ auto parse_date_time(std::string_view date, std::string_view time) -> std::optio
 
 struct SmiState {
   const DmonOptions& options;
-  Recording recording;
+  RowSink& rows;
+  Recording recording;  ///< all but the samples
+  std::uint64_t row_count = 0;
   EntityDevices devices;
   std::vector<std::string> names;  ///< the names line, waiting for its units line
   std::optional<std::vector<Column>> columns;
@@ -150,7 +152,7 @@ auto parse_row(SmiState& st, std::size_t number, const std::vector<std::string_v
   auto bad = [number](const std::string& what) {
     return core::fail(core::ErrorCode::DataLoss, at_line(number, what));
   };
-  if (!st.columns) return bad("a row before the two header lines (names, then units)");
+  if (!st.columns) return bad("a row between the names line and its units line");
   if (words.size() != st.columns->size()) {
     return bad("expected " + std::to_string(st.columns->size()) + " columns as in the header, found " +
                std::to_string(words.size()));
@@ -199,8 +201,8 @@ auto parse_row(SmiState& st, std::size_t number, const std::vector<std::string_v
     raw.t_end_ns = st.options.start_ns + st.interval * st.options.interval_ns;
     raw.t_start_ns = raw.t_end_ns - st.options.interval_ns;
   }
-  st.recording.samples.push_back(raw);
-  return core::ok();
+  ++st.row_count;
+  return st.timed ? st.rows.unspanned(raw) : st.rows.spanned(raw);
 }
 
 /// Handles a '#' line: the names line (it has a "gpu" column) or the units line under it.
@@ -221,37 +223,51 @@ void header_line(SmiState& st, std::vector<std::string_view> words) {
 
 }  // namespace
 
-auto parse_nvidia_smi_dmon(std::string_view text, const DmonOptions& options) -> core::Result<Recording> {
-  SmiState st{.options = options};
-  core::Result<void> status = core::ok();
-  for_each_line(text, [&](std::size_t number, std::string_view line) {
-    const std::vector<std::string_view> words = split_words(line);
-    if (words.empty()) return true;
+auto stream_nvidia_smi_dmon(LineSource& lines, const DmonOptions& options, RowSink& rows)
+    -> core::Result<Recording> {
+  SmiState st{.options = options, .rows = rows};
+  SyntheticMark mark;
+  for (;;) {
+    auto line = lines.next();
+    if (!line) return core::propagate(line);
+    if (!*line) break;
+    mark.see(**line);
+    const std::vector<std::string_view> words = split_words(**line);
+    if (words.empty()) continue;
     if (words.front().front() == '#') {
       header_line(st, words);
-      return true;
+      continue;
     }
-    status = parse_row(st, number, words);
-    return status.has_value();
-  });
-  if (!status) return core::propagate(status);
+    if (!st.columns && st.names.empty()) {  // above the first header: a shell prompt, the command line
+      ++st.recording.tally.lines_above_header;
+      continue;
+    }
+    if (auto ok = parse_row(st, lines.line_number(), words); !ok) return core::propagate(ok);
+  }
   if (!st.columns) {
     return core::fail(core::ErrorCode::InvalidArgument,
                       "no \"# gpu ...\" header with its units line: not an nvidia-smi dmon log",
                       "give the output of `nvidia-smi dmon --gpm-metrics ...`, or --from another format");
   }
-  if (st.recording.samples.empty()) {
+  if (st.row_count == 0) {
     return core::fail(core::ErrorCode::InvalidArgument, "no sample rows under the header",
                       "the log holds no interval; record longer (`nvidia-smi dmon -c N`)");
   }
-  if (st.timed) span_from_previous(st.recording.samples, options.interval_ns);
+  if (st.timed) st.recording.span_single_ns = options.interval_ns;
   st.recording.devices = st.devices.take();
   st.recording.sol_definition = st.any_gpm
                                     ? std::string(kGpmSolDefinition)
                                     : std::string("nvml: no SOL (nvidia-smi dmon without GPM columns)");
-  st.recording.synthetic = declares_synthetic(text);
+  st.recording.synthetic = mark.synthetic();
   st.recording.relative_times = !st.timed;
   return std::move(st.recording);
+}
+
+auto parse_nvidia_smi_dmon(std::string_view text, const DmonOptions& options) -> core::Result<Recording> {
+  TextLines lines(text);
+  std::vector<core::RawSample> samples;
+  RowSink rows(collect_into(samples), std::nullopt);
+  return collected(stream_nvidia_smi_dmon(lines, options, rows), std::move(samples), rows);
 }
 
 }  // namespace solscope::imports

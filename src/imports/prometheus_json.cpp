@@ -5,6 +5,8 @@
 #include <map>
 #include <tuple>
 
+#include <fmt/format.h>
+
 #include "core/dcgm_fields.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/units.hpp"
@@ -57,7 +59,8 @@ auto solscope_target(std::string_view name, const Labels& metric) -> std::option
 struct Builder {
   Recording recording;
   std::map<GpuKey, std::uint32_t> indices;
-  std::map<std::pair<std::uint32_t, std::int64_t>, core::RawSample> samples;
+  /// By (Unix ms, device): in the time order of the trace, so no sort is needed.
+  std::map<std::pair<std::int64_t, std::uint32_t>, core::RawSample> samples;
   std::map<std::uint32_t, core::SourceKind> solscope_source;
   bool any_dcgm = false;
   bool any_solscope = false;
@@ -86,10 +89,13 @@ struct Builder {
   }
 };
 
-auto read_series(Builder& b, net::PromSeries& series, std::size_t index) -> core::Result<void> {
+auto read_series(Builder& b, net::PromSeries& series, std::size_t index, net::PromSeriesForm form)
+    -> core::Result<void> {
   const std::string where = "data.result[" + std::to_string(index) + "]";
-  if (!series.has_metric || series.form != net::PromSeriesForm::Range) {
-    return core::fail(core::ErrorCode::DataLoss, where + ": a series needs \"metric\" and \"values\"");
+  const bool range = form == net::PromSeriesForm::Range;
+  if (!series.has_metric || series.form != form) {
+    return core::fail(core::ErrorCode::DataLoss,
+                      where + ": a series needs \"metric\" and " + (range ? "\"values\"" : "\"value\""));
   }
   const Labels& metric = series.labels;
   const std::string name = label(metric, "__name__");
@@ -118,14 +124,13 @@ auto read_series(Builder& b, net::PromSeries& series, std::size_t index) -> core
   if (!target->dcgm && !b.solscope_source.contains(device))
     b.solscope_source[device] = core::SourceKind::Replay;
   if (series.bad_point) {
-    return core::fail(core::ErrorCode::DataLoss, where + ".values[" +
-                                                     std::to_string(series.bad_point->index) +
-                                                     "]: expected [unix seconds, \"number\"], found " +
+    const std::string at =
+        range ? where + ".values[" + std::to_string(series.bad_point->index) + "]" : where + ".value";
+    return core::fail(core::ErrorCode::DataLoss, at + ": expected [unix seconds, \"number\"], found " +
                                                      imports::quoted(series.bad_point->json));
   }
-  for (const auto& [t_ns, sent] : series.points) {
-    const double value = std::isfinite(sent) ? sent : std::nan("");  // "+Inf" and "-Inf": no value
-    auto [it, fresh] = b.samples.try_emplace({device, t_ns / 1'000'000});
+  for (const auto& [t_ns, value] : series.points) {  // "+Inf", "-Inf": the shared domain check counts them
+    auto [it, fresh] = b.samples.try_emplace({t_ns / 1'000'000, device});
     core::RawSample& raw = it->second;
     if (fresh) {
       raw.device_index = device;
@@ -146,14 +151,17 @@ auto sol_definition(const Builder& b) -> std::string {
 
 }  // namespace
 
-auto parse_prometheus_json(std::string_view text) -> core::Result<Recording> {
+auto parse_prometheus_json(std::string_view text, std::int64_t single_ns) -> core::Result<Recording> {
   const auto hint =
-      "save the body of /api/v1/query_range (not /api/v1/query), e.g. curl -o FILE "
+      "save the body of /api/v1/query_range (or of /api/v1/query for one instant), e.g. curl -o FILE "
       "'http://prometheus:9090/api/v1/query_range?query=...&start=...&end=...&step=...'";
   auto answer = net::parse_prom_query_answer(text);
   if (!answer) {
     core::Error error = std::move(answer.error());
-    error.hint = "give the saved body of a /api/v1/query_range answer";
+    error.hint =
+        error.code == core::ErrorCode::ResourceExhausted
+            ? "save a smaller answer: fewer series (a narrower selector), a shorter range or a longer step"
+            : "give the saved body of a /api/v1/query_range answer";
     return core::fail(std::move(error));
   }
   if (answer->status != "success" || !answer->has_data) {
@@ -161,13 +169,18 @@ auto parse_prometheus_json(std::string_view text) -> core::Result<Recording> {
                       "not a successful Prometheus API answer (no \"status\": \"success\" with \"data\")",
                       hint);
   }
-  if (answer->result_type != "matrix" || !answer->has_result) {
-    return core::fail(core::ErrorCode::InvalidArgument,
-                      "the answer's resultType is not \"matrix\" (a query_range answer)", hint);
+  const bool instant = answer->result_type == "vector";
+  if ((answer->result_type != "matrix" && !instant) || !answer->has_result) {
+    return core::fail(
+        core::ErrorCode::InvalidArgument,
+        "the answer's resultType is not \"matrix\" (a query_range answer) or \"vector\" (a query "
+        "answer)",
+        hint);
   }
+  const auto form = instant ? net::PromSeriesForm::Instant : net::PromSeriesForm::Range;
   Builder b;
   for (std::size_t i = 0; i < answer->series.size(); ++i) {
-    if (auto done = read_series(b, answer->series[i], i); !done) return core::propagate(done);
+    if (auto done = read_series(b, answer->series[i], i, form); !done) return core::propagate(done);
   }
   if (b.samples.empty()) {
     return core::fail(core::ErrorCode::InvalidArgument, "the answer holds no DCGM_FI_* or solscope_* series",
@@ -175,16 +188,21 @@ auto parse_prometheus_json(std::string_view text) -> core::Result<Recording> {
   }
   std::vector<core::RawSample> samples;
   samples.reserve(b.samples.size());
-  for (auto& [key, raw] : b.samples) {
+  while (!b.samples.empty()) {  // each node freed as its sample moves out: one copy held at a time
+    core::RawSample& raw = b.samples.begin()->second;
     const auto source = b.solscope_source.find(raw.device_index);
     raw.source = source != b.solscope_source.end() ? source->second : core::SourceKind::Dcgm;
     samples.push_back(raw);
+    b.samples.erase(b.samples.begin());
   }
-  std::stable_sort(samples.begin(), samples.end(), [](const core::RawSample& x, const core::RawSample& y) {
-    return x.t_end_ns < y.t_end_ns;
-  });
-  span_from_previous(samples, core::kNsPerS);
+  if (instant) {
+    b.recording.notes.push_back(
+        fmt::format("an instant-query answer (resultType vector): one sample per GPU at its time, spanning "
+                    "--delay ({} s)",
+                    static_cast<double>(single_ns) / static_cast<double>(core::kNsPerS)));
+  }
   b.recording.samples = std::move(samples);
+  if (auto spanned = span_from_previous(b.recording, single_ns); !spanned) return core::propagate(spanned);
   b.recording.sol_definition = sol_definition(b);
   return std::move(b.recording);
 }

@@ -109,9 +109,14 @@ auto build_scrape(std::span<const PromSample* const> samples, DcgmDeviceIndex& i
       continue;
     }
     ++scrape.lines_used;
-    // A field seen twice for one GPU (e.g. one line per pod sharing it) keeps its first value.
-    if (std::isnan(it->second.sample.value(field->metric))) {
-      it->second.sample.set(field->metric, core::dcgm_value(*field, s->value));
+    // A field seen twice for one GPU (e.g. one line per pod sharing it) keeps its first value; a different
+    // second value is counted, so that the import says what it left out.
+    const double kept = it->second.sample.value(field->metric);
+    const double value = core::dcgm_value(*field, s->value);
+    if (std::isnan(kept)) {
+      it->second.sample.set(field->metric, value);
+    } else if (!std::isnan(value) && value != kept) {
+      ++scrape.repeated_values;
     }
   }
   scrape.gpus.reserve(gpus.size());

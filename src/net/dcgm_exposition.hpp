@@ -2,7 +2,9 @@
 // distinct (Hostname, gpu, GPU_I_ID) label set, its DCGM fields mapped through core/dcgm_fields.hpp.
 //
 // Used by `solscope import` (a saved scrape, or many scrapes concatenated, each sample line with its
-// timestamp) and by the live source `--dcgm-exporter URL` (one scrape per interval). Pure: no I/O.
+// timestamp) and by the live source `--dcgm-exporter URL` (one scrape per interval). Pure: no I/O. The
+// device texts taken from labels (UUID, modelName, host, MIG profile, pod) are valid UTF-8: ill-formed bytes
+// become U+FFFD where the exposition text is read (prometheus_text.hpp).
 //
 // SOL definition of these samples (SourceKind::Dcgm, docs/design/sol-metrics.md section 8): Compute SOL = the
 // busiest of tensor / FP64 / FP32 / FP16 pipe active; Memory SOL = DRAM active; L2, L1 and issue unknown
@@ -56,6 +58,9 @@ struct DcgmScrape {
                                                      ///< std::numeric_limits<std::int64_t>::min()
   std::size_t lines_used = 0;                        ///< sample lines mapped to a known DCGM field
   std::map<std::string, std::size_t> unknown_names;  ///< DCGM_FI_* series with no mapping, and how many lines
+  /// Lines that gave a GPU's field a second, different value at this time (the first is kept). The same
+  /// value again (one line per pod sharing the GPU) is not counted: nothing is lost.
+  std::size_t repeated_values = 0;
 };
 
 /// Parses one scrape. A sample line's timestamp outside 1970-2200 (0-kMaxTimestampMs) is DataLoss "line N:

@@ -69,9 +69,34 @@ struct PromAnswer {
   std::vector<PromSeries> series;         ///< data.result, in order
 };
 
-/// Reads an answer's body. O(body size). Errors (DataLoss, no hint): "line N: column M: invalid JSON (parse
-/// error ...)" for a body that is not JSON; "invalid JSON: ..." for one the JSON reader refuses otherwise (a
-/// number beyond a double). Every JSON body reads, whatever its shape: see PromAnswer.
-[[nodiscard]] auto parse_prom_query_answer(std::string_view body) -> core::Result<PromAnswer>;
+/// The limits of parse_prom_query_answer, so that no answer costs more memory than a large real one. Nesting:
+/// arrays and objects open at once (a real answer nests 6 deep: answer, data, result, series, values,
+/// point). Series: items of data.result (a quarter million, beyond what the 64 MiB body cap of a live
+/// answer lets real series hold). Points: elements of every "values" plus each "value", all series together
+/// (Prometheus' own default per query, --query.max-samples, is 50 million). Labels: string members of every
+/// "metric", all series together (20 per series at the series limit).
+inline constexpr std::size_t kMaxPromJsonDepth = 32;
+inline constexpr std::size_t kMaxPromSeries = 250'000;
+inline constexpr std::size_t kMaxPromPoints = 10'000'000;
+inline constexpr std::size_t kMaxPromLabels = 5'000'000;
+
+/// The limits one read applies (tests give smaller ones).
+struct PromLimits {
+  std::size_t depth = kMaxPromJsonDepth;
+  std::size_t series = kMaxPromSeries;
+  std::size_t points = kMaxPromPoints;
+  std::size_t labels = kMaxPromLabels;
+};
+
+/// Reads an answer's body as it parses it (no JSON tree is built: memory is about 16 bytes per point plus
+/// the labels). O(body size). Errors (no hint): ResourceExhausted naming the limit it hit ("the answer nests
+/// arrays and objects deeper than 32 levels", "... holds more than 250000 series", "... more than 10000000
+/// points", "... more than 5000000 labels", each "(the limit of solscope's Prometheus reader)"), at the
+/// first byte past it; DataLoss "line N: column M: invalid JSON (parse error ...)" for a body that is not
+/// JSON; DataLoss "invalid JSON: ..." for one the JSON reader refuses otherwise (a number beyond a double).
+/// Every JSON body within the limits reads, whatever its shape: see PromAnswer (a member sent twice counts
+/// as its last, as in a JSON tree).
+[[nodiscard]] auto parse_prom_query_answer(std::string_view body, const PromLimits& limits = {})
+    -> core::Result<PromAnswer>;
 
 }  // namespace solscope::net

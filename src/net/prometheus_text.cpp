@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/text.hpp"
+
 namespace solscope::net {
 namespace {
 
@@ -84,6 +86,9 @@ auto parse_labels(LineReader& in, PromSample& out) -> bool {
     if (!in.consume('"')) return false;
     std::string value;
     if (!in.quoted(value)) return false;
+    // Label values are where foreign text enters from a scrape (a GPU's name, UUID, host, pod): made valid
+    // UTF-8 here, ill-formed bytes as U+FFFD, as the format requires of them.
+    if (!core::is_valid_utf8(value)) value = core::valid_utf8(value);
     out.labels.emplace_back(std::string(key), std::move(value));
     in.skip_spaces();
     if (in.consume(',')) continue;

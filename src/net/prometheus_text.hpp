@@ -5,6 +5,7 @@
 // `\"` and `\n`; values are Go floats including `NaN`, `+Inf` and `-Inf`. Metric names may hold colons
 // (vLLM's `vllm:` prefix). Histograms appear as `<name>_bucket`, `<name>_sum` and `<name>_count` series, so
 // "histogram sum/count" are plain samples here. Lines that do not parse are counted and skipped, never fatal.
+// Label values must be UTF-8; one that is not (a scrape's damaged or foreign bytes) is repaired, not refused.
 #pragma once
 
 #include <cstddef>
@@ -24,8 +25,9 @@ inline constexpr std::int64_t kNoTimestamp = std::numeric_limits<std::int64_t>::
 /// One sample line.
 struct PromSample {
   std::string name;
-  std::vector<std::pair<std::string, std::string>> labels;  ///< in line order, values unescaped
-  double value = 0;                                         ///< may be NaN or +-infinity
+  /// In line order, values unescaped and valid UTF-8 (ill-formed bytes become U+FFFD: core::valid_utf8).
+  std::vector<std::pair<std::string, std::string>> labels;
+  double value = 0;  ///< may be NaN or +-infinity
   /// The optional timestamp after the value, in ms since the Unix epoch; kNoTimestamp when absent.
   std::int64_t timestamp_ms = kNoTimestamp;
   std::size_t line = 0;  ///< 1-based line number in the text (for messages)

@@ -1,54 +1,73 @@
 #include "report/detail/kernel_join.hpp"
 
 #include <algorithm>
-#include <string_view>
 #include <utility>
 
 namespace solscope::report {
 
 KernelJoin::KernelJoin(std::span<const core::KernelRecord> kernels) {
-  std::map<std::pair<std::uint32_t, std::string_view>, std::size_t> index;
-  groups_.reserve(kernels.size() < 4096 ? kernels.size() : 4096);
-  for (const auto& k : kernels) {
-    Lane& lane = lanes_[k.device];
-    auto [it, added] = index.try_emplace({k.device, std::string_view(k.name)}, groups_.size());
-    if (added) {
-      groups_.push_back(Group{.name = k.name});
-      lane.groups.push_back(it->second);
-    }
-    Group& group = groups_[it->second];
-    const std::int64_t duration = std::max<std::int64_t>(k.end_ns - k.start_ns, 0);
-    ++group.calls;
-    group.total_ns += duration;
-    lane.total_ns += duration;
-    lane.calls.push_back(Call{.start_ns = k.start_ns, .end_ns = k.start_ns + duration, .group = it->second});
+  for (const auto& k : kernels) add_call(k);
+  seal();
+}
+
+void KernelJoin::add_call(const core::KernelRecord& kernel) {
+  if (sealed_) return;
+  Lane& lane = lanes_[kernel.device];
+  auto found = lane.index.find(kernel.name);
+  if (found == lane.index.end()) {
+    const auto group = static_cast<std::uint32_t>(groups_.size());
+    groups_.push_back(Group{.name = kernel.name});
+    lane.groups.push_back(group);
+    found = lane.index.emplace(kernel.name, group).first;
   }
+  Group& group = groups_[found->second];
+  const std::int64_t duration = std::max<std::int64_t>(kernel.end_ns - kernel.start_ns, 0);
+  ++group.calls;
+  group.total_ns += duration;
+  lane.total_ns += duration;
+  lane.calls.push_back(
+      Call{.start_ns = kernel.start_ns, .end_ns = kernel.start_ns + duration, .group = found->second});
+}
+
+void KernelJoin::seal() {
+  if (sealed_) return;
+  sealed_ = true;
   for (auto& [device, lane] : lanes_) {
-    std::stable_sort(lane.calls.begin(), lane.calls.end(),
-                     [](const Call& a, const Call& b) { return a.start_ns < b.start_ns; });
+    std::unordered_map<std::string, std::uint32_t>().swap(lane.index);  // no more calls come
+    // In place (no buffer the size of the calls); the full key keeps the order deterministic.
+    std::sort(lane.calls.begin(), lane.calls.end(), [](const Call& a, const Call& b) {
+      if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
+      if (a.end_ns != b.end_ns) return a.end_ns < b.end_ns;
+      return a.group < b.group;
+    });
     mark_overlaps(lane);
   }
 }
 
 /// A call is overlapped when an earlier call ends after it starts, or the next call starts before it ends.
+/// Calls without time are left out of both sides.
 void KernelJoin::mark_overlaps(Lane& lane) {
-  std::vector<const Call*> timed;
-  for (const auto& c : lane.calls) {
-    if (c.end_ns > c.start_ns) timed.push_back(&c);
-  }
+  const std::size_t n = lane.calls.size();
+  auto timed_from = [&](std::size_t i) {
+    while (i < n && lane.calls[i].end_ns <= lane.calls[i].start_ns) ++i;
+    return i;
+  };
   bool have_end = false;
   std::int64_t max_end = 0;
-  for (std::size_t i = 0; i < timed.size(); ++i) {
-    const Call& c = *timed[i];
+  for (std::size_t i = timed_from(0); i < n;) {
+    const Call& c = lane.calls[i];
+    const std::size_t next = timed_from(i + 1);
     const bool by_earlier = have_end && max_end > c.start_ns;
-    const bool by_later = i + 1 < timed.size() && timed[i + 1]->start_ns < c.end_ns;
+    const bool by_later = next < n && lane.calls[next].start_ns < c.end_ns;
     if (by_earlier || by_later) ++groups_[c.group].overlapped_calls;
     max_end = have_end ? std::max(max_end, c.end_ns) : c.end_ns;
     have_end = true;
+    i = next;
   }
 }
 
 void KernelJoin::add(const core::SolSample& sample) {
+  seal();
   const auto it = lanes_.find(sample.device_index);
   if (it == lanes_.end()) return;
   Lane& lane = it->second;
@@ -84,13 +103,13 @@ void KernelJoin::fill(GpuReport& gpu, std::size_t top) const {
   gpu.kernel_calls = lane.calls.size();
   gpu.kernel_names = lane.groups.size();
   gpu.kernel_total_ns = lane.total_ns;
-  std::vector<std::size_t> order = lane.groups;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+  std::vector<std::uint32_t> order = lane.groups;
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
     if (groups_[a].total_ns != groups_[b].total_ns) return groups_[a].total_ns > groups_[b].total_ns;
     return groups_[a].name < groups_[b].name;
   });
   if (order.size() > top) order.resize(top);
-  for (const std::size_t g : order) {
+  for (const std::uint32_t g : order) {
     const Group& group = groups_[g];
     KernelRow row{.name = group.name,
                   .calls = group.calls,

@@ -12,7 +12,7 @@ namespace {
 
 constexpr std::size_t kNone = static_cast<std::size_t>(-1);
 
-/// A candidate phase: points [first, last], linked to its neighbours.
+/// A candidate phase: bins [first, last], linked to its neighbours.
 struct Run {
   std::size_t first = 0;
   std::size_t last = 0;
@@ -24,23 +24,12 @@ struct Run {
   bool alive = true;
 };
 
-/// The class holding most of `run`'s time; `keep` on a tie with the maximum.
-auto dominant(const BoundTimes& times, core::Bound keep) -> core::Bound {
-  const std::int64_t best = *std::max_element(times.begin(), times.end());
-  if (times[bound_slot(keep)] == best) return keep;
-  for (std::size_t i = 0; i < times.size(); ++i) {
-    if (times[i] == best) return kBoundOrder[i];
-  }
-  return keep;
-}
-
-auto initial_runs(std::span<const PhasePoint> points) -> std::vector<Run> {
+auto initial_runs(std::span<const SampleBin> bins) -> std::vector<Run> {
   std::vector<Run> runs;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    const auto& p = points[i];
-    const std::int64_t sampled = std::max<std::int64_t>(p.t_end_ns - p.t_start_ns, 0);
-    if (runs.empty() || runs.back().bound != p.bound) {
-      Run run{.first = i, .last = i, .bound = p.bound};
+  for (std::size_t i = 0; i < bins.size(); ++i) {
+    const SampleBin& b = bins[i];
+    if (runs.empty() || runs.back().bound != b.bound) {
+      Run run{.first = i, .last = i, .bound = b.bound};
       if (!runs.empty()) {
         run.prev = runs.size() - 1;
         runs.back().next = runs.size();
@@ -49,8 +38,8 @@ auto initial_runs(std::span<const PhasePoint> points) -> std::vector<Run> {
     }
     Run& run = runs.back();
     run.last = i;
-    run.sampled_ns += sampled;
-    run.bound_ns[bound_slot(p.bound)] += sampled;
+    run.sampled_ns += b.sampled_ns();
+    for (std::size_t c = 0; c < run.bound_ns.size(); ++c) run.bound_ns[c] += b.bound_ns[c];
   }
   return runs;
 }
@@ -63,7 +52,7 @@ void absorb(std::vector<Run>& runs, std::size_t into, std::size_t from) {
   a.last = std::max(a.last, b.last);
   a.sampled_ns += b.sampled_ns;
   for (std::size_t i = 0; i < a.bound_ns.size(); ++i) a.bound_ns[i] += b.bound_ns[i];
-  a.bound = dominant(a.bound_ns, a.bound);
+  a.bound = dominant_bound(a.bound_ns, a.bound);
   if (b.prev == into) {
     a.next = b.next;
     if (b.next != kNone) runs[b.next].prev = into;
@@ -88,7 +77,7 @@ auto merge_same_class(std::vector<Run>& runs, std::size_t at) -> std::size_t {
 }
 
 void merge_short_runs(std::vector<Run>& runs, std::int64_t min_phase_ns) {
-  using Key = std::tuple<std::int64_t, std::size_t, std::size_t>;  // sampled_ns, first point, run
+  using Key = std::tuple<std::int64_t, std::size_t, std::size_t>;  // sampled_ns, first bin, run
   std::priority_queue<Key, std::vector<Key>, std::greater<>> heap;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     if (runs[i].sampled_ns < min_phase_ns) heap.emplace(runs[i].sampled_ns, runs[i].first, i);
@@ -125,56 +114,45 @@ auto min_phase_ns(std::int64_t sampled_ns) -> std::int64_t {
   return std::max(kMinPhaseNs, share);
 }
 
-auto point_figures(std::span<const PhasePoint> points) -> Figures {
-  core::WeightedMean compute;
-  core::WeightedMean memory;
-  core::WeightedMean util;
-  core::WeightedMean sm_active;
-  core::WeightedMean power;
-  std::array<double, core::kPipeCount> pipe_ns{};
-  std::array<double, core::kMemPathCount> path_ns{};
-  for (const auto& p : points) {
-    const auto w = static_cast<double>(weight_ns(p));
-    compute.add(p.compute_sol_pct, w);
-    memory.add(p.memory_sol_pct, w);
-    util.add(p.gpu_util_pct, w);
-    sm_active.add(p.sm_active_pct, w);
-    power.add(p.power_w, w);
-    if (!std::isnan(p.compute_sol_pct) && p.compute_pipe != core::Pipe::kCount) {
-      pipe_ns[static_cast<std::size_t>(p.compute_pipe)] += w;
-    }
-    if (!std::isnan(p.memory_sol_pct) && p.memory_path != core::MemPath::kCount) {
-      path_ns[static_cast<std::size_t>(p.memory_path)] += w;
-    }
-  }
+auto bin_figures(std::span<const SampleBin> bins) -> Figures {
+  SampleBin all;
+  for (const SampleBin& b : bins) all.merge(b);
   Figures f;
-  f.compute_sol_pct = compute.value();
-  f.compute_pipe = static_cast<core::Pipe>(longest(pipe_ns));
-  f.memory_sol_pct = memory.value();
-  f.memory_path = static_cast<core::MemPath>(longest(path_ns));
-  f.gpu_util_pct = util.value();
-  f.sm_active_pct = sm_active.value();
-  f.mean_power_w = power.value();
-  f.power_known_ns = static_cast<std::int64_t>(power.weight);
-  f.energy_j = power.weight > 0.0 ? power.weighted_sum / static_cast<double>(core::kNsPerS) : core::kUnknown;
+  f.compute_sol_pct = all.compute.value();
+  f.compute_pipe = static_cast<core::Pipe>(longest(all.pipe_ns));
+  f.memory_sol_pct = all.memory.value();
+  f.memory_path = static_cast<core::MemPath>(longest(all.path_ns));
+  f.gpu_util_pct = all.util.value();
+  f.sm_active_pct = all.sm_active.value();
+  f.mean_power_w = all.power.value();
+  f.power_known_ns = static_cast<std::int64_t>(all.power.weight);
+  f.energy_j =
+      all.power.weight > 0.0 ? all.power.weighted_sum / static_cast<double>(core::kNsPerS) : core::kUnknown;
   return f;
 }
 
 auto detect_phases(std::span<const PhasePoint> points, std::int64_t min_phase_ns) -> std::vector<Phase> {
-  std::vector<Run> runs = initial_runs(points);
+  const std::vector<SampleBin> bins = bins_of(points);
+  return detect_bin_phases(bins, min_phase_ns);
+}
+
+auto detect_bin_phases(std::span<const SampleBin> bins, std::int64_t min_phase_ns) -> std::vector<Phase> {
+  std::vector<Run> runs = initial_runs(bins);
   merge_short_runs(runs, min_phase_ns);
   std::vector<Phase> phases;
   for (std::size_t at = runs.empty() ? kNone : 0; at != kNone; at = runs[at].next) {
     while (!runs[at].alive) ++at;  // the head may have been absorbed by its successor
     const Run& run = runs[at];
-    const auto span = points.subspan(run.first, run.last - run.first + 1);
+    const auto span = bins.subspan(run.first, run.last - run.first + 1);
+    std::uint64_t samples = 0;
+    for (const SampleBin& b : span) samples += b.samples;
     phases.push_back(Phase{.bound = run.bound,
                            .start_ns = span.front().t_start_ns,
                            .end_ns = span.back().t_end_ns,
                            .sampled_ns = run.sampled_ns,
-                           .samples = span.size(),
+                           .samples = samples,
                            .bound_ns = run.bound_ns,
-                           .figures = point_figures(span)});
+                           .figures = bin_figures(span)});
   }
   return phases;
 }

@@ -41,19 +41,21 @@ auto bound_slot(core::Bound bound) -> std::size_t {
 }
 
 ReportBuilder::ReportBuilder(std::span<const core::DeviceInfo> devices,
-                             std::span<const core::KernelRecord> kernels, std::uint64_t expected_samples)
-    : kernels_(kernels), kernel_calls_(kernels.size()) {
-  reserve_per_device_ = devices.empty() ? 0 : expected_samples / devices.size();
+                             std::span<const core::KernelRecord> kernels) {
   for (const auto& d : devices) lane(d.index).device = d;
+  for (const auto& k : kernels) add_kernel(k);
 }
 
 auto ReportBuilder::lane(std::uint32_t device) -> Lane& {
   auto [it, added] = lanes_.try_emplace(device);
-  if (added) {
-    it->second.device.index = device;
-    it->second.points.reserve(reserve_per_device_);
-  }
+  if (added) it->second.device.index = device;
   return it->second;
+}
+
+void ReportBuilder::add_kernel(const core::KernelRecord& kernel) {
+  if (samples_ > 0) return;  // the join is sealed at the first sample
+  kernels_.add_call(kernel);
+  ++kernel_calls_;
 }
 
 void ReportBuilder::add(const core::SolSample& sample) {
@@ -74,7 +76,7 @@ void ReportBuilder::add(const core::SolSample& sample) {
     l.power_known_ns += weight;
   }
   l.total.add(sample);
-  l.points.push_back(point_of(sample));
+  l.bins.add(point_of(sample));
   kernels_.add(sample);
 }
 
@@ -106,14 +108,15 @@ auto ReportBuilder::gpu_report(Lane& l) const -> GpuReport {
     gpu.memory_headroom_pct = difference(mean.attainable_memory_sol_pct, mean.memory_sol_pct);
   }
   gpu.min_phase_ns = min_phase_ns(l.sampled_ns);
-  gpu.phases = detect_phases(l.points, gpu.min_phase_ns);
-  gpu.series = downsample_series(l.points);
-  std::vector<PhasePoint>().swap(l.points);  // the points are no longer needed
+  gpu.phases = detect_bin_phases(l.bins.bins(), gpu.min_phase_ns);
+  gpu.series = downsample_bins(l.bins.bins());
+  l.bins.clear();  // no longer needed
   kernels_.fill(gpu);
   return gpu;
 }
 
 auto ReportBuilder::finish(TraceFacts facts) -> Report {
+  kernels_.seal();
   for (const std::uint32_t device : kernels_.devices()) lane(device);
   Report report{.trace = std::move(facts), .samples = samples_, .kernel_calls = kernel_calls_};
   for (auto& [device, l] : lanes_) report.gpus.push_back(gpu_report(l));

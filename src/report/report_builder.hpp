@@ -13,13 +13,15 @@
 #include "core/window.hpp"
 #include "report/detail/kernel_join.hpp"
 #include "report/detail/phase_detection.hpp"
+#include "report/detail/sample_bins.hpp"
 #include "report/report.hpp"
 
 namespace solscope::report {
 
-/// Feed it every sample (core::derive figures, each device's samples in nondecreasing t_start_ns, as
-/// trace::Reader returns them), then take the report. Memory: one PhasePoint (40 bytes) per sample plus the
-/// kernel index. Not thread-safe.
+/// Feed it the kernel log (add_kernel, any order), then every sample (core::derive figures, each device's
+/// samples in nondecreasing t_start_ns, as trace::Reader returns them), then take the report. Memory does not
+/// grow with the samples: per GPU at most kMaxSampleBins bins (about 2 MB, sample_bins.hpp), plus
+/// KernelJoin::kBytesPerCall per kernel call and one entry per distinct kernel name. Not thread-safe.
 ///
 /// Per GPU: the whole-trace figures are core::WindowAccumulator's duration-weighted means (unknown values
 /// skipped; pipe and path: highest mean), energy is the sum of power x duration over the samples with a known
@@ -28,10 +30,14 @@ namespace solscope::report {
 /// detect_phases() with min_phase_ns(sampled time), and kernels from KernelJoin.
 class ReportBuilder {
  public:
-  /// `devices`: as the trace recorded them. `kernels`: the trace's kernel log (may be empty); only read here.
-  /// `expected_samples` (optional) reserves memory up front.
-  ReportBuilder(std::span<const core::DeviceInfo> devices, std::span<const core::KernelRecord> kernels,
-                std::uint64_t expected_samples = 0);
+  /// `devices`: as the trace recorded them. `kernels`: kernel calls to add_kernel() now (may be empty); only
+  /// read here.
+  explicit ReportBuilder(std::span<const core::DeviceInfo> devices,
+                         std::span<const core::KernelRecord> kernels = {});
+
+  /// Adds one kernel call of the trace's kernel log (trace::Reader::for_each_kernel); only before the first
+  /// sample (later calls are ignored). The record is only read here.
+  void add_kernel(const core::KernelRecord& kernel);
 
   /// Adds one sample.
   void add(const core::SolSample& sample);
@@ -51,7 +57,7 @@ class ReportBuilder {
     std::int64_t power_known_ns = 0;
     BoundTimes bound_ns{};
     core::WindowAccumulator total;
-    std::vector<PhasePoint> points;
+    SampleBins bins;
   };
   auto lane(std::uint32_t device) -> Lane&;
   [[nodiscard]] auto gpu_report(Lane& lane) const -> GpuReport;
@@ -60,7 +66,6 @@ class ReportBuilder {
   KernelJoin kernels_;
   std::uint64_t samples_ = 0;
   std::uint64_t kernel_calls_ = 0;
-  std::uint64_t reserve_per_device_ = 0;
 };
 
 }  // namespace solscope::report

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <vector>
 
 #include "report/report_json.hpp"
 #include "wire/json_number.hpp"
@@ -28,34 +29,43 @@ void flush(Series& out, const Bucket& b) {
        static_cast<float>(b.util.value()));
 }
 
+void merge_mean(core::WeightedMean& into, const core::WeightedMean& from) {
+  into.weighted_sum += from.weighted_sum;
+  into.weight += from.weight;
+}
+
 }  // namespace
 
 auto downsample_series(std::span<const PhasePoint> points, std::size_t buckets) -> Series {
+  const std::vector<SampleBin> bins = bins_of(points);
+  return downsample_bins(bins, buckets);
+}
+
+auto downsample_bins(std::span<const SampleBin> bins, std::size_t buckets) -> Series {
   Series out;
-  if (points.empty() || buckets == 0) return out;
-  const std::int64_t start_ns = points.front().t_start_ns;
+  if (bins.empty() || buckets == 0) return out;
+  const std::int64_t start_ns = bins.front().t_start_ns;
   std::int64_t end_ns = start_ns;
-  for (const auto& p : points) end_ns = std::max(end_ns, p.t_end_ns);
+  for (const auto& b : bins) end_ns = std::max(end_ns, b.max_end_ns);
   const auto count = static_cast<std::int64_t>(buckets);
   const std::int64_t width_ns = std::max<std::int64_t>((end_ns - start_ns + count - 1) / count, 1);
   Bucket bucket;
   std::int64_t index = -1;
   std::int64_t previous_end_ns = start_ns;
-  for (const auto& p : points) {
-    const std::int64_t at = std::clamp<std::int64_t>((p.t_start_ns - start_ns) / width_ns, 0, count - 1);
+  for (const auto& b : bins) {
+    const std::int64_t at = std::clamp<std::int64_t>((b.t_start_ns - start_ns) / width_ns, 0, count - 1);
     if (at != index) {
       if (index >= 0) flush(out, bucket);
-      if (index >= 0 && p.t_start_ns - previous_end_ns > width_ns) {
+      if (index >= 0 && b.t_start_ns - previous_end_ns > width_ns) {
         push(out, previous_end_ns, kUnknownF, kUnknownF, kUnknownF);
       }
-      bucket = Bucket{.t_ns = p.t_start_ns};
+      bucket = Bucket{.t_ns = b.t_start_ns};
       index = at;
     }
-    const auto w = static_cast<double>(weight_ns(p));
-    bucket.compute.add(p.compute_sol_pct, w);
-    bucket.memory.add(p.memory_sol_pct, w);
-    bucket.util.add(p.gpu_util_pct, w);
-    previous_end_ns = std::max(previous_end_ns, p.t_end_ns);
+    merge_mean(bucket.compute, b.compute);
+    merge_mean(bucket.memory, b.memory);
+    merge_mean(bucket.util, b.util);
+    previous_end_ns = std::max(previous_end_ns, b.max_end_ns);
   }
   flush(out, bucket);
   return out;

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/detail/phase_detection.hpp"
+#include "report/detail/sample_bins.hpp"
 #include "report/report.hpp"
 
 namespace solscope::report {
@@ -25,6 +25,12 @@ inline constexpr std::size_t kSeriesBuckets = 1000;
 /// Where the next sample starts more than a bucket after the previous one ends, a point of NaN at that end
 /// breaks the line. Empty input or `buckets` == 0: an empty series.
 [[nodiscard]] auto downsample_series(std::span<const PhasePoint> points, std::size_t buckets = kSeriesBuckets)
+    -> Series;
+
+/// The series of a GPU's bins (sample_bins.hpp), in time order: as above, with each bin in the place of its
+/// samples (it falls into the bucket of its first sample's start; breaks are seen between bins). A bin of one
+/// sample is that sample, so a GPU with at most kMaxSampleBins samples charts exactly as above.
+[[nodiscard]] auto downsample_bins(std::span<const SampleBin> bins, std::size_t buckets = kSeriesBuckets)
     -> Series;
 
 /// The series as JSON: {"t_ns": [...], "compute_sol_pct": [...], "memory_sol_pct": [...], "gpu_util_pct":

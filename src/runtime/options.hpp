@@ -26,7 +26,8 @@ inline constexpr std::int64_t kDefaultIntervalNs = 100 * core::kNsPerMs;
 inline constexpr std::int64_t kDefaultFleetWindowNs = core::kNsPerHour;
 /// `fleet --refresh`: time between refreshes of the terminal view.
 inline constexpr std::int64_t kDefaultFleetRefreshNs = 5 * core::kNsPerS;
-/// `import --delay`: the collection interval of a log without timestamps, the span of a single scrape.
+/// `import --delay`: the collection interval of a log without timestamps, the span of a single scrape or of a
+/// Prometheus instant-query answer.
 inline constexpr std::int64_t kDefaultImportDelayNs = core::kNsPerS;
 
 }  // namespace solscope::app

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "wire/json_text.hpp"
 #include "wire/sample_json.hpp"
 
 namespace solscope::app {
@@ -44,7 +45,8 @@ auto JsonLinesSink::begin(const std::vector<core::DeviceInfo>& devices) -> core:
 auto JsonLinesSink::on_sample(const core::RawSample& /*raw*/, const core::SolSample& sol)
     -> core::Result<void> {
   auto it = devices_.find(sol.device_index);
-  out_ << wire::sol_sample_to_json(sol, it != devices_.end() ? &it->second : nullptr).dump() << '\n';
+  out_ << wire::json_text(wire::sol_sample_to_json(sol, it != devices_.end() ? &it->second : nullptr))
+       << '\n';
   return core::ok();
 }
 

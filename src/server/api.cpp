@@ -9,6 +9,7 @@
 
 #include "core/duration.hpp"
 #include "wire/device_json.hpp"
+#include "wire/json_text.hpp"
 #include "wire/sample_json.hpp"
 
 namespace solscope::server {
@@ -59,11 +60,6 @@ auto bad_query_part(std::string_view part, std::string_view why) -> core::Unexpe
                     "query part '" + std::string(part) + "' " + std::string(why),
                     "separate parameters with '&' and give each once as KEY=VALUE, e.g. "
                     "/api/v1/samples?device=0&since=-5m");
-}
-
-/// Lenient JSON dump: invalid UTF-8 in a string (a process command line) is replaced, never thrown.
-auto dump(const Json& json) -> std::string {
-  return json.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 }  // namespace
@@ -164,7 +160,7 @@ auto samples_json(const core::LiveState& state, const SamplesQuery& query, std::
                     ",\"window_ns\":" + std::to_string(query.window_ns) + ",\"samples\":[";
   for (std::size_t i = 0; i < windows.size(); ++i) {
     if (i > 0) out += ',';
-    out += dump(wire::window_to_json(windows[i], info));
+    out += wire::json_text(wire::window_to_json(windows[i], info));
   }
   out += "],\"next_since_ns\":";
   out += more ? std::to_string(windows.back().t_end_ns) : "null";
@@ -189,15 +185,15 @@ auto devices_json(const core::LiveState& state, const ApiContext& context) -> st
   out["window_ns"] = state.options().window_ns;
   out["newest_ns"] = state.newest_ns();
   out["devices"] = std::move(devices);
-  return dump(out);
+  return wire::json_text(out);
 }
 
 auto sample_event_json(const core::SolSample& sample, const core::DeviceInfo* device) -> std::string {
-  return dump(wire::sol_sample_to_json(sample, device));
+  return wire::json_text(wire::sol_sample_to_json(sample, device));
 }
 
 auto window_event_json(const core::SolSample& window, const core::DeviceInfo* device) -> std::string {
-  return dump(wire::window_to_json(window, device));
+  return wire::json_text(wire::window_to_json(window, device));
 }
 
 }  // namespace solscope::server

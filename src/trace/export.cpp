@@ -11,6 +11,7 @@
 
 #include "core/metric_catalog.hpp"
 #include "core/sol_terms.hpp"
+#include "wire/json_text.hpp"
 #include "wire/sample_json.hpp"
 
 namespace solscope::trace {
@@ -117,7 +118,7 @@ auto export_jsonl(const Reader& reader, std::ostream& out, const ReadOptions& op
     -> core::Result<ReadSummary> {
   return export_rows(reader, out, options, std::string{}, "JSON Lines",
                      [](std::string& chunk, const core::SolSample& s, const core::DeviceInfo* device) {
-                       chunk += wire::sol_sample_to_json(s, device).dump();
+                       chunk += wire::json_text(wire::sol_sample_to_json(s, device));
                        chunk += '\n';
                      });
 }

@@ -105,6 +105,14 @@ auto Reader::time_span() const -> core::Result<std::optional<std::pair<std::int6
 
 auto Reader::kernels(const KernelReadOptions& options) const -> core::Result<KernelTable> {
   if (state_->has_kernel_table) return detail::scan_kernels(state_->db.get(), state_->path.string(), options);
+  return for_each_kernel(options, [](const core::KernelRecord&) {});
+}
+
+auto Reader::for_each_kernel(const KernelReadOptions& options, const KernelSink& sink) const
+    -> core::Result<KernelTable> {
+  if (state_->has_kernel_table) {
+    return detail::scan_kernels_each(state_->db.get(), state_->path.string(), options, sink);
+  }
   KernelTable table;
   if (state_->metadata.schema_version >= 2) {
     // A schema-2 file always has the table: its absence is damage (a lost schema entry).

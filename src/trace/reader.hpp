@@ -125,6 +125,9 @@ struct KernelTable {
   std::string note;
 };
 
+/// Gets one kernel record of a streamed read (Reader::for_each_kernel); the record is valid during the call.
+using KernelSink = std::function<void(const core::KernelRecord&)>;
+
 /// A forward-only stream of samples from a Reader. Move-only; keeps the Reader's file open while it lives.
 class SampleCursor {
  public:
@@ -218,6 +221,11 @@ class Reader {
   /// counted (KernelTable::report and note), never an error. Errors: only failures that are not damage
   /// (Internal, ResourceExhausted), with the path.
   [[nodiscard]] auto kernels(const KernelReadOptions& options = {}) const -> core::Result<KernelTable>;
+  /// kernels() without holding the records: `sink` gets each selected record in id (arrival) order, not
+  /// sorted, so that a reader of millions of calls keeps only what it aggregates. Returns the table's
+  /// account (present, report, note) with no records; damage and errors as kernels().
+  [[nodiscard]] auto for_each_kernel(const KernelReadOptions& options, const KernelSink& sink) const
+      -> core::Result<KernelTable>;
 
   /// A cursor over the samples selected by `options`, in time order. Reading in rowid order runs at several
   /// million samples/s (bench/trace_bench.cpp); a file whose meta says time_ordered = 0 is sorted by SQLite.

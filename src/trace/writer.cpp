@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -78,6 +79,8 @@ struct Writer::Impl {
   std::int64_t max_kernel_end_ns = std::numeric_limits<std::int64_t>::min();
   std::size_t appended_since_commit = 0;
   std::int64_t commit_mark_ns = std::numeric_limits<std::int64_t>::min();
+  /// Wall time of the last commit (of the first sample or kernel record before the first commit).
+  std::chrono::steady_clock::time_point commit_wall = std::chrono::steady_clock::now();
   std::int64_t max_t_start_ns = std::numeric_limits<std::int64_t>::min();
   std::int64_t first_t_start_ns = std::numeric_limits<std::int64_t>::max();
   std::int64_t max_t_end_ns = std::numeric_limits<std::int64_t>::min();
@@ -88,6 +91,9 @@ struct Writer::Impl {
   bool attainable_flagged = false;  ///< meta has_attainable is written
 
   void note_clock(const core::RawSample& raw);
+  /// True when a commit is due by time: `sample_span_ns` (sample or kernel time since the last commit) and
+  /// the wall time since the last commit have both reached batch_span_ns.
+  [[nodiscard]] auto span_due(std::int64_t sample_span_ns) const -> bool;
   /// INSERT OR REPLACE of one meta row, committed at once (autocommit: no transaction is open between
   /// batches).
   auto write_meta(std::string_view key, std::string_view value) -> core::Result<void>;
@@ -157,7 +163,10 @@ void Writer::Impl::note_clock(const core::RawSample& raw) {
   max_t_start_ns = std::max(max_t_start_ns, raw.t_start_ns);
   first_t_start_ns = std::min(first_t_start_ns, raw.t_start_ns);
   max_t_end_ns = std::max(max_t_end_ns, raw.t_end_ns);
-  if (commit_mark_ns == std::numeric_limits<std::int64_t>::min()) commit_mark_ns = raw.t_start_ns;
+  if (commit_mark_ns == std::numeric_limits<std::int64_t>::min()) {
+    commit_mark_ns = raw.t_start_ns;
+    commit_wall = std::chrono::steady_clock::now();
+  }
   for (DeviceClock& clock : clocks) {
     if (clock.device == raw.device_index) {
       clock.last_t_start_ns = std::max(clock.last_t_start_ns, raw.t_start_ns);
@@ -262,8 +271,16 @@ void Writer::Impl::keep_held_back(std::size_t ready) {
   pending.resize(kept);
 }
 
+auto Writer::Impl::span_due(std::int64_t sample_span_ns) const -> bool {
+  if (sample_span_ns < options.batch_span_ns) return false;
+  const auto wall_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - commit_wall);
+  return wall_ns.count() >= options.batch_span_ns;
+}
+
 auto Writer::Impl::commit(bool force) -> core::Result<void> {
   appended_since_commit = 0;
+  commit_wall = std::chrono::steady_clock::now();
   commit_mark_ns = max_t_end_ns;
   kernel_mark_ns = max_kernel_end_ns;
   const std::size_t ready = ready_rows(force);
@@ -416,8 +433,7 @@ auto Writer::append(const core::RawSample& raw, const core::SolSample& sol) -> c
   w.pending.push_back(make_row(raw, sol));
   w.note_clock(raw);
   ++w.appended_since_commit;
-  if (w.appended_since_commit >= w.options.batch_samples ||
-      w.max_t_end_ns - w.commit_mark_ns >= w.options.batch_span_ns) {
+  if (w.appended_since_commit >= w.options.batch_samples || w.span_due(w.max_t_end_ns - w.commit_mark_ns)) {
     return w.commit(false);
   }
   return core::ok();
@@ -441,10 +457,14 @@ auto Writer::append_kernels(std::span<const core::KernelRecord> kernels) -> core
     if (k.name.size() > kMaxKernelNameBytes)
       w.pending_kernels.back().name = detail::clip_kernel_name(std::move(w.pending_kernels.back().name));
     w.max_kernel_end_ns = std::max(w.max_kernel_end_ns, k.end_ns);
-    if (w.kernel_mark_ns == std::numeric_limits<std::int64_t>::min()) w.kernel_mark_ns = k.end_ns;
+    if (w.kernel_mark_ns == std::numeric_limits<std::int64_t>::min()) {
+      w.kernel_mark_ns = k.end_ns;
+      if (w.commit_mark_ns == std::numeric_limits<std::int64_t>::min())
+        w.commit_wall = std::chrono::steady_clock::now();
+    }
   }
   if (w.pending_kernels.size() >= w.options.batch_samples ||
-      w.max_kernel_end_ns - w.kernel_mark_ns >= w.options.batch_span_ns) {
+      w.span_due(w.max_kernel_end_ns - w.kernel_mark_ns)) {
     return w.commit(false);
   }
   return core::ok();

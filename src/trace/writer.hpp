@@ -25,8 +25,13 @@ struct WriterOptions {
   bool overwrite = false;
   /// Commit after this many samples were appended since the last commit (>= 1).
   std::size_t batch_samples = 4096;
-  /// ... or once the appended samples reach this many ns of sample time past the last commit (>= 1). With the
-  /// default 1 s, a killed recorder loses at most about the last second of samples.
+  /// ... or once this many ns have passed since the last commit both in sample time (the appended samples
+  /// reach this far past it) and in wall time (steady clock) (>= 1). Recording live, the two run together:
+  /// with the default 1 s a killed recorder loses at most about the last second of samples. Samples that
+  /// come faster than they were taken (an import, a fast replay) are committed every batch_samples or every
+  /// batch_span_ns of wall time, not at every sample whose time is past the mark: a killed import loses at
+  /// most the last batch or second of work, and 200,000 points of a 1 s step make about 50 commits, not
+  /// 200,000.
   std::int64_t batch_span_ns = core::kNsPerS;
   /// How far (in sample time) a device may lag the newest sample of any device and still be waited for, so
   /// that samples of devices polled one after the other are committed in time order (>= 0). Set it above the
@@ -113,10 +118,10 @@ class Writer {
   /// Buffers kernel records (schema 2 `kernels` table) in any order relative to the samples and to each
   /// other. They are committed in the samples' transactions (same durability: a killed recorder loses at
   /// most the last batch), all at once at the next commit, which a batch_samples-th buffered record or
-  /// batch_span_ns of kernel time (end_ns) past the last commit also starts. Names longer than
-  /// kMaxKernelNameBytes are cut (schema.hpp). Errors: InvalidArgument when a record ends before it starts
-  /// (nothing of the batch is buffered); FailedPrecondition after close() or stopped(); a failed commit
-  /// stops the Writer (see above).
+  /// batch_span_ns of kernel time (end_ns) and of wall time past the last commit also starts. Names longer
+  /// than kMaxKernelNameBytes are cut (schema.hpp). Errors: InvalidArgument when a record ends before it
+  /// starts (nothing of the batch is buffered); FailedPrecondition after close() or stopped(); a failed
+  /// commit stops the Writer (see above).
   [[nodiscard]] auto append_kernels(std::span<const core::KernelRecord> kernels) -> core::Result<void>;
 
   /// Marks the trace as holding a kernel log and from where (meta kernel_log: "cupti" or "synthetic"),

@@ -93,3 +93,68 @@ TEST(TextTest, is_terminal_safe_is_true_exactly_when_terminal_safe_changes_nothi
 }
 
 }  // namespace solscope::core
+
+namespace solscope::core {
+namespace {
+
+// U+FFFD in UTF-8, spelled out so that the tests do not lean on the constant they check.
+const std::string kFffd = "\xEF\xBF\xBD";
+
+TEST(ValidUtf8Test, keeps_well_formed_text_byte_for_byte) {
+  const std::vector<std::string> texts{"",
+                                       "NVIDIA H100 80GB HBM3",
+                                       std::string("nul\0inside", 10),
+                                       "\x7F del and \x1b controls",
+                                       "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80",  // 2, 3 and 4 bytes
+                                       "\xED\x9F\xBF \xEE\x80\x80",                  // U+D7FF, U+E000
+                                       "\xF4\x8F\xBF\xBF",                           // U+10FFFF
+                                       kFffd};
+  for (const std::string& text : texts) {
+    EXPECT_TRUE(is_valid_utf8(text)) << text;
+    EXPECT_EQ(valid_utf8(text), text) << text;
+  }
+}
+
+TEST(ValidUtf8Test, replaces_each_maximal_subpart_with_one_replacement_character) {
+  // The example of Unicode 15.0 section 3.9: 61 F1 80 80 E1 80 C2 62 80 63 80 BF 64.
+  EXPECT_EQ(valid_utf8("a\xF1\x80\x80\xE1\x80\xC2"
+                       "b\x80"
+                       "c\x80\xBF"
+                       "d"),
+            "a" + kFffd + kFffd + kFffd + "b" + kFffd + "c" + kFffd + kFffd + "d");
+}
+
+TEST(ValidUtf8Test, replaces_overlong_forms_surrogates_and_code_points_above_the_range) {
+  EXPECT_EQ(valid_utf8("\xC0\xAF"), kFffd + kFffd);                          // overlong '/', 2 bytes
+  EXPECT_EQ(valid_utf8("\xC1\xBF"), kFffd + kFffd);                          // overlong, C1 lead
+  EXPECT_EQ(valid_utf8("\xE0\x80\xAF"), kFffd + kFffd + kFffd);              // overlong '/', 3 bytes
+  EXPECT_EQ(valid_utf8("\xF0\x80\x80\xAF"), kFffd + kFffd + kFffd + kFffd);  // overlong, 4 bytes
+  EXPECT_EQ(valid_utf8("\xED\xA0\x80"), kFffd + kFffd + kFffd);              // U+D800, a surrogate
+  EXPECT_EQ(valid_utf8("\xED\xBF\xBF"), kFffd + kFffd + kFffd);              // U+DFFF
+  EXPECT_EQ(valid_utf8("\xF4\x90\x80\x80"), kFffd + kFffd + kFffd + kFffd);  // above U+10FFFF
+  EXPECT_EQ(valid_utf8("\xF5\x80\x80\x80"), kFffd + kFffd + kFffd + kFffd);  // F5: never a lead
+  EXPECT_EQ(valid_utf8("\xFE\xFF"), kFffd + kFffd);
+}
+
+TEST(ValidUtf8Test, replaces_truncated_sequences_and_lone_continuation_bytes) {
+  EXPECT_EQ(valid_utf8("GPU \xE2\x82"), "GPU " + kFffd);         // cut short at the end: one U+FFFD
+  EXPECT_EQ(valid_utf8("\xF0\x9F\x98 x"), kFffd + " x");         // 3 of 4 bytes, then ASCII
+  EXPECT_EQ(valid_utf8("\xC3"), kFffd);                          // a lead byte alone
+  EXPECT_EQ(valid_utf8("\x80"), kFffd);                          // a lone continuation byte
+  EXPECT_EQ(valid_utf8("\x80\x80\x80"), kFffd + kFffd + kFffd);  // one each
+  EXPECT_EQ(valid_utf8("NV\xFFID"), "NV" + kFffd + "ID");        // one corrupted byte in a name
+  EXPECT_EQ(valid_utf8("\xC3\xA9\xFF\xC3\xA9"), "\xC3\xA9" + kFffd + "\xC3\xA9");  // neighbours kept
+}
+
+TEST(ValidUtf8Test, its_result_is_always_valid_and_is_valid_utf8_agrees) {
+  const std::vector<std::string> texts{"\xFF", "\xC0\xAF", "\xED\xA0\x80", "\xE2\x82", "ok", "\xF4\x90"};
+  for (const std::string& text : texts) {
+    EXPECT_EQ(is_valid_utf8(text), valid_utf8(text) == text) << text;
+    EXPECT_TRUE(is_valid_utf8(valid_utf8(text))) << text;
+    EXPECT_EQ(valid_utf8(valid_utf8(text)), valid_utf8(text)) << text;
+  }
+  EXPECT_EQ(kReplacementCharacter, kFffd);
+}
+
+}  // namespace
+}  // namespace solscope::core

@@ -293,6 +293,30 @@ TEST(PrometheusFleet, maps_prometheus_errors_to_codes_with_its_own_message) {
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().code, ErrorCode::InvalidArgument);
   EXPECT_NE(bad.error().message.find(R"(1:27: parse error: unexpected "}")"), std::string::npos);
+  // No --selector was given: the hint does not blame one (before: "check --selector" either way).
+  EXPECT_EQ(bad.error().hint.find("check --selector"), std::string::npos) << bad.error().hint;
+  EXPECT_NE(bad.error().hint.find("no --selector was given"), std::string::npos) << bad.error().hint;
+  auto bad_selector =
+      make_prometheus_fleet(
+          std::make_unique<StubHttp>(
+              [](const std::string&, const std::string&) {
+                return HttpResponse{400, R"({"status":"error","errorType":"bad_data","error":"1:2: x"})"};
+              },
+              nullptr),
+          query(R"({cluster=~"a})"))
+          ->snapshot();
+  ASSERT_FALSE(bad_selector.has_value());
+  EXPECT_NE(bad_selector.error().hint.find(R"(check --selector {cluster=~"a})"), std::string::npos)
+      << bad_selector.error().hint;
+  // An answer past a limit of the reader says which, not "not Prometheus' API" (before: 60 MB of '[' took
+  // 4.66 GB and then failed as invalid JSON).
+  auto deep = with({200, R"({"status":"success","data":)" + std::string(1'000'000, '[')})->snapshot();
+  ASSERT_FALSE(deep.has_value());
+  EXPECT_EQ(deep.error().code, ErrorCode::ResourceExhausted);
+  EXPECT_NE(deep.error().message.find("is too large to read: the answer nests arrays and objects deeper than "
+                                      "32 levels"),
+            std::string::npos)
+      << deep.error().message;
   auto html = with({200, "<html><body>Grafana</body></html>"})->snapshot();
   ASSERT_FALSE(html.has_value());
   EXPECT_EQ(html.error().code, ErrorCode::DataLoss);
@@ -327,7 +351,7 @@ TEST(PromApi, parses_matrix_values_including_nan) {
   const HttpResponse r{200,
                        R"({"status":"success","data":{"resultType":"matrix","result":[)"
                        R"({"metric":{"gpu":"0"},"values":[[1700000000.5,"1.5"],[1700000015,"NaN"]]}]}})"};
-  auto series = parse_prom_answer(r, "test", "http://x");
+  auto series = parse_prom_answer(r, "test", "http://x", "");
   ASSERT_TRUE(series.has_value());
   ASSERT_EQ(series->size(), 1u);
   EXPECT_EQ(series->front().labels.at("gpu"), "0");

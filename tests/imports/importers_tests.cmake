@@ -3,6 +3,8 @@
 solscope_add_test(importers
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/text_importers_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/import_integrity_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/streaming_import_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/nsys_import_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/import_cli_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/../support/process.cpp

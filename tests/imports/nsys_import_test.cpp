@@ -108,6 +108,44 @@ TEST_F(NsysImport, without_session_start_times_are_relative) {
   EXPECT_EQ(r->samples[0].t_end_ns, 1'000'000);
 }
 
+TEST_F(NsysImport, null_text_infinite_and_negative_values_are_unknown_counted_never_zero) {
+  // Before: NULL and text read as 0 %, +Inf was stored as it was, -50 % was kept.
+  const fs::path path = dir_ / "odd.sqlite";
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  const char* sql =
+      "CREATE TABLE TARGET_INFO_GPU_METRICS(typeId INTEGER, sourceId INTEGER, typeName TEXT, metricId "
+      "INTEGER, "
+      "metricName TEXT);"
+      "CREATE TABLE GPU_METRICS(timestamp INTEGER, typeId INTEGER, metricId INTEGER, value INTEGER);"
+      "INSERT INTO TARGET_INFO_GPU_METRICS VALUES"
+      "(1, 0, 'GH100', 1, 'SMs Active [Throughput %]'),(1, 0, 'GH100', 2, 'Tensor Active [Throughput %]'),"
+      "(1, 0, 'GH100', 3, 'DRAM Read Bandwidth [Throughput %]'),"
+      "(1, 0, 'GH100', 4, 'DRAM Write Bandwidth [Throughput %]');"
+      "INSERT INTO GPU_METRICS VALUES"
+      "(1000000, 1, 1, 80),(1000000, 1, 2, NULL),(1000000, 1, 3, 20),(1000000, 1, 4, 15),"
+      "(2000000, 1, 1, 'abc'),(2000000, 1, 2, 9e999),(2000000, 1, 3, NULL),(2000000, 1, 4, 10),"
+      "(3000000, 1, 1, -50),(3000000, 1, 2, 40),(3000000, 1, 3, 30),(3000000, 1, 4, 10);";
+  ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  const auto r = read_nsys_sqlite(path);
+  ASSERT_TRUE(r) << r.error().describe();
+  ASSERT_EQ(r->samples.size(), 3u);
+  const auto& s = r->samples;
+  EXPECT_DOUBLE_EQ(s[0].value(core::MetricId::SmActive), 80.0);
+  EXPECT_TRUE(std::isnan(s[0].value(core::MetricId::TensorPipe)));  // NULL: unknown, not 0
+  EXPECT_DOUBLE_EQ(s[0].value(core::MetricId::DramThroughput), 35.0);
+  EXPECT_TRUE(std::isnan(core::derive(s[0], r->devices[0]).compute_sol_pct));
+  EXPECT_TRUE(std::isnan(s[1].value(core::MetricId::SmActive)));        // text
+  EXPECT_TRUE(std::isnan(s[1].value(core::MetricId::TensorPipe)));      // +Inf
+  EXPECT_TRUE(std::isnan(s[1].value(core::MetricId::DramThroughput)));  // read NULL: the sum is unknown too
+  EXPECT_TRUE(std::isnan(s[2].value(core::MetricId::SmActive)));        // -50 %
+  EXPECT_DOUBLE_EQ(s[2].value(core::MetricId::TensorPipe), 40.0);
+  EXPECT_DOUBLE_EQ(s[2].value(core::MetricId::DramThroughput), 40.0);
+  EXPECT_EQ(r->tally.out_of_domain.total(), 5u);
+  EXPECT_EQ(r->tally.out_of_domain.describe(), "tensor_pipe_pct 2, dram_pct 1, sm_active_pct 2");
+}
+
 TEST_F(NsysImport, refusals) {
   const fs::path text = dir_ / "x.sqlite";
   std::ofstream(text) << "not a database at all, just text that is long enough to be read as a header....\n";

@@ -94,10 +94,12 @@ TEST(DcgmiDmonImport, bad_row_names_its_line) {
   const auto word = parse_dcgmi_dmon("#Entity GRACT\nGPU 0 0.5x\n", {});
   ASSERT_FALSE(word);
   EXPECT_EQ(word.error().message, "line 2: column GRACT: '0.5x' is not a number");
+  // Lines above the first header are skipped (a pasted prompt, issue 18 defect 15): without any header the
+  // text is not a dcgmi dmon log.
   const auto early = parse_dcgmi_dmon("\nGPU 0 0.5\n", {});
   ASSERT_FALSE(early);
-  EXPECT_EQ(early.error().message, "line 2: a row before the \"#Entity\" header");
-  EXPECT_EQ(parse_dcgmi_dmon("hello\n", {}).error().code, core::ErrorCode::DataLoss);
+  EXPECT_EQ(early.error().message, "no \"#Entity\" header: not a dcgmi dmon log");
+  EXPECT_EQ(parse_dcgmi_dmon("hello\n", {}).error().code, core::ErrorCode::InvalidArgument);
   EXPECT_EQ(parse_dcgmi_dmon("", {}).error().code, core::ErrorCode::InvalidArgument);
   EXPECT_EQ(parse_dcgmi_dmon("#Entity GRACT\nID\n", {}).error().code, core::ErrorCode::InvalidArgument);
 }
@@ -154,8 +156,11 @@ TEST(NvidiaSmiDmonImport, bad_rows_name_their_line) {
             "line 3: expected 3 columns as in the header, found 2");
   EXPECT_EQ(parse_nvidia_smi_dmon(head + "0 100 5\nx 100 5\n", {}).error().message,
             "line 4: column gpu: 'x' is not a number");
+  // Lines above the first header are skipped (issue 18 defect 15); a row between the two header lines is not.
   EXPECT_EQ(parse_nvidia_smi_dmon("0 1 2\n", {}).error().message,
-            "line 1: a row before the two header lines (names, then units)");
+            "no \"# gpu ...\" header with its units line: not an nvidia-smi dmon log");
+  EXPECT_EQ(parse_nvidia_smi_dmon("# gpu pwr\n0 1\n", {}).error().message,
+            "line 2: a row between the names line and its units line");
   EXPECT_EQ(parse_nvidia_smi_dmon(
                 "#Date Time gpu smutil\n#YYYYMMDD HH:MM:SS Idx GPM:%\n20251301 10:00:00 0 5\n", {})
                 .error()
@@ -172,7 +177,7 @@ TEST(NvidiaSmiDmonImport, bad_rows_name_their_line) {
 // ----------------------------------------------------------------------------
 
 TEST(PrometheusJsonImport, dcgm_series_with_mig_and_pod_labels) {
-  const auto r = parse_prometheus_json(fixture("synthetic/prometheus-json/synthetic-dcgm-range.json"));
+  const auto r = parse_prometheus_json(fixture("synthetic/prometheus-json/synthetic-dcgm-range.json"), kS);
   ASSERT_TRUE(r) << r.error().describe();
   ASSERT_EQ(r->devices.size(), 2u);
   ASSERT_EQ(r->samples.size(), 5u);
@@ -198,7 +203,8 @@ TEST(PrometheusJsonImport, dcgm_series_with_mig_and_pod_labels) {
 }
 
 TEST(PrometheusJsonImport, solscope_series_by_pipe_and_path_label) {
-  const auto r = parse_prometheus_json(fixture("synthetic/prometheus-json/synthetic-solscope-range.json"));
+  const auto r =
+      parse_prometheus_json(fixture("synthetic/prometheus-json/synthetic-solscope-range.json"), kS);
   ASSERT_TRUE(r) << r.error().describe();
   ASSERT_EQ(r->devices.size(), 1u);
   ASSERT_EQ(r->samples.size(), 2u);
@@ -215,31 +221,75 @@ TEST(PrometheusJsonImport, solscope_series_by_pipe_and_path_label) {
 }
 
 TEST(PrometheusJsonImport, bad_answers_say_where) {
-  const auto point = parse_prometheus_json(fixture("synthetic/prometheus-json/synthetic-bad-point.json"));
+  const auto point = parse_prometheus_json(fixture("synthetic/prometheus-json/synthetic-bad-point.json"), kS);
   ASSERT_FALSE(point);
   EXPECT_EQ(point.error().code, core::ErrorCode::DataLoss);
   EXPECT_EQ(point.error().message,
             "data.result[0].values[1]: expected [unix seconds, \"number\"], found '[1740830410,\"zero\"]'");
-  const auto syntax = parse_prometheus_json(fixture("synthetic/prometheus-json/synthetic-bad-syntax.json"));
+  const auto syntax =
+      parse_prometheus_json(fixture("synthetic/prometheus-json/synthetic-bad-syntax.json"), kS);
   ASSERT_FALSE(syntax);
   EXPECT_EQ(syntax.error().message.rfind("line 3: column 34: invalid JSON", 0), 0u) << syntax.error().message;
-  EXPECT_EQ(parse_prometheus_json(R"({"status":"success","data":{"resultType":"vector","result":[]}})")
+  EXPECT_EQ(parse_prometheus_json(R"({"status":"success","data":{"resultType":"vector","result":[]}})", kS)
                 .error()
                 .code,
             core::ErrorCode::InvalidArgument);
-  EXPECT_EQ(parse_prometheus_json(R"({"status":"success","data":{"resultType":"matrix","result":[]}})")
+  EXPECT_EQ(parse_prometheus_json(R"({"status":"success","data":{"resultType":"matrix","result":[]}})", kS)
                 .error()
                 .code,
             core::ErrorCode::InvalidArgument);
-  EXPECT_FALSE(parse_prometheus_json("[1e400]"));
+  EXPECT_FALSE(parse_prometheus_json("[1e400]", kS));
   // Fields of another type are refused, not thrown (import_text fuzz finding: "status" holding an object).
-  const auto object_status = parse_prometheus_json(R"({"status":{"__name__":"up"},"data":{}})");
+  const auto object_status = parse_prometheus_json(R"({"status":{"__name__":"up"},"data":{}})", kS);
   ASSERT_FALSE(object_status);
   EXPECT_EQ(object_status.error().code, core::ErrorCode::InvalidArgument);
   const auto numeric_type =
-      parse_prometheus_json(R"({"status":"success","data":{"resultType":7,"result":[]}})");
+      parse_prometheus_json(R"({"status":"success","data":{"resultType":7,"result":[]}})", kS);
   ASSERT_FALSE(numeric_type);
-  EXPECT_EQ(numeric_type.error().message, "the answer's resultType is not \"matrix\" (a query_range answer)");
+  EXPECT_EQ(
+      numeric_type.error().message,
+      "the answer's resultType is not \"matrix\" (a query_range answer) or \"vector\" (a query answer)");
+  // An answer past a limit of the reader names it (before: 20 MB of '[' took 1.5 GB, then "invalid JSON").
+  const auto deep = parse_prometheus_json(R"({"status":"success","data":)" + std::string(1'000'000, '['), kS);
+  ASSERT_FALSE(deep);
+  EXPECT_EQ(deep.error().code, core::ErrorCode::ResourceExhausted);
+  EXPECT_NE(deep.error().message.find("deeper than 32 levels"), std::string::npos) << deep.error().message;
+  EXPECT_NE(deep.error().hint.find("smaller answer"), std::string::npos) << deep.error().hint;
+}
+
+TEST(PrometheusJsonImport, an_instant_vector_is_one_sample_per_gpu_with_a_note) {
+  // Before: refused ("resultType is not matrix"). SYNTHETIC answer of /api/v1/query.
+  const std::string vector =
+      R"({"status":"success","data":{"resultType":"vector","result":[)"
+      R"({"metric":{"__name__":"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE","gpu":"0","Hostname":"n"},"value":[1740830400,"0.25"]},)"
+      R"({"metric":{"__name__":"DCGM_FI_PROF_DRAM_ACTIVE","gpu":"0","Hostname":"n"},"value":[1740830400,"0.5"]},)"
+      R"({"metric":{"__name__":"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE","gpu":"1","Hostname":"n"},"value":[1740830400,"1"]}]}})";
+  const auto r = parse_prometheus_json(vector, 5 * kS);
+  ASSERT_TRUE(r) << r.error().describe();
+  ASSERT_EQ(r->devices.size(), 2u);
+  ASSERT_EQ(r->samples.size(), 2u);
+  for (const core::RawSample& s : r->samples) {
+    EXPECT_EQ(s.t_end_ns, 1740830400LL * kS);
+    EXPECT_EQ(s.duration_ns(), 5 * kS);  // spans --delay
+  }
+  EXPECT_DOUBLE_EQ(sol(*r, 0).compute_sol_pct, 25.0);
+  EXPECT_DOUBLE_EQ(sol(*r, 0).memory_sol_pct, 50.0);
+  EXPECT_DOUBLE_EQ(sol(*r, 1).compute_sol_pct, 100.0);
+  ASSERT_EQ(r->notes.size(), 1u);
+  EXPECT_EQ(
+      r->notes[0],
+      "an instant-query answer (resultType vector): one sample per GPU at its time, spanning --delay (5 s)");
+  const auto bad = parse_prometheus_json(
+      R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{"__name__":"DCGM_FI_PROF_SM_ACTIVE"},"value":[1740830400,"x"]}]}})",
+      kS);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message,
+            "data.result[0].value: expected [unix seconds, \"number\"], found '[1740830400,\"x\"]'");
+  const auto mixed = parse_prometheus_json(
+      R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"values":[[1740830400,"1"]]}]}})",
+      kS);
+  ASSERT_FALSE(mixed);
+  EXPECT_EQ(mixed.error().message, "data.result[0]: a series needs \"metric\" and \"value\"");
 }
 
 // --- dcgm-exporter scrapes (the f-live parser) through the importer
@@ -278,7 +328,8 @@ TEST(ImportTimes, times_an_int64_of_ns_cannot_hold_are_refused) {
                 .message,
             "line 3: date and time '23000101' '10:00:00' are not YYYYMMDD HH:MM:SS");
   const auto json = parse_prometheus_json(
-      R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL"},"values":[[1e10,"1"]]}]}})");
+      R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL"},"values":[[1e10,"1"]]}]}})",
+      kS);
   ASSERT_FALSE(json);
   EXPECT_EQ(json.error().code, core::ErrorCode::DataLoss);
   const auto far = import_dcgm_exporter("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 5 7258118400001\n", kS);
@@ -329,21 +380,42 @@ TEST(ImportDetection, format_names_round_trip) {
 }
 
 TEST(ImportSpans, each_device_spans_from_its_previous_timestamp) {
-  std::vector<core::RawSample> s(5);
+  Recording r;
+  r.samples.resize(5);
+  std::vector<core::RawSample>& s = r.samples;
   const std::uint32_t devices[] = {0, 1, 0, 0, 1};
   const std::int64_t ends[] = {10, 10, 12, 12, 15};
   for (std::size_t i = 0; i < s.size(); ++i) {
     s[i].device_index = devices[i];
     s[i].t_end_ns = ends[i];
   }
-  span_from_previous(s, 7);
-  ASSERT_EQ(s.size(), 4u);        // device 0's second sample at 12 has no span: dropped
+  ASSERT_TRUE(span_from_previous(r, 7));
+  ASSERT_EQ(s.size(), 4u);  // device 0's second sample at 12 has no span: dropped (and counted)
+  EXPECT_EQ(r.tally.repeated_rows, 1u);
   EXPECT_EQ(s[0].t_start_ns, 8);  // device 0's first gap is 2
   EXPECT_EQ(s[1].t_start_ns, 5);  // device 1's first gap is 5
   EXPECT_EQ(s[2].t_start_ns, 10);
   EXPECT_EQ(s[3].t_start_ns, 10);
   EXPECT_TRUE(declares_synthetic("\n  # Synthetic data\nx"));
   EXPECT_FALSE(declares_synthetic("x\n# synthetic"));
+}
+
+// --- text that is not UTF-8 (issue 18, defect 1)
+// ---------------------------------------------------------------------------------------------
+
+TEST(ForeignTextImport, ill_formed_utf8_in_a_label_becomes_the_replacement_character) {
+  // Before: nlohmann's parser refused the whole file ("invalid string: ill-formed UTF-8 byte"); now the text
+  // is repaired where it enters, and the name keeps its valid bytes. SYNTHETIC fixture, one byte made 0xFF.
+  std::string text = fixture("synthetic/prometheus-json/synthetic-dcgm-range.json");
+  const std::string name = "SYNTHETIC H100";
+  std::size_t at = 0;
+  while ((at = text.find(name, at)) != std::string::npos)
+    text.replace(at, name.size(), "SYNTHETIC \xFF H100");
+  const auto r = import_text(text, ImportFormat::PrometheusJson, kS);
+  ASSERT_TRUE(r) << r.error().describe();
+  ASSERT_EQ(r->devices.size(), 2u);
+  EXPECT_EQ(r->devices[0].name, "SYNTHETIC \xEF\xBF\xBD H100");
+  EXPECT_EQ(r->devices[0].uuid, "GPU-00000000-synthetic");
 }
 
 }  // namespace

@@ -262,3 +262,29 @@ TEST(DcgmExpositionErrors, memory_beyond_a_uint64_of_bytes_stays_unknown) {
 
 }  // namespace
 }  // namespace solscope::net
+
+namespace solscope::net {
+namespace {
+
+// Issue 18, defect 1: label values that are not UTF-8 (a damaged or foreign scrape) are repaired where the
+// exposition text is read, so the device texts that reach `--json`, a trace and /metrics are valid UTF-8.
+// Before: the raw bytes were kept and `--dcgm-exporter --json` exited 1 with nothing printed. SYNTHETIC.
+TEST(DcgmExpositionForeignText, label_values_that_are_not_utf8_become_the_replacement_character) {
+  const std::string fffd = "\xEF\xBF\xBD";
+  const std::string text =
+      "DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu=\"0\",UUID=\"GPU-\xFF\",modelName=\"NV\xC0\xAFID \xC3\xA9\","
+      "Hostname=\"node-\xE2\x82\",pod=\"p\x80\"} 0.5\n";
+  DcgmDeviceIndex index;
+  auto scrape = parse_dcgm_scrape(text, index);
+  ASSERT_TRUE(scrape) << scrape.error().message;
+  ASSERT_EQ(scrape->gpus.size(), 1U);
+  const core::DeviceInfo& d = scrape->gpus[0].device;
+  EXPECT_EQ(d.uuid, "GPU-" + fffd);
+  EXPECT_EQ(d.name, "NV" + fffd + fffd + "ID \xC3\xA9");  // valid multibyte text kept byte for byte
+  EXPECT_EQ(d.host, "node-" + fffd);
+  EXPECT_EQ(d.attribution, "/p" + fffd + "/");
+  EXPECT_DOUBLE_EQ(scrape->gpus[0].sample.value(MetricId::GrActive), 50.0);
+}
+
+}  // namespace
+}  // namespace solscope::net

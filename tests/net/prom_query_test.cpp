@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <string>
 
 namespace solscope::net {
@@ -103,6 +104,88 @@ TEST(PromQueryAnswer, text_that_is_not_json_fails_with_line_and_column) {
   EXPECT_EQ(overflow.error().code, core::ErrorCode::DataLoss);
   EXPECT_EQ(overflow.error().message.rfind("invalid JSON: ", 0), 0u) << overflow.error().message;
   EXPECT_FALSE(parse_prom_query_answer("<html>Grafana</html>"));
+}
+
+TEST(PromQueryAnswer, deep_nesting_stops_at_the_depth_limit_anywhere_in_the_answer) {
+  // Before: every '[' became a node of a JSON tree (20 MB of '[' took 1.5 GB). Now the reader stops at the
+  // first level past the limit, however long the rest is.
+  const std::string deep(2'000'000, '[');
+  for (const std::string& body :
+       {deep, R"({"status":"success","warnings":)" + deep,
+        R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":)" + deep,
+        R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{"a":)" + deep}) {
+    const auto a = parse_prom_query_answer(body);
+    ASSERT_FALSE(a) << body.substr(0, 80);
+    EXPECT_EQ(a.error().code, core::ErrorCode::ResourceExhausted);
+    EXPECT_EQ(a.error().message,
+              "the answer nests arrays and objects deeper than 32 levels (the limit of solscope's Prometheus "
+              "reader)");
+  }
+  std::string nested = "{\"status\":\"success\",\"x\":";  // 31 levels with the answer itself: reads
+  nested += std::string(30, '[') + std::string(30, ']') + "}";
+  EXPECT_TRUE(parse_prom_query_answer(nested)) << nested;
+}
+
+TEST(PromQueryAnswer, a_million_series_stop_at_the_series_limit) {
+  // Before: one million tiny series took 1.47 GB.
+  std::string body = R"({"status":"success","data":{"resultType":"vector","result":[)";
+  constexpr std::string_view kTiny = R"({"metric":{},"value":[1,"1"]},)";
+  body.reserve(body.size() + kTiny.size() * 1'000'000);
+  for (int i = 0; i < 1'000'000; ++i) body += kTiny;
+  body.back() = ']';
+  body += "}}";
+  const auto a = parse_prom_query_answer(body);
+  ASSERT_FALSE(a);
+  EXPECT_EQ(a.error().code, core::ErrorCode::ResourceExhausted);
+  EXPECT_EQ(a.error().message,
+            "the answer holds more than 250000 series (the limit of solscope's Prometheus reader)");
+}
+
+TEST(PromQueryAnswer, points_and_labels_count_against_their_limits) {
+  const std::string body =
+      R"({"status":"success","data":{"resultType":"matrix","result":[)"
+      R"({"metric":{"a":"1","b":"2"},"values":[[1,"1"],[2,"2"]]},{"metric":{"c":"3"},"values":[[3,"3"]]}]}})";
+  EXPECT_TRUE(parse_prom_query_answer(body, {.points = 3, .labels = 3}));
+  const auto points = parse_prom_query_answer(body, {.points = 2});
+  ASSERT_FALSE(points);
+  EXPECT_EQ(points.error().message,
+            "the answer holds more than 2 points (the limit of solscope's Prometheus reader)");
+  const auto labels = parse_prom_query_answer(body, {.labels = 2});
+  ASSERT_FALSE(labels);
+  EXPECT_EQ(labels.error().code, core::ErrorCode::ResourceExhausted);
+  EXPECT_EQ(labels.error().message,
+            "the answer holds more than 2 labels (the limit of solscope's Prometheus reader)");
+  EXPECT_FALSE(parse_prom_query_answer(body, {.series = 1}));
+}
+
+TEST(PromQueryAnswer, reads_as_a_json_tree_would_members_sent_twice_and_odd_points) {
+  const auto a = parse_prom_query_answer(
+      R"({"status":"error","status":"success","data":7,"data":{"result":[],"resultType":"matrix","result":[)"
+      R"({"values":[[1,"1"]],"metric":{"a":"x","a":"y","b":"z","b":1},"value":[2,"2"]},)"
+      R"({"value":[2,"2"],"values":{"not":"an array"}},)"
+      R"({"metric":{},"values":[[1,"1"],{"k":[1,{"d":null}],"k":true},[[5]],7]},)"
+      R"({"metric":{},"value":"5"}]}})");
+  ASSERT_TRUE(a) << a.error().describe();
+  EXPECT_EQ(a->status, "success");
+  EXPECT_TRUE(a->has_data);
+  EXPECT_TRUE(a->has_result);
+  EXPECT_EQ(a->result_type, "matrix");
+  ASSERT_EQ(a->series.size(), 4u);
+  const PromSeries& first = a->series[0];  // "values" wins over "value", whatever the order
+  EXPECT_EQ(first.form, PromSeriesForm::Range);
+  EXPECT_EQ(first.labels, (std::map<std::string, std::string>{{"a", "y"}}));
+  ASSERT_EQ(first.points.size(), 1u);
+  EXPECT_EQ(a->series[1].form, PromSeriesForm::Instant);  // "values" that is no array: the "value"
+  EXPECT_EQ(a->series[1].points.at(0).first, 2'000'000'000);
+  const PromSeries& odd = a->series[2];
+  EXPECT_EQ(odd.sent_points, 4u);  // the points after the bad one are counted, not read
+  ASSERT_TRUE(odd.bad_point);
+  EXPECT_EQ(odd.bad_point->index, 1u);
+  EXPECT_EQ(odd.bad_point->json, R"({"k":true})");
+  EXPECT_EQ(odd.points.size(), 1u);
+  ASSERT_TRUE(a->series[3].bad_point);
+  EXPECT_EQ(a->series[3].bad_point->json, R"("5")");
+  EXPECT_EQ(a->series[3].form, PromSeriesForm::Instant);
 }
 
 TEST(PromQueryAnswer, query_parameters) {

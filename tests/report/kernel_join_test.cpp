@@ -136,5 +136,36 @@ TEST(KernelJoin, KeepsTheTopTwentyByTimeThenName) {
   EXPECT_EQ(gpu.top_kernels[19].name, "k105");
 }
 
+TEST(KernelJoin, CallsStreamedOneByOneInAnyOrderJoinAsTheWholeLog) {
+  std::vector<core::KernelRecord> kernels;
+  for (int i = 0; i < 300; ++i) {
+    kernels.push_back(kernel(0, i, i + 2, i % 3 == 0 ? "gemm" : (i % 3 == 1 ? "relu" : "copy")));
+  }
+  KernelJoin whole(kernels);
+  KernelJoin streamed;
+  for (auto it = kernels.rbegin(); it != kernels.rend(); ++it) streamed.add_call(*it);  // arrival order
+  for (const auto& s : two_samples()) {
+    whole.add(s);
+    streamed.add(s);
+  }
+  streamed.add_call(kernel(0, 0, 1, "late"));  // after the first sample: ignored
+  GpuReport a;
+  GpuReport b;
+  whole.fill(a);
+  streamed.fill(b);
+  EXPECT_EQ(b.kernel_calls, 300U);
+  EXPECT_EQ(b.kernel_names, 3U);
+  ASSERT_EQ(b.top_kernels.size(), a.top_kernels.size());
+  for (std::size_t i = 0; i < a.top_kernels.size(); ++i) {
+    EXPECT_EQ(b.top_kernels[i].name, a.top_kernels[i].name);
+    EXPECT_EQ(b.top_kernels[i].calls, a.top_kernels[i].calls);
+    EXPECT_EQ(b.top_kernels[i].overlapped_calls, a.top_kernels[i].overlapped_calls);
+    EXPECT_EQ(b.top_kernels[i].sampled_ns, a.top_kernels[i].sampled_ns);
+    EXPECT_DOUBLE_EQ(b.top_kernels[i].compute_sol_pct, a.top_kernels[i].compute_sol_pct);
+  }
+  // Each call keeps its start, end and name id; the name is interned once per GPU.
+  EXPECT_EQ(KernelJoin::kBytesPerCall, 24U);
+}
+
 }  // namespace
 }  // namespace solscope::report

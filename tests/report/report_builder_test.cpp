@@ -38,7 +38,7 @@ auto build(const std::vector<core::SolSample>& samples, const std::vector<core::
   dev.index = 0;
   dev.name = "test GPU";
   const std::vector<core::DeviceInfo> devices{dev};
-  ReportBuilder builder(devices, kernels, samples.size());
+  ReportBuilder builder(devices, kernels);
   for (const auto& s : samples) builder.add(s);
   return builder.finish(TraceFacts{.path = "t.sqlite"});
 }

@@ -6,4 +6,5 @@ solscope_add_test(report
           ${CMAKE_CURRENT_LIST_DIR}/report_builder_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/report_output_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/report_series_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/sample_bins_test.cpp
   LIBS solscope::report)

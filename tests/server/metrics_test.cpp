@@ -5,6 +5,7 @@
 #include <locale>
 #include <sstream>
 
+#include "core/text.hpp"
 #include "server_test_support.hpp"
 
 namespace solscope::server {
@@ -88,6 +89,23 @@ TEST_F(MetricsTest, label_values_are_escaped) {
   devices[0].state.info.name = "quote\" back\\slash\nnewline";
   const std::string text = render_metrics(devices, {.hostname = "h", .version = "v"});
   EXPECT_NE(text.find("modelName=\"quote\\\" back\\\\slash\\nnewline\""), std::string::npos) << text;
+}
+
+TEST_F(MetricsTest, label_values_that_are_not_utf8_are_repaired_so_prometheus_accepts_the_scrape) {
+  // Issue 18, defect 1: the raw bytes reached the scrape and Prometheus refused all of it ("invalid label
+  // value"). Now every label value is valid UTF-8, the bad bytes as U+FFFD; valid multibyte text is kept.
+  const std::string fffd = "\xEF\xBF\xBD";
+  auto devices = state_.snapshot();
+  devices[0].state.info.uuid = "GPU-\xFF";
+  devices[0].state.info.name = "NV\xC0\xAFID \xC3\xA9";
+  devices[0].state.info.chip = "GH\xE2\x82";
+  const std::string text = render_metrics(devices, {.hostname = "node-\x80", .version = "v"});
+  EXPECT_TRUE(core::is_valid_utf8(text));
+  EXPECT_NE(text.find("UUID=\"GPU-" + fffd + "\",modelName=\"NV" + fffd + fffd +
+                      "ID \xC3\xA9\",hostname=\"node-" + fffd + "\""),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("chip=\"GH" + fffd + "\""), std::string::npos) << text;
 }
 
 /// A locale whose decimal point is a comma, as de_DE has.

@@ -104,6 +104,33 @@ TEST(KernelsTest, round_trip_sorts_by_start_and_keeps_every_field) {
   EXPECT_EQ(reader->sample_count(), 20u) << "samples are untouched";
 }
 
+TEST(KernelsTest, for_each_kernel_streams_every_record_in_arrival_order_without_holding_them) {
+  TempDir dir;
+  const auto path = dir.file("k.sqlite");
+  const std::vector<core::KernelRecord> in = {kernel(1, 30, 50, 3, "c"), kernel(0, 10, 2000, 1, "a"),
+                                              kernel(0, 50, 5, 5, "e"), kernel(1, 10, 7, 2, "b")};
+  write_with_kernels(path, in, 2);
+  auto reader = Reader::open(path);
+  ASSERT_TRUE(reader) << reader.error().describe();
+  std::vector<std::string> seen;
+  auto table = reader->for_each_kernel({}, [&](const core::KernelRecord& k) { seen.push_back(k.name); });
+  ASSERT_TRUE(table) << table.error().describe();
+  EXPECT_TRUE(table->present);
+  EXPECT_TRUE(table->kernels.empty()) << "the records went to the sink only";
+  EXPECT_EQ(table->report.kernels, 4u);
+  EXPECT_EQ(table->note, "");
+  std::vector<std::string> sorted = seen;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted, (std::vector<std::string>{"a", "b", "c", "e"}));
+  KernelReadOptions gpu1;
+  gpu1.devices = {1};
+  seen.clear();
+  table = reader->for_each_kernel(gpu1, [&](const core::KernelRecord& k) { seen.push_back(k.name); });
+  ASSERT_TRUE(table);
+  EXPECT_EQ(table->report.kernels, 2u);
+  EXPECT_EQ(seen.size(), 2u);
+}
+
 TEST(KernelsTest, long_names_are_cut_at_a_character_boundary) {
   TempDir dir;
   const auto path = dir.file("k.sqlite");

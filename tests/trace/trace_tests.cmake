@@ -7,6 +7,7 @@ solscope_add_test(trace
     ${CMAKE_CURRENT_LIST_DIR}/damage_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/device_placement_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/export_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/foreign_text_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/fixture_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/fuzz_regression_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/kernels_test.cpp

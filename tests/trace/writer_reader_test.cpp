@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <limits>
+#include <thread>
 
 #include "core/derive.hpp"
 #include "core/metric_catalog.hpp"
@@ -266,7 +268,7 @@ TEST(WriterReaderTest, device_and_time_filters_select_exactly) {
             samples.size());
 }
 
-TEST(WriterReaderTest, batches_commit_by_count_and_by_sample_time) {
+TEST(WriterReaderTest, batches_commit_by_count_and_by_sample_and_wall_time) {
   TempDir dir;
   const auto devices = synthetic::devices(1);
   auto writer = Writer::open(dir.file("t.sqlite"), {.batch_samples = 10, .batch_span_ns = 1'000'000'000});
@@ -278,17 +280,51 @@ TEST(WriterReaderTest, batches_commit_by_count_and_by_sample_time) {
   EXPECT_EQ(writer->committed_samples(), 20u);
   EXPECT_EQ(writer->buffered_samples(), 5u);
 
-  auto by_time = Writer::open(dir.file("u.sqlite"), {.batch_samples = 1000, .batch_span_ns = 50'000'000});
+  auto by_time = Writer::open(dir.file("u.sqlite"), {.batch_samples = 1000, .batch_span_ns = 200'000'000});
   ASSERT_TRUE(by_time);
-  for (std::uint64_t n = 0; n < 12; ++n) {
-    const auto raw =
-        synthetic::sample(0, n, 1);  // 10 ms each: the 5th sample ends 50 ms after the first start
+  for (std::uint64_t n = 0; n < 30; ++n) {
+    const auto raw = synthetic::sample(0, n, 1);  // 10 ms each: the 21st ends 200 ms after the first start
     ASSERT_TRUE(by_time->append(raw, core::derive(raw, devices[0])));
   }
-  EXPECT_EQ(by_time->committed_samples(), 10u);
+  // 300 ms of sample time, appended in far less than 200 ms of wall time: not yet due (before: committed).
+  EXPECT_EQ(by_time->committed_samples(), 0u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  const auto raw = synthetic::sample(0, 30, 1);
+  ASSERT_TRUE(by_time->append(raw, core::derive(raw, devices[0])));
+  EXPECT_EQ(by_time->committed_samples(), 31u);  // both clocks past 200 ms
   ASSERT_TRUE(by_time->flush());
-  EXPECT_EQ(by_time->committed_samples(), 12u);
   EXPECT_EQ(by_time->buffered_samples(), 0u);
+}
+
+TEST(WriterReaderTest, samples_faster_than_real_time_commit_in_batches_not_one_by_one) {
+  // An import of a 1 s-step recording: every sample is 1 s past the last commit in sample time. Before, each
+  // one was a commit of its own (200,000 points took 32 s); now the default batch (4,096) or a second of wall
+  // time ends a transaction, and every committed sample is still durable against a kill.
+  TempDir dir;
+  const auto devices = synthetic::devices(1);
+  auto writer = Writer::open(dir.file("t.sqlite"));
+  ASSERT_TRUE(writer);
+  constexpr std::uint64_t kSamples = 20'000;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::uint64_t commits = 0;
+  std::uint64_t committed = 0;
+  for (std::uint64_t n = 0; n < kSamples; ++n) {
+    auto raw = synthetic::sample(0, n % 100, 1);
+    raw.t_start_ns = synthetic::kStartNs + static_cast<std::int64_t>(n) * core::kNsPerS;
+    raw.t_end_ns = raw.t_start_ns + core::kNsPerS;
+    ASSERT_TRUE(writer->append(raw, core::derive(raw, devices[0])));
+    if (writer->committed_samples() != committed) {
+      committed = writer->committed_samples();
+      ++commits;
+    }
+  }
+  const auto wall_s =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LE(commits, kSamples / 4096 + 1 + static_cast<std::uint64_t>(wall_s) + 1)
+      << "wall " << wall_s << " s";
+  EXPECT_GT(committed, 0u);
+  ASSERT_TRUE(writer->close());
+  EXPECT_EQ(writer->committed_samples(), kSamples);
 }
 
 TEST(WriterReaderTest, metrics_are_mapped_by_name_not_position) {

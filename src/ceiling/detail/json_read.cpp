@@ -15,13 +15,6 @@ auto reason_of(std::string_view what) -> std::string_view {
   return what.substr(colon + 2);
 }
 
-auto short_value(const Json& value) -> std::string {
-  std::string text = value.dump();
-  constexpr std::size_t kMaxChars = 40;
-  if (text.size() > kMaxChars) text = text.substr(0, kMaxChars) + "...";
-  return text;
-}
-
 /// A 1-based line and column in a text.
 struct TextPosition {
   std::size_t line = 1;
@@ -53,6 +46,23 @@ auto join_keys(std::initializer_list<std::string_view> keys) -> std::string {
     ++i;
   }
   return out;
+}
+
+}  // namespace
+
+auto value_text(const Json& value) -> std::string {
+  // The ceiling room may not include wire/json_text.hpp; this is the same call, with the same replacing
+  // handler.
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+namespace {
+
+auto short_value(const Json& value) -> std::string {
+  std::string text = value_text(value);
+  constexpr std::size_t kMaxChars = 40;
+  if (text.size() > kMaxChars) text = text.substr(0, kMaxChars) + "...";
+  return text;
 }
 
 }  // namespace
@@ -180,7 +190,7 @@ auto FieldReader::required_number(std::initializer_list<std::string_view> keys, 
   }
   if (**value < min || **value > max) {
     return core::fail(
-        type_error(key_of(keys), "a number from " + Json(min).dump() + " to " + Json(max).dump()));
+        type_error(key_of(keys), "a number from " + value_text(Json(min)) + " to " + value_text(Json(max))));
   }
   return **value;
 }

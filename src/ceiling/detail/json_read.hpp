@@ -18,6 +18,10 @@ namespace solscope::ceiling::detail {
 
 using Json = nlohmann::json;
 
+/// `value` as compact JSON text for a message; a string that is not valid UTF-8 is written with U+FFFD (as
+/// wire::json_text does), never thrown.
+[[nodiscard]] auto value_text(const Json& value) -> std::string;
+
 /// Parses `text` as JSON. Errors: InvalidArgument "<context>: invalid JSON at line L, column C: <reason>",
 /// where `context` names the object and file ("model config /m/config.json").
 [[nodiscard]] auto parse_json(std::string_view text, std::string_view context) -> core::Result<Json>;

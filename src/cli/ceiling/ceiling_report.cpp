@@ -1,5 +1,6 @@
 #include "cli/ceiling/ceiling_report.hpp"
 #include "core/units.hpp"
+#include "wire/json_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -211,7 +212,7 @@ auto render_ceiling_json(const CeilingReportInput& in) -> std::string {
   }
   j["ops"] = ops;
   j["notes"] = c.notes;
-  return j.dump(2) + "\n";
+  return wire::json_text(j, wire::kJsonPretty) + "\n";
 }
 
 }  // namespace solscope::app

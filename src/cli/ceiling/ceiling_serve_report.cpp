@@ -9,6 +9,7 @@
 #include "cli/ceiling/ceiling_report.hpp"
 #include "core/units.hpp"
 #include "wire/json_number.hpp"
+#include "wire/json_text.hpp"
 
 namespace solscope::app {
 namespace {
@@ -149,7 +150,7 @@ auto render_serve_json(const ServeReportInput& in) -> std::string {
                 {"decode_only", s.has_decode_step ? step_json(s.decode_step) : Json(nullptr)}};
   j["fits"] = s.fits;
   j["notes"] = s.notes;
-  return j.dump(2) + "\n";
+  return wire::json_text(j, wire::kJsonPretty) + "\n";
 }
 
 }  // namespace solscope::app

@@ -10,6 +10,7 @@
 #include "runtime/messages.hpp"
 #include "runtime/options.hpp"
 #include "trace/writer.hpp"
+#include "wire/json_text.hpp"
 
 namespace solscope::app {
 namespace {
@@ -94,7 +95,7 @@ auto run_check_with(const CommonOptions& common, const CheckArgs& args, CheckDep
   if (*writer) {
     // The table travels with the samples: a bug report needs only the file.
     if (report) {
-      if (auto kept = (*writer)->set_metadata(kCheckMetaKey, check_json(*report).dump()); !kept) {
+      if (auto kept = (*writer)->set_metadata(kCheckMetaKey, wire::json_text(check_json(*report))); !kept) {
         print_error(err, kept.error());
       }
     }
@@ -106,7 +107,7 @@ auto run_check_with(const CommonOptions& common, const CheckArgs& args, CheckDep
     return report.error().exit_code;
   }
   if (common.json) {
-    out << check_json(*report).dump(2) << '\n';
+    out << wire::json_text(check_json(*report), wire::kJsonPretty) << '\n';
   } else {
     render_check_table(*report, out);
   }

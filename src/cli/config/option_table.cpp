@@ -193,7 +193,8 @@ auto trace_options() -> std::vector<OptionSpec> {
        "the recording's format: dcgm-exporter, prometheus-json, dcgmi-dmon, nvidia-smi-dmon or nsys-sqlite",
        "detected from the content", 0, 0, false, false},
       {"--delay", Scope::Import, Duration,
-       "collection interval of a log without timestamps (dmon -d), and the span of a single scrape",
+       "collection interval of a log without timestamps (dmon -d), and the span of a single scrape or "
+       "instant query",
        format_duration(kDefaultImportDelayNs), kMs, static_cast<double>(core::kNsPerHour), false, true},
       {"--force", Scope::Import, Flag, "replace an existing --output file", "", 0, 0, false, false},
   };

@@ -16,6 +16,7 @@
 #include "runtime/gpu_backend.hpp"
 #include "runtime/messages.hpp"
 #include "wire/json_number.hpp"
+#include "wire/json_text.hpp"
 
 namespace solscope::app {
 namespace {
@@ -120,7 +121,7 @@ auto run_devices(const CommonOptions& /*common*/, const WorkloadOptions& workloa
     nlohmann::json j = to_json(*probe);
     if (found) add_workloads_json(*found, j);
     if (!suggestion.empty()) j["suggestion"] = suggestion;
-    out << j.dump(2) << '\n';
+    out << wire::json_text(j, wire::kJsonPretty) << '\n';
   } else {
     std::ostringstream text;  // names from the driver, models and paths from endpoints and configs
     print_text(*probe, text);

@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <vector>
@@ -10,8 +12,8 @@
 #include <fmt/format.h>
 
 #include "core/derive.hpp"
-#include "imports/dmon_common.hpp"
 #include "imports/importer.hpp"
+#include "imports/line_source.hpp"
 #include "imports/nsys_sqlite.hpp"
 #include "runtime/exit_codes.hpp"
 #include "runtime/messages.hpp"
@@ -71,11 +73,39 @@ auto read_head(const std::string& path) -> core::Result<std::string> {
   return head;
 }
 
-/// A recording and the format it was read as.
+/// A recording as read: its samples in memory, or (a format read line by line) none, streamed from the file
+/// again when the trace is written, so that the import holds one line and a bounded state per GPU.
 struct Imported {
-  imports::Recording recording;
+  imports::Recording recording;  ///< samples empty when streamed
+  imports::ImportFormat kind = imports::ImportFormat::DcgmExporter;
   std::string format;
+  bool streamed = false;
+  std::uint64_t samples = 0;
+  std::int64_t first_start_ns = 0;  ///< earliest t_start_ns, before shift_ns
+  std::int64_t last_end_ns = 0;     ///< latest t_end_ns, before shift_ns
+  std::int64_t shift_ns = 0;  ///< added to every time: places a log without wall-clock time at its file's
 };
+
+/// Counts the samples and their span.
+void note_sample(Imported& imported, const core::RawSample& s) {
+  imported.first_start_ns =
+      imported.samples == 0 ? s.t_start_ns : std::min(imported.first_start_ns, s.t_start_ns);
+  imported.last_end_ns = imported.samples == 0 ? s.t_end_ns : std::max(imported.last_end_ns, s.t_end_ns);
+  ++imported.samples;
+}
+
+/// Streams the lines of `file` through the importer of `format`. Errors: the file cannot be opened
+/// (Unavailable), the importer's and the sink's.
+auto stream_file(const std::string& file, imports::ImportFormat format, std::int64_t delay_ns,
+                 const imports::SampleSink& sink) -> core::Result<imports::Recording> {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    return core::fail(core::ErrorCode::Unavailable, "cannot open " + file + ": " + std::strerror(errno),
+                      "check the path");
+  }
+  imports::StreamLines lines(in);
+  return imports::import_lines(lines, format, delay_ns, sink);
+}
 
 auto read_recording(const ImportArgs& args, std::int64_t delay_ns) -> Outcome<Imported> {
   auto fail_with = [](core::Error e, int code) {
@@ -92,23 +122,51 @@ auto read_recording(const ImportArgs& args, std::int64_t delay_ns) -> Outcome<Im
   if (!head) return fail_with(head.error(), kExitBadTrace);
   auto format = resolve_format(args, *head);
   if (!format) return core::Unexpected<Failure>(format.error());
-  const std::string_view name = imports::to_string(*format);
+  Imported imported{.kind = *format, .format = std::string(imports::to_string(*format))};
   core::Result<imports::Recording> recording = core::fail(core::ErrorCode::Internal, "not read");
-  if (*format == imports::ImportFormat::NsysSqlite) {
+  if (imports::streams_lines(*format)) {
+    // First pass: check the whole file and learn its devices and span before the trace is created.
+    imported.streamed = true;
+    recording =
+        stream_file(args.file, *format, delay_ns, [&](const core::RawSample& s) -> core::Result<void> {
+          note_sample(imported, s);
+          return core::ok();
+        });
+  } else if (*format == imports::ImportFormat::NsysSqlite) {
     recording = imports::read_nsys_sqlite(args.file);  // SQLite reads the file itself, read-only
   } else {
     auto text = read_text_file(args.file, "recording", "check the path");
     if (!text) return fail_with(text.error(), kExitBadTrace);
     recording = imports::import_text(*text, *format, delay_ns);
   }
-  if (!recording) return fail_with(bad_input(args.file, name, recording.error()), kExitBadTrace);
-  if (recording->relative_times && !recording->samples.empty()) {
+  if (!recording) return fail_with(bad_input(args.file, imported.format, recording.error()), kExitBadTrace);
+  imported.recording = std::move(*recording);
+  for (const core::RawSample& s : imported.recording.samples) note_sample(imported, s);
+  if (imported.recording.relative_times && imported.samples > 0) {
     // No wall-clock time in the file: the last sample ends at the file's modification time.
-    std::int64_t last_end = recording->samples.front().t_end_ns;
-    for (const core::RawSample& s : recording->samples) last_end = std::max(last_end, s.t_end_ns);
-    imports::shift_times(*recording, mtime_ns(args.file) - last_end);
+    imported.shift_ns = mtime_ns(args.file) - imported.last_end_ns;
   }
-  return Imported{std::move(*recording), std::string(name)};
+  return imported;
+}
+
+/// Hands every sample of `imported` to `sink`, its times shifted: from memory, or read from the file again.
+auto each_sample(const ImportArgs& args, const Imported& imported, const imports::SampleSink& sink)
+    -> core::Result<void> {
+  auto shifted = [&](const core::RawSample& s) -> core::Result<void> {
+    core::RawSample raw = s;
+    raw.t_start_ns += imported.shift_ns;
+    raw.t_end_ns += imported.shift_ns;
+    return sink(raw);
+  };
+  if (!imported.streamed) {
+    for (const core::RawSample& s : imported.recording.samples) {
+      if (auto done = shifted(s); !done) return done;
+    }
+    return core::ok();
+  }
+  auto again = stream_file(args.file, imported.kind, args.delay_ns, shifted);
+  if (!again) return core::propagate(again);
+  return core::ok();
 }
 
 /// The one host of every device, or "" when they differ or none says.
@@ -120,10 +178,9 @@ auto common_host(const std::vector<core::DeviceInfo>& devices) -> std::string {
   return host;
 }
 
-auto write_trace(const ImportArgs& args, std::string_view format, const imports::Recording& recording)
-    -> core::Result<std::uint64_t> {
-  std::int64_t start_ns = recording.samples.front().t_start_ns;
-  for (const core::RawSample& s : recording.samples) start_ns = std::min(start_ns, s.t_start_ns);
+auto write_trace(const ImportArgs& args, const Imported& imported) -> core::Result<std::uint64_t> {
+  const imports::Recording& recording = imported.recording;
+  const std::string& format = imported.format;
   const std::string host = common_host(recording.devices);
   trace::WriterOptions options{
       .overwrite = args.force,
@@ -132,16 +189,17 @@ auto write_trace(const ImportArgs& args, std::string_view format, const imports:
           fmt::format("{}imported from {} ({}) by solscope {}", recording.synthetic ? "synthetic: " : "",
                       fs::path(args.file).filename().string(), format, SOLSCOPE_VERSION),
       .host = host.empty() ? std::string("unknown (imported)") : host,
-      .start_time_ns = std::max<std::int64_t>(start_ns, 1)};
+      .start_time_ns = std::max<std::int64_t>(imported.first_start_ns + imported.shift_ns, 1)};
   auto writer = trace::Writer::open(args.output, options);
   if (!writer) return core::propagate(writer);
   auto done = writer->write_devices(recording.devices);
   if (done) done = writer->set_metadata("import_file", args.file);
   if (done) done = writer->set_metadata("import_format", format);
   if (done) done = writer->set_metadata("sol_definition", recording.sol_definition);
-  for (std::size_t i = 0; done && i < recording.samples.size(); ++i) {
-    const core::RawSample& raw = recording.samples[i];
-    done = writer->append(raw, core::derive(raw, recording.devices.at(raw.device_index)));
+  if (done) {
+    done = each_sample(args, imported, [&](const core::RawSample& raw) -> core::Result<void> {
+      return writer->append(raw, core::derive(raw, recording.devices.at(raw.device_index)));
+    });
   }
   if (done) done = writer->close();
   if (!done) {
@@ -167,7 +225,7 @@ auto run_import(const ImportArgs& args, std::ostream& out, std::ostream& err) ->
   }
   const std::string& format_name = imported->format;
   const imports::Recording* recording = &imported->recording;
-  auto written = write_trace(args, format_name, *recording);
+  auto written = write_trace(args, *imported);
   if (!written) {
     print_error(err, written.error());
     return kExitFailure;
@@ -179,6 +237,9 @@ auto run_import(const ImportArgs& args, std::ostream& out, std::ostream& err) ->
     }
     print_warning(err, args.file + ": not mapped to a solscope metric, skipped (values): " + names);
   }
+  for (const std::string& note : imports::import_notes(*recording))
+    print_warning(err, args.file + ": " + note);
+  for (const std::string& note : recording->notes) print_note(err, args.file + ": " + note);
   out << fmt::format("imported {} samples of {} GPU{} from {} ({}) into {}\nSOL: {}\n", *written,
                      recording->devices.size(), recording->devices.size() == 1 ? "" : "s", args.file,
                      format_name, args.output, recording->sol_definition);

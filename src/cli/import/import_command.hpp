@@ -1,6 +1,6 @@
 // `solscope import FILE -o TRACE [--from FORMAT] [--delay D] [--force]`: a recording of another tool
-// (dcgm-exporter scrapes, a Prometheus query_range answer, dcgmi dmon or nvidia-smi dmon logs, an nsys SQLite
-// export) written as a solscope trace.
+// (dcgm-exporter scrapes, a Prometheus query_range or query answer, dcgmi dmon or nvidia-smi dmon logs, an
+// nsys SQLite export) written as a solscope trace.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +15,8 @@ struct ImportArgs {
   std::string file;    ///< the recording to read (never modified)
   std::string output;  ///< -o: the trace to write
   std::string from;    ///< --from: a format name; empty = detected from the content and extension
-  /// --delay, ns: the interval of logs without timestamps and the span of a single scrape (option table)
+  /// --delay, ns: the interval of logs without timestamps and the span of a single scrape or instant query
+  /// (option table)
   std::int64_t delay_ns = kDefaultImportDelayNs;
   bool force = false;  ///< replace an existing non-empty -o file
 };

@@ -1,5 +1,4 @@
 #include <optional>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +19,7 @@
 #include "runtime/sinks.hpp"
 #include "runtime/source_factory.hpp"
 #include "trace/reader.hpp"
+#include "wire/json_text.hpp"
 
 namespace solscope::app {
 namespace {
@@ -46,14 +46,15 @@ auto facts_of(const trace::Reader& reader, const std::string& path) -> report::T
 
 auto build_report(const trace::Reader& reader, const std::string& path, std::ostream& err,
                   report::PhaseJudge* phases) -> core::Result<report::Report> {
-  auto table = reader.kernels();
+  report::ReportBuilder builder(reader.devices());
+  // The kernel log streams into the builder and the judge: neither holds the records (docs/report.md,
+  // "Cost").
+  auto table = reader.for_each_kernel({}, [&](const core::KernelRecord& kernel) {
+    builder.add_kernel(kernel);
+    if (phases != nullptr) phases->add(kernel);
+  });
   if (!table) return core::propagate(std::move(table));
   if (!table->note.empty()) print_warning(err, table->note);
-  if (phases != nullptr) {
-    for (const auto& kernel : table->kernels) phases->add(kernel);
-  }
-  report::ReportBuilder builder(reader.devices(), table->kernels, reader.sample_count());
-  std::vector<core::KernelRecord>().swap(table->kernels);  // the builder keeps what it needs
   auto cursor = reader.cursor();
   if (!cursor) return core::propagate(std::move(cursor));
   // Each sample is derived again from its raw counters and its recorded device (Reader::device); an index the
@@ -104,7 +105,7 @@ auto run_report(const ReportArgs& args, std::ostream& out, std::ostream& err) ->
   if (args.json) {
     auto json = report::to_json(*built);
     if (judged) json["declared_phases"] = report::declared_phases_json(*judged);
-    out << json.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+    out << wire::json_text(json, wire::kJsonPretty) << '\n';
   } else {
     out << report::render_text(*built);
     if (judged) out << report::render_declared_phases(*judged);

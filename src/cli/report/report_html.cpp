@@ -12,6 +12,7 @@
 
 #include "cli/report/detail/report_assets_table.hpp"
 #include "report/report_series.hpp"
+#include "wire/json_text.hpp"
 
 namespace solscope::app {
 namespace {
@@ -50,7 +51,7 @@ auto missing_file(std::string_view name) -> core::Error {
 }  // namespace
 
 auto json_for_script(const nlohmann::ordered_json& report) -> std::string {
-  const std::string text = report.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  const std::string text = wire::json_text(report);
   std::string out;
   out.reserve(text.size() + text.size() / 16);
   for (std::size_t i = 0; i < text.size(); ++i) {

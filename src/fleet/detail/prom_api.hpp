@@ -39,11 +39,15 @@ inline constexpr std::string_view kKeyLabels =
     "host, gpu, GPU_I_PROFILE, GPU_I_ID, UUID, modelName, namespace, pod";
 
 /// Reads one API answer (net::parse_prom_query_answer; points as it reads them). `what` names the query for
-/// messages; `origin` is the server's URL. Errors: PermissionDenied for 401/403 (hint:
-/// --prometheus-token-file); InvalidArgument for Prometheus' bad_data (its message; hint: --selector);
-/// Unavailable for its timeout, execution, internal and unavailable errors; DataLoss when the answer is not
-/// Prometheus API JSON (wrong URL, a proxy's page) or holds a series with a point that does not read.
+/// messages; `origin` is the server's URL; `selector` the user's matchers (selector_inner; empty when none
+/// was given). Errors: PermissionDenied for 401/403 (hint: --prometheus-token-file); InvalidArgument for
+/// Prometheus' bad_data (its message; hint: check --selector when one was given, else that the server
+/// speaks Prometheus' PromQL); Unavailable for its timeout, execution, internal and unavailable errors;
+/// ResourceExhausted when the answer is past a limit of the reader (net/prom_query.hpp kMaxProm*: the
+/// message names it; hint: narrow the fleet); DataLoss when the answer is not Prometheus API JSON (wrong
+/// URL, a proxy's page) or holds a series with a point that does not read.
 [[nodiscard]] auto parse_prom_answer(const net::HttpResponse& response, std::string_view what,
-                                     std::string_view origin) -> core::Result<std::vector<PromSeries>>;
+                                     std::string_view origin, std::string_view selector)
+    -> core::Result<std::vector<PromSeries>>;
 
 }  // namespace solscope::fleet

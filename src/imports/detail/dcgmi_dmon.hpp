@@ -14,15 +14,23 @@
 #include <string_view>
 
 #include "core/result.hpp"
+#include "imports/detail/dmon_common.hpp"
 #include "imports/detail/recording.hpp"
-#include "imports/dmon_common.hpp"
+#include "imports/line_source.hpp"
 
 namespace solscope::imports {
 
-/// Parses a dcgmi dmon log. Errors: DataLoss "line N: ..." for a row before any header, a row whose column
-/// count differs from its header's, a value that is not a number; InvalidArgument when the text holds no
-/// header or no row (not a dcgmi dmon log).
+/// Parses a dcgmi dmon log. Lines above the first header (a shell prompt, the command line of a pasted
+/// capture) are skipped and counted in tally.lines_above_header. Errors: DataLoss "line N: ..." for a row
+/// whose column count differs from its header's, a value that is not a number; InvalidArgument when the text
+/// holds no header or no row (not a dcgmi dmon log).
 [[nodiscard]] auto parse_dcgmi_dmon(std::string_view text, const DmonOptions& options)
+    -> core::Result<Recording>;
+
+/// parse_dcgmi_dmon() over `lines`, each sample handed to `rows` as its row is read (no span to wait for:
+/// rows are placed by interval); the Recording returned has no samples. Holds one row and, per entity, its
+/// device. Errors: as parse_dcgmi_dmon(), the source's and the sink's (through `rows`).
+[[nodiscard]] auto stream_dcgmi_dmon(LineSource& lines, const DmonOptions& options, RowSink& rows)
     -> core::Result<Recording>;
 
 /// The SOL definition of DCGM-derived samples, for meta sol_definition.

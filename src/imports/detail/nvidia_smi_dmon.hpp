@@ -17,15 +17,26 @@
 #include <string_view>
 
 #include "core/result.hpp"
+#include "imports/detail/dmon_common.hpp"
 #include "imports/detail/recording.hpp"
-#include "imports/dmon_common.hpp"
+#include "imports/line_source.hpp"
 
 namespace solscope::imports {
 
-/// Parses an nvidia-smi dmon log. Errors: DataLoss "line N: ..." for a row before the two header lines, a
-/// row whose column count differs from the header's, a value that is not a number or a bad date/time;
-/// InvalidArgument when the text has no header with a "gpu" column, or no row.
+/// Parses an nvidia-smi dmon log. Lines above the first header (a shell prompt, the command line of a pasted
+/// capture) are skipped and counted in tally.lines_above_header. With Date and Time columns the rows go
+/// through span_from_previous (a repeated time is dropped and counted; a time that goes back is refused).
+/// Errors: DataLoss "line N: ..." for a row between the names line and its units line, a row whose column
+/// count differs from the header's, a value that is not a number or a bad date/time; DataLoss when a GPU's
+/// time goes back; InvalidArgument when the text has no header with a "gpu" column, or no row.
 [[nodiscard]] auto parse_nvidia_smi_dmon(std::string_view text, const DmonOptions& options)
+    -> core::Result<Recording>;
+
+/// parse_nvidia_smi_dmon() over `lines`, each row's sample handed to `rows` as it is read; the Recording
+/// returned has no samples. Rows with Date and Time carry only their end time: the Recording's
+/// span_single_ns then says to span them (SpanFromPrevious). Holds one row and, per GPU, its device.
+/// Errors: as parse_nvidia_smi_dmon(), the source's and the sink's (through `rows`).
+[[nodiscard]] auto stream_nvidia_smi_dmon(LineSource& lines, const DmonOptions& options, RowSink& rows)
     -> core::Result<Recording>;
 
 /// The SOL definition of GPM samples, for meta sol_definition.

@@ -1,5 +1,5 @@
-// A saved Prometheus `/api/v1/query_range` answer (JSON, resultType "matrix") as solscope samples. Pure: no
-// I/O.
+// A saved Prometheus `/api/v1/query_range` answer (JSON, resultType "matrix"), or an `/api/v1/query` answer
+// (resultType "vector": one point per series), as solscope samples. Pure: no I/O.
 //
 // Series read: dcgm-exporter's `DCGM_FI_*` (through core/dcgm_fields.hpp; SourceKind::Dcgm) and solscope's
 // own `solscope_*` (metric_catalog prom_name / prom_scale; the pipe and memory-path families by their
@@ -9,6 +9,7 @@
 // sample, spanning from that GPU's previous timestamp. Other series are ignored (counted in `unmapped`).
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 #include "core/result.hpp"
@@ -16,10 +17,15 @@
 
 namespace solscope::imports {
 
-/// Parses a query_range answer. Errors: DataLoss "line N, column M: ..." for invalid JSON; DataLoss naming
-/// the JSON path ("data.result[2].values[7]") for a point that is not [time, "value"]; InvalidArgument for
-/// an answer that is not status "success" with resultType "matrix", or that holds no series solscope
-/// reads.
-[[nodiscard]] auto parse_prometheus_json(std::string_view text) -> core::Result<Recording>;
+/// Parses a query_range answer (resultType "matrix"), or a query answer (resultType "vector": one sample per
+/// GPU at the points' time, with a note in Recording::notes). `single_ns`: the span of the sample of a GPU
+/// with one timestamp (every GPU of a vector), > 0. The answer is read by net::parse_prom_query_answer,
+/// within its limits. Errors: DataLoss "line N, column M: ..." for invalid JSON; ResourceExhausted naming the
+/// limit an answer is past (net/prom_query.hpp kMaxProm*); DataLoss naming the JSON path
+/// ("data.result[2].values[7]", "data.result[2].value") for a point that is not [time, "value"];
+/// InvalidArgument for an answer that is not status "success" with resultType "matrix" or "vector", or that
+/// holds no series solscope reads.
+[[nodiscard]] auto parse_prometheus_json(std::string_view text, std::int64_t single_ns)
+    -> core::Result<Recording>;
 
 }  // namespace solscope::imports

@@ -7,7 +7,7 @@
 // earlier one on a tie); a merged run takes the class that holds most of its sampled time (the absorbing
 // run's class on a tie), and neighbours of one class merge. What remains are the phases: each at least the
 // minimum long, unless the whole series is shorter. Gaps between samples belong to the phase around them. O(n
-// log n) in samples.
+// log n) in samples; ReportBuilder runs it on a GPU's SampleBins (at most kMaxSampleBins).
 #pragma once
 
 #include <algorithm>
@@ -19,6 +19,7 @@
 #include "core/sol_terms.hpp"
 #include "core/units.hpp"
 #include "core/window.hpp"
+#include "report/detail/sample_bins.hpp"
 #include "report/report.hpp"
 
 namespace solscope::report {
@@ -31,27 +32,6 @@ inline constexpr double kMinPhaseShare = 0.01;
 /// The minimum phase length for a GPU with `sampled_ns` of samples.
 [[nodiscard]] auto min_phase_ns(std::int64_t sampled_ns) -> std::int64_t;
 
-/// One sample as phase detection keeps it: 40 bytes, so that an hour of 8 GPUs at 10 ms (2.88 M samples)
-/// costs about 115 MB. Figures are single precision (NaN = unknown).
-struct PhasePoint {
-  std::int64_t t_start_ns = 0;
-  std::int64_t t_end_ns = 0;
-  float compute_sol_pct = 0.0F;
-  float memory_sol_pct = 0.0F;
-  float gpu_util_pct = 0.0F;
-  float sm_active_pct = 0.0F;
-  float power_w = 0.0F;
-  core::Pipe compute_pipe = core::Pipe::kCount;
-  core::MemPath memory_path = core::MemPath::kCount;
-  core::Bound bound = core::Bound::Unknown;
-};
-
-/// A point's weight in the duration-weighted means, ns: its duration, at least 1 ns (as in
-/// core::WindowAccumulator).
-[[nodiscard]] inline auto weight_ns(const PhasePoint& p) -> std::int64_t {
-  return std::max<std::int64_t>(p.t_end_ns - p.t_start_ns, 1);
-}
-
 /// The phases of `points` (one GPU, in time order), each with its figures: duration-weighted means of the
 /// known values (a sample of zero or negative duration weighs 1 ns, as in core::WindowAccumulator), energy as
 /// the sum of power x duration, and the pipe (path) that set the samples' Compute (Memory) SOL for the
@@ -59,7 +39,12 @@ struct PhasePoint {
 [[nodiscard]] auto detect_phases(std::span<const PhasePoint> points, std::int64_t min_phase_ns)
     -> std::vector<Phase>;
 
-/// The figures of `points` as detect_phases computes them for a phase.
-[[nodiscard]] auto point_figures(std::span<const PhasePoint> points) -> Figures;
+/// The phases of a GPU's bins (sample_bins.hpp), in time order: as above, with each bin in the place of its
+/// samples (a bin of one sample is that sample), so phase boundaries fall on bin edges.
+[[nodiscard]] auto detect_bin_phases(std::span<const SampleBin> bins, std::int64_t min_phase_ns)
+    -> std::vector<Phase>;
+
+/// The figures of `bins` as detect_phases computes them for a phase.
+[[nodiscard]] auto bin_figures(std::span<const SampleBin> bins) -> Figures;
 
 }  // namespace solscope::report

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "wire/json_text.hpp"
+
 namespace solscope::server::detail {
 
 /// Retry-After of a connection refused for its address (seconds): about one request deadline.
@@ -18,7 +20,7 @@ ClosedAtExit::~ClosedAtExit() {
 void send_refusal(int fd, const std::string& address) {
   const nlohmann::json body{{"error", "too many connections from " + address},
                             {"hint", "close idle connections, or raise --max-connections-per-address"}};
-  const std::string text = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  const std::string text = wire::json_text(body) + "\n";
   const std::string response = std::string("HTTP/1.1 429 Too Many Requests\r\n") +
                                "Content-Type: application/json\r\nRetry-After: " + kRefusedRetryAfterS +
                                "\r\nConnection: close\r\nContent-Length: " + std::to_string(text.size()) +

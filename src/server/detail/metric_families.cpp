@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/metric_catalog.hpp"
+#include "core/text.hpp"
 #include "core/units.hpp"
 
 namespace solscope::server::detail {
@@ -47,6 +48,11 @@ class Families {
     }
     ClientMetric metric;
     metric.label = std::forward<L>(labels);
+    // The text format requires UTF-8 label values, and Prometheus refuses the whole scrape over one that is
+    // not; prometheus-cpp's TextSerializer escapes but does not check them. Every series passes here.
+    for (ClientMetric::Label& label : metric.label) {
+      if (!core::is_valid_utf8(label.value)) label.value = core::valid_utf8(label.value);
+    }
     if (type == MetricType::Counter) {
       metric.counter.value = value;
     } else {

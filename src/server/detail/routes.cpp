@@ -11,6 +11,7 @@
 #include "server/auth.hpp"
 #include "server/detail/api.hpp"
 #include "server/detail/assets.hpp"
+#include "wire/json_text.hpp"
 
 namespace solscope::server::detail {
 namespace {
@@ -34,7 +35,7 @@ void set_error(Response& res, int status, const std::string& message, const std:
   res.status = status;
   nlohmann::json body{{"error", message}};
   if (!hint.empty()) body["hint"] = hint;
-  res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", kJson);
+  res.set_content(wire::json_text(body) + "\n", kJson);
 }
 
 /// An API error as its HTTP answer: NotFound is 404, anything else 400.
@@ -276,7 +277,7 @@ void get_stream(const Request& req, Response& res, const RouteContext& ctx) {
   }
   auto connection = std::make_shared<StreamConnection>();
   connection->client = std::move(client);
-  connection->hello = "event: hello\ndata: " + hello.dump() + "\n\n";
+  connection->hello = "event: hello\ndata: " + wire::json_text(hello) + "\n\n";
   res.set_header("Cache-Control", "no-store");
   res.set_header("X-Accel-Buffering", "no");
   res.set_chunked_content_provider(

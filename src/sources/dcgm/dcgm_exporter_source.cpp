@@ -69,6 +69,13 @@ auto DcgmExporterSource::base_reason() const -> std::string {
   return "DCGM via dcgm-exporter at " + url_ + ": tensor/FP pipes and DRAM only; L2/L1/issue unknown";
 }
 
+auto DcgmExporterSource::domain_news(const core::DomainTally& tally) -> std::string {
+  const std::uint64_t n = tally.total();
+  if (n == 0) return {};
+  return std::to_string(n) + " value" + (n == 1 ? "" : "s") +
+         " outside the metric's range made unknown since the start (" + tally.describe() + "); ";
+}
+
 auto DcgmExporterSource::scrape() -> core::Result<net::DcgmScrape> {
   auto response = http_->get(path_);
   if (!response) return core::propagate(response);
@@ -140,6 +147,8 @@ void DcgmExporterSource::take(const net::DcgmScrape& scrape, std::int64_t now_ns
     if (st == status_.end()) continue;  // not sampled (--devices), or new since the first scrape
     present.insert(gpu.device.index);
     core::RawSample s = gpu.sample;
+    core::DomainTally& out_of_domain = out_of_domain_[gpu.device.index];
+    core::check_domain(s, out_of_domain);  // -Inf, a negative ratio: unknown, counted, never 0
     s.t_end_ns = now_ns;
     const auto last = last_end_ns_.find(gpu.device.index);
     // Back to back with the previous scrape; after an outage (exporter down, GPU gone) the sample covers one
@@ -148,7 +157,7 @@ void DcgmExporterSource::take(const net::DcgmScrape& scrape, std::int64_t now_ns
     s.t_start_ns = last != last_end_ns_.end() && !gap ? last->second : now_ns - interval_ns_;
     if (gap) s.flags |= core::kSampleGapBefore;
     last_end_ns_[gpu.device.index] = now_ns;
-    st->second = DeviceStatus{core::SourceKind::Dcgm, base_reason(), "", false};
+    st->second = DeviceStatus{core::SourceKind::Dcgm, domain_news(out_of_domain) + base_reason(), "", false};
     pending_.push_back(s);
   }
   for (auto& [index, st] : status_) {

@@ -10,7 +10,9 @@
 // scrape is reported lost (until it comes back); while the exporter does not answer, samples stop, every
 // device's status says so, and the thread keeps retrying every interval. The thread runs under
 // core::guarded_run: an exception ends it (booked in core::thread_faults()), and poll() fails with it once
-// the samples scraped before it are taken.
+// the samples scraped before it are taken. Every value goes through the catalog's domain check
+// (core::check_domain): one outside its metric's range (-Inf, a negative ratio) is unknown, never 0, and the
+// device's status counts them.
 #pragma once
 
 #include <atomic>
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "core/guarded_run.hpp"
+#include "core/metric_domain.hpp"
 #include "core/result.hpp"
 #include "net/dcgm_exposition.hpp"
 #include "net/remote_http.hpp"
@@ -86,6 +89,8 @@ class DcgmExporterSource final : public CounterSource {
   void mark_down(const core::Error& error, std::int64_t now_ns);
   void run();
   [[nodiscard]] auto base_reason() const -> std::string;
+  /// "N values outside the metric's range made unknown since the start (tensor_pipe_pct N); " or "".
+  [[nodiscard]] static auto domain_news(const core::DomainTally& tally) -> std::string;
 
   std::string url_;   ///< for messages
   std::string path_;  ///< what is scraped: the URL's path, or "/metrics"
@@ -97,6 +102,8 @@ class DcgmExporterSource final : public CounterSource {
   std::vector<core::DeviceInfo> devices_;
   std::map<std::uint32_t, DeviceStatus> status_;
   std::map<std::uint32_t, std::int64_t> last_end_ns_;
+  /// Per device: values outside their metric's range (core::check_domain), made unknown, since start().
+  std::map<std::uint32_t, core::DomainTally> out_of_domain_;
   std::vector<core::RawSample> pending_;
   std::int64_t interval_ns_ = kDcgmMinIntervalNs;
   std::int64_t min_interval_ns_ = kDcgmMinIntervalNs;

@@ -4,6 +4,7 @@
 #include <limits>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "trace/schema.hpp"
 
@@ -39,7 +40,7 @@ auto read_record(sqlite3_stmt* s) -> core::KernelRecord {
     k.grid[static_cast<std::size_t>(i)] = as_u32(s, 7 + i);
     k.block[static_cast<std::size_t>(i)] = as_u32(s, 10 + i);
   }
-  k.name = column_text(s, 13);
+  k.name = column_utf8(s, 13);
   return k;
 }
 
@@ -48,6 +49,7 @@ struct Scan {
   sqlite3* db;
   const KernelReadOptions& options;
   KernelTable& table;
+  const KernelSink& sink;  ///< gets each kept record
   Statement select;
   Statement probe;  ///< SELECT id >= ?1 LIMIT 1, unfiltered: the first readable row at or after an id
   std::int64_t last_id = 0;
@@ -118,7 +120,10 @@ struct Scan {
         if (last_id <= previous) break;  // a damaged page can loop; ids only rise
         previous = last_id;
         core::KernelRecord k = read_record(select.get());
-        if (keep(k)) table.kernels.push_back(std::move(k));
+        if (keep(k)) {
+          ++table.report.kernels;
+          sink(k);
+        }
         continue;
       }
       if (rc == SQLITE_DONE || !step_over(rc)) break;
@@ -179,6 +184,19 @@ auto clip_kernel_name(std::string name) -> std::string {
 
 auto scan_kernels(sqlite3* db, const std::string& path, const KernelReadOptions& options)
     -> core::Result<KernelTable> {
+  std::vector<core::KernelRecord> kernels;
+  auto table =
+      scan_kernels_each(db, path, options, [&](const core::KernelRecord& k) { kernels.push_back(k); });
+  if (!table) return table;
+  table->kernels = std::move(kernels);
+  std::stable_sort(table->kernels.begin(), table->kernels.end(), [](const auto& a, const auto& b) {
+    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.device < b.device;
+  });
+  return table;
+}
+
+auto scan_kernels_each(sqlite3* db, const std::string& path, const KernelReadOptions& options,
+                       const KernelSink& sink) -> core::Result<KernelTable> {
   KernelTable table;
   table.present = true;
   auto select = prepare(db, select_sql(), "cannot read the kernels of trace " + path);
@@ -191,12 +209,8 @@ auto scan_kernels(sqlite3* db, const std::string& path, const KernelReadOptions&
       return table;
     return core::propagate(select);
   }
-  Scan scan{db, options, table, std::move(*select), {}, 0};
+  Scan scan{db, options, table, sink, std::move(*select), {}, 0};
   scan.run();
-  table.report.kernels = table.kernels.size();
-  std::stable_sort(table.kernels.begin(), table.kernels.end(), [](const auto& a, const auto& b) {
-    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.device < b.device;
-  });
   if (table.report.damaged()) table.note = describe(path, table.report);
   return table;
 }

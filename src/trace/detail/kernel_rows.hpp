@@ -31,4 +31,9 @@ namespace solscope::trace::detail {
 [[nodiscard]] auto scan_kernels(sqlite3* db, const std::string& path, const KernelReadOptions& options)
     -> core::Result<KernelTable>;
 
+/// The scan of scan_kernels() without holding the records: `sink` gets each selected record in id (arrival)
+/// order, unsorted; the table returned has the report and note, and no records.
+[[nodiscard]] auto scan_kernels_each(sqlite3* db, const std::string& path, const KernelReadOptions& options,
+                                     const KernelSink& sink) -> core::Result<KernelTable>;
+
 }  // namespace solscope::trace::detail

@@ -138,8 +138,7 @@ auto load_meta(ReaderState& state) -> core::Result<void> {
   int rc = 0;
   auto& entries = state.metadata.entries;
   while ((rc = sqlite3_step(statement->get())) == SQLITE_ROW) {
-    entries.emplace(std::string(column_text(statement->get(), 0)),
-                    std::string(column_text(statement->get(), 1)));
+    entries.emplace(column_utf8(statement->get(), 0), column_utf8(statement->get(), 1));
   }
   if (rc != SQLITE_DONE) return core::fail(sqlite_error(state.db.get(), rc, what));
   TraceMetadata& m = state.metadata;
@@ -218,22 +217,22 @@ auto load_devices(ReaderState& state) -> void {
     sqlite3_stmt* s = statement->get();
     core::DeviceInfo d;
     d.index = static_cast<std::uint32_t>(sqlite3_column_int64(s, 0));
-    d.uuid = column_text(s, 1);
-    d.name = column_text(s, 2);
-    d.chip = column_text(s, 3);
-    d.pci_bus_id = column_text(s, 4);
+    d.uuid = column_utf8(s, 1);
+    d.name = column_utf8(s, 2);
+    d.chip = column_utf8(s, 3);
+    d.pci_bus_id = column_utf8(s, 4);
     d.sm_count = static_cast<std::uint32_t>(sqlite3_column_int64(s, 5));
     d.max_sm_clock_mhz = column_real_or_nan(s, 6);
     d.max_mem_clock_mhz = column_real_or_nan(s, 7);
     d.memory_total_bytes = static_cast<std::uint64_t>(sqlite3_column_int64(s, 8));
     d.dram_peak_bytes_per_s = column_real_or_nan(s, 9);
     if (placement) {
-      d.host = column_text(s, 10);
-      d.mig_profile = column_text(s, 11);
+      d.host = column_utf8(s, 10);
+      d.mig_profile = column_utf8(s, 11);
       d.mig_instance_id = sqlite3_column_type(s, 12) == SQLITE_NULL
                               ? -1
                               : static_cast<std::int32_t>(sqlite3_column_int64(s, 12));
-      d.attribution = column_text(s, 13);
+      d.attribution = column_utf8(s, 13);
     }
     state.devices.push_back(std::move(d));
   }

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/text.hpp"
+
 namespace solscope::trace::detail {
 
 auto sqlite_error(sqlite3* db, int rc, std::string_view what) -> core::Error {
@@ -79,6 +81,10 @@ auto column_text(sqlite3_stmt* statement, int column) -> std::string_view {
   if (text == nullptr) return {};
   return {reinterpret_cast<const char*>(text),
           static_cast<std::size_t>(sqlite3_column_bytes(statement, column))};
+}
+
+auto column_utf8(sqlite3_stmt* statement, int column) -> std::string {
+  return core::valid_utf8(column_text(statement, column));
 }
 
 auto is_damage(int rc) -> bool {

@@ -48,8 +48,13 @@ void bind_text_or_null(sqlite3_stmt* statement, int column, std::string_view tex
 /// Column `column` as a double; NaN when NULL.
 [[nodiscard]] auto column_real_or_nan(sqlite3_stmt* statement, int column) -> double;
 
-/// Column `column` as text ("" when NULL).
+/// Column `column` as text ("" when NULL), its bytes as stored: for names compared with known spellings.
 [[nodiscard]] auto column_text(sqlite3_stmt* statement, int column) -> std::string_view;
+
+/// Column `column` as valid UTF-8 ("" when NULL): each ill-formed sequence becomes U+FFFD
+/// (core::valid_utf8). How the reader takes every text a trace hands on (device names and UUIDs, meta values,
+/// kernel names), since a file can hold any bytes: a damaged byte or a foreign writer.
+[[nodiscard]] auto column_utf8(sqlite3_stmt* statement, int column) -> std::string;
 
 /// True for the result codes that mean damaged or foreign data (SQLITE_CORRUPT, SQLITE_NOTADB).
 [[nodiscard]] auto is_damage(int rc) -> bool;

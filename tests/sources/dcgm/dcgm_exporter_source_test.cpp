@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <regex>
 #include <thread>
 #include <vector>
 
@@ -176,6 +177,30 @@ TEST(DcgmExporterSource, a_hung_exporter_times_out_and_stop_does_not_hang) {
       wait_for([&] { return source->status(0).reason.find("no scrape since") != std::string::npos; }));
   source->stop();  // returns once the scrape in flight times out
   stub.set_delay_ms(0);
+}
+
+TEST(DcgmExporterSource, values_outside_their_range_are_unknown_and_the_status_counts_them) {
+  // Before: -Inf became a -inf % tensor pipe (and "Compute SOL -inf %"), the ratio -1 a -100 % FP32 pipe.
+  const std::string labels = "{gpu=\"0\",UUID=\"GPU-00000000-test\",Hostname=\"stub-node\"}";
+  DcgmExporterStub stub({"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE" + labels + " -Inf\nDCGM_FI_PROF_PIPE_FP32_ACTIVE" +
+                         labels + " -1\nDCGM_FI_PROF_DRAM_ACTIVE" + labels + " 0.25\n"});
+  auto source = open_started(stub.url());
+  ASSERT_TRUE(source);
+  auto first = source->poll();
+  ASSERT_TRUE(first);
+  ASSERT_EQ(first->size(), 1u);
+  EXPECT_TRUE(std::isnan((*first)[0].value(MetricId::TensorPipe)));
+  EXPECT_TRUE(std::isnan((*first)[0].value(MetricId::FmaPipe)));
+  EXPECT_DOUBLE_EQ((*first)[0].value(MetricId::DramThroughput), 25.0);
+  // The count grows with every scrape of the same page; the news comes first, the usual reason after it.
+  const std::string reason = source->status(0).reason;
+  EXPECT_TRUE(
+      std::regex_match(reason, std::regex("[0-9]+ values outside the metric's range made unknown since "
+                                          "the start \\(tensor_pipe_pct [0-9]+, fma_pipe_pct [0-9]+\\); "
+                                          ".*")))
+      << reason;
+  EXPECT_TRUE(reason.ends_with("; " + reason_for(stub))) << reason;
+  source->stop();
 }
 
 TEST(DcgmExporterSource, refuses_a_page_that_is_not_dcgm_exporter) {

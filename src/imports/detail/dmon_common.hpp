@@ -40,7 +40,4 @@ class EntityDevices {
 /// 100 years (start_ns + (k + 1) x interval_ns below 2^62).
 [[nodiscard]] auto interval_fits(std::int64_t k, const DmonOptions& options) -> bool;
 
-/// Adds `delta_ns` to every sample's times (to place a log without timestamps at its file's time).
-void shift_times(Recording& recording, std::int64_t delta_ns);
-
 }  // namespace solscope::imports

@@ -1,0 +1,110 @@
+// Issue 18, defect 1, end to end: a trace whose device UUID and name, meta value and kernel name hold bytes
+// that are not UTF-8 gives valid JSON from `report --json`, `export --format jsonl` and `replay --json`, the
+// bad bytes shown as U+FFFD. Before: `export --format jsonl` aborted with SIGABRT (exit 134, an uncaught
+// nlohmann type_error.316) and `replay --json` exited 1 with nothing printed. SYNTHETIC trace with kernels,
+// altered with the plain SQLite API.
+#include <sqlite3.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "support/process.hpp"
+
+namespace solscope::app {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::run_process;
+
+const std::string kBinary = SOLSCOPE_BINARY;
+const std::string kMakeTrace = SOLSCOPE_MAKE_TRACE;
+const std::string kFffd = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
+
+/// Runs `sql` on the database at `path` with the plain SQLite API; fails the test on error.
+void run_sql(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* message = nullptr;
+  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message);
+  const std::string text = message != nullptr ? message : "";
+  sqlite3_free(message);
+  sqlite3_close(db);
+  ASSERT_EQ(rc, SQLITE_OK) << text;
+}
+
+auto lines_of(const std::string& text) -> std::vector<std::string> {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+class ForeignTextCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("solscope-foreign-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    trace_ = path("t.sqlite");
+    auto made = run_process({kMakeTrace, "-o", trace_, "--profile", "demo", "--devices", "1", "--hz", "10",
+                             "--seconds", "20", "--kernels"},
+                            60s);
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+    // X'FF' never occurs in UTF-8; X'C0AF' is an overlong '/'.
+    run_sql(trace_,
+            "UPDATE devices SET uuid = CAST(X'4750552DFF31' AS TEXT), name = CAST(X'4E56C0AF4944' AS TEXT);"
+            "UPDATE meta SET value = CAST(X'726563FF' AS TEXT) WHERE key = 'source_description';"
+            "UPDATE kernels SET name = CAST(X'6B65726EFF656C' AS TEXT);");
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  auto path(const std::string& name) const -> std::string { return (dir_ / name).string(); }
+  static auto solscope(std::vector<std::string> args) -> testing::ProcessResult {
+    args.insert(args.begin(), kBinary);
+    return run_process(args, 60s);
+  }
+  std::filesystem::path dir_;
+  std::string trace_;
+};
+
+TEST_F(ForeignTextCli, report_json_is_valid_and_shows_the_replacement_character) {
+  auto r = solscope({"report", trace_, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto json = nlohmann::json::parse(r.out);  // nlohmann's parser refuses ill-formed UTF-8
+  EXPECT_NE(r.out.find("NV" + kFffd + kFffd + "ID"), std::string::npos);
+  EXPECT_NE(r.out.find("kern" + kFffd + "el"), std::string::npos);
+  EXPECT_FALSE(json["gpus"].empty());
+}
+
+TEST_F(ForeignTextCli, export_jsonl_succeeds_with_the_replacement_character) {
+  auto r = solscope({"export", trace_, "--format", "jsonl", "-o", path("out.jsonl")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;  // before: 134 (SIGABRT)
+  std::ifstream in(path("out.jsonl"));
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto lines = lines_of(text.str());
+  ASSERT_FALSE(lines.empty());
+  for (const std::string& line : lines) {
+    const auto sample = nlohmann::json::parse(line);
+    ASSERT_EQ(sample.at("uuid"), "GPU-" + kFffd + "1") << line;
+  }
+}
+
+TEST_F(ForeignTextCli, replay_json_prints_every_sample_with_the_replacement_character) {
+  auto r = solscope({"replay", trace_, "--json", "--speed", "0"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;  // before: 1, nothing printed
+  const auto lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 200U);  // 20 s at 10 Hz, one GPU
+  EXPECT_EQ(nlohmann::json::parse(lines.front()).at("uuid"), "GPU-" + kFffd + "1");
+}
+
+}  // namespace
+}  // namespace solscope::app
