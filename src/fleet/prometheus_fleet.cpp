@@ -200,8 +200,7 @@ class PrometheusFleet final : public FleetProvider {
     auto answer = instant("GPU count", count_expr(kind, inner_, w.end_ns - w.start_ns), w);
     if (!answer) return core::propagate(answer);
     if (answer->empty() || answer->front().points.empty()) return std::size_t{0};
-    const double v = answer->front().points.front().second;
-    return std::isfinite(v) && v > 0 ? static_cast<std::size_t>(v) : std::size_t{0};
+    return gpu_count(answer->front().points.front().second, "GPU count", http_->describe());
   }
 
   /// Matchers keeping whole hosts, in natural order, while their GPUs fit in `budget`.
@@ -210,8 +209,10 @@ class PrometheusFleet final : public FleetProvider {
     if (!answer) return core::propagate(answer);
     std::vector<std::pair<std::string, std::size_t>> hosts;
     for (const auto& s : *answer) {
-      const double v = s.points.empty() ? 0 : s.points.front().second;
-      hosts.emplace_back(label(s, "host"), std::isfinite(v) && v > 0 ? static_cast<std::size_t>(v) : 0);
+      auto n =
+          gpu_count(s.points.empty() ? 0.0 : s.points.front().second, "GPUs per host", http_->describe());
+      if (!n) return core::propagate(n);
+      hosts.emplace_back(label(s, "host"), *n);
     }
     std::sort(hosts.begin(), hosts.end(),
               [](const auto& a, const auto& b) { return natural_less(a.first, b.first); });

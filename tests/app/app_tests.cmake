@@ -13,6 +13,7 @@ if(TARGET solscope_app)
             ${CMAKE_CURRENT_LIST_DIR}/engine_driver_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/trace_output_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/source_capabilities_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/foreign_text_cli_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/output_checks_cli_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/check/check_run_test.cpp ${CMAKE_CURRENT_LIST_DIR}/check/phase_means_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/check/check_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/check/sample_collector_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/report_html_test.cpp ${CMAKE_CURRENT_LIST_DIR}/report_cli_test.cpp

@@ -62,7 +62,7 @@ auto prefix(Scope scope) -> std::vector<std::string> {
       return {"report", "/nonexistent/never.sqlite"};
     case Scope::Run:
       return {"run"};    // without `--` CMD: exit 2 should the value ever pass
-    case Scope::Import:  // a missing input: exit 5 at once should the value ever pass
+    case Scope::Import:  // an -o in a missing directory: exit 2, other message, should the value ever pass
       return {"import", "/nonexistent/never.prom", "-o", "/nonexistent/never.sqlite"};
     case Scope::Fleet:  // nothing listens on port 1: a quick failure should the value ever pass
       return {"fleet", "--prometheus", "http://127.0.0.1:1"};
