@@ -2,6 +2,8 @@
 
 #include <httplib.h>  // CPPHTTPLIB_OPENSSL_SUPPORT
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -12,10 +14,44 @@
 namespace solscope::net {
 namespace {
 
+/// Where the authority starts: after "SCHEME://" when the text before the first "://" is a scheme (RFC 3986
+/// section 3.1: a letter, then letters, digits, '+', '-' or '.'), else at 0 (a password may hold "://").
+auto authority_start(std::string_view url) -> std::size_t {
+  const auto scheme_end = url.find("://");
+  if (scheme_end == std::string_view::npos || scheme_end == 0) return 0;
+  const std::string_view scheme = url.substr(0, scheme_end);
+  const auto scheme_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '+' || c == '-' || c == '.';
+  };
+  if (std::isalpha(static_cast<unsigned char>(scheme.front())) == 0 ||
+      !std::all_of(scheme.begin(), scheme.end(), scheme_char)) {
+    return 0;
+  }
+  return scheme_end + 3;
+}
+
+/// `url` as a message may show it: everything between the scheme and the last '@' (user info, a password
+/// among it, even one holding '/', '?', '#' or "://") becomes "***".
+auto shown(std::string_view url) -> std::string {
+  const std::size_t start = authority_start(url);
+  const auto at = url.rfind('@');
+  if (at == std::string_view::npos || at < start) return std::string(url);
+  return std::string(url.substr(0, start)) + "***" + std::string(url.substr(at));
+}
+
 auto bad_url(std::string_view url, std::string_view why) -> core::Error {
-  return core::Error{core::ErrorCode::InvalidArgument,
-                     "bad URL '" + std::string(url) + "': " + std::string(why),
+  return core::Error{core::ErrorCode::InvalidArgument, "bad URL '" + shown(url) + "': " + std::string(why),
                      "give http://HOST:PORT or https://HOST:PORT, optionally with a path prefix"};
+}
+
+/// The refusal of user info ("user:password@" before the host): solscope never sends it, and a message never
+/// shows it.
+auto user_info_refused(std::string_view url) -> core::Error {
+  return core::Error{core::ErrorCode::InvalidArgument,
+                     "bad URL '" + shown(url) + "': it carries a user name or password (USER:PASSWORD@HOST)",
+                     "remove it from the URL; solscope sends a bearer token read from a file instead: "
+                     "--prometheus-token-file FILE for Prometheus, --dcgm-exporter-token-file FILE for "
+                     "dcgm-exporter"};
 }
 
 /// Splits "host:port" / "[v6]:port" / "host"; port -1 when absent.
@@ -100,15 +136,18 @@ class HttplibRemote final : public RemoteHttp {
 auto parse_url(std::string_view url) -> core::Result<ParsedUrl> {
   ParsedUrl out;
   std::string_view rest = url;
-  if (const auto scheme_end = rest.find("://"); scheme_end != std::string_view::npos) {
-    const std::string_view scheme = rest.substr(0, scheme_end);
+  if (const std::size_t start = authority_start(url); start > 0) {
+    const std::string_view scheme = url.substr(0, start - 3);
     if (scheme == "https") {
       out.tls = true;
     } else if (scheme != "http") {
       return core::fail(bad_url(url, "unknown scheme '" + std::string(scheme) + "'"));
     }
-    rest = rest.substr(scheme_end + 3);
+    rest = rest.substr(start);
   }
+  // Before any other check: user info would otherwise be split at its ':' as a host and a port.
+  if (rest.substr(0, rest.find('/')).find('@') != std::string_view::npos)
+    return core::fail(user_info_refused(url));
   if (rest.find_first_of("?#") != std::string_view::npos) {
     return core::fail(bad_url(url, "a query or fragment is not allowed"));
   }

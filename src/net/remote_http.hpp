@@ -41,8 +41,11 @@ struct ParsedUrl {
   std::string origin;
 };
 
-/// Splits a URL as RemoteEndpoint::url describes. Errors: InvalidArgument naming the URL and what is wrong
-/// (an unknown scheme, no host, a port outside 1-65535, a query or fragment).
+/// Splits a URL as RemoteEndpoint::url describes; the one URL parser of every URL option (--prometheus,
+/// --dcgm-exporter, --connect). Errors: InvalidArgument naming the URL and what is wrong (an unknown scheme,
+/// no host, a port outside 1-65535, a query or fragment, user info such as "admin:s3cret@" before the host).
+/// A message never shows user info: the URL is shown with everything up to its last '@' as "***", and the
+/// hint names --prometheus-token-file (a bearer token in a file) instead.
 [[nodiscard]] auto parse_url(std::string_view url) -> core::Result<ParsedUrl>;
 
 /// A client for one remote service. One thread at a time.

@@ -283,6 +283,8 @@ RemoteFeed::~RemoteFeed() {
 
 auto RemoteFeed::connect(RemoteOptions options, core::LiveState& state)
     -> core::Result<std::unique_ptr<RemoteFeed>> {
+  // The one URL parser first: it refuses user info ("user:password@") without echoing it.
+  if (auto parsed = net::parse_url(options.address); !parsed) return core::propagate(std::move(parsed));
   std::string url = base_url_of(options.address);
   if (url.empty()) {
     return core::fail(core::ErrorCode::InvalidArgument, "--connect " + options.address + " is not HOST:PORT",
