@@ -1,9 +1,9 @@
 // The fleet view over 4,096 GPUs (512 hosts x 8) served by a local fake Prometheus
-// (fleet_fake_prometheus.hpp, SYNTHETIC figures): one snapshot with the window reduced by Prometheus (the
-// default) against the baseline of fetching every GPU's step series and reducing it here; fetching the step
-// answers without reading them; parsing one of them; and the terminal table: sorting, filtering and drawing a
-// 200x50 frame, against the baseline of clearing that frame. CPU time is the benchmark thread's: the fake
-// server's thread is not in it.
+// (tests/support/fake_prometheus.hpp, SYNTHETIC figures): one snapshot with the window reduced by Prometheus
+// (the default) against the baseline of fetching every GPU's step series and reducing it here; fetching the
+// step answers without reading them; parsing one of them; and the terminal table: sorting, filtering and
+// drawing a 200x50 frame, against the baseline of clearing that frame. CPU time is the benchmark thread's:
+// the fake server's thread is not in it.
 #include <benchmark/benchmark.h>
 
 #include <memory>
@@ -11,8 +11,8 @@
 #include "fleet/detail/prom_api.hpp"
 #include "fleet/fleet_math.hpp"
 #include "fleet/prometheus_fleet.hpp"
-#include "fleet_fake_prometheus.hpp"
 #include "net/remote_http.hpp"
+#include "support/fake_prometheus.hpp"
 #include "tui/detail/fleet_view.hpp"
 
 namespace {

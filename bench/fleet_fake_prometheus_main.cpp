@@ -1,4 +1,4 @@
-// Serves the fleet benchmark's fake Prometheus (fleet_fake_prometheus.hpp, SYNTHETIC 4,096 GPUs) for
+// Serves the fleet benchmark's fake Prometheus (tests/support/fake_prometheus.hpp, SYNTHETIC 4,096 GPUs) for
 // bench/fleet_tui_cpu.sh: prints "port N" on stdout, then serves until SECONDS have passed (default 60, at
 // most 300) or it is killed.
 //   solscope_fleet_fake_prometheus [HOSTS] [SECONDS]
@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <thread>
 
-#include "fleet_fake_prometheus.hpp"
+#include "support/fake_prometheus.hpp"
 
 auto main(int argc, char** argv) -> int {
   const int hosts = argc > 1 ? std::atoi(argv[1]) : 512;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CPU of `solscope fleet` (the terminal view) over 4,096 GPUs at one refresh per 5 s, against a local fake
-# Prometheus (bench/fleet_fake_prometheus.hpp, SYNTHETIC series), under tmux at 200x50.
+# Prometheus (tests/support/fake_prometheus.hpp, SYNTHETIC series), under tmux at 200x50.
 #
 #   bench/fleet_tui_cpu.sh [BUILD_DIR] [SECONDS]     (default build/release, 30 s; at most 120 s)
 #

@@ -1,15 +1,14 @@
 // libFuzzer target: the query of the daemon's JSON API (server/detail/api.hpp), from the raw query string on.
 //
-// The input is the text after '?' of a request. cpp-httplib decodes it as the server does (routes.cpp reads
-// req.params, which httplib fills with parse_query_text), then /api/v1/samples' and /api/v1/stream's parsers
-// check it against a small live state of two GPUs; a query they accept is answered (samples_json), so that
-// every accepted `since` and `window` also runs the window merge. Durations are parsed on their own too.
+// The input is the text after '?' of a request. parse_query() splits and decodes it as the server does
+// (routes.cpp's pre-routing step refuses what it refuses; a parsed query is unambiguous: each key once, one
+// value), then /api/v1/samples' and /api/v1/stream's parsers check it against a small live state of two GPUs;
+// a query they accept is answered (samples_json), so that every accepted `since` and `window` also runs the
+// window merge. Durations are parsed on their own too.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
-
-#include <httplib.h>
 
 #include "core/duration.hpp"
 #include "core/live_state.hpp"
@@ -43,8 +42,8 @@ auto make_state() -> const LiveState& {
   return state;
 }
 
-/// The first value of `name`, as Request::get_param_value gives it; nullopt when absent.
-auto first(const httplib::Params& params, const char* name) -> std::optional<std::string> {
+/// The value of `name`; nullopt when absent.
+auto value_of(const solscope::server::QueryParams& params, const char* name) -> std::optional<std::string> {
   const auto it = params.find(name);
   if (it == params.end()) return std::nullopt;
   return it->second;
@@ -55,19 +54,20 @@ auto first(const httplib::Params& params, const char* name) -> std::optional<std
 extern "C" auto LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) -> int {
   const LiveState& state = make_state();
   const std::string query(reinterpret_cast<const char*>(data), size);
-  httplib::Params params;
-  httplib::detail::parse_query_text(query, params);
+  const auto parsed_query = solscope::server::parse_query(query);
+  if (!parsed_query) return 0;  // 400 before any route
+  const solscope::server::QueryParams& params = *parsed_query;
   for (const auto& [key, value] : params) (void)solscope::core::parse_duration_ns(value);
 
-  const solscope::server::SamplesParams samples{first(params, "device"), first(params, "since"),
-                                                first(params, "window")};
+  const solscope::server::SamplesParams samples{value_of(params, "device"), value_of(params, "since"),
+                                                value_of(params, "window")};
   if (const auto parsed = solscope::server::parse_samples_query(samples, state)) {
     (void)solscope::server::samples_json(state, *parsed).size();
   } else {
     (void)parsed.error().describe();
   }
-  if (params.count("device") > 0) {
-    (void)solscope::server::parse_device_param(first(params, "device"), state, "/api/v1/stream");
+  if (params.contains("device")) {
+    (void)solscope::server::parse_device_param(value_of(params, "device"), state, "/api/v1/stream");
   }
   return 0;
 }

@@ -14,6 +14,7 @@
 #include "runtime/engine_loop.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/messages.hpp"
+#include "runtime/signals.hpp"
 #include "runtime/source_factory.hpp"
 #include "runtime/text_file.hpp"
 
@@ -45,7 +46,7 @@ auto make_live_attainable(std::vector<core::DeviceInfo> devices,
     -> std::unique_ptr<AttainableSol> {
   AttainableSolDeps deps;
   deps.pids = make_nvml_pid_lister();
-  deps.http = net::make_loopback_http_client();
+  deps.http = net::make_loopback_http_client({.stop = {&stop_flag()}});  // a stop cancels a probe in flight
   deps.discovery.procfs_root = "/proc";
   deps.discovery.hub_dirs = workload::hf_hub_dirs(config::process_environment());
   deps.declared = std::move(declared);

@@ -52,7 +52,7 @@ struct ExportArgs {
   std::string file;
   std::string format = "csv";
   std::string output;  ///< empty or "-" = stdout
-  bool force = false;  ///< overwrite an existing non-empty output file
+  bool force = false;  ///< overwrite an existing output file
 };
 auto run_export(const ExportArgs& args, std::ostream& out, std::ostream& err) -> int;
 

@@ -141,16 +141,17 @@ auto gpu_restriction(const GpuKey& key) -> std::string {
   return fmt::format(R"({},gpu="{}")", host_matchers({key.host}), regex_literal(index));
 }
 
-auto instant_path(std::string_view expr, std::int64_t time_ns, double timeout_s) -> std::string {
-  return fmt::format("/api/v1/query?query={}&time={}&timeout={}s", net::url_encode(expr),
-                     net::prom_time(time_ns), static_cast<long>(std::ceil(timeout_s)));
+auto instant_call(std::string_view expr, std::int64_t time_ns, double timeout_s) -> PromCall {
+  return {"/api/v1/query", fmt::format("query={}&time={}&timeout={}s", net::url_encode(expr),
+                                       net::prom_time(time_ns), static_cast<long>(std::ceil(timeout_s)))};
 }
 
-auto range_path(std::string_view expr, std::int64_t start_ns, std::int64_t end_ns, std::int64_t step_ns,
-                double timeout_s) -> std::string {
-  return fmt::format("/api/v1/query_range?query={}&start={}&end={}&step={}s&timeout={}s",
-                     net::url_encode(expr), net::prom_time(start_ns), net::prom_time(end_ns),
-                     step_ns / 1'000'000'000, static_cast<long>(std::ceil(timeout_s)));
+auto range_call(std::string_view expr, std::int64_t start_ns, std::int64_t end_ns, std::int64_t step_ns,
+                double timeout_s) -> PromCall {
+  return {"/api/v1/query_range",
+          fmt::format("query={}&start={}&end={}&step={}s&timeout={}s", net::url_encode(expr),
+                      net::prom_time(start_ns), net::prom_time(end_ns), step_ns / 1'000'000'000,
+                      static_cast<long>(std::ceil(timeout_s)))};
 }
 
 }  // namespace solscope::fleet

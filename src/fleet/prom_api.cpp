@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <utility>
 
 #include "net/prom_query.hpp"
@@ -120,6 +121,18 @@ auto parse_prom_answer(const net::HttpResponse& response, std::string_view what,
     out.push_back(PromSeries{std::move(s.labels), std::move(s.points)});
   }
   return out;
+}
+
+auto gpu_count(double v, std::string_view what, std::string_view origin) -> core::Result<std::size_t> {
+  if (!std::isfinite(v) || v < 0.0 || v > kMaxGpuCount || std::floor(v) != v) {
+    return core::fail(
+        ErrorCode::DataLoss,
+        fmt::format("Prometheus at {} answered the {} query with {}, which is not a count of GPUs "
+                    "(a whole number from 0 to {})",
+                    origin, what, v, kMaxGpuCount),
+        "check that the URL is Prometheus' and that its GPU series are sane");
+  }
+  return static_cast<std::size_t>(v);
 }
 
 }  // namespace solscope::fleet

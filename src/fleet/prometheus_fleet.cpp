@@ -176,32 +176,40 @@ class PrometheusFleet final : public FleetProvider {
     return w;
   }
 
-  auto get(const std::string& what, const std::string& path) -> core::Result<std::vector<PromSeries>> {
-    auto response = http_->get(path);
-    if (!response) {
-      // The client names the whole URL with its encoded query; say which query and why, shorter.
-      const std::string& message = response.error().message;
-      const auto colon = message.rfind(": ");
-      const std::string why = colon == std::string::npos ? message : message.substr(colon + 2);
-      return core::fail(
-          response.error().code,
-          fmt::format("Prometheus at {} did not answer the {} query: {}", http_->describe(), what, why),
-          response.error().hint);
-    }
+  auto get(const std::string& what, const PromCall& call) -> core::Result<std::vector<PromSeries>> {
+    auto response = http_->post_form(call.path, call.form);
+    if (!response) return core::fail(call_error(response.error(), what));
     return parse_prom_answer(*response, what, http_->describe(), inner_);
+  }
+
+  /// The client's error of one query, said for the fleet: a stop as it is, a too-large answer as such, any
+  /// other failure as "did not answer" with the client's reason.
+  auto call_error(const core::Error& e, const std::string& what) const -> core::Error {
+    if (e.code == ErrorCode::Aborted) return e;
+    if (e.code == ErrorCode::ResourceExhausted) {
+      return core::Error{e.code,
+                         fmt::format("the answer of Prometheus at {} to the {} query is too large: {}",
+                                     http_->describe(), what, e.message),
+                         "narrow --selector or --since, or lower --gpu-limit"};
+    }
+    // The client names the URL; say which query and why, shorter.
+    const auto colon = e.message.rfind(": ");
+    const std::string why = colon == std::string::npos ? e.message : e.message.substr(colon + 2);
+    return core::Error{
+        e.code, fmt::format("Prometheus at {} did not answer the {} query: {}", http_->describe(), what, why),
+        e.hint};
   }
 
   auto instant(const std::string& what, const std::string& expr, const Window& w)
       -> core::Result<std::vector<PromSeries>> {
-    return get(what, instant_path(expr, w.end_ns, query_.query_timeout_s));
+    return get(what, instant_call(expr, w.end_ns, query_.query_timeout_s));
   }
 
   auto count_gpus(SeriesKind kind, const Window& w) -> core::Result<std::size_t> {
     auto answer = instant("GPU count", count_expr(kind, inner_, w.end_ns - w.start_ns), w);
     if (!answer) return core::propagate(answer);
     if (answer->empty() || answer->front().points.empty()) return std::size_t{0};
-    const double v = answer->front().points.front().second;
-    return std::isfinite(v) && v > 0 ? static_cast<std::size_t>(v) : std::size_t{0};
+    return gpu_count(answer->front().points.front().second, "GPU count", http_->describe());
   }
 
   /// Matchers keeping whole hosts, in natural order, while their GPUs fit in `budget`.
@@ -210,8 +218,10 @@ class PrometheusFleet final : public FleetProvider {
     if (!answer) return core::propagate(answer);
     std::vector<std::pair<std::string, std::size_t>> hosts;
     for (const auto& s : *answer) {
-      const double v = s.points.empty() ? 0 : s.points.front().second;
-      hosts.emplace_back(label(s, "host"), std::isfinite(v) && v > 0 ? static_cast<std::size_t>(v) : 0);
+      auto n =
+          gpu_count(s.points.empty() ? 0.0 : s.points.front().second, "GPUs per host", http_->describe());
+      if (!n) return core::propagate(n);
+      hosts.emplace_back(label(s, "host"), *n);
     }
     std::sort(hosts.begin(), hosts.end(),
               [](const auto& a, const auto& b) { return natural_less(a.first, b.first); });
@@ -288,7 +298,7 @@ class PrometheusFleet final : public FleetProvider {
     for (Figure f : {Figure::ComputeSol, Figure::MemorySol, Figure::GpuUtil}) {
       const std::string expr = figure_expr(kind, f, inner_, restriction);
       auto answer =
-          get(figure_name(f), range_path(expr, w.start_ns, w.end_ns, w.step_ns, query_.query_timeout_s));
+          get(figure_name(f), range_call(expr, w.start_ns, w.end_ns, w.step_ns, query_.query_timeout_s));
       if (!answer) return core::propagate(answer);
       place(*answer, f, w, gpus);
     }
@@ -320,6 +330,7 @@ auto make_prometheus_fleet(const net::RemoteEndpoint& endpoint, FleetQuery query
   // with Prometheus' own error rather than a dropped connection.
   net::RemoteEndpoint client = endpoint;
   client.read_timeout_s = std::max(client.read_timeout_s, query.query_timeout_s + kReadTimeoutMarginS);
+  client.total_timeout_s = std::max(client.total_timeout_s, client.read_timeout_s);
   auto http = net::make_remote_http(client);
   if (!http) return core::propagate(http);
   return make_prometheus_fleet(std::move(*http), std::move(query));

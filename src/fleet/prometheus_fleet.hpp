@@ -1,8 +1,9 @@
 // The fleet reader over a Prometheus server (FleetProvider): PromQL over /api/v1/query (the window's figures,
-// reduced by Prometheus) and /api/v1/query_range (one GPU's history), solscope's own series where present and
-// dcgm-exporter's otherwise. Every query is bounded: a step (window / 240, at least 15 s), Prometheus'
-// `timeout=` parameter, the client's body cap, and a GPU limit (counted first; past it, whole hosts are left
-// out and a note says how many GPUs were not shown). Queries and definitions: docs/fleet.md.
+// reduced by Prometheus) and /api/v1/query_range (one GPU's history), each a form-encoded POST, solscope's
+// own series where present and dcgm-exporter's otherwise. Every query is bounded: a step (window / 240, at
+// least 15 s), Prometheus' `timeout=` parameter, the client's body cap, and a GPU limit (counted first; past
+// it, whole hosts are left out and a note says how many GPUs were not shown). Queries and definitions:
+// docs/fleet.md.
 #pragma once
 
 #include <cstddef>
@@ -41,8 +42,9 @@ struct FleetQuery {
 [[nodiscard]] auto make_prometheus_fleet(std::unique_ptr<net::RemoteHttp> http, FleetQuery query)
     -> std::unique_ptr<FleetProvider>;
 
-/// As above with the real client for `endpoint` (token, CA file, TLS, timeouts; the read timeout is raised to
-/// query.query_timeout_s + kReadTimeoutMarginS when shorter). Errors: those of
+/// As above with the real client for `endpoint` (token, CA file, TLS, timeouts, stop flag; the read timeout
+/// is raised to query.query_timeout_s + kReadTimeoutMarginS when shorter, and the total timeout to the read
+/// timeout). Errors: those of
 /// net::make_remote_http(); InvalidArgument for a window <= 0 or a gpu_limit of 0.
 [[nodiscard]] auto make_prometheus_fleet(const net::RemoteEndpoint& endpoint, FleetQuery query)
     -> core::Result<std::unique_ptr<FleetProvider>>;

@@ -1,20 +1,57 @@
 #include "net/remote_http.hpp"
 
-#include <httplib.h>
+#include <httplib.h>  // CPPHTTPLIB_OPENSSL_SUPPORT
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <system_error>
 
+#include "net/detail/guarded_request.hpp"
+
 namespace solscope::net {
 namespace {
 
+/// Where the authority starts: after "SCHEME://" when the text before the first "://" is a scheme (RFC 3986
+/// section 3.1: a letter, then letters, digits, '+', '-' or '.'), else at 0 (a password may hold "://").
+auto authority_start(std::string_view url) -> std::size_t {
+  const auto scheme_end = url.find("://");
+  if (scheme_end == std::string_view::npos || scheme_end == 0) return 0;
+  const std::string_view scheme = url.substr(0, scheme_end);
+  const auto scheme_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '+' || c == '-' || c == '.';
+  };
+  if (std::isalpha(static_cast<unsigned char>(scheme.front())) == 0 ||
+      !std::all_of(scheme.begin(), scheme.end(), scheme_char)) {
+    return 0;
+  }
+  return scheme_end + 3;
+}
+
+/// `url` as a message may show it: everything between the scheme and the last '@' (user info, a password
+/// among it, even one holding '/', '?', '#' or "://") becomes "***".
+auto shown(std::string_view url) -> std::string {
+  const std::size_t start = authority_start(url);
+  const auto at = url.rfind('@');
+  if (at == std::string_view::npos || at < start) return std::string(url);
+  return std::string(url.substr(0, start)) + "***" + std::string(url.substr(at));
+}
+
 auto bad_url(std::string_view url, std::string_view why) -> core::Error {
-  return core::Error{core::ErrorCode::InvalidArgument,
-                     "bad URL '" + std::string(url) + "': " + std::string(why),
+  return core::Error{core::ErrorCode::InvalidArgument, "bad URL '" + shown(url) + "': " + std::string(why),
                      "give http://HOST:PORT or https://HOST:PORT, optionally with a path prefix"};
+}
+
+/// The refusal of user info ("user:password@" before the host): solscope never sends it, and a message never
+/// shows it.
+auto user_info_refused(std::string_view url) -> core::Error {
+  return core::Error{core::ErrorCode::InvalidArgument,
+                     "bad URL '" + shown(url) + "': it carries a user name or password (USER:PASSWORD@HOST)",
+                     "remove it from the URL; solscope sends a bearer token read from a file instead: "
+                     "--prometheus-token-file FILE for Prometheus, --dcgm-exporter-token-file FILE for "
+                     "dcgm-exporter"};
 }
 
 /// Splits "host:port" / "[v6]:port" / "host"; port -1 when absent.
@@ -46,67 +83,52 @@ auto split_authority(std::string_view authority, std::string& host, int& port) -
   return true;
 }
 
-void set_timeout(httplib::Client& client, double connect_s, double read_s) {
-  const auto split = [](double s) {
-    const auto sec = static_cast<time_t>(s);
-    return std::pair{sec, static_cast<time_t>(std::lround((s - static_cast<double>(sec)) * 1e6))};
-  };
-  const auto [cs, cus] = split(connect_s);
-  const auto [rs, rus] = split(read_s);
-  client.set_connection_timeout(cs, cus);
-  client.set_read_timeout(rs, rus);
-  client.set_write_timeout(cs, cus);
+/// The hint for an error of a request to a remote service.
+auto with_hint(core::Error error) -> core::Error {
+  if (error.code == core::ErrorCode::Unavailable) {
+    error.hint = "check the address and that the service is up and reachable from here";
+  } else if (error.code == core::ErrorCode::ResourceExhausted) {
+    error.hint =
+        "check that the URL names the service; for a query, narrow it (a selector, a shorter window "
+        "or a larger step)";
+  }
+  return error;
 }
 
 class HttplibRemote final : public RemoteHttp {
  public:
-  HttplibRemote(RemoteEndpoint endpoint, ParsedUrl url)
-      : endpoint_(std::move(endpoint)), url_(std::move(url)), client_(url_.origin) {
-    set_timeout(client_, endpoint_.connect_timeout_s, endpoint_.read_timeout_s);
-    client_.set_follow_location(false);
-    client_.set_keep_alive(true);
-    if (!endpoint_.token.empty()) client_.set_bearer_token_auth(endpoint_.token);
-#ifdef CPPHTTPLIB_OPENSSL_SUPPORT
-    if (!endpoint_.ca_cert_path.empty()) client_.set_ca_cert_path(endpoint_.ca_cert_path.c_str());
-    client_.enable_server_certificate_verification(endpoint_.verify_tls);
-#endif
+  HttplibRemote(const RemoteEndpoint& endpoint, ParsedUrl url)
+      : url_(std::move(url)),
+        client_(
+            detail::make_guarded_client(url_.tls, url_.host, url_.port,
+                                        detail::RequestBounds{.connect_timeout_s = endpoint.connect_timeout_s,
+                                                              .read_timeout_s = endpoint.read_timeout_s,
+                                                              .total_timeout_s = endpoint.total_timeout_s,
+                                                              .max_body_bytes = endpoint.max_body_bytes,
+                                                              .stop = endpoint.stop},
+                                        true)) {
+    if (!endpoint.token.empty()) client_->set_bearer_token(endpoint.token);
+    if (url_.tls) client_->set_tls(endpoint.ca_cert_path, endpoint.verify_tls);
   }
 
   auto get(std::string_view path_and_query) -> core::Result<HttpResponse> override {
-    const std::string path = url_.prefix + std::string(path_and_query);
-    std::string body;
-    bool too_big = false;
-    const httplib::Headers headers = {{"Accept-Encoding", "identity"}};
-    auto result = client_.Get(path, headers, [&](const char* data, std::size_t length) {
-      if (body.size() + length > endpoint_.max_body_bytes) {
-        too_big = true;
-        return false;
-      }
-      body.append(data, length);
-      return true;
-    });
-    if (too_big) {
-      return core::fail(
-          core::ErrorCode::ResourceExhausted,
-          describe() + path + " answered more than " + std::to_string(endpoint_.max_body_bytes) + " bytes",
-          "narrow the query (a selector, a shorter window or a larger step)");
-    }
-    if (!result) {
-      return core::fail(core::ErrorCode::Unavailable,
-                        "no answer from " + describe() + path + ": " + httplib::to_string(result.error()),
-                        "check the address and that the service is up and reachable from here");
-    }
-    return HttpResponse{result->status, std::move(body)};
+    auto response = client_->send("GET", url_.prefix + std::string(path_and_query), {}, {});
+    if (!response) return core::fail(with_hint(response.error()));
+    return response;
   }
 
-  auto describe() const -> std::string override {
-    return url_.origin + url_.prefix;
+  auto post_form(std::string_view path, std::string_view form) -> core::Result<HttpResponse> override {
+    auto response = client_->send("POST", url_.prefix + std::string(path), std::string(form),
+                                  "application/x-www-form-urlencoded");
+    if (!response) return core::fail(with_hint(response.error()));
+    return response;
   }
+
+  auto describe() const -> std::string override { return url_.origin + url_.prefix; }
 
  private:
-  RemoteEndpoint endpoint_;
   ParsedUrl url_;
-  httplib::Client client_;
+  std::unique_ptr<detail::GuardedClient> client_;
 };
 
 }  // namespace
@@ -114,15 +136,18 @@ class HttplibRemote final : public RemoteHttp {
 auto parse_url(std::string_view url) -> core::Result<ParsedUrl> {
   ParsedUrl out;
   std::string_view rest = url;
-  if (const auto scheme_end = rest.find("://"); scheme_end != std::string_view::npos) {
-    const std::string_view scheme = rest.substr(0, scheme_end);
+  if (const std::size_t start = authority_start(url); start > 0) {
+    const std::string_view scheme = url.substr(0, start - 3);
     if (scheme == "https") {
       out.tls = true;
     } else if (scheme != "http") {
       return core::fail(bad_url(url, "unknown scheme '" + std::string(scheme) + "'"));
     }
-    rest = rest.substr(scheme_end + 3);
+    rest = rest.substr(start);
   }
+  // Before any other check: user info would otherwise be split at its ':' as a host and a port.
+  if (rest.substr(0, rest.find('/')).find('@') != std::string_view::npos)
+    return core::fail(user_info_refused(url));
   if (rest.find_first_of("?#") != std::string_view::npos) {
     return core::fail(bad_url(url, "a query or fragment is not allowed"));
   }
@@ -146,10 +171,11 @@ auto make_remote_http(const RemoteEndpoint& endpoint) -> core::Result<std::uniqu
   auto url = parse_url(endpoint.url);
   if (!url) return core::propagate(url);
   const auto in = [](double v, double lo, double hi) { return std::isfinite(v) && v >= lo && v <= hi; };
-  if (!in(endpoint.connect_timeout_s, 0.001, 60) || !in(endpoint.read_timeout_s, 0.001, 600)) {
-    return core::fail(core::ErrorCode::InvalidArgument,
-                      "HTTP timeouts out of range (connect 0.001-60 s, read "
-                      "0.001-600 s)");
+  if (!in(endpoint.connect_timeout_s, 0.001, 60) || !in(endpoint.read_timeout_s, 0.001, 600) ||
+      !in(endpoint.total_timeout_s, 0.001, 3600)) {
+    return core::fail(
+        core::ErrorCode::InvalidArgument,
+        "HTTP timeouts out of range (connect 0.001-60 s, read 0.001-600 s, total 0.001-3600 s)");
   }
 #ifndef CPPHTTPLIB_OPENSSL_SUPPORT
   if (url->tls) {

@@ -41,6 +41,10 @@ auto install_stop_signals() -> const std::atomic<bool>& {
   return g_stop;
 }
 
+auto stop_flag() -> const std::atomic<bool>& {
+  return g_stop;
+}
+
 void forward_signals_to_group(int group) {
   g_forwarded.store(0);
   g_forward_group.store(group);

@@ -12,6 +12,10 @@ namespace solscope::app {
 /// with a second Ctrl-C.
 auto install_stop_signals() -> const std::atomic<bool>&;
 
+/// The flag install_stop_signals() returns, without installing anything: for what must hold it before the
+/// handlers are installed, or whether they are (an outgoing request's stop flag, net::RemoteEndpoint::stop).
+auto stop_flag() -> const std::atomic<bool>&;
+
 /// How many SIGINT/SIGTERM/SIGHUP forward_signals_to_group() passes on before it sends SIGKILL instead: the
 /// third one kills the group, so that a command that ignores or survives stop requests cannot keep
 /// `solscope run` waiting forever.

@@ -5,9 +5,6 @@
 
 #include <iostream>
 
-#include <nlohmann/json.hpp>
-
-#include "wire/json_text.hpp"
 #include "wire/sample_json.hpp"
 
 namespace solscope::app {
@@ -45,8 +42,10 @@ auto JsonLinesSink::begin(const std::vector<core::DeviceInfo>& devices) -> core:
 auto JsonLinesSink::on_sample(const core::RawSample& /*raw*/, const core::SolSample& sol)
     -> core::Result<void> {
   auto it = devices_.find(sol.device_index);
-  out_ << wire::json_text(wire::sol_sample_to_json(sol, it != devices_.end() ? &it->second : nullptr))
-       << '\n';
+  line_.clear();
+  wire::append_sol_sample_json(line_, sol, it != devices_.end() ? &it->second : nullptr);
+  line_ += '\n';
+  out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
   return core::ok();
 }
 

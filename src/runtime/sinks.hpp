@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <ostream>
+#include <string>
 
 #include "runtime/engine.hpp"
 #include "trace/writer.hpp"
@@ -18,7 +19,8 @@ namespace solscope::app {
 /// True for flush_output()'s error when the pipe's reader went away.
 [[nodiscard]] auto is_reader_gone(const core::Error& error) -> bool;
 
-/// Writes one JSON object per sample and line (wire::sol_sample_to_json), flushed whenever it has caught up.
+/// Writes one JSON object per sample and line (wire::append_sol_sample_json: the bytes of
+/// wire::sol_sample_to_json without building the document), flushed whenever it has caught up.
 /// A live view: when its reader stalls (`--json | less`), it skips its oldest unread samples and the engine
 /// counts them (SinkDelivery); sampling goes on.
 class JsonLinesSink : public SampleSink {
@@ -34,6 +36,7 @@ class JsonLinesSink : public SampleSink {
  private:
   std::ostream& out_;
   std::map<std::uint32_t, core::DeviceInfo> devices_;
+  std::string line_;  ///< the line being written, reused so that a sample allocates nothing once warm
 };
 
 /// Appends every sample to a trace file (batched transactions; see trace::Writer). A recording never drops a

@@ -15,6 +15,7 @@
 #include "runtime/messages.hpp"
 #include "runtime/options.hpp"
 #include "runtime/output_path.hpp"
+#include "runtime/signals.hpp"
 #include "server/auth.hpp"
 #include "sources/dcgm/dcgm_exporter_source.hpp"
 #include "sources/replay/trace_replay_source.hpp"
@@ -66,6 +67,7 @@ auto open_dcgm_exporter_source(const CommonOptions& common, const sources::Sourc
   sources::DcgmExporterOptions options;
   options.url = common.dcgm_exporter;
   options.ca_cert_path = common.dcgm_exporter_ca;
+  options.stop = &stop_flag();  // Ctrl-C or SIGTERM cancels a scrape in flight (the first one too)
   if (!common.dcgm_exporter_token_file.empty()) {
     auto token = net::read_token_file(common.dcgm_exporter_token_file);
     if (!token) return core::fail(Failure{token.error(), kExitUsage});

@@ -27,7 +27,67 @@ auto parse_digits(std::string_view text) -> std::optional<std::int64_t> {
   return value;
 }
 
+auto hex_digit(char c) -> int {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/// application/x-www-form-urlencoded decoding: %XX and '+' for a space; nullopt for a bad escape.
+auto percent_decode(std::string_view text) -> std::optional<std::string> {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '+') {
+      out += ' ';
+    } else if (text[i] != '%') {
+      out += text[i];
+    } else {
+      if (i + 2 >= text.size()) return std::nullopt;
+      const int high = hex_digit(text[i + 1]);
+      const int low = hex_digit(text[i + 2]);
+      if (high < 0 || low < 0) return std::nullopt;
+      out += static_cast<char>(high * 16 + low);
+      i += 2;
+    }
+  }
+  return out;
+}
+
+auto bad_query_part(std::string_view part, std::string_view why) -> core::Unexpected<core::Error> {
+  return core::fail(core::ErrorCode::InvalidArgument,
+                    "query part '" + std::string(part) + "' " + std::string(why),
+                    "separate parameters with '&' and give each once as KEY=VALUE, e.g. "
+                    "/api/v1/samples?device=0&since=-5m");
+}
+
 }  // namespace
+
+auto parse_query(std::string_view query) -> core::Result<QueryParams> {
+  QueryParams params;
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const std::string_view part = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    if (part.empty()) continue;
+    const auto eq = part.find('=');
+    if (eq == std::string_view::npos || eq == 0 || part.find('=', eq + 1) != std::string_view::npos ||
+        part.find(';') != std::string_view::npos) {
+      return bad_query_part(part, "is not one KEY=VALUE (';' separates nothing; a '=' in a value is %3D)");
+    }
+    auto key = percent_decode(part.substr(0, eq));
+    auto value = percent_decode(part.substr(eq + 1));
+    if (!key || !value)
+      return bad_query_part(part, "holds a bad percent escape (% is followed by 2 hex digits)");
+    if (params.contains(*key)) {
+      return core::fail(core::ErrorCode::InvalidArgument,
+                        "query parameter " + *key + " is given more than once", "give each parameter once");
+    }
+    params.emplace(std::move(*key), std::move(*value));
+  }
+  return params;
+}
 
 auto parse_device_param(const std::optional<std::string>& text, const core::LiveState& state,
                         std::string_view endpoint) -> core::Result<std::uint32_t> {

@@ -13,6 +13,8 @@
 
 #include "core/guarded_run.hpp"
 #include "core/units.hpp"
+#include "net/http_client.hpp"
+#include "net/remote_http.hpp"
 #include "server/detail/sse_parser.hpp"
 #include "server/server.hpp"
 #include "wire/device_json.hpp"
@@ -70,13 +72,28 @@ struct RemoteFeed::Impl {
     return client;
   }
 
-  auto fetch_json(httplib::Client& client, const std::string& path) const -> core::Result<Json> {
-    const auto res = client.Get(path);
+  /// The client of the one-shot requests (devices, back-fill): net's, with its bounds (a total deadline, head
+  /// and body caps) and this feed's stop flag. The stream itself is cpp-httplib's (endless by design; stop()
+  /// ends it).
+  auto make_fetcher() const -> core::Result<std::unique_ptr<net::RemoteHttp>> {
+    const double read_s = std::chrono::duration<double>(options.read_timeout).count();
+    return net::make_remote_http(net::RemoteEndpoint{
+        .url = base_url,
+        .token = options.token,
+        .ca_cert_path = options.ca_cert_path,
+        .connect_timeout_s = std::chrono::duration<double>(options.connect_timeout).count(),
+        .read_timeout_s = read_s,
+        .total_timeout_s = std::max(read_s, net::RemoteEndpoint{}.total_timeout_s),
+        .stop = {&stop}});
+  }
+
+  auto fetch_json(net::RemoteHttp& client, const std::string& path) const -> core::Result<Json> {
+    auto res = client.get(path);
     if (!res) {
-      return core::fail(
-          core::ErrorCode::Unavailable,
-          "nothing answers at " + options.address + " (" + httplib::to_string(res.error()) + ")",
-          "check that `solscope serve` runs there and the address and port are right");
+      if (res.error().code != core::ErrorCode::Unavailable) return core::propagate(std::move(res));
+      return core::fail(core::ErrorCode::Unavailable,
+                        "nothing answers at " + options.address + " (" + res.error().message + ")",
+                        "check that `solscope serve` runs there and the address and port are right");
     }
     if (res->status == 401 || res->status == 403) {
       return core::fail(core::ErrorCode::PermissionDenied, options.address + " refused the token",
@@ -94,8 +111,8 @@ struct RemoteFeed::Impl {
     return json;
   }
 
-  auto load_devices(httplib::Client& client, bool first) -> core::Result<void>;
-  auto backfill(httplib::Client& client) -> core::Result<void>;
+  auto load_devices(net::RemoteHttp& client, bool first) -> core::Result<void>;
+  auto backfill(net::RemoteHttp& client) -> core::Result<void>;
   void on_sample(const Json& json);
   auto follow() -> std::string;
   void run();
@@ -125,7 +142,7 @@ struct RemoteFeed::Impl {
   std::thread thread;
 };
 
-auto RemoteFeed::Impl::load_devices(httplib::Client& client, bool first) -> core::Result<void> {
+auto RemoteFeed::Impl::load_devices(net::RemoteHttp& client, bool first) -> core::Result<void> {
   auto json = fetch_json(client, "/api/v1/devices");
   if (!json) return core::propagate(std::move(json));
   const auto list = json->find("devices");
@@ -162,7 +179,7 @@ auto RemoteFeed::Impl::load_devices(httplib::Client& client, bool first) -> core
 /// Most /api/v1/samples pages one back-fill of a device follows.
 constexpr int kMaxBackfillPages = 64;
 
-auto RemoteFeed::Impl::backfill(httplib::Client& client) -> core::Result<void> {
+auto RemoteFeed::Impl::backfill(net::RemoteHttp& client) -> core::Result<void> {
   for (const auto& d : state.devices()) {
     const std::uint32_t index = d.info.index;
     const auto known = last_end_ns.find(index);
@@ -205,7 +222,7 @@ auto RemoteFeed::Impl::follow() -> std::string {
   }
   SseParser parser;
   int http_status = 0;
-  const auto refresh = make_client(false);
+  const auto refresh = make_fetcher();
   const auto res = client->Get(
       "/api/v1/stream", httplib::Headers{{"Accept", "text/event-stream"}},
       [&http_status](const httplib::Response& r) {
@@ -223,7 +240,7 @@ auto RemoteFeed::Impl::follow() -> std::string {
           samples.fetch_add(1, std::memory_order_relaxed);
         });
         if (std::chrono::steady_clock::now() - last_devices >= options.devices_refresh) {
-          (void)load_devices(*refresh, false);  // a failed refresh keeps the previous facts
+          if (refresh) (void)load_devices(**refresh, false);  // a failed refresh keeps the previous facts
         }
         return true;
       });
@@ -247,9 +264,9 @@ void RemoteFeed::Impl::run() {
                std::to_string(secs) + " s");
     if (!wait(backoff)) break;
     backoff = std::min(backoff * 2, options.backoff_max);
-    auto client = make_client(false);
-    auto reloaded = load_devices(*client, false);
-    if (reloaded) reloaded = backfill(*client);
+    auto client = make_fetcher();
+    auto reloaded = client ? load_devices(**client, false) : core::Result<void>(core::fail(client.error()));
+    if (reloaded) reloaded = backfill(**client);
     if (!reloaded) {
       set_status("lost connection to " + options.address + " (" + reloaded.error().message + ")");
       continue;
@@ -266,6 +283,8 @@ RemoteFeed::~RemoteFeed() {
 
 auto RemoteFeed::connect(RemoteOptions options, core::LiveState& state)
     -> core::Result<std::unique_ptr<RemoteFeed>> {
+  // The one URL parser first: it refuses user info ("user:password@") without echoing it.
+  if (auto parsed = net::parse_url(options.address); !parsed) return core::propagate(std::move(parsed));
   std::string url = base_url_of(options.address);
   if (url.empty()) {
     return core::fail(core::ErrorCode::InvalidArgument, "--connect " + options.address + " is not HOST:PORT",
@@ -273,9 +292,10 @@ auto RemoteFeed::connect(RemoteOptions options, core::LiveState& state)
                           " or --connect https://node-17:" + std::to_string(kDefaultDaemonPort));
   }
   auto impl = std::make_unique<Impl>(std::move(options), state, std::move(url));
-  auto client = impl->make_client(false);
-  auto loaded = impl->load_devices(*client, true);
-  if (loaded) loaded = impl->backfill(*client);
+  auto client = impl->make_fetcher();
+  if (!client) return core::propagate(std::move(client));
+  auto loaded = impl->load_devices(**client, true);
+  if (loaded) loaded = impl->backfill(**client);
   if (!loaded) return core::propagate(std::move(loaded));
   Impl* raw = impl.get();
   impl->thread = std::thread([raw] {
@@ -311,12 +331,10 @@ auto RemoteFeed::samples_received() const -> std::uint64_t {
 }
 
 auto local_daemon_running(std::uint16_t port, std::chrono::milliseconds timeout) -> bool {
-  httplib::Client client("127.0.0.1", port);
-  const auto [s, us] = seconds_of(timeout);
-  client.set_connection_timeout(s, us);
-  client.set_read_timeout(s, us);
-  client.set_write_timeout(s, us);
-  const auto res = client.Get("/healthz");
+  const double s = std::chrono::duration<double>(timeout).count();
+  const auto client =
+      net::make_loopback_http_client({.connect_timeout_s = s, .read_timeout_s = s, .total_timeout_s = s});
+  const auto res = client->get("127.0.0.1", port, "/healthz");
   return res && res->status == 200;
 }
 

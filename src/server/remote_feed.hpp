@@ -35,7 +35,8 @@ struct RemoteOptions {
 class RemoteFeed {
  public:
   /// Reads the device list once (so that a wrong address or token fails here), back-fills, then starts the
-  /// thread. `state` must outlive the feed. Errors: InvalidArgument for an address that is not HOST:PORT;
+  /// thread. `state` must outlive the feed. Errors: InvalidArgument for an address that is not HOST:PORT
+  /// or that net::parse_url refuses (user info "user:password@" included, never echoed);
   /// Unavailable "nothing answers at ADDRESS" (refused, timed out, TLS failure); PermissionDenied "ADDRESS
   /// refused the token" (401/403); DataLoss "ADDRESS answered what is not solscope's API" (bad JSON).
   [[nodiscard]] static auto connect(RemoteOptions options, core::LiveState& state)

@@ -1,17 +1,16 @@
 #include "trace/export.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <iterator>
 #include <ostream>
 #include <string>
 #include <string_view>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "core/metric_catalog.hpp"
 #include "core/sol_terms.hpp"
-#include "wire/json_text.hpp"
 #include "wire/sample_json.hpp"
 
 namespace solscope::trace {
@@ -22,15 +21,35 @@ constexpr std::string_view kCsvFixedColumns =
     "bound,"
     "dram_bytes_per_s,attainable_compute_sol_pct,attainable_memory_sol_pct";
 
+/// The first characters that make a spreadsheet read a cell as a formula (OWASP "CSV Injection": `=`, `+`,
+/// `-`, `@`, tab and carriage return).
+constexpr std::string_view kCsvFormulaStarts = "=+-@\t\r";
+
 /// Rows are written to the stream in chunks of about this many bytes.
 constexpr std::size_t kChunkBytes = 1 << 16;
 
-void append_text(std::string& line, std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
+/// True when `text` is a whole finite number as a spreadsheet reads one ("-5", "+1.5e3"): such a cell is
+/// data, not a formula.
+auto is_number(std::string_view text) -> bool {
+  const std::string copy(text);
+  char* end = nullptr;
+  const double v = std::strtod(copy.c_str(), &end);
+  return !copy.empty() && end == copy.c_str() + copy.size() && std::isfinite(v) &&
+         copy.find_first_of(" \t\r\n") == std::string::npos;
+}
+
+}  // namespace
+
+void append_csv_cell(std::string& line, std::string_view text) {
+  const bool formula =
+      !text.empty() && kCsvFormulaStarts.find(text.front()) != std::string_view::npos && !is_number(text);
+  const bool quote = text.find_first_of(",\"\r\n") != std::string_view::npos;
+  if (quote) line += '"';
+  if (formula) line += '\'';
+  if (!quote) {
     line += text;
     return;
   }
-  line += '"';
   for (const char c : text) {
     if (c == '"') line += '"';
     line += c;
@@ -38,20 +57,23 @@ void append_text(std::string& line, std::string_view text) {
   line += '"';
 }
 
+namespace {
+
 void append_number(std::string& line, double v) {
   if (!std::isnan(v)) fmt::format_to(std::back_inserter(line), "{}", v);
 }
 
 template <class Enum>
 void append_name(std::string& line, Enum value, Enum none) {
-  if (value != none) line += core::to_string(value);
+  if (value != none) append_csv_cell(line, core::to_string(value));
 }
 
 void append_csv_row(std::string& line, const core::SolSample& s, const core::DeviceInfo* device) {
   fmt::format_to(std::back_inserter(line), "{},", s.device_index);
-  if (device != nullptr) append_text(line, device->uuid);
-  fmt::format_to(std::back_inserter(line), ",{},{},{},{},", s.t_start_ns, s.t_end_ns,
-                 core::to_string(s.source), s.flags);
+  if (device != nullptr) append_csv_cell(line, device->uuid);
+  fmt::format_to(std::back_inserter(line), ",{},{},", s.t_start_ns, s.t_end_ns);
+  append_csv_cell(line, core::to_string(s.source));
+  fmt::format_to(std::back_inserter(line), ",{},", s.flags);
   append_number(line, s.compute_sol_pct);
   line += ',';
   append_name(line, s.compute_pipe, core::Pipe::kCount);
@@ -60,7 +82,7 @@ void append_csv_row(std::string& line, const core::SolSample& s, const core::Dev
   line += ',';
   append_name(line, s.memory_path, core::MemPath::kCount);
   line += ',';
-  line += core::to_string(s.bound);
+  append_csv_cell(line, core::to_string(s.bound));
   for (const double v : {s.dram_bytes_per_s, s.attainable_compute_sol_pct, s.attainable_memory_sol_pct}) {
     line += ',';
     append_number(line, v);
@@ -118,7 +140,7 @@ auto export_jsonl(const Reader& reader, std::ostream& out, const ReadOptions& op
     -> core::Result<ReadSummary> {
   return export_rows(reader, out, options, std::string{}, "JSON Lines",
                      [](std::string& chunk, const core::SolSample& s, const core::DeviceInfo* device) {
-                       chunk += wire::json_text(wire::sol_sample_to_json(s, device));
+                       wire::append_sol_sample_json(chunk, s, device);
                        chunk += '\n';
                      });
 }

@@ -3,6 +3,7 @@
 # Public headers forward-declare SQLite; sqlite3.h is included only under src/trace/detail/ and the .cpp files.
 solscope_add_library(trace SOURCES
   detail/columns.cpp
+  detail/disk_room.cpp
   detail/file_lock.cpp
   detail/file_probe.cpp
   detail/forwarding_vfs.cpp

@@ -12,6 +12,7 @@
 
 #include "core/sol_terms.hpp"
 #include "trace/detail/columns.hpp"
+#include "trace/detail/disk_room.hpp"
 #include "trace/detail/kernel_rows.hpp"
 #include "trace/detail/sqlite.hpp"
 #include "trace/detail/writer_setup.hpp"
@@ -114,7 +115,8 @@ struct Writer::Impl {
   [[nodiscard]] auto prepare_statements() -> core::Result<void>;
 };
 
-auto Writer::Impl::stop(const core::Error& cause) -> core::Error {
+auto Writer::Impl::stop(const core::Error& failure) -> core::Error {
+  const core::Error cause = detail::classify_write_error(failure, path);
   stopped = true;
   const std::size_t lost = pending.size();
   const std::size_t lost_kernels = pending_kernels.size();
@@ -362,8 +364,8 @@ auto Writer::open(const std::filesystem::path& path, const WriterOptions& option
   if (!ready) {
     // A file this call created and could not set up (e.g. a full disk) is removed, not left empty. The
     // statements are still empty here (prepare_statements() sets them only all together, on success).
+    core::Error error = detail::classify_write_error(ready.error(), path);
     impl->db.reset();
-    core::Error error = ready.error();
     if (impl->created) {
       detail::remove_trace_files(path);
       error.message += " (the new file was removed)";

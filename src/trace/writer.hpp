@@ -62,11 +62,11 @@ struct WriterOptions {
 /// recorder of the same path is refused instead of replacing the file under the first. Readers are not
 /// affected (they use SQLite's own locks).
 ///
-/// A failed write (disk full: ResourceExhausted; an I/O error: Unavailable) stops the recording at once: the
-/// call that met it returns one error that says how many samples the file keeps and how many buffered ones
-/// were lost, the buffered samples are dropped, stopped() turns true and later writes are refused with
-/// FailedPrecondition. The committed samples stay readable; a file that this Writer created and that holds no
-/// sample is removed by close().
+/// A failed write (disk full, a quota or the file size limit: ResourceExhausted, detail/disk_room.hpp;
+/// another I/O error: Unavailable) stops the recording at once: the call that met it returns one error that
+/// says how many samples the file keeps and how many buffered ones were lost, the buffered samples are
+/// dropped, stopped() turns true and later writes are refused with FailedPrecondition. The committed samples
+/// stay readable; a file that this Writer created and that holds no sample is removed by close().
 ///
 /// A moved-from Writer holds nothing: its writes return FailedPrecondition, close() returns success, the
 /// counts are 0 and path() is empty.

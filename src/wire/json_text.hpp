@@ -1,6 +1,8 @@
-// The one way solscope turns a JSON document into text. Every JSON writer (the server's answers and stream,
-// the JSON Lines output, the trace export, the report, fleet, devices, check and ceiling JSON) writes through
-// it, so that the rule for text that is not UTF-8 is stated once.
+// The one way solscope turns a JSON document into text. Every JSON writer that builds a document (the
+// server's answers and stream, the report, fleet, devices, check and ceiling JSON) writes through it, so that
+// the rule for text that is not UTF-8 is stated once. The JSON Lines of samples (`--json`, `export --format
+// jsonl`) skip the document: wire::append_sol_sample_json writes the same bytes as json_text() would, and a
+// test holds the two to it (tests/wire/sample_text_test.cpp).
 #pragma once
 
 #include <string>

@@ -3,6 +3,8 @@
 // write, and what the terminal view reads back from a daemon.
 #pragma once
 
+#include <string>
+
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/device_info.hpp"
@@ -24,6 +26,13 @@ namespace solscope::wire {
 /// reads back to the same double. `device` may be nullptr.
 [[nodiscard]] auto sol_sample_to_json(const core::SolSample& sample, const core::DeviceInfo* device)
     -> nlohmann::ordered_json;
+
+/// Appends the JSON text of one sample to `out`, without a line end: the same bytes as
+/// json_text(sol_sample_to_json(sample, device)) (wire/json_text.hpp; the same field list,
+/// detail/sample_fields.hpp; invalid UTF-8 in the UUID becomes U+FFFD), written straight with fmt instead of
+/// through a document: about 1-2 us a sample against 25-30 us (bench/wire_bench.cpp). For the JSON Lines of
+/// `--json` and of `export --format jsonl`.
+void append_sol_sample_json(std::string& out, const core::SolSample& sample, const core::DeviceInfo* device);
 
 /// One closed window as a JSON object: `window` is core::WindowAccumulator::result() (every figure the
 /// duration-weighted mean of its samples, the pipe and path those with the highest mean, the bound classified

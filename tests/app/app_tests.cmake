@@ -13,6 +13,7 @@ if(TARGET solscope_app)
             ${CMAKE_CURRENT_LIST_DIR}/engine_driver_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/trace_output_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/source_capabilities_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/foreign_text_cli_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/output_checks_cli_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/check/check_run_test.cpp ${CMAKE_CURRENT_LIST_DIR}/check/phase_means_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/check/check_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/check/sample_collector_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/report_html_test.cpp ${CMAKE_CURRENT_LIST_DIR}/report_cli_test.cpp
@@ -20,6 +21,7 @@ if(TARGET solscope_app)
             ${CMAKE_CURRENT_LIST_DIR}/run_hooks_test.cpp ${CMAKE_CURRENT_LIST_DIR}/man_page_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/model_config_file_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/dcgm_exporter_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/dcgm_suggestion_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/stop_cli_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../support/process.cpp
     LIBS solscope_app solscope_httplib Threads::Threads CLI11::CLI11 nlohmann_json::nlohmann_json SQLite::SQLite3)
   target_compile_definitions(solscope_app_test PRIVATE SOLSCOPE_BINARY="$<TARGET_FILE:solscope>"

@@ -1,9 +1,11 @@
 // The config layer (src/cli/config): the option table drives help, checks, SOLSCOPE_* variables and the
 // config file; precedence is command line > environment > config file > default.
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -60,7 +62,7 @@ auto prefix(Scope scope) -> std::vector<std::string> {
       return {"report", "/nonexistent/never.sqlite"};
     case Scope::Run:
       return {"run"};    // without `--` CMD: exit 2 should the value ever pass
-    case Scope::Import:  // a missing input: exit 5 at once should the value ever pass
+    case Scope::Import:  // an -o in a missing directory: exit 2, other message, should the value ever pass
       return {"import", "/nonexistent/never.prom", "-o", "/nonexistent/never.sqlite"};
     case Scope::Fleet:  // nothing listens on port 1: a quick failure should the value ever pass
       return {"fleet", "--prometheus", "http://127.0.0.1:1"};
@@ -185,6 +187,25 @@ TEST_F(ConfigTest, bad_config_files_name_the_file_line_and_key) {
   }
 }
 
+TEST_F(ConfigTest, text_that_toml_plus_plus_cannot_take_safely_is_refused_with_its_line) {
+  // Found by fuzz/config_toml_fuzz.cpp: toml++ 3.3 reached TOML_UNREACHABLE on `interval = é` and broke
+  // parse_key()'s precondition on `[@` (an abort in a debug build, undefined behaviour with NDEBUG).
+  auto non_ascii = parse_config("interval = \"50ms\"\ninterval = \xc3\xa9ms\n", "cfg.toml");
+  ASSERT_FALSE(non_ascii);
+  EXPECT_NE(non_ascii.error().message.find("cfg.toml:2: a character outside ASCII"), std::string::npos)
+      << non_ascii.error().message;
+  for (const char* header : {"[@x]\n", "[[[1]]]\n", "  [ =\n", "[["}) {
+    auto bad = parse_config(header, "cfg.toml");
+    ASSERT_FALSE(bad) << header;
+    EXPECT_NE(bad.error().message.find("cfg.toml:1: a table header must name a table"), std::string::npos)
+        << bad.error().message;
+  }
+  // Outside ASCII in strings and comments is TOML, and passes the guard.
+  auto fine = parse_config("# caf\xc3\xa9\n[serve]\nhostname = \"n\xc3\xa9ud-1\" # \xc3\xa9\n", "cfg.toml");
+  ASSERT_TRUE(fine) << fine.error().message;
+  EXPECT_EQ(fine->at(0).text, "n\xc3\xa9ud-1");
+}
+
 TEST_F(ConfigTest, a_bad_config_file_stops_the_command_with_exit_2) {
   const std::string file = write("config.toml", "devices = \"0\"\n[serve]\nlisten = 9741\n");
   const RunResult r = run_cli({"--config", file, "replay", "/nonexistent.sqlite"});
@@ -202,6 +223,37 @@ TEST_F(ConfigTest, a_bad_config_file_stops_the_command_with_exit_2) {
   const RunResult missing = run_cli({"--config", (dir_ / "absent.toml").string(), "devices"});
   EXPECT_EQ(missing.code, kExitUsage);
   EXPECT_NE(missing.err.find("cannot read config file"), std::string::npos) << missing.err;
+}
+
+TEST_F(ConfigTest, a_fifo_or_a_device_as_config_file_is_refused_at_once_with_exit_2) {
+  // Before the fix --config /dev/zero read until memory ran out and a FIFO without a writer blocked forever,
+  // both deaf to Ctrl-C; the config file now gets the checks of a token file (net::read_settings_file).
+  const std::string fifo = (dir_ / "fifo.toml").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto begin = std::chrono::steady_clock::now();
+  for (const std::string& path : {fifo, std::string("/dev/zero")}) {
+    const RunResult r = run_cli({"--config", path, "devices"});
+    EXPECT_EQ(r.code, kExitUsage) << path;
+    EXPECT_NE(r.err.find("config file " + path + " is not a regular file"), std::string::npos) << r.err;
+  }
+  const std::string huge = write("huge.toml", "# " + std::string(kMaxConfigFileBytes, 'x') + "\n");
+  const RunResult big = run_cli({"--config", huge, "devices"});
+  EXPECT_EQ(big.code, kExitUsage);
+  EXPECT_NE(big.err.find("config file " + huge + " holds"), std::string::npos) << big.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - begin, std::chrono::seconds(5));
+  const std::string empty = write("empty.toml", "");
+  EXPECT_TRUE(load_config_file(empty)) << "an empty config file sets nothing";
+}
+
+TEST_F(ConfigTest, a_url_with_user_info_is_refused_with_exit_2_and_the_password_is_never_shown) {
+  // Before the fix the authority was split at its last ':' and fleet exited 1 with "Prometheus at
+  // http://[admin:s3cret@127.0.0.1]:1 did not answer" (the password in the message and in --json's source).
+  for (const char* url : {"http://admin:s3cret@127.0.0.1:1", "http://admin:s3cret@127.0.0.1"}) {
+    const RunResult r = run_cli({"fleet", "--prometheus", url, "--json"});
+    EXPECT_EQ(r.code, kExitUsage) << r.err;
+    EXPECT_EQ((r.out + r.err).find("s3cret"), std::string::npos) << r.out << r.err;
+    EXPECT_NE(r.err.find("--prometheus-token-file"), std::string::npos) << r.err;
+  }
 }
 
 /// The value of --interval and of serve's --max-clients after the layers, as cli.cpp binds them.

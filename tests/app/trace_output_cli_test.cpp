@@ -105,7 +105,7 @@ TEST_F(TraceOutputCliTest, record_refuses_a_fifo_and_a_directory_at_once) {
   auto r = solscope({"record", "--replay", kDemo, "--speed", "0", "-o", path("fifo"), "--force"}, 20s);
   EXPECT_FALSE(r.timed_out);
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("trace path " + path("fifo") + " is a FIFO, not a regular file"), std::string::npos)
+  EXPECT_NE(r.err.find("output " + path("fifo") + " is a FIFO, not a regular file"), std::string::npos)
       << r.err;
   r = solscope({"record", "--replay", kDemo, "--speed", "0", "-o", dir_.string(), "--force"}, 20s);
   EXPECT_EQ(r.exit_code, 2) << r.err;

@@ -43,6 +43,10 @@ class StubHttp final : public net::RemoteHttp {
  public:
   using Handler = std::function<HttpResponse(const std::string& path, const std::string& query)>;
   StubHttp(Handler handler, std::vector<std::string>* log) : handler_(std::move(handler)), log_(log) {}
+  /// The fleet reader sends every query as a POST; it is logged and answered as the GET of path?form.
+  auto post_form(std::string_view path, std::string_view form) -> core::Result<HttpResponse> override {
+    return get(std::string(path) + "?" + std::string(form));
+  }
   auto get(std::string_view path_and_query) -> core::Result<HttpResponse> override {
     const std::string full = url_decode(path_and_query);
     if (log_ != nullptr) log_->push_back(full);
@@ -332,6 +336,35 @@ TEST(PrometheusFleet, maps_prometheus_errors_to_codes_with_its_own_message) {
   auto odd = with({422, R"({"status":"error","errorType":{"x":1},"error":[2]})"})->snapshot();
   ASSERT_FALSE(odd.has_value());
   EXPECT_NE(odd.error().message.find("(unknown): no message"), std::string::npos) << odd.error().message;
+}
+
+TEST(PrometheusFleet, refuses_a_gpu_count_that_is_not_a_count) {
+  // Before: 1e300, -5, NaN, infinity and 2.5 all read as "0 GPUs" (or a truncated count), without a word.
+  for (const double bad : {1e300, -5.0, 2.5, kMaxGpuCount + 1}) {
+    for (const bool per_host : {false, true}) {
+      auto handler = [bad, per_host](const std::string& path, const std::string& q) -> HttpResponse {
+        if (q.find("solscope_") != std::string::npos) return ok(vector_answer({}));
+        if (path == "/api/v1/query" && q.rfind("count(", 0) == 0)
+          return ok(vector_answer({{"", per_host ? 5 : bad}}));
+        if (path == "/api/v1/query")
+          return ok(vector_answer({{R"("host":"n1")", bad}, {R"("host":"n2")", 2}}));
+        return ok(matrix_answer({}));
+      };
+      FleetQuery fq = query();
+      fq.gpu_limit = 3;
+      auto snap = make_prometheus_fleet(std::make_unique<StubHttp>(handler, nullptr), fq)->snapshot();
+      ASSERT_FALSE(snap.has_value()) << bad << " per host: " << per_host;
+      EXPECT_EQ(snap.error().code, ErrorCode::DataLoss);
+      EXPECT_NE(snap.error().message.find(fmt::format("with {}, which is not a count of GPUs", bad)),
+                std::string::npos)
+          << snap.error().message;
+    }
+  }
+  EXPECT_FALSE(gpu_count(std::nan(""), "GPU count", "x").has_value());
+  EXPECT_FALSE(gpu_count(INFINITY, "GPU count", "x").has_value());
+  EXPECT_EQ(gpu_count(0.0, "GPU count", "x").value(), 0u);
+  EXPECT_EQ(gpu_count(16384.0, "GPU count", "x").value(), 16384u);
+  EXPECT_EQ(gpu_count(kMaxGpuCount, "GPU count", "x").value(), 16'777'216u);
 }
 
 TEST(PromApi, selector_urls_and_times) {

@@ -202,52 +202,52 @@ TEST_F(ImportCli, nothing_is_left_out_in_silence) {
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_DOUBLE_EQ(lines[0]["compute_sol_pct"].get<double>(), 10.0);
   EXPECT_TRUE(lines[1]["compute_sol_pct"].is_null()) << lines[1].dump();
+}
 
-  TEST_F(ImportCli, an_instant_vector_imports_with_a_note_and_a_too_deep_answer_names_the_limit) {
-    // Before: a vector answer exited 5 ("resultType is not matrix"), and a deep one took 75 bytes of memory
-    // per
-    // '[' before failing as invalid JSON.
-    const std::string vector = path("instant.json");
-    std::ofstream(vector)
-        << R"({"status":"success","data":{"resultType":"vector","result":[)"
-           R"({"metric":{"__name__":"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE","gpu":"0","Hostname":"n"},"value":[1740830400,"0.25"]},)"
-           R"({"metric":{"__name__":"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE","gpu":"1","Hostname":"n"},"value":[1740830400,"0.5"]}]}})";
-    const auto r = solscope({"import", vector, "-o", path("instant.sqlite")});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(r.out.rfind("imported 2 samples of 2 GPUs from ", 0), 0u) << r.out;
-    EXPECT_NE(
-        r.err.find("solscope: " + vector +
-                   ": an instant-query answer (resultType vector): one sample per GPU at its time, spanning "
-                   "--delay (1 s)"),
-        std::string::npos)
-        << r.err;
-    const std::string deep = path("deep.json");
-    std::ofstream(deep) << R"({"status":"success","data":)" << std::string(4'000'000, '[');
-    const auto refused = solscope({"import", deep, "-o", path("deep.sqlite")});
-    EXPECT_EQ(refused.exit_code, 5);
-    EXPECT_NE(refused.err.find("deeper than 32 levels (the limit of solscope's Prometheus reader)"),
-              std::string::npos)
-        << refused.err;
-    EXPECT_FALSE(fs::exists(path("deep.sqlite")));
-  }
+TEST_F(ImportCli, an_instant_vector_imports_with_a_note_and_a_too_deep_answer_names_the_limit) {
+  // Before: a vector answer exited 5 ("resultType is not matrix"), and a deep one took 75 bytes of memory
+  // per '[' before failing as invalid JSON.
+  const std::string vector = path("instant.json");
+  std::ofstream(vector)
+      << R"({"status":"success","data":{"resultType":"vector","result":[)"
+         R"({"metric":{"__name__":"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE","gpu":"0","Hostname":"n"},"value":[1740830400,"0.25"]},)"
+         R"({"metric":{"__name__":"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE","gpu":"1","Hostname":"n"},"value":[1740830400,"0.5"]}]}})";
+  const auto r = solscope({"import", vector, "-o", path("instant.sqlite")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("imported 2 samples of 2 GPUs from ", 0), 0u) << r.out;
+  EXPECT_NE(
+      r.err.find("solscope: " + vector +
+                 ": an instant-query answer (resultType vector): one sample per GPU at its time, spanning "
+                 "--delay (1 s)"),
+      std::string::npos)
+      << r.err;
+  const std::string deep = path("deep.json");
+  std::ofstream(deep) << R"({"status":"success","data":)" << std::string(4'000'000, '[');
+  const auto refused = solscope({"import", deep, "-o", path("deep.sqlite")});
+  EXPECT_EQ(refused.exit_code, 5);
+  EXPECT_NE(refused.err.find("deeper than 32 levels (the limit of solscope's Prometheus reader)"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(fs::exists(path("deep.sqlite")));
+}
 
-  TEST_F(ImportCli, refusals_and_their_exit_codes) {
-    const std::string out = path("t.sqlite");
-    const std::string dmon = kData + "/real/dcgmi-dmon/dcgm-issue244-8gpu.txt";
-    EXPECT_EQ(solscope({"import", dmon, "-o", out, "--from", "csv"}).exit_code, 2);
-    EXPECT_EQ(solscope({"import", dmon}).exit_code, 2);  // -o is required
-    EXPECT_EQ(solscope({"import", path("missing.txt"), "-o", out}).exit_code, 5);
-    EXPECT_EQ(solscope({"import", dir_.string(), "-o", out}).exit_code, 5);  // a directory
-    std::ofstream(path("unknown.txt")) << "hello\nworld\n";
-    const auto unknown = solscope({"import", path("unknown.txt"), "-o", out});
-    EXPECT_EQ(unknown.exit_code, 5);
-    EXPECT_NE(unknown.err.find("cannot tell the format of"), std::string::npos) << unknown.err;
-    EXPECT_EQ(solscope({"import", dmon, "-o", dmon}).exit_code, 2);  // never over its input
-    EXPECT_FALSE(fs::exists(out));
-    ASSERT_EQ(solscope({"import", dmon, "-o", out}).exit_code, 0);
-    EXPECT_EQ(solscope({"import", dmon, "-o", out}).exit_code, 2);  // exists: --force replaces it
-    EXPECT_EQ(solscope({"import", dmon, "-o", out, "--force"}).exit_code, 0);
-  }
+TEST_F(ImportCli, refusals_and_their_exit_codes) {
+  const std::string out = path("t.sqlite");
+  const std::string dmon = kData + "/real/dcgmi-dmon/dcgm-issue244-8gpu.txt";
+  EXPECT_EQ(solscope({"import", dmon, "-o", out, "--from", "csv"}).exit_code, 2);
+  EXPECT_EQ(solscope({"import", dmon}).exit_code, 2);  // -o is required
+  EXPECT_EQ(solscope({"import", path("missing.txt"), "-o", out}).exit_code, 5);
+  EXPECT_EQ(solscope({"import", dir_.string(), "-o", out}).exit_code, 5);  // a directory
+  std::ofstream(path("unknown.txt")) << "hello\nworld\n";
+  const auto unknown = solscope({"import", path("unknown.txt"), "-o", out});
+  EXPECT_EQ(unknown.exit_code, 5);
+  EXPECT_NE(unknown.err.find("cannot tell the format of"), std::string::npos) << unknown.err;
+  EXPECT_EQ(solscope({"import", dmon, "-o", dmon}).exit_code, 2);  // never over its input
+  EXPECT_FALSE(fs::exists(out));
+  ASSERT_EQ(solscope({"import", dmon, "-o", out}).exit_code, 0);
+  EXPECT_EQ(solscope({"import", dmon, "-o", out}).exit_code, 2);  // exists: --force replaces it
+  EXPECT_EQ(solscope({"import", dmon, "-o", out, "--force"}).exit_code, 0);
+}
 
 }  // namespace
 }  // namespace solscope::imports

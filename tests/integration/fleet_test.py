@@ -148,6 +148,10 @@ class TokenPrometheus(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def do_POST(self):  # noqa: N802 (solscope sends its queries as form-encoded POSTs, as Prometheus takes them)
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        self.do_GET()
+
     def log_message(self, *args):
         pass
 

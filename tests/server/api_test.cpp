@@ -11,6 +11,31 @@ namespace {
 
 using testing::kT0;
 
+TEST(QueryParse, each_parameter_is_one_key_equals_one_value) {
+  auto q = parse_query("device=0&since=-5m&&window=1s&");
+  ASSERT_TRUE(q) << q.error().describe();
+  EXPECT_EQ(*q, (QueryParams{{"device", "0"}, {"since", "-5m"}, {"window", "1s"}}));
+  q = parse_query("host=node%2D1+a&gpu=%33&empty=");
+  ASSERT_TRUE(q) << q.error().describe();
+  EXPECT_EQ(*q, (QueryParams{{"host", "node-1 a"}, {"gpu", "3"}, {"empty", ""}}));
+  EXPECT_EQ(parse_query("")->size(), 0U);
+  EXPECT_EQ(parse_query("v=a%3Db")->at("v"), "a=b");
+}
+
+TEST(QueryParse, refuses_what_cpp_httplib_would_guess_at) {
+  // cpp-httplib read `device=0;since=1` as device=1 (the last part) and `device=0&device=1` as device=0.
+  for (const char* bad : {"device=0;since=1", "device=0=1", "device", "=0", "device=0&device=1",
+                          "device=0&device=0", "device=%", "device=%4", "device=%G1", "d%ZZ=0", "a=1;b=2"}) {
+    const auto q = parse_query(bad);
+    ASSERT_FALSE(q) << bad;
+    EXPECT_EQ(q.error().code, core::ErrorCode::InvalidArgument) << bad;
+  }
+  EXPECT_EQ(parse_query("device=0&device=1").error().message,
+            "query parameter device is given more than once");
+  EXPECT_NE(parse_query("device=0;since=1").error().message.find("'device=0;since=1' is not one KEY=VALUE"),
+            std::string::npos);
+}
+
 class SamplesQueryTest : public ::testing::Test {
  protected:
   void SetUp() override { testing::fill(state_, 2, 20); }

@@ -50,6 +50,27 @@ TEST_F(HttpLimitsTest, malformed_paths_and_queries_are_4xx) {
   EXPECT_TRUE(healthy());
 }
 
+TEST_F(HttpLimitsTest, a_parameter_that_is_not_exactly_one_value_is_400_on_every_endpoint) {
+  start();
+  // Before the fix cpp-httplib kept the last part of `device=0;since=1` (GPU 1's samples, 200) and the first
+  // of a repeated key (200).
+  for (const char* query : {"device=0;since=1", "device=0&device=1", "device=0&device=0", "device=0=1",
+                            "device", "=0", "device=%3", "device=0&since=-5m%3Fwindow=1s;x"}) {
+    RawConnection c(server_->port());
+    c.send(std::string("GET /api/v1/samples?") + query + " HTTP/1.1\r\nHost: x\r\n\r\n");
+    const std::string answer = c.read_all(10s);
+    EXPECT_TRUE(answer.starts_with("HTTP/1.1 400")) << query << ": " << answer.substr(0, 200);
+    EXPECT_NE(answer.find("\"error\":\"query "), std::string::npos) << query << ": " << answer;
+  }
+  EXPECT_EQ(status_of("GET /api/v1/stream?device=0&device=1 HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+  EXPECT_EQ(status_of("GET /metrics?a=1;b=2 HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+  // A second '?' is refused by cpp-httplib's request-line parser already.
+  EXPECT_EQ(status_of("GET /api/v1/samples?device=0&since=-5m?window=1s HTTP/1.1\r\nHost: x\r\n\r\n"), 400);
+  EXPECT_EQ(status_of("GET /api/v1/samples?device=1&since=-1s&&window=1s& HTTP/1.1\r\nHost: x\r\n\r\n"), 200);
+  EXPECT_EQ(status_of("GET /api/v1/samples?device=%31 HTTP/1.1\r\nHost: x\r\n\r\n"), 200);
+  EXPECT_TRUE(healthy());
+}
+
 TEST_F(HttpLimitsTest, writes_are_405_and_bodies_are_413) {
   start();
   EXPECT_EQ(status_of("POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"), 405);

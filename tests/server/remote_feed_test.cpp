@@ -72,6 +72,12 @@ TEST_F(RemoteFeedTest, wrong_address_token_or_service_fail_at_connect) {
   auto invalid = RemoteFeed::connect(bad, mirror_);
   ASSERT_FALSE(invalid);
   EXPECT_EQ(invalid.error().code, core::ErrorCode::InvalidArgument);
+  RemoteOptions user_info = options();  // refused by net::parse_url, the password never shown
+  user_info.address = "http://admin:s3cret@127.0.0.1:" + std::to_string(server_->port());
+  auto with_password = RemoteFeed::connect(user_info, mirror_);
+  ASSERT_FALSE(with_password);
+  EXPECT_EQ(with_password.error().code, core::ErrorCode::InvalidArgument);
+  EXPECT_EQ(with_password.error().message.find("s3cret"), std::string::npos) << with_password.error().message;
   const std::uint16_t port = server_->port();
   server_->stop();
   RemoteOptions gone = options();

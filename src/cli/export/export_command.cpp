@@ -1,8 +1,10 @@
 // `solscope export FILE --format csv|jsonl [-o OUT]`: a trace's samples for scripts and pandas.
-#include <fstream>
+#include <optional>
+#include <utility>
 
 #include "cli/commands.hpp"
 #include "runtime/exit_codes.hpp"
+#include "runtime/file_beside.hpp"
 #include "runtime/messages.hpp"
 #include "runtime/output_path.hpp"
 #include "runtime/sinks.hpp"
@@ -19,19 +21,20 @@ auto run_export(const ExportArgs& args, std::ostream& out, std::ostream& err) ->
     print_error(err, reader.error().error);
     return reader.error().exit_code;
   }
-  std::ofstream file;
-  std::ostream* target = &out;
+  // A file output is written beside its path and renamed there on success: a failed export (a full disk)
+  // leaves no partial file behind.
+  std::optional<FileBeside> file;
   if (!to_stdout) {
-    file.open(args.output, std::ios::out | std::ios::trunc);
-    if (!file) {
-      print_error(err, core::Error{core::ErrorCode::PermissionDenied, "cannot write " + args.output,
-                                   "check that the directory exists and is writable"});
+    auto created = FileBeside::create(args.output);
+    if (!created) {
+      print_error(err, created.error());
       return kExitFailure;
     }
-    target = &file;
+    file.emplace(std::move(*created));
   }
+  std::ostream& target = file ? file->stream() : out;
   auto written =
-      args.format == "jsonl" ? trace::export_jsonl(*reader, *target) : trace::export_csv(*reader, *target);
+      args.format == "jsonl" ? trace::export_jsonl(*reader, target) : trace::export_csv(*reader, target);
   // `solscope export X | head -1`: a reader that goes away is a normal end (exit 0, quiet), as for replay.
   if (!written && to_stdout && !out) {
     if (auto flushed = flush_output(out); !flushed && is_reader_gone(flushed.error())) return kExitOk;
@@ -39,6 +42,12 @@ auto run_export(const ExportArgs& args, std::ostream& out, std::ostream& err) ->
   if (!written) {
     print_error(err, written.error());
     return written.error().code == core::ErrorCode::DataLoss ? kExitBadTrace : kExitFailure;
+  }
+  if (file) {
+    if (auto committed = file->commit(); !committed) {
+      print_error(err, committed.error());
+      return kExitFailure;
+    }
   }
   // Samples read and skipped, and where the damage begins: a warning, or exit 5 when nothing was read.
   return report_trace_read(err, reader->problem(written->report), written->samples);

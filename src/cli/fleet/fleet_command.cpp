@@ -47,6 +47,7 @@ auto make_provider(const FleetArgs& args) -> core::Result<std::unique_ptr<fleet:
   net::RemoteEndpoint endpoint;
   endpoint.url = args.prometheus;
   endpoint.ca_cert_path = args.ca_file;
+  endpoint.stop = {&stop_flag()};  // Ctrl-C cancels a query in flight (the view installs the handlers)
   if (!args.token_file.empty()) {
     auto token = net::read_token_file(args.token_file);
     if (!token) return core::propagate(token);

@@ -178,6 +178,20 @@ auto common_host(const std::vector<core::DeviceInfo>& devices) -> std::string {
   return host;
 }
 
+/// The error of an import whose trace could not be written. The partial trace is removed, so the writer's
+/// "the trace keeps N samples" and "record again" do not apply: a full disk says so and to import again. An
+/// error of reading the input (DataLoss, InvalidArgument) is returned as it is.
+auto write_failed(const ImportArgs& args, const core::Error& cause) -> core::Error {
+  if (cause.code == core::ErrorCode::DataLoss || cause.code == core::ErrorCode::InvalidArgument) return cause;
+  const bool full = cause.code == core::ErrorCode::ResourceExhausted;
+  return core::Error{cause.code,
+                     "cannot import " + args.file + " into " + args.output + ": " +
+                         (full ? std::string("the disk is full") : cause.message) +
+                         "; the partial trace was removed",
+                     full ? "free space on the filesystem of " + args.output + " and import again"
+                          : std::string("check the disk and its permissions, and import again")};
+}
+
 auto write_trace(const ImportArgs& args, const Imported& imported) -> core::Result<std::uint64_t> {
   const imports::Recording& recording = imported.recording;
   const std::string& format = imported.format;
@@ -191,7 +205,7 @@ auto write_trace(const ImportArgs& args, const Imported& imported) -> core::Resu
       .host = host.empty() ? std::string("unknown (imported)") : host,
       .start_time_ns = std::max<std::int64_t>(imported.first_start_ns + imported.shift_ns, 1)};
   auto writer = trace::Writer::open(args.output, options);
-  if (!writer) return core::propagate(writer);
+  if (!writer) return core::fail(write_failed(args, writer.error()));
   auto done = writer->write_devices(recording.devices);
   if (done) done = writer->set_metadata("import_file", args.file);
   if (done) done = writer->set_metadata("import_format", format);
@@ -205,7 +219,7 @@ auto write_trace(const ImportArgs& args, const Imported& imported) -> core::Resu
   if (!done) {
     (void)writer->close();
     trace::remove_trace_files(args.output);
-    return core::propagate(done);
+    return core::fail(write_failed(args, done.error()));
   }
   return writer->committed_samples();
 }

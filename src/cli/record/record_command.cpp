@@ -52,6 +52,10 @@ auto run_record(const CommonOptions& common, const WorkloadOptions& workloads, c
                                  "give another output path with -o"});
     return kExitUsage;
   }
+  if (auto checked = check_output_path(args.output, {}, args.force); !checked) {
+    print_error(err, checked.error());
+    return kExitUsage;
+  }
   auto opened = open_sampling_source(common, config, args.replay_speed, false);
   if (!opened) {
     print_error(err, opened.error().error);

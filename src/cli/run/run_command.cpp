@@ -286,7 +286,14 @@ auto run_job_with(const CommonOptions& common, const RunArgs& args, const RunHoo
     print_error(err, config.error());
     return kExitUsage;
   }
-  if (!args.html.empty()) {  // checked before CMD runs: a refused --html must not cost the user the job
+  // Both outputs are checked before CMD runs: a refused path must not cost the user the job.
+  if (!args.output.empty()) {
+    if (auto checked = check_output_path(args.output, {}, args.force); !checked) {
+      print_error(err, checked.error());
+      return kExitUsage;
+    }
+  }
+  if (!args.html.empty()) {
     const std::vector<std::string> inputs{args.output};
     if (auto checked = check_output_path(
             args.html, args.output.empty() ? std::span<const std::string>{} : inputs, args.force);

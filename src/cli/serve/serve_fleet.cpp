@@ -26,6 +26,7 @@ auto open_prometheus_fleet(const PrometheusArgs& args) -> Outcome<std::shared_pt
   net::RemoteEndpoint endpoint;
   endpoint.url = args.url;
   endpoint.ca_cert_path = args.ca_file;
+  endpoint.stop = {&stop_flag()};  // a stop signal cancels a query in flight, so the server's threads end
   if (!args.token_file.empty()) {
     auto token = net::read_token_file(args.token_file);
     if (!token) return core::fail(usage(token.error()));

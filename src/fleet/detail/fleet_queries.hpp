@@ -54,12 +54,20 @@ enum class Figure : std::uint8_t { ComputeSol, MemorySol, GpuUtil };
 /// Matchers narrowing to one GPU (host as host_matchers(), gpu index); the caller still checks the host.
 [[nodiscard]] auto gpu_restriction(const GpuKey& key) -> std::string;
 
-/// `/api/v1/query?query=..&time=..&timeout=..s`.
-[[nodiscard]] auto instant_path(std::string_view expr, std::int64_t time_ns, double timeout_s) -> std::string;
+/// One call of Prometheus' query API: the path and its parameters, form-encoded. They are sent as the body of
+/// a POST (Prometheus accepts POST on both endpoints), so that a query of any length (a host list past
+/// --gpu-limit) fits: a proxy with default buffers refuses a GET URL of about 8 KiB with 414.
+struct PromCall {
+  std::string path;  ///< "/api/v1/query" or "/api/v1/query_range"
+  std::string form;  ///< "query=..&time=.." (application/x-www-form-urlencoded)
+};
 
-/// `/api/v1/query_range?query=..&start=..&end=..&step=..s&timeout=..s`.
-[[nodiscard]] auto range_path(std::string_view expr, std::int64_t start_ns, std::int64_t end_ns,
-                              std::int64_t step_ns, double timeout_s) -> std::string;
+/// `/api/v1/query` with `query=..&time=..&timeout=..s`.
+[[nodiscard]] auto instant_call(std::string_view expr, std::int64_t time_ns, double timeout_s) -> PromCall;
+
+/// `/api/v1/query_range` with `query=..&start=..&end=..&step=..s&timeout=..s`.
+[[nodiscard]] auto range_call(std::string_view expr, std::int64_t start_ns, std::int64_t end_ns,
+                              std::int64_t step_ns, double timeout_s) -> PromCall;
 
 /// A PromQL double-quoted string literal's body for a regex matching `text` literally.
 [[nodiscard]] auto regex_literal(std::string_view text) -> std::string;

@@ -4,6 +4,7 @@
 // API: https://prometheus.io/docs/prometheus/latest/querying/api/
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -49,5 +50,16 @@ inline constexpr std::string_view kKeyLabels =
 [[nodiscard]] auto parse_prom_answer(const net::HttpResponse& response, std::string_view what,
                                      std::string_view origin, std::string_view selector)
     -> core::Result<std::vector<PromSeries>>;
+
+/// The largest GPU count a count() answer may hold: 2^24, far above any fleet (a Prometheus holding more GPU
+/// series than this answered wrongly, or is not a GPU fleet).
+inline constexpr double kMaxGpuCount = 16'777'216.0;
+
+/// A GPU count read from a count() answer: a whole number from 0 to kMaxGpuCount. `what` names the query and
+/// `origin` the server for the message. Errors: DataLoss "Prometheus at ORIGIN answered the WHAT query with
+/// V, which is not a count of GPUs (a whole number from 0 to 16777216)" for NaN, infinity, a negative, a
+/// fraction or a larger value (1e300 and -5 read as 0 GPUs before, without a word).
+[[nodiscard]] auto gpu_count(double v, std::string_view what, std::string_view origin)
+    -> core::Result<std::size_t>;
 
 }  // namespace solscope::fleet

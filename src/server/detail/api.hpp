@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +27,17 @@ struct ApiContext {
 /// device wire::device_state_to_json() plus `latest_window` (the newest window's wire::window_to_json(), or
 /// null).
 [[nodiscard]] auto devices_json(const core::LiveState& state, const ApiContext& context) -> std::string;
+
+/// The parameters of one request's query, each key once, percent-decoded ('+' is a space).
+using QueryParams = std::map<std::string, std::string, std::less<>>;
+
+/// Parses a query string (the text after '?', without it), for every endpoint, before any route reads it
+/// (routes.cpp's pre-routing step answers 400 with the error). The rule: parameters are separated by '&'
+/// (empty parts are skipped); each is exactly one KEY=VALUE with a non-empty key and one '=' (a value holding
+/// '=' is percent-encoded, %3D); ';' is no separator; '%' is followed by two hex digits; a key appears once.
+/// Errors: InvalidArgument (HTTP 400) "query part 'device=0;since=1' is not one KEY=VALUE ...", "query
+/// parameter device is given 2 times", "query part '...' holds a bad percent escape".
+[[nodiscard]] auto parse_query(std::string_view query) -> core::Result<QueryParams>;
 
 /// The `device` query parameter of `endpoint` (e.g. "/api/v1/stream", named in the hint): a GPU index that
 /// `state` has. Errors: InvalidArgument (HTTP 400) "query parameter device must be a GPU index" when absent

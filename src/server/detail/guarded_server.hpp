@@ -1,6 +1,7 @@
 // cpp-httplib's Server (or SSLServer) with each connection served under the daemon's limits (private to
 // src/server): a cap of connections per client address, an absolute deadline for the whole request (TLS
-// handshake included), no byte ranges (docs/http-api.md "Limits"), and every connection cut on stop().
+// handshake included), no byte ranges (docs/http-api.md "Limits"), no compression by cpp-httplib (the routes
+// compress, body_encoding.hpp), and every connection cut on stop().
 //
 // cpp-httplib 0.11 applies its read timeout per recv and has no hook between accept and the request, so the
 // connection's handling (process_and_close_socket, virtual) is replaced here; parsing, routing and writing
@@ -19,6 +20,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "server/detail/body_encoding.hpp"
 #include "server/detail/connection_registry.hpp"
 #include "server/detail/deadline_stream.hpp"
 
@@ -89,6 +91,7 @@ class GuardedServer final : public Base {
     bool connection_closed = false;
     return this->process_request(stream, true, connection_closed, [ssl](httplib::Request& req) {
       drop_ranges(req);
+      take_accept_encoding(req);
       if constexpr (kTls) {
         req.ssl = ssl;
       } else {

@@ -43,14 +43,31 @@ void set_error(Response& res, const core::Error& error) {
   set_error(res, error.code == core::ErrorCode::NotFound ? 404 : 400, error.message, error.hint);
 }
 
-void set_json(Response& res, const std::string& body) {
+/// A JSON answer, compressed as the request accepts (ctx.encode, here on the handler's thread).
+void set_json(const Request& req, Response& res, const RouteContext& ctx, std::string body) {
   res.set_header("Cache-Control", "no-store");
-  res.set_content(body, kJson);
+  set_encoded_body(res, ctx.encode(req, std::move(body)), kJson);
 }
 
-auto param(const Request& req, const char* name) -> std::optional<std::string> {
-  if (!req.has_param(name)) return std::nullopt;
-  return req.get_param_value(name);
+/// The query of `req`: the request target after its first '?' (cpp-httplib has cut a fragment off).
+auto raw_query(const Request& req) -> std::string_view {
+  const std::string_view target = req.target;
+  const auto mark = target.find('?');
+  return mark == std::string_view::npos ? std::string_view() : target.substr(mark + 1);
+}
+
+/// The query parameters of `req`, by the one rule of parse_query(). cpp-httplib's own req.params are never
+/// read: they keep the last part of `k=v1=v2` and every value of a repeated key. pre_route() has answered 400
+/// to a query that does not parse, so none reaches a route.
+auto query_of(const Request& req) -> QueryParams {
+  auto parsed = parse_query(raw_query(req));
+  return parsed ? std::move(*parsed) : QueryParams{};
+}
+
+auto param(const QueryParams& query, std::string_view name) -> std::optional<std::string> {
+  const auto it = query.find(name);
+  if (it == query.end()) return std::nullopt;
+  return it->second;
 }
 
 /// Method, body and token, before any route runs (docs/http-api.md "Security").
@@ -74,6 +91,11 @@ auto pre_route(const Request& req, Response& res, const RouteContext& ctx) -> Ha
     set_error(res, 413, "requests must not carry a body");
     return Handled::Handled;
   }
+  // Every endpoint's query, whether it reads one or not: one rule, one 400.
+  if (auto query = parse_query(raw_query(req)); !query) {
+    set_error(res, query.error());
+    return Handled::Handled;
+  }
   if (open_without_token(req.path)) return Handled::Unhandled;
   switch (check_bearer(req.get_header_value("Authorization"), ctx.options.token)) {
     case AuthCheck::Ok:
@@ -89,15 +111,18 @@ auto pre_route(const Request& req, Response& res, const RouteContext& ctx) -> Ha
   return Handled::Unhandled;
 }
 
-/// /api/v1/samples answers rendered at once: with kMaxSamplesPerAnswer, their memory stays under about
-/// 4 x 6 MB (the windows copied from the state and their JSON) however many clients ask.
+/// /api/v1/samples answers rendered and compressed at once: with kMaxSamplesPerAnswer, their memory stays
+/// under about 4 x 6 MB (the windows copied from the state and their JSON) and their CPU under 4 cores
+/// however many clients ask.
 constexpr std::ptrdiff_t kMaxConcurrentSamplesAnswers = 4;
 using SamplesGate = std::counting_semaphore<kMaxConcurrentSamplesAnswers>;
 /// How long a samples request waits for its turn before a 503.
 constexpr std::chrono::seconds kSamplesWait{20};
 
 void get_samples(const Request& req, Response& res, const RouteContext& ctx, SamplesGate& gate) {
-  const SamplesParams params{param(req, "device"), param(req, "since"), param(req, "window")};
+  const QueryParams query_params = query_of(req);
+  const SamplesParams params{param(query_params, "device"), param(query_params, "since"),
+                             param(query_params, "window")};
   auto query = parse_samples_query(params, ctx.state);
   if (!query) {
     set_error(res, query.error());
@@ -108,14 +133,16 @@ void get_samples(const Request& req, Response& res, const RouteContext& ctx, Sam
     set_error(res, 503, "too many /api/v1/samples requests at once", "retry in a second");
     return;
   }
-  std::string body;
+  EncodedBody body;
   {
-    // Gives the turn back however the rendering ends (an exception included).
+    // Gives the turn back however the rendering ends (an exception included). The compression is part of the
+    // turn: it costs more CPU than the rendering.
     const std::unique_ptr<SamplesGate, void (*)(SamplesGate*)> turn(&gate,
                                                                     [](SamplesGate* g) { g->release(); });
-    body = samples_json(ctx.state, *query);
+    body = ctx.encode(req, samples_json(ctx.state, *query));
   }
-  set_json(res, body);
+  res.set_header("Cache-Control", "no-store");
+  set_encoded_body(res, std::move(body), kJson);
 }
 
 void get_readyz(Response& res, const core::LiveState& state, bool fleet_only) {
@@ -139,7 +166,7 @@ void get_readyz(Response& res, const core::LiveState& state, bool fleet_only) {
   }
 }
 
-void get_asset(const Request& req, Response& res) {
+void get_asset(const Request& req, Response& res, const RouteContext& ctx) {
   const auto asset = find_asset(req.path);
   if (!asset) {
     set_error(res, 404, "no " + req.path + " here",
@@ -149,7 +176,7 @@ void get_asset(const Request& req, Response& res) {
   res.set_header("Cache-Control", "no-cache");
   res.set_header("Content-Security-Policy", kDashboardCsp);
   res.set_header("X-Frame-Options", "DENY");
-  res.set_content(std::string(asset->bytes), std::string(asset->content_type));
+  set_encoded_body(res, ctx.encode(req, std::string(asset->bytes)), std::string(asset->content_type));
 }
 
 /// The fleet endpoints without a fleet: say how to get one.
@@ -158,31 +185,32 @@ void no_fleet(Response& res) {
             "start it with `solscope serve --prometheus URL` to show the GPUs a Prometheus server holds");
 }
 
-void get_fleet(Response& res, FleetCache* fleet) {
-  if (fleet == nullptr) return no_fleet(res);
-  auto json = fleet->snapshot_json();
+void get_fleet(const Request& req, Response& res, const RouteContext& ctx) {
+  if (ctx.fleet == nullptr) return no_fleet(res);
+  auto json = ctx.fleet->snapshot_json();
   if (!json) {
     set_error(res, fleet_error_status(json.error()), json.error().message, json.error().hint);
     return;
   }
-  set_json(res, **json);
+  set_json(req, res, ctx, **json);
 }
 
-void get_fleet_history(const Request& req, Response& res, FleetCache* fleet) {
-  if (fleet == nullptr) return no_fleet(res);
-  const auto host = param(req, "host");
-  const auto gpu = param(req, "gpu");
+void get_fleet_history(const Request& req, Response& res, const RouteContext& ctx) {
+  if (ctx.fleet == nullptr) return no_fleet(res);
+  const QueryParams query = query_of(req);
+  const auto host = param(query, "host");
+  const auto gpu = param(query, "gpu");
   if (!host || !gpu || host->empty() || gpu->empty()) {
     set_error(res, 400, "query parameters host and gpu are required",
               "e.g. /api/v1/fleet/history?host=node-1&gpu=0 (the host and gpu of a row of /api/v1/fleet)");
     return;
   }
-  auto json = fleet->history_json(*host, *gpu);
+  auto json = ctx.fleet->history_json(*host, *gpu);
   if (!json) {
     set_error(res, fleet_error_status(json.error()), json.error().message, json.error().hint);
     return;
   }
-  set_json(res, *json);
+  set_json(req, res, ctx, std::move(*json));
 }
 
 /// One stream connection's state, owned by its content provider.
@@ -229,8 +257,8 @@ auto pump(StreamConnection& c, httplib::DataSink& sink, std::chrono::millisecond
 
 void get_stream(const Request& req, Response& res, const RouteContext& ctx) {
   std::optional<std::uint32_t> device;
-  if (req.has_param("device")) {
-    const auto index = parse_device_param(param(req, "device"), ctx.state, "/api/v1/stream");
+  if (const auto text = param(query_of(req), "device")) {
+    const auto index = parse_device_param(text, ctx.state, "/api/v1/stream");
     if (!index) {
       set_error(res, index.error());
       return;
@@ -276,31 +304,31 @@ void install_routes(httplib::Server& http, const RouteContext& context) {
       set_error(res, res.status, "bad request");
     }
   });
-  http.Get("/metrics", [ctx](const Request&, Response& res) {
+  http.Get("/metrics", [ctx](const Request& req, Response& res) {
     const StreamStats stream = ctx->hub.stats();
     res.set_header("Cache-Control", "no-store");
-    res.set_content(render_metrics(ctx->state, ctx->metrics, &stream), kMetricsContentType);
+    set_encoded_body(res, ctx->encode(req, render_metrics(ctx->state, ctx->metrics, &stream)),
+                     kMetricsContentType);
   });
-  http.Get("/api/v1/devices", [ctx](const Request&, Response& res) {
-    set_json(res, devices_json(ctx->state, ctx->options.api));
+  http.Get("/api/v1/devices", [ctx](const Request& req, Response& res) {
+    set_json(req, res, *ctx, devices_json(ctx->state, ctx->options.api));
   });
   auto gate = std::make_shared<SamplesGate>(kMaxConcurrentSamplesAnswers);
   http.Get("/api/v1/samples",
            [ctx, gate](const Request& req, Response& res) { get_samples(req, res, *ctx, *gate); });
   http.Get("/api/v1/stream", [ctx](const Request& req, Response& res) { get_stream(req, res, *ctx); });
-  http.Get("/api/v1/fleet", [ctx](const Request&, Response& res) { get_fleet(res, ctx->fleet); });
+  http.Get("/api/v1/fleet", [ctx](const Request& req, Response& res) { get_fleet(req, res, *ctx); });
   http.Get("/api/v1/fleet/history",
-           [ctx](const Request& req, Response& res) { get_fleet_history(req, res, ctx->fleet); });
+           [ctx](const Request& req, Response& res) { get_fleet_history(req, res, *ctx); });
   http.Get("/healthz", [](const Request&, Response& res) {
     res.set_header("Cache-Control", "no-store");
     res.set_content("ok\n", "text/plain; charset=utf-8");
   });
   http.Get("/readyz",
            [ctx](const Request&, Response& res) { get_readyz(res, ctx->state, ctx->options.fleet_only); });
-  http.Get("/", [](const Request& req, Response& res) { get_asset(req, res); });
-  http.Get("/index.html", [](const Request& req, Response& res) { get_asset(req, res); });
-  http.Get("/fleet.html", [](const Request& req, Response& res) { get_asset(req, res); });
-  http.Get("/assets/.*", [](const Request& req, Response& res) { get_asset(req, res); });
+  for (const char* path : {"/", "/index.html", "/fleet.html", "/assets/.*"}) {
+    http.Get(path, [ctx](const Request& req, Response& res) { get_asset(req, res, *ctx); });
+  }
 }
 
 }  // namespace solscope::server::detail

@@ -4,6 +4,7 @@
 #include <httplib.h>
 
 #include "core/live_state.hpp"
+#include "server/detail/body_encoding.hpp"
 #include "server/detail/event_stream.hpp"
 #include "server/detail/fleet_api.hpp"
 #include "server/detail/metrics.hpp"
@@ -18,9 +19,14 @@ struct RouteContext {
   const ServerOptions& options;
   MetricsContext metrics;
   FleetCache* fleet = nullptr;  ///< the fleet endpoints' cache; null = no fleet (404)
+  /// How answers are compressed (encode_body; tests put a stand-in here). /api/v1/samples calls it inside
+  /// its limit of answers at once.
+  BodyEncoder encode = encode_body;
 };
 
-/// Installs the pre-routing checks (method, body, token), the error bodies and every endpoint.
+/// Installs the pre-routing checks (method, body, query, token), the error bodies and every endpoint. The
+/// server must be a GuardedServer (its request setup hides Accept-Encoding from cpp-httplib, which would
+/// otherwise compress the answers a second time).
 void install_routes(httplib::Server& http, const RouteContext& context);
 
 }  // namespace solscope::server::detail

@@ -40,26 +40,27 @@ auto DcgmExporterSource::open(const DcgmExporterOptions& options)
     -> core::Result<std::unique_ptr<DcgmExporterSource>> {
   auto parsed = net::parse_url(options.url);
   if (!parsed) return core::propagate(parsed);
+  std::string path = parsed->prefix.empty() ? std::string(kDefaultPath) : parsed->prefix;
+  std::string url = parsed->origin + path;
+  auto source = std::unique_ptr<DcgmExporterSource>(new DcgmExporterSource(std::move(url), std::move(path)));
   net::RemoteEndpoint endpoint;
   endpoint.url = parsed->origin;
   endpoint.token = options.token;
   endpoint.ca_cert_path = options.ca_cert_path;
   endpoint.connect_timeout_s = options.connect_timeout_s;
   endpoint.read_timeout_s = options.read_timeout_s;
+  endpoint.total_timeout_s = options.total_timeout_s;
   endpoint.max_body_bytes = 32u << 20;  // a scrape of 8 GPUs is ~100 KB; MIG and pods multiply it
+  endpoint.stop = {options.stop, &source->cancel_};
   auto http = net::make_remote_http(endpoint);
   if (!http) return core::propagate(http);
-  std::string path = parsed->prefix.empty() ? std::string(kDefaultPath) : parsed->prefix;
-  std::string url = parsed->origin + path;
-  auto source = std::unique_ptr<DcgmExporterSource>(
-      new DcgmExporterSource(std::move(url), std::move(path), std::move(*http)));
+  source->http_ = std::move(*http);
   source->min_interval_ns_ = options.min_interval_ns;
   return source;
 }
 
-DcgmExporterSource::DcgmExporterSource(std::string url, std::string path,
-                                       std::unique_ptr<net::RemoteHttp> http)
-    : url_(std::move(url)), path_(std::move(path)), http_(std::move(http)) {}
+DcgmExporterSource::DcgmExporterSource(std::string url, std::string path)
+    : url_(std::move(url)), path_(std::move(path)) {}
 
 DcgmExporterSource::~DcgmExporterSource() {
   stop();
@@ -191,7 +192,7 @@ void DcgmExporterSource::run() {
     wake_.wait_until(lock, next, [this] { return stopping_; });
     if (stopping_) break;
     lock.unlock();
-    auto scraped = scrape();  // bounded by the client's connect and read timeouts
+    auto scraped = scrape();  // bounded by the client's timeouts; cancelled by stop()
     const std::int64_t now = realtime_now_ns();
     lock.lock();
     if (scraped) {
@@ -223,6 +224,7 @@ void DcgmExporterSource::stop() {
     std::lock_guard lock(mutex_);
     stopping_ = true;
   }
+  cancel_ = true;  // a scrape in flight ends within net::kStopPollS
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
 }

@@ -5,8 +5,10 @@
 // active; L2, L1 and issue are unknown.
 //
 // The device list is the first scrape's GPUs and MIG slices (start() fails when the URL does not answer or is
-// not a dcgm-exporter page). A background thread scrapes every interval with bounded HTTP timeouts; poll()
-// only takes what it found, so a slow or dead exporter never blocks the caller. A GPU missing from a later
+// not a dcgm-exporter page). A background thread scrapes every interval with bounded HTTP timeouts (connect,
+// per read, and the whole scrape: an exporter that trickles cannot hold one longer); poll() only takes what
+// it found, so a slow or dead exporter never blocks the caller, and stop() cancels a scrape in flight within
+// net::kStopPollS. A GPU missing from a later
 // scrape is reported lost (until it comes back); while the exporter does not answer, samples stop, every
 // device's status says so, and the thread keeps retrying every interval. The thread runs under
 // core::guarded_run: an exception ends it (booked in core::thread_faults()), and poll() fails with it once
@@ -45,7 +47,11 @@ struct DcgmExporterOptions {
   std::string token;               ///< bearer token; empty = none
   std::string ca_cert_path;        ///< https: PEM of the CA to trust; empty = the system's
   double connect_timeout_s = 1.0;  ///< per scrape, 0.001-60 s
-  double read_timeout_s = 2.0;     ///< per scrape, 0.001-600 s (a scrape never blocks poll())
+  double read_timeout_s = 2.0;     ///< per read, 0.001-600 s (a scrape never blocks poll())
+  double total_timeout_s = 3.0;    ///< the whole scrape, 0.001-3600 s
+  /// The caller's stop flag (a stop signal's); set, it cancels a scrape in flight, the first one in start()
+  /// included, within net::kStopPollS. Null = none; must outlive the source.
+  const std::atomic<bool>* stop = nullptr;
   /// The shortest interval start() accepts: kDcgmMinIntervalNs (tests lower it to run quickly).
   std::int64_t min_interval_ns = kDcgmMinIntervalNs;
 };
@@ -79,7 +85,7 @@ class DcgmExporterSource final : public CounterSource {
   [[nodiscard]] auto url() const -> const std::string& { return url_; }
 
  private:
-  DcgmExporterSource(std::string url, std::string path, std::unique_ptr<net::RemoteHttp> http);
+  DcgmExporterSource(std::string url, std::string path);
 
   /// One GET and parse. Errors as start() describes.
   [[nodiscard]] auto scrape() -> core::Result<net::DcgmScrape>;
@@ -95,7 +101,8 @@ class DcgmExporterSource final : public CounterSource {
   std::string url_;   ///< for messages
   std::string path_;  ///< what is scraped: the URL's path, or "/metrics"
   std::unique_ptr<net::RemoteHttp> http_;
-  net::DcgmDeviceIndex index_;  ///< only the scraping thread (or start()) touches it
+  std::atomic<bool> cancel_{false};  ///< set by stop(): the scrape in flight ends at once (http_'s stop flag)
+  net::DcgmDeviceIndex index_;       ///< only the scraping thread (or start()) touches it
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;

@@ -3,6 +3,7 @@
 // wait for scrapes with a deadline and never assert a duration.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -201,6 +202,45 @@ TEST(DcgmExporterSource, values_outside_their_range_are_unknown_and_the_status_c
       << reason;
   EXPECT_TRUE(reason.ends_with("; " + reason_for(stub))) << reason;
   source->stop();
+}
+
+TEST(DcgmExporterSource, stop_cancels_a_scrape_in_flight_within_a_second) {
+  DcgmExporterStub stub({dcgm_scrape({{0, 0.1, 0.2, 0, 1}})});
+  DcgmExporterOptions options = fast_options(stub.url());
+  options.read_timeout_s = 30;  // neither timeout would end the scrape: only the stop does
+  options.total_timeout_s = 60;
+  auto source = DcgmExporterSource::open(options);
+  ASSERT_TRUE(source.has_value());
+  ASSERT_TRUE((*source)->start({.interval_ns = kFastNs}).has_value());
+  stub.set_trickle(true);  // a byte every 0.3 s: no timeout of the scrape ends it
+  ASSERT_TRUE(wait_for([&] { return stub.trickles() > 0; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  const auto t0 = std::chrono::steady_clock::now();
+  (*source)->stop();
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
+}
+
+TEST(DcgmExporterSource, the_callers_stop_flag_cancels_the_first_scrape) {
+  DcgmExporterStub stub({dcgm_scrape({{0, 0.1, 0.2, 0, 1}})});
+  stub.set_trickle(true);
+  std::atomic<bool> stop{false};
+  DcgmExporterOptions options = fast_options(stub.url());
+  options.read_timeout_s = 30;
+  options.total_timeout_s = 60;
+  options.stop = &stop;
+  auto source = DcgmExporterSource::open(options);
+  ASSERT_TRUE(source.has_value());
+  std::thread signal([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    stop = true;
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  auto started = (*source)->start({.interval_ns = kFastNs});
+  const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  signal.join();
+  ASSERT_FALSE(started.has_value());
+  EXPECT_EQ(started.error().code, core::ErrorCode::Aborted);
+  EXPECT_LT(took_s, 1.2);
 }
 
 TEST(DcgmExporterSource, refuses_a_page_that_is_not_dcgm_exporter) {
