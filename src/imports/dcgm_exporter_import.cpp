@@ -116,13 +116,9 @@ auto stream_dcgm_exporter(LineSource& lines, std::int64_t single_ns, RowSink& ro
     -> core::Result<Recording> {
   ScrapeLog log{.rows = rows};
   SyntheticMark mark;
-  for (;;) {
-    auto line = lines.next();
-    if (!line) return core::propagate(line);
-    if (!*line) break;
-    mark.see(**line);
-    if (auto ok = log.line(lines.line_number(), **line); !ok) return core::propagate(ok);
-  }
+  auto read = read_lines(lines, mark,
+                         [&](std::size_t number, std::string_view line) { return log.line(number, line); });
+  if (!read) return core::propagate(read);
   if (log.first_sample_line == 0 && log.scrape.empty()) {
     auto none = net::parse_dcgm_scrape("", log.index);  // says "no DCGM_FI_* series"
     if (!none) return core::fail(none.error());

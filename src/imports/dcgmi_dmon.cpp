@@ -124,13 +124,9 @@ auto stream_dcgmi_dmon(LineSource& lines, const DmonOptions& options, RowSink& r
   DmonState st{
       .options = options, .rows = rows, .recording = {}, .devices = {}, .columns = {}, .in_interval = {}};
   SyntheticMark mark;
-  for (;;) {
-    auto line = lines.next();
-    if (!line) return core::propagate(line);
-    if (!*line) break;
-    mark.see(**line);
-    if (auto ok = parse_line(st, lines.line_number(), **line); !ok) return core::propagate(ok);
-  }
+  auto read = read_lines(
+      lines, mark, [&](std::size_t number, std::string_view line) { return parse_line(st, number, line); });
+  if (!read) return core::propagate(read);
   if (!st.columns) {
     return core::fail(core::ErrorCode::InvalidArgument, "no \"#Entity\" header: not a dcgmi dmon log",
                       "give the output of `dcgmi dmon -e FIELDS`, or --from another format");

@@ -227,23 +227,20 @@ auto stream_nvidia_smi_dmon(LineSource& lines, const DmonOptions& options, RowSi
     -> core::Result<Recording> {
   SmiState st{.options = options, .rows = rows};
   SyntheticMark mark;
-  for (;;) {
-    auto line = lines.next();
-    if (!line) return core::propagate(line);
-    if (!*line) break;
-    mark.see(**line);
-    const std::vector<std::string_view> words = split_words(**line);
-    if (words.empty()) continue;
+  auto read = read_lines(lines, mark, [&](std::size_t number, std::string_view line) -> core::Result<void> {
+    const std::vector<std::string_view> words = split_words(line);
+    if (words.empty()) return core::ok();
     if (words.front().front() == '#') {
       header_line(st, words);
-      continue;
+      return core::ok();
     }
     if (!st.columns && st.names.empty()) {  // above the first header: a shell prompt, the command line
       ++st.recording.tally.lines_above_header;
-      continue;
+      return core::ok();
     }
-    if (auto ok = parse_row(st, lines.line_number(), words); !ok) return core::propagate(ok);
-  }
+    return parse_row(st, number, words);
+  });
+  if (!read) return core::propagate(read);
   if (!st.columns) {
     return core::fail(core::ErrorCode::InvalidArgument,
                       "no \"# gpu ...\" header with its units line: not an nvidia-smi dmon log",

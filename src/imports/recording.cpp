@@ -232,6 +232,18 @@ void SyntheticMark::see(std::string_view line) {
       word != std::string_view::npos && core::to_lower_ascii(line.substr(word)).starts_with("synthetic");
 }
 
+auto read_lines(LineSource& lines, SyntheticMark& mark,
+                const std::function<core::Result<void>(std::size_t, std::string_view)>& on_line)
+    -> core::Result<void> {
+  for (;;) {
+    auto line = lines.next();
+    if (!line) return core::propagate(line);
+    if (!*line) return core::ok();
+    mark.see(**line);
+    if (auto ok = on_line(lines.line_number(), **line); !ok) return ok;
+  }
+}
+
 auto declares_synthetic(std::string_view text) -> bool {
   SyntheticMark mark;
   while (!text.empty() && !mark.decided()) {

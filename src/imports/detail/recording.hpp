@@ -15,6 +15,7 @@
 #include "core/metric_domain.hpp"
 #include "core/raw_sample.hpp"
 #include "core/result.hpp"
+#include "imports/line_source.hpp"
 
 namespace solscope::imports {
 
@@ -158,6 +159,13 @@ class SyntheticMark {
   bool decided_ = false;
   bool synthetic_ = false;
 };
+
+/// The read loop of every streaming importer: hands each line of `lines` (with its 1-based number) to
+/// `on_line` until the end, the source's first error or `on_line`'s, and shows each to `mark` first.
+/// Errors: the source's (LineSource::next) and `on_line`'s.
+[[nodiscard]] auto read_lines(LineSource& lines, SyntheticMark& mark,
+                              const std::function<core::Result<void>(std::size_t, std::string_view)>& on_line)
+    -> core::Result<void>;
 
 /// The shared ordering rule of every import with timestamps. Sets each sample's t_start_ns to the t_end_ns of
 /// the previous sample of the same device; the first sample of a device spans as long as the device's first
