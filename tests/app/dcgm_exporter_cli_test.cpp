@@ -19,6 +19,7 @@
 
 #include "support/dcgm_exporter_stub.hpp"
 #include "support/process.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace solscope::app {
 namespace {
@@ -65,14 +66,8 @@ auto sol_of_gpu0(const std::string& file) -> std::vector<std::pair<double, doubl
 
 class DcgmExporterCliTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("solscope-dcgm-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
+  testing::ScratchDir scratch_{"solscope-dcgm"};
+  const fs::path dir_ = scratch_.path();
 };
 
 TEST_F(DcgmExporterCliTest, record_writes_the_exporters_sol_to_the_trace) {

@@ -3,8 +3,6 @@
 // bad bytes shown as U+FFFD. Before: `export --format jsonl` aborted with SIGABRT (exit 134, an uncaught
 // nlohmann type_error.316) and `replay --json` exited 1 with nothing printed. SYNTHETIC trace with kernels,
 // altered with the plain SQLite API.
-#include <sqlite3.h>
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -16,44 +14,25 @@
 #include <nlohmann/json.hpp>
 
 #include "support/process.hpp"
+#include "support/solscope_cli.hpp"
+#include "support/text_lines.hpp"
+#include "trace/trace_test_support.hpp"
 
 namespace solscope::app {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::lines_of;
 using testing::run_process;
+using trace::testing::run_sql;
 
-const std::string kBinary = SOLSCOPE_BINARY;
 const std::string kMakeTrace = SOLSCOPE_MAKE_TRACE;
 const std::string kFffd = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
 
-/// Runs `sql` on the database at `path` with the plain SQLite API; fails the test on error.
-void run_sql(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* message = nullptr;
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message);
-  const std::string text = message != nullptr ? message : "";
-  sqlite3_free(message);
-  sqlite3_close(db);
-  ASSERT_EQ(rc, SQLITE_OK) << text;
-}
-
-auto lines_of(const std::string& text) -> std::vector<std::string> {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-class ForeignTextCli : public ::testing::Test {
+class ForeignTextCli : public testing::SolscopeCliTest {
  protected:
+  ForeignTextCli() : SolscopeCliTest(SOLSCOPE_BINARY, "solscope-foreign") {}
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("solscope-foreign-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
     trace_ = path("t.sqlite");
     auto made = run_process({kMakeTrace, "-o", trace_, "--profile", "demo", "--devices", "1", "--hz", "10",
                              "--seconds", "20", "--kernels"},
@@ -65,13 +44,6 @@ class ForeignTextCli : public ::testing::Test {
             "UPDATE meta SET value = CAST(X'726563FF' AS TEXT) WHERE key = 'source_description';"
             "UPDATE kernels SET name = CAST(X'6B65726EFF656C' AS TEXT);");
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  auto path(const std::string& name) const -> std::string { return (dir_ / name).string(); }
-  static auto solscope(std::vector<std::string> args) -> testing::ProcessResult {
-    args.insert(args.begin(), kBinary);
-    return run_process(args, 60s);
-  }
-  std::filesystem::path dir_;
   std::string trace_;
 };
 

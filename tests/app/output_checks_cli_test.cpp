@@ -13,15 +13,14 @@
 #include <sstream>
 
 #include "support/process.hpp"
+#include "support/solscope_cli.hpp"
 
 namespace solscope::app {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::run_process;
 namespace fs = std::filesystem;
 
-const std::string kBinary = SOLSCOPE_BINARY;
 const std::string kDemo = std::string(SOLSCOPE_TEST_DATA_DIR) + "/demo-trace.sqlite";
 const std::string kDmon =
     std::string(SOLSCOPE_TEST_DATA_DIR) + "/synthetic/nvidia-smi-dmon/synthetic-date-time.txt";
@@ -38,28 +37,20 @@ auto entries_of(const fs::path& dir) -> int {
   return entries;
 }
 
-class OutputChecksCliTest : public ::testing::Test {
+class OutputChecksCliTest : public testing::SolscopeCliTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("solscope-outcheck-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  auto path(const std::string& name) const -> std::string { return (dir_ / name).string(); }
-  static auto solscope(std::vector<std::string> args) -> testing::ProcessResult {
-    args.insert(args.begin(), kBinary);
-    return run_process(args, 30s);
+  OutputChecksCliTest() : SolscopeCliTest(SOLSCOPE_BINARY, "solscope-outcheck") {}
+  auto solscope(std::vector<std::string> args) const -> testing::ProcessResult {
+    return SolscopeCliTest::solscope(std::move(args), 30s);
   }
   /// Runs solscope with `args` under a file size limit of `limit_kib` (a full disk without root or mounts:
   /// write(2) fails with EFBIG once the file reaches it, SIGXFSZ ignored).
-  static auto solscope_on_full_disk(const std::string& args, int limit_kib) -> testing::ProcessResult {
+  [[nodiscard]] auto solscope_on_full_disk(const std::string& args, int limit_kib) const
+      -> testing::ProcessResult {
     const std::string command =
-        "trap '' XFSZ; ulimit -f " + std::to_string(limit_kib) + "; exec '" + kBinary + "' " + args;
-    return run_process({"/bin/bash", "-c", command}, 60s);
+        "trap '' XFSZ; ulimit -f " + std::to_string(limit_kib) + "; exec '" + binary_ + "' " + args;
+    return testing::run_process({"/bin/bash", "-c", command}, 60s);
   }
-  fs::path dir_;
 };
 
 /// The command lines that write `out`: one per output path of every command.

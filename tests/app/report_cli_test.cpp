@@ -7,40 +7,22 @@
 #include <sstream>
 
 #include "support/process.hpp"
+#include "support/solscope_cli.hpp"
+#include "support/text_lines.hpp"
 
 namespace solscope::app {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::lines_of;
 using testing::run_process;
 
-const std::string kBinary = SOLSCOPE_BINARY;
 const std::string kMakeTrace = SOLSCOPE_MAKE_TRACE;
 const std::string kDemo = std::string(SOLSCOPE_TEST_DATA_DIR) + "/demo-trace.sqlite";
 
-auto lines_of(const std::string& text) -> std::vector<std::string> {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-class ReportCli : public ::testing::Test {
+class ReportCli : public testing::SolscopeCliTest {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("solscope-report-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  auto path(const std::string& name) const -> std::string { return (dir_ / name).string(); }
-  static auto solscope(std::vector<std::string> args) -> testing::ProcessResult {
-    args.insert(args.begin(), kBinary);
-    return run_process(args, 60s);
-  }
-  std::filesystem::path dir_;
+  ReportCli() : SolscopeCliTest(SOLSCOPE_BINARY, "solscope-report") {}
 };
 
 TEST_F(ReportCli, demo_trace_text_fits_100_columns_with_four_phases_per_gpu) {

@@ -22,15 +22,16 @@
 
 #include "support/dcgm_exporter_stub.hpp"
 #include "support/process.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace solscope::app {
 namespace {
 
 using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
 using test_support::dcgm_scrape;
 using test_support::DcgmExporterStub;
-namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 
 /// Signal to exit, in seconds.
 constexpr double kStopWithinS = 1.0;
@@ -51,14 +52,6 @@ auto read_file(const std::string& path) -> std::string {
 
 class StopCliTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("solscope-stop-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   [[nodiscard]] auto out_path() const -> std::string { return (dir_ / "out").string(); }
   [[nodiscard]] auto err_path() const -> std::string { return (dir_ / "err").string(); }
 
@@ -91,7 +84,8 @@ class StopCliTest : public ::testing::Test {
     std::this_thread::sleep_for(300ms);  // some bytes came: the scrape is reading
   }
 
-  fs::path dir_;
+  testing::ScratchDir scratch_{"solscope-stop"};
+  const fs::path dir_ = scratch_.path();
 };
 
 TEST_F(StopCliTest, json_view_stops_on_sigterm_during_a_trickling_scrape) {

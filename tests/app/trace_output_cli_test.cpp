@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "support/process.hpp"
+#include "support/solscope_cli.hpp"
 
 namespace solscope::app {
 namespace {
@@ -35,27 +36,14 @@ auto count_of(const std::string& text, const std::string& word) -> int {
   return count;
 }
 
-class TraceOutputCliTest : public ::testing::Test {
+class TraceOutputCliTest : public testing::SolscopeCliTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("solscope-out-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  auto path(const std::string& name) const -> std::string { return (dir_ / name).string(); }
-  static auto solscope(std::vector<std::string> args, std::chrono::milliseconds timeout = 60s)
-      -> testing::ProcessResult {
-    args.insert(args.begin(), kBinary);
-    return run_process(args, timeout);
-  }
+  TraceOutputCliTest() : SolscopeCliTest(kBinary, "solscope-out") {}
   /// Lines of `solscope export FILE` (the CSV header included).
-  static auto exported_lines(const std::string& file) -> int {
+  [[nodiscard]] auto exported_lines(const std::string& file) const -> int {
     auto r = solscope({"export", file});
     return r.exit_code == 0 ? count_of(r.out, "\n") : -1;
   }
-  fs::path dir_;
 };
 
 TEST_F(TraceOutputCliTest, export_never_writes_over_its_input_nor_an_existing_file_without_force) {

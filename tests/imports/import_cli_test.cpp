@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "support/process.hpp"
+#include "support/solscope_cli.hpp"
 #include "trace/reader.hpp"
 
 namespace solscope::imports {
@@ -18,22 +19,15 @@ namespace fs = std::filesystem;
 
 const std::string kData = SOLSCOPE_TEST_DATA_DIR;
 
-class ImportCli : public ::testing::Test {
+class ImportCli : public testing::SolscopeCliTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("solscope-import-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  auto path(const std::string& name) const -> std::string { return (dir_ / name).string(); }
-  static auto solscope(std::vector<std::string> args) -> testing::ProcessResult {
-    args.insert(args.begin(), SOLSCOPE_BINARY);
-    return testing::run_process(args, 60s, {"XDG_CONFIG_HOME=/nonexistent-solscope-config-dir"});
+  ImportCli() : SolscopeCliTest(SOLSCOPE_BINARY, "solscope-import") {}
+  auto solscope(std::vector<std::string> args) const -> testing::ProcessResult {
+    return SolscopeCliTest::solscope(std::move(args), 60s,
+                                     {"XDG_CONFIG_HOME=/nonexistent-solscope-config-dir"});
   }
   /// Every JSON line of `solscope replay TRACE --json --speed 0`.
-  static auto replay(const std::string& trace) -> std::vector<nlohmann::json> {
+  [[nodiscard]] auto replay(const std::string& trace) const -> std::vector<nlohmann::json> {
     const auto r = solscope({"replay", trace, "--json", "--speed", "0"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     std::vector<nlohmann::json> lines;
@@ -41,7 +35,6 @@ class ImportCli : public ::testing::Test {
     for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
     return lines;
   }
-  fs::path dir_;
 };
 
 TEST_F(ImportCli, real_dcgmi_dmon_log_imports_and_replays_with_its_sol) {

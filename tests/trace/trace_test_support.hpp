@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/raw_sample.hpp"
@@ -70,6 +71,15 @@ inline void run_sql(const std::filesystem::path& path, const std::string& sql) {
   sqlite3_free(message);
   sqlite3_close(db);
   ASSERT_EQ(rc, SQLITE_OK) << text;
+}
+
+/// The kernels table of the trace at `path` (Reader::kernels() with `options`). Errors: Reader::open's (the
+/// file is not a trace) or Reader::kernels()'s.
+inline auto read_kernels(const std::filesystem::path& path, const KernelReadOptions& options = {})
+    -> core::Result<KernelTable> {
+  auto reader = Reader::open(path);
+  if (!reader) return core::propagate(std::move(reader));
+  return reader->kernels(options);
 }
 
 /// Every sample of `reader` in read order (RawSample), plus whether the cursor met damage.
