@@ -139,7 +139,8 @@ auto import_dcgm_exporter(std::string_view text, std::int64_t single_ns) -> core
   TextLines lines(text);
   std::vector<core::RawSample> samples;
   RowSink rows(collect_into(samples), std::nullopt);
-  return collected(stream_dcgm_exporter(lines, single_ns, rows), std::move(samples), rows);
+  auto recording = stream_dcgm_exporter(lines, single_ns, rows);  // before samples moves
+  return collected(std::move(recording), std::move(samples), rows);
 }
 
 }  // namespace solscope::imports

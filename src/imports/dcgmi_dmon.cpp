@@ -146,7 +146,8 @@ auto parse_dcgmi_dmon(std::string_view text, const DmonOptions& options) -> core
   TextLines lines(text);
   std::vector<core::RawSample> samples;
   RowSink rows(collect_into(samples), std::nullopt);
-  return collected(stream_dcgmi_dmon(lines, options, rows), std::move(samples), rows);
+  auto recording = stream_dcgmi_dmon(lines, options, rows);  // before samples moves
+  return collected(std::move(recording), std::move(samples), rows);
 }
 
 }  // namespace solscope::imports

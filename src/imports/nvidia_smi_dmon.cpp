@@ -264,7 +264,8 @@ auto parse_nvidia_smi_dmon(std::string_view text, const DmonOptions& options) ->
   TextLines lines(text);
   std::vector<core::RawSample> samples;
   RowSink rows(collect_into(samples), std::nullopt);
-  return collected(stream_nvidia_smi_dmon(lines, options, rows), std::move(samples), rows);
+  auto recording = stream_nvidia_smi_dmon(lines, options, rows);  // before samples moves
+  return collected(std::move(recording), std::move(samples), rows);
 }
 
 }  // namespace solscope::imports

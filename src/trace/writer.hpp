@@ -24,13 +24,13 @@ struct WriterOptions {
   /// A file that another Writer is recording is refused either way.
   bool overwrite = false;
   /// Commit after this many samples were appended since the last commit (>= 1).
-  std::size_t batch_samples = 4096;
+  std::size_t batch_samples = 1024;
   /// ... or once this many ns have passed since the last commit both in sample time (the appended samples
   /// reach this far past it) and in wall time (steady clock) (>= 1). Recording live, the two run together:
   /// with the default 1 s a killed recorder loses at most about the last second of samples. Samples that
   /// come faster than they were taken (an import, a fast replay) are committed every batch_samples or every
   /// batch_span_ns of wall time, not at every sample whose time is past the mark: a killed import loses at
-  /// most the last batch or second of work, and 200,000 points of a 1 s step make about 50 commits, not
+  /// most the last batch or second of work, and 200,000 points of a 1 s step make about 200 commits, not
   /// 200,000.
   std::int64_t batch_span_ns = core::kNsPerS;
   /// How far (in sample time) a device may lag the newest sample of any device and still be waited for, so

@@ -298,7 +298,7 @@ TEST(WriterReaderTest, batches_commit_by_count_and_by_sample_and_wall_time) {
 
 TEST(WriterReaderTest, samples_faster_than_real_time_commit_in_batches_not_one_by_one) {
   // An import of a 1 s-step recording: every sample is 1 s past the last commit in sample time. Before, each
-  // one was a commit of its own (200,000 points took 32 s); now the default batch (4,096) or a second of wall
+  // one was a commit of its own (200,000 points took 32 s); now the default batch (1,024) or a second of wall
   // time ends a transaction, and every committed sample is still durable against a kill.
   TempDir dir;
   const auto devices = synthetic::devices(1);
@@ -320,7 +320,7 @@ TEST(WriterReaderTest, samples_faster_than_real_time_commit_in_batches_not_one_b
   }
   const auto wall_s =
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_LE(commits, kSamples / 4096 + 1 + static_cast<std::uint64_t>(wall_s) + 1)
+  EXPECT_LE(commits, kSamples / 1024 + 1 + static_cast<std::uint64_t>(wall_s) + 1)
       << "wall " << wall_s << " s";
   EXPECT_GT(committed, 0u);
   ASSERT_TRUE(writer->close());
