@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include "ceiling/detail/attention_cost.hpp"
 #include "ceiling/detail/efficiency.hpp"
 #include "ceiling/parallel.hpp"
 #include "core/enum_table.hpp"
@@ -80,20 +81,33 @@ void cost_gemm(const Op& op, const CostContext& x, OpCost& c) {
   c.weight_bytes += op.instances * op.weight_bytes * n;
 }
 
-/// Attention and memory kernels: a forward kernel and, when training, a backward one with twice the work [G].
-void cost_streaming(const Op& op, const CostContext& x, OpCost& c) {
-  const double peak = peak_flops_per_s(x.gpu, op.math, x.clock_mhz);
-  const double eff = x.arch.attention_efficiency;
-  const std::array<double, 2> scale{1.0, 2.0};
+/// Passes of a streaming kernel: the forward one and, when training, a backward one with twice the work [G].
+constexpr std::array<double, 2> kStreamingPassScale{1.0, 2.0};
+
+/// Attention: prefill chunks at the prefill family's efficiency, decode requests' padded tensor work at the
+/// decode (or MLA-decode) family's, each at its math dtype's peak, against the KV and Q/O bytes (2.5 item 4,
+/// 2.7). P_causal already counts the diagonal tiles' waste (2.1).
+void cost_attention(const Op& op, const CostContext& x, OpCost& c) {
   const std::size_t count = x.training ? 2 : 1;
   for (std::size_t i = 0; i < count; ++i) {
-    const double flops = op.flops * scale[i];
-    const double bytes = op.bytes * scale[i];
-    const double compute_s = flops > 0 ? flops / (peak * eff) : 0.0;
-    add_kernels(c, op.instances, compute_s, memory_time_s(bytes, x.gpu), x.t0_s);
-    c.flops += op.instances * flops;
-    c.padded_flops += op.instances * flops;  // P_causal already counts the diagonal tiles' waste (2.1)
-    c.busy_s += flops > 0 ? op.instances * flops / peak : 0.0;
+    const double scale = kStreamingPassScale[i];
+    const AttentionCompute a =
+        attention_compute(op.attention, scale, x.arch.attention_kernels, x.gpu, x.clock_mhz);
+    const double bytes = op.bytes * scale;
+    add_kernels(c, op.instances, a.compute_s, memory_time_s(bytes, x.gpu), x.t0_s);
+    c.flops += op.instances * op.flops * scale;
+    c.padded_flops += op.instances * a.padded_flops;
+    c.busy_s += op.instances * a.busy_s;
+    c.dram_bytes += op.instances * bytes;
+  }
+}
+
+/// Memory-bound kernels (norms, RoPE, activations, KV writes): bytes only.
+void cost_memory(const Op& op, const CostContext& x, OpCost& c) {
+  const std::size_t count = x.training ? 2 : 1;
+  for (std::size_t i = 0; i < count; ++i) {
+    const double bytes = op.bytes * kStreamingPassScale[i];
+    add_kernels(c, op.instances, 0.0, memory_time_s(bytes, x.gpu), x.t0_s);
     c.dram_bytes += op.instances * bytes;
   }
 }
@@ -142,8 +156,10 @@ auto cost_ops(const std::vector<Op>& ops, const CostContext& x, double& model_fl
         cost_gemm(op, x, *it);
         break;
       case OpKind::Attention:
+        cost_attention(op, x, *it);
+        break;
       case OpKind::Memory:
-        cost_streaming(op, x, *it);
+        cost_memory(op, x, *it);
         break;
       case OpKind::Collective:
         cost_collective(op, x, *it);
@@ -247,6 +263,20 @@ void add_bubble(const ParallelLayout& l, Ceiling& c) {
   c.time_by_limiter_s[slot(Limiter::Overhead)] += bubble_s;
 }
 
+/// Says at which rate attention runs when the KV cache is FP8 (2.5 item 4): FP8 where a kernel family of
+/// the architecture runs FP8 math, else dequantised to the activation dtype.
+void add_attention_math_note(const Precision& p, Ceiling& c) {
+  if (p.kv != Dtype::Fp8) return;
+  const bool fp8 = std::any_of(c.ops.begin(), c.ops.end(), [](const OpCost& r) {
+    return r.kind == OpKind::Attention && r.math == Dtype::Fp8;
+  });
+  c.notes.push_back(
+      fp8 ? "FP8 KV cache: attention modelled at the FP8 tensor rate (the fastest kernel the GPU "
+            "supports: FlashAttention-3 FP8, TensorRT-LLM FP8 context FMHA)"
+          : "FP8 KV cache: attention dequantises K and V and runs " + std::string(to_string(p.activation)) +
+                " math");
+}
+
 void add_notes(const ModelArch& arch, const Workload& w, Precision& p, Ceiling& c) {
   c.notes.insert(c.notes.end(), arch.notes.begin(), arch.notes.end());
   c.notes.insert(c.notes.end(), std::make_move_iterator(p.notes.begin()),
@@ -255,6 +285,7 @@ void add_notes(const ModelArch& arch, const Workload& w, Precision& p, Ceiling& 
     c.notes.push_back("MoE experts touched assume uniform routing; skewed routing reads fewer");
   if (arch.mla && c.tokens.decode_only)
     c.notes.push_back("MLA decode modelled in the absorbed (latent) form");
+  add_attention_math_note(p, c);
   if (w.step.training)
     c.notes.push_back("train step: forward + backward, no optimizer update or gradient all-reduce");
 }

@@ -4,6 +4,7 @@
 #include <map>
 #include <utility>
 
+#include "ceiling/detail/attention_spec.hpp"
 #include "ceiling/detail/json_read.hpp"
 #include "ceiling/workload.hpp"
 #include "core/units.hpp"
@@ -109,7 +110,7 @@ auto parse_arch(const Json& row, const std::string& context) -> Result<ArchEffic
     (*per_dtype)[index_of(*d)] = value.get<double>();
   }
   arch.matmul_efficiency = *per_dtype;
-  auto attn = named_fields.required_number({"attention_efficiency"}, 0.01, 1.0);
+  auto attn = detail::read_attention_kernels(row, named);
   auto feature = named_fields.ranged_integer({"gemm_feature_tile"}, 8, 4096);
   auto query = named_fields.ranged_integer({"attention_query_tile"}, 1, 4096);
   auto source = named_fields.string({"source"});
@@ -122,7 +123,7 @@ auto parse_arch(const Json& row, const std::string& context) -> Result<ArchEffic
   if (!query) return core::propagate(query);
   if (!source) return core::propagate(source);
   if (!source->has_value() || (*source)->empty()) return invalid(named + ": missing 'source'");
-  arch.attention_efficiency = *attn;
+  arch.attention_kernels = std::move(*attn);
   arch.gemm_feature_tile = static_cast<int>(feature->value_or(128));
   arch.attention_query_tile = static_cast<int>(query->value_or(128));
   arch.source = **source;

@@ -21,24 +21,49 @@
 
 namespace solscope::ceiling {
 
+/// One attention kernel family of an architecture (docs/design/ceiling-model.md 2.5 item 4, 2.7 "Kernel
+/// families"): the kernel the engines run, its sustained FLOP/s over the dense peak of each math dtype, and,
+/// for decode kernels, the query rows one tile pads the packed query heads to.
+struct AttentionKernel {
+  std::string kernel;  ///< e.g. "FlashAttention-3"
+  /// Sustained FLOP/s over the dense peak of each math dtype, 0-1 (published kernel figures; 7).
+  std::array<double, kDtypeCount> efficiency{};
+  /// Decode families: rows of the MMA tile that the query heads sharing one KV head fill (GQA group x query
+  /// tokens, or all query heads for MLA); the tile is padded up to a multiple of it (2.7). 1 = no padding.
+  int query_tile = 1;
+  /// The kernel runs its math at the FP8 tensor rate when the KV cache is FP8 (FA3 FP8, TensorRT-LLM FP8
+  /// FMHA); otherwise it dequantises K and V to the activation dtype.
+  bool fp8_math = false;
+};
+
+/// The attention kernel families of an architecture: prefill (chunks of new tokens, FlashAttention-class
+/// kernels), decode of softmax attention with GQA packing, and MLA decode in the absorbed form.
+struct AttentionKernels {
+  AttentionKernel prefill;
+  AttentionKernel decode;
+  AttentionKernel mla_decode;
+};
+
 /// Efficiency terms shared by every GPU of one architecture (docs/design/ceiling-model.md 2.5); each one is
 /// calibratable in the data file.
 struct ArchEfficiency {
   std::string id;  ///< "hopper", "ampere-ga100", ...
   /// eta_max per math dtype, 0-1: best measured matmul FLOP/s over the datasheet peak (MAMF; 2.5 item 2).
   std::array<double, kDtypeCount> matmul_efficiency{};
-  /// Prefill attention FLOP/s over the dense peak, 0-1 (FlashAttention measurements, 2.5 item 4).
-  double attention_efficiency = 0.0;
   /// Token-dimension tile sizes GEMM kernels choose from, ascending (2.5 item 2; sizes are [G]).
   std::vector<int> gemm_token_tiles;
   int gemm_feature_tile = 128;     ///< output-feature tile width (2.5 item 2, [G])
   int attention_query_tile = 128;  ///< query rows per attention tile; K/V are re-read once per tile (2.2)
+  /// Prefill, decode and MLA-decode kernels (the row's "attention_kernels" object; an older file's single
+  /// "attention_efficiency" maps to every family at every dtype, query tile 1 and no FP8 math).
+  AttentionKernels attention_kernels;
   /// The MMA instruction the GEMM kernels of this generation issue (PTX ISA name, e.g. "wgmma ... m64nNk16");
   /// its M sets the smallest token tile and thus the padding at decode (docs/design/ceiling-model.md 2.7).
   std::string mma_instruction;
   std::string source;
-  /// Source of each calibration constant by field name ("matmul_efficiency", "attention_efficiency",
-  /// "attention_kernel", "gemm_token_tiles", ...), from the row's optional "sources" object (7).
+  /// Source of each calibration constant by field name ("matmul_efficiency", "attention_kernel",
+  /// "attention_prefill", "attention_decode", "gemm_token_tiles", ...), from the row's optional "sources"
+  /// object (7).
   std::map<std::string, std::string> sources;
 };
 

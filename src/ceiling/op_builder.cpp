@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ceiling/detail/attention_cost.hpp"
+
 namespace solscope::ceiling::detail {
 namespace {
 
@@ -48,14 +50,19 @@ void OpBuilder::add_memory(std::string_view name, double instances, double bytes
   out_.push_back(op);
 }
 
-void OpBuilder::add_attention(std::string_view name, double instances, double flops, double bytes) {
+void OpBuilder::add_attention(std::string_view name, double instances, const AttentionFlops& work,
+                              double bytes) {
   Op op;
   op.name = name;
   op.kind = OpKind::Attention;
   op.instances = instances;
-  op.flops = flops;
+  op.attention = work;
+  op.attention.prefill_math = attention_math(precision_, arch_eff_.attention_kernels.prefill);
+  const AttentionKernels& k = arch_eff_.attention_kernels;
+  op.attention.decode_math = attention_math(precision_, work.mla ? k.mla_decode : k.decode);
+  op.flops = work.prefill + work.decode;
   op.bytes = bytes;
-  op.math = precision_.activation;
+  op.math = work.prefill > 0 || work.decode <= 0 ? op.attention.prefill_math : op.attention.decode_math;
   out_.push_back(op);
 }
 
@@ -94,9 +101,17 @@ void OpBuilder::add_standard_attention(const LayerGroup& group) {
   add_memory("kv_cache_write", n, 2.0 * t * kvd * (a + precision_.kv_bytes));
   const AttentionWork w = attention_work(workload_.step, group.sliding ? arch_.sliding_window : 0,
                                          arch_eff_.attention_query_tile);
-  const double flops = 4.0 * qd * w.pairs;
+  // QK^T and PV: 2 x (d_qk + d_v) = 4d FLOPs per query head and pair. Decode packs the group of query heads
+  // sharing a KV head into one tile's rows, padded to the kernel's query tile (2.7 "Kernel families").
+  const double kv_heads = std::max(1.0, as_double(shape.num_kv_heads) / dims_.tp);
+  const double group_rows = as_double(shape.num_heads) / dims_.tp / kv_heads;
+  const int tile = arch_eff_.attention_kernels.decode.query_tile;
+  AttentionFlops work;
+  work.prefill = 4.0 * qd * (w.pairs - w.decode_pairs);
+  work.decode = 4.0 * qd * w.decode_pairs;
+  work.decode_padded = kv_heads * padded_query_rows(group_rows, tile) * 4.0 * head_dim * w.decode_pairs;
   const double bytes = w.kv_tokens_read * 2.0 * kvd * precision_.kv_bytes + 2.0 * t * qd * a;
-  add_attention(group.sliding ? "attention_window" : "attention", n, flops, bytes);
+  add_attention(group.sliding ? "attention_window" : "attention", n, work, bytes);
   if (arch_.attn_output_gate) add_memory("attention_gate", n, 3.0 * t * qd * a);
   add_gemm("o_proj", Module::Attention, n, GemmShape{t, dims_.hidden, qd, 1}, true);
   add_all_reduce(n);
@@ -133,8 +148,8 @@ void OpBuilder::add_linear_attention(const LayerGroup& group) {
   add_memory("linear_conv", n, 2.0 * t * conv * a);
   add_memory("linear_attention_state", n, 2.0 * requests * state + t * (conv + vd) * a);
   if (prefill_tokens > 0) {
-    const double flops = prefill_tokens * nv * (4.0 * dk * dv + 2.0 * kChunk * (dk + dv));
-    add_attention("linear_attention", n, flops, prefill_tokens * (conv + vd) * a);
+    const AttentionFlops work{.prefill = prefill_tokens * nv * (4.0 * dk * dv + 2.0 * kChunk * (dk + dv))};
+    add_attention("linear_attention", n, work, prefill_tokens * (conv + vd) * a);
   }
   add_memory("linear_gated_norm", n, 3.0 * t * vd * a);
   add_gemm("linear_out_proj", Module::LinearAttention, n, GemmShape{t, dims_.hidden, vd, 1}, true);
@@ -172,14 +187,20 @@ void OpBuilder::add_mla_attention(const LayerGroup& group) {
   if (dims_.decode_only) {
     const double nope = as_double(s.qk_nope_head_dim);
     add_gemm("q_absorb", Module::Attention, n, GemmShape{t, lora, nope, heads}, true);
+    // Absorbed form: every query head shares the one latent "KV head", so all heads per GPU fill the rows.
     const double bytes = w.kv_tokens_read * latent * precision_.kv_bytes + t * heads * (latent + lora) * a;
-    add_attention("attention", n, 2.0 * heads * (latent + lora) * w.pairs, bytes);
+    const double per_row = 2.0 * (latent + lora) * w.pairs;
+    const int tile = arch_eff_.attention_kernels.mla_decode.query_tile;
+    const AttentionFlops work{
+        .decode = heads * per_row, .decode_padded = padded_query_rows(heads, tile) * per_row, .mla = true};
+    add_attention("attention", n, work, bytes);
     add_gemm("o_absorb", Module::Attention, n, GemmShape{t, v, lora, heads}, true);
   } else {
     add_gemm("kv_b_proj", Module::Attention, n,
              GemmShape{dims_.cached_after, heads * (as_double(s.qk_nope_head_dim) + v), lora, 1}, true);
+    // Non-absorbed form, costed as prefill for every request of the step (decoders included) [G].
     const double bytes = (w.kv_tokens_read + t) * heads * (qk + v) * a;
-    add_attention("attention", n, 2.0 * heads * (qk + v) * w.pairs, bytes);
+    add_attention("attention", n, AttentionFlops{.prefill = 2.0 * heads * (qk + v) * w.pairs}, bytes);
   }
   add_gemm("o_proj", Module::Attention, n, GemmShape{t, h, heads * v, 1}, true);
   add_all_reduce(n);

@@ -101,9 +101,16 @@ auto resolve_precision(const ModelArch& arch, const Workload& workload, const Gp
                       "KV-cache dtype " + std::string(to_string(kv)) + " is not modelled",
                       "use bf16, fp16, fp32 or fp8");
   }
+  p.kv = kv;
   p.kv_bytes = bytes_per_element(kv);
+  p.fp8_tensor_rate = supported(gpu, Dtype::Fp8);
   p.main_math = p.math[index_of(arch.is_moe() ? Module::Experts : Module::DenseMlp)];
   return p;
+}
+
+auto attention_math(const Precision& precision, const AttentionKernel& family) -> Dtype {
+  const bool fp8 = precision.kv == Dtype::Fp8 && family.fp8_math && precision.fp8_tensor_rate;
+  return fp8 ? Dtype::Fp8 : precision.activation;
 }
 
 auto attention_work(const Step& step, std::int64_t window, int query_tile) -> AttentionWork {
@@ -118,6 +125,7 @@ auto attention_work(const Step& step, std::int64_t window, int query_tile) -> At
     const double m = std::clamp(cap - s, 0.0, q);
     w.pairs += n * (m * s + m * (m + 1.0) / 2.0 + (q - m) * (std::isinf(cap) ? 0.0 : cap));
     if (g.new_tokens == 1) {
+      w.decode_pairs += n * std::min(s + 1.0, cap);  // the one query sees its whole (windowed) context
       w.kv_tokens_read += n * std::min(s + 1.0, cap);
       continue;
     }

@@ -71,7 +71,9 @@ TEST(CeilingServeTest, llama_8b_on_h100_figures) {
   EXPECT_DOUBLE_EQ(j["mix"]["chunk_tokens"].get<double>(), 1024.0);
   EXPECT_DOUBLE_EQ(j["steps"]["with_prefill"]["computed_tokens"].get<double>(), 1087.0);
   EXPECT_DOUBLE_EQ(j["steps"]["decode_only"]["computed_tokens"].get<double>(), 64.0);
-  EXPECT_NEAR(j["compute_sol_pct"].get<double>(), 32.05, 0.01);
+  // 32.05 before the decode attention's GQA group (g = 4) was padded to FlashAttention-3's 64-row tile
+  // (docs/design/ceiling-model.md 2.7 "Kernel families"); time and the other figures do not move.
+  EXPECT_NEAR(j["compute_sol_pct"].get<double>(), 35.85, 0.01);
   EXPECT_NEAR(j["useful_compute_sol_pct"].get<double>(), 30.56, 0.01);
   EXPECT_NEAR(j["memory_sol_pct"].get<double>(), 55.10, 0.01);
   EXPECT_NEAR(j["output_tokens_per_s"].get<double>(), 4172.0, 1.0);

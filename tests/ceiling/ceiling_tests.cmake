@@ -3,9 +3,11 @@
 solscope_add_test(ceiling
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/activity_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/attention_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/ceiling_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/efficiency_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/gpu_spec_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/kv_bytes_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/model_arch_2026_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/model_config_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/operators_test.cpp

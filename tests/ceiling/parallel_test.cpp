@@ -227,8 +227,8 @@ TEST(ParallelTest, every_calibration_constant_names_its_source) {
   // docs/design/ceiling-model.md 7: the spec data gives a source per constant.
   const GpuDatabase& db = builtin_db();
   for (const ArchEfficiency& a : db.architectures) {
-    for (const char* key :
-         {"matmul_efficiency", "attention_efficiency", "attention_kernel", "gemm_token_tiles"}) {
+    for (const char* key : {"matmul_efficiency", "attention_kernel", "attention_prefill", "attention_decode",
+                            "attention_mla_decode", "attention_fp8_math", "gemm_token_tiles"}) {
       EXPECT_FALSE(a.sources.count(key) == 0 || a.sources.at(key).empty()) << a.id << " " << key;
     }
     EXPECT_FALSE(a.mma_instruction.empty()) << a.id;
@@ -243,7 +243,9 @@ TEST(ParallelTest, every_calibration_constant_names_its_source) {
   EXPECT_DOUBLE_EQ(db.collective.all_to_all_overlap, 0.5);
   EXPECT_DOUBLE_EQ(db.memory_reserve_fraction, 0.10);
   EXPECT_FALSE(db.memory_reserve_source.empty());
-  EXPECT_DOUBLE_EQ(db.arch_of(builtin_gpu("H100")).attention_efficiency, 0.75);  // FlashAttention-3
+  // FlashAttention-3 (the single attention_efficiency became per-family figures, 2.5 item 4).
+  EXPECT_DOUBLE_EQ(
+      db.arch_of(builtin_gpu("H100")).attention_kernels.prefill.efficiency[index_of(Dtype::Bf16)], 0.75);
 }
 
 }  // namespace

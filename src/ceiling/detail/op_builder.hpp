@@ -48,7 +48,8 @@ class OpBuilder {
  private:
   void add_gemm(std::string_view name, Module module, double instances, GemmShape shape, bool sharded);
   void add_memory(std::string_view name, double instances, double bytes);
-  void add_attention(std::string_view name, double instances, double flops, double bytes);
+  /// An attention kernel: `work`'s math dtypes are filled in from the architecture's kernel families.
+  void add_attention(std::string_view name, double instances, const AttentionFlops& work, double bytes);
   void add_all_reduce(double instances);
   void add_norm(std::string_view name, double instances, double width);
 

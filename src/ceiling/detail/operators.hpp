@@ -40,6 +40,18 @@ struct GemmShape {
   double groups = 1;
 };
 
+/// Attention operators only (docs/design/ceiling-model.md 2.5 item 4, 2.7 "Kernel families"): the FLOPs of
+/// the prefill chunks and of the decoding requests (Op::flops is their sum), the decode MMA work padded to
+/// the decode kernel's query tile (what the tensor pipe runs), and each part's math dtype.
+struct AttentionFlops {
+  double prefill = 0;        ///< useful FLOPs of requests computing more than one new token
+  double decode = 0;         ///< useful FLOPs of decoding requests (one new token each)
+  double decode_padded = 0;  ///< `decode` with the packed query rows padded per tile (>= decode)
+  Dtype prefill_math = Dtype::Bf16;
+  Dtype decode_math = Dtype::Bf16;
+  bool mla = false;  ///< the decode part runs the MLA-decode family (absorbed form), else the GQA decode one
+};
+
 /// One operator of one step on one GPU, for one kernel instance; `instances` kernels run per step (usually
 /// one per layer). Training multiplies the work when the step is costed (ceiling.hpp).
 struct Op {
@@ -59,15 +71,18 @@ struct Op {
   /// times the attention data-parallel ranks) does not hold: the EP degree for expert-parallel experts.
   /// 0 = the TP rule (2.8).
   double group_multiplier = 0;
+  AttentionFlops attention;  ///< Attention only
 };
 
 /// Storage and math dtypes per module after `quantization_config`, `--dtype` and the GPU's supported dtypes.
 struct Precision {
   std::array<double, kModuleCount> weight_bytes{};  ///< bytes per weight (0.53 for 4-bit AWQ with scales)
   std::array<Dtype, kModuleCount> math{};           ///< GEMM math per module
-  Dtype activation = Dtype::Bf16;                   ///< activations and attention math (bf16, fp16 or fp32)
-  double kv_bytes = 2;                              ///< bytes per KV-cache element
-  Dtype main_math = Dtype::Bf16;  ///< math of the largest weight group: the peak MFU is quoted against
+  Dtype activation = Dtype::Bf16;  ///< activations, and attention math unless attention_math() says FP8
+  Dtype kv = Dtype::Bf16;          ///< KV-cache dtype (bf16, fp16, fp32 or fp8)
+  double kv_bytes = 2;             ///< bytes per KV-cache element
+  bool fp8_tensor_rate = false;    ///< the GPU has an FP8 tensor rate
+  Dtype main_math = Dtype::Bf16;   ///< math of the largest weight group: the peak MFU is quoted against
   std::vector<std::string> notes;
 };
 
@@ -79,6 +94,12 @@ struct Precision {
 [[nodiscard]] auto resolve_precision(const ModelArch& arch, const Workload& workload, const GpuSpec& gpu)
     -> core::Result<Precision>;
 
+/// Math dtype of an attention kernel family (2.5 item 4): FP8 when the KV cache is FP8, the family runs FP8
+/// math (AttentionKernel::fp8_math: FlashAttention-3 FP8, TensorRT-LLM FP8 context FMHA) and the GPU has an
+/// FP8 tensor rate, so the ceiling takes the fastest kernel the GPU supports; otherwise the activation dtype
+/// (K and V dequantised in the kernel).
+[[nodiscard]] auto attention_math(const Precision& precision, const AttentionKernel& family) -> Dtype;
+
 /// Attention work of one layer for one step (2.1): `pairs` = query-key products computed (P_causal: q(c-q) +
 /// q(q+1)/2 per request; each query sees at most W keys on a sliding layer), `kv_tokens_read` = cached tokens
 /// read per KV head (decode: c or min(c, W); prefill: once per query tile of `query_tile` rows, up to the
@@ -86,6 +107,7 @@ struct Precision {
 struct AttentionWork {
   double pairs = 0;
   double kv_tokens_read = 0;
+  double decode_pairs = 0;  ///< the share of `pairs` from requests decoding one token (their context lengths)
 };
 
 /// Computes AttentionWork; `window` 0 means full attention.
