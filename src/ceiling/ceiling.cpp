@@ -75,6 +75,7 @@ void cost_gemm(const Op& op, const CostContext& x, OpCost& c) {
     const double fma_s = tiling.fma_flops > 0 && fma_peak > 0 ? tiling.fma_flops / fma_peak : 0.0;
     const double compute_s = tensor_s + fma_s + dequant_s;
     c.dequant_s += op.instances * dequant_s;
+    if (i == 0) c.kernel_family = to_string(tiling.family);
     add_kernels(c, op.instances, compute_s, memory_s, x.t0_s);
     c.padded_flops += op.instances * tiling.padded_flops;
     c.busy_s += op.instances * tiling.padded_flops / peak;

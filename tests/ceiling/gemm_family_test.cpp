@@ -147,6 +147,8 @@ TEST(GemmFamilyTest, llama_decode_activity_grows_with_batch) {
       EXPECT_DOUBLE_EQ(find_op(b8, name)->padded_flops, find_op(b8, name)->flops) << gpu << " " << name;
       EXPECT_DOUBLE_EQ(find_op(b64, name)->padded_flops, find_op(b64, name)->flops) << gpu << " " << name;
       EXPECT_EQ(find_op(b1, name)->limiter, Limiter::Memory) << gpu << " " << name;
+      EXPECT_EQ(find_op(b1, name)->kernel_family, "gemv") << gpu << " " << name;
+      EXPECT_EQ(find_op(b8, name)->kernel_family, "swap_ab") << gpu << " " << name;
     }
     EXPECT_GE(b8.tensor_activity_pct, b1.tensor_activity_pct) << gpu;
     EXPECT_GE(b64.tensor_activity_pct, b8.tensor_activity_pct) << gpu;
@@ -162,6 +164,7 @@ TEST(GemmFamilyTest, moe_decode_pads_each_expert_from_the_binomial) {
   const Ceiling c = evaluate_cli("H100", fixture_arch("qwen3-30b-a3b"), Phase::Decode, 8, 1024, 0);
   const OpCost* gate_up = find_op(c, "experts_gate_up");
   ASSERT_NE(gate_up, nullptr);
+  EXPECT_EQ(gate_up->kernel_family, "moe_grouped");
   const double tiles = 128.0 * (1.0 - std::pow(15.0 / 16, 8));
   EXPECT_NEAR(gate_up->padded_flops, 48.0 * tiles * 16 * 1536 * 2 * 2048, 1e-6 * gate_up->padded_flops);
   // Useful FLOPs stay 2 x routed tokens x N x K: 8 tokens x 8 experts.
@@ -175,6 +178,7 @@ TEST(GemmFamilyTest, w4a16_layers_pad_to_marlin_m16_on_hopper) {
   const OpCost* down = find_op(c, "down_proj");
   ASSERT_NE(down, nullptr);
   EXPECT_GT(down->dequant_s, 0.0);
+  EXPECT_EQ(down->kernel_family, "weight_only");
   EXPECT_DOUBLE_EQ(down->padded_flops, 2.0 * down->flops);
 }
 
