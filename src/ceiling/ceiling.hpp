@@ -44,20 +44,20 @@ struct OpCost {
   std::string_view name;
   OpKind kind = OpKind::Memory;
   Dtype math = Dtype::Bf16;
-  double kernels = 0;       ///< kernel launches per step
-  double flops = 0;         ///< useful FLOPs
-  double padded_flops = 0;  ///< FLOPs the compute pipe executes, tile padding included
-  double dram_bytes = 0;    ///< DRAM traffic
-  double weight_bytes = 0;  ///< weights among dram_bytes
-  double busy_s = 0;        ///< compute-pipe busy time: padded_flops / peak(math)
-  double dequant_s = 0;     ///< FMA/ALU time of weight-only kernels' dequantisation, inside time_s (2.7)
-  /// GEMM rows: the kernel family of the forward pass ("tokens_on_m", "swap_ab", "gemv", "moe_grouped",
-  /// "weight_only"; docs/design/ceiling-model.md 2.7); empty for other rows.
-  std::string_view kernel_family;
+  double kernels = 0;           ///< kernel launches per step
+  double flops = 0;             ///< useful FLOPs
+  double padded_flops = 0;      ///< FLOPs the compute pipe executes, tile padding included
+  double dram_bytes = 0;        ///< DRAM traffic
+  double weight_bytes = 0;      ///< weights among dram_bytes
+  double busy_s = 0;            ///< compute-pipe busy time: padded_flops / peak(math)
+  double dequant_s = 0;         ///< FMA/ALU time of weight-only kernels' dequantisation, inside time_s (2.7)
   double collective_bytes = 0;  ///< bytes sent by this GPU's collectives (Collective rows)
   double time_s = 0;            ///< modelled time
   std::array<double, kLimiterCount> time_by_limiter_s{};
   Limiter limiter = Limiter::Memory;  ///< the largest entry of time_by_limiter_s
+  /// GEMM rows: the kernel family of the forward pass ("tokens_on_m", "swap_ab", "gemv", "moe_grouped",
+  /// "weight_only"; docs/design/ceiling-model.md 2.7); empty for other rows.
+  std::string_view kernel_family;
 };
 
 /// How the note of a deployment that does not fit memory begins (Ceiling::fits false; section 2.8).
