@@ -6,6 +6,7 @@
 
 #include "ceiling/detail/attention_cost.hpp"
 #include "ceiling/detail/efficiency.hpp"
+#include "ceiling/detail/gemm_family.hpp"
 #include "ceiling/parallel.hpp"
 #include "core/enum_table.hpp"
 #include "core/units.hpp"
@@ -52,25 +53,30 @@ void add_kernels(OpCost& c, double count, double compute_s, double memory_s, dou
 }
 
 /// GEMMs: forward, and for training the input-gradient and weight-gradient products (2.3: backward = 2x
-/// forward).
+/// forward). Each pass runs the kernel family of its shape (2.7): a GEMV's FLOPs run on the FP32 pipe and add
+/// no tensor-busy time; the weight-gradient pass has the tokens on K, so it is never routed.
 void cost_gemm(const Op& op, const CostContext& x, OpCost& c) {
   const double peak = peak_flops_per_s(x.gpu, op.math, x.clock_mhz);
+  const double fma_peak = peak_flops_per_s(x.gpu, Dtype::Fp32, x.clock_mhz);
   const double eta = x.arch.matmul_efficiency[index_of(op.math)];
   const GemmShape& f = op.gemm;
   const std::array<GemmShape, 3> passes{f, GemmShape{f.m, f.k, f.n, f.groups},
                                         GemmShape{f.n, f.k, f.m, f.groups}};
+  const std::array<ExpertRouting, 3> routes{op.routing, op.routing, ExpertRouting{}};
   const std::size_t count = x.training ? passes.size() : 1;
   const double memory_s = memory_time_s(op.bytes, x.gpu);
   const bool dequant = dequantises(op, x.precision);
   for (std::size_t i = 0; i < count; ++i) {
-    const GemmTiling tiling = gemm_tiling(passes[i], x.arch, x.gpu.sm_count);
+    const bool dequant_pass = dequant && i == 0;
+    const GemmTiling tiling = family_tiling(passes[i], routes[i], x.arch, x.gpu.sm_count, dequant_pass);
     const double dequant_s =
-        dequant && i == 0 ? dequant_alu_ops(passes[i], tiling.token_tile) / alu_ops_per_s(x.gpu, x.clock_mhz)
-                          : 0.0;
-    const double compute_s =
-        (tiling.padded_flops > 0 ? tiling.padded_flops / (tiling.wave_efficiency * peak * eta) : 0.0) +
-        dequant_s;
+        dequant_pass ? dequant_alu_ops(passes[i], tiling) / alu_ops_per_s(x.gpu, x.clock_mhz) : 0.0;
+    const double tensor_s =
+        tiling.padded_flops > 0 ? tiling.padded_flops / (tiling.wave_efficiency * peak * eta) : 0.0;
+    const double fma_s = tiling.fma_flops > 0 && fma_peak > 0 ? tiling.fma_flops / fma_peak : 0.0;
+    const double compute_s = tensor_s + fma_s + dequant_s;
     c.dequant_s += op.instances * dequant_s;
+    if (i == 0) c.kernel_family = to_string(tiling.family);
     add_kernels(c, op.instances, compute_s, memory_s, x.t0_s);
     c.padded_flops += op.instances * tiling.padded_flops;
     c.busy_s += op.instances * tiling.padded_flops / peak;

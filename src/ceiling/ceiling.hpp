@@ -55,6 +55,9 @@ struct OpCost {
   double time_s = 0;            ///< modelled time
   std::array<double, kLimiterCount> time_by_limiter_s{};
   Limiter limiter = Limiter::Memory;  ///< the largest entry of time_by_limiter_s
+  /// GEMM rows: the kernel family of the forward pass ("tokens_on_m", "swap_ab", "gemv", "moe_grouped",
+  /// "weight_only"; docs/design/ceiling-model.md 2.7); empty for other rows.
+  std::string_view kernel_family;
 };
 
 /// How the note of a deployment that does not fit memory begins (Ceiling::fits false; section 2.8).

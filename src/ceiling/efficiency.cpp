@@ -3,9 +3,29 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/enum_table.hpp"
 #include "core/units.hpp"
 
 namespace solscope::ceiling {
+
+constexpr core::EnumNames<GemmFamily> kFamilyNames({"tokens_on_m", "swap_ab", "gemv", "moe_grouped",
+                                                    "weight_only"},
+                                                   "unknown");
+
+auto to_string(GemmFamily family) -> std::string_view {
+  return kFamilyNames(family);
+}
+
+void schedule_tiles(GemmTiling& t, double k, int sm_count) {
+  const double sms = sm_count;
+  t.split_k = 1;
+  if (t.tiles > 0 && t.tiles < sms) {
+    t.split_k = std::max(1.0, std::min(std::floor(sms / t.tiles), std::floor(k / kMinSplitK)));
+  }
+  const double work = t.tiles * t.split_k;
+  t.waves = std::ceil(work / sms);
+  t.wave_efficiency = t.waves > 0 ? work / (t.waves * sms) : 0.0;
+}
 
 auto gemm_tiling(const GemmShape& shape, const ArchEfficiency& arch, int sm_count) -> GemmTiling {
   GemmTiling t;
@@ -20,14 +40,9 @@ auto gemm_tiling(const GemmShape& shape, const ArchEfficiency& arch, int sm_coun
   t.feature_tile = std::max(arch.gemm_feature_tile, 1);
   const double tm = t.token_tile;
   const double tn = t.feature_tile;
-  t.tiles = shape.groups * std::ceil(shape.m / tm) * std::ceil(shape.n / tn);
-  const double sms = sm_count;
-  if (t.tiles < sms) {
-    t.split_k = std::max(1.0, std::min(std::floor(sms / t.tiles), std::floor(shape.k / kMinSplitK)));
-  }
-  const double work = t.tiles * t.split_k;
-  t.waves = std::ceil(work / sms);
-  t.wave_efficiency = work / (t.waves * sms);
+  t.token_tiles = shape.groups * std::ceil(shape.m / tm);
+  t.tiles = t.token_tiles * std::ceil(shape.n / tn);
+  schedule_tiles(t, shape.k, sm_count);
   t.padded_flops = t.tiles * tm * tn * 2.0 * shape.k;
   return t;
 }
@@ -53,6 +68,11 @@ auto all_reduce_time_s(double bytes, int tp, const GpuSpec& gpu, const Collectiv
 auto dequant_alu_ops(const GemmShape& shape, int token_tile) -> double {
   if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.groups <= 0 || token_tile <= 0) return 0.0;
   return shape.groups * std::ceil(shape.m / token_tile) * shape.n * shape.k * kDequantOpsPerWeight;
+}
+
+auto dequant_alu_ops(const GemmShape& shape, const GemmTiling& tiling) -> double {
+  if (shape.n <= 0 || shape.k <= 0) return 0.0;
+  return tiling.token_tiles * shape.n * shape.k * kDequantOpsPerWeight;
 }
 
 auto alu_ops_per_s(const GpuSpec& gpu, double sm_clock_mhz) -> double {

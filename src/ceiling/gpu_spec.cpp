@@ -1,5 +1,6 @@
 #include "ceiling/gpu_spec.hpp"
 
+#include <array>
 #include <cmath>
 #include <map>
 #include <utility>
@@ -86,6 +87,51 @@ auto read_tiles(const FieldReader& fields, ArchEfficiency& arch) -> Result<void>
   return core::ok();
 }
 
+/// Reads an optional array of ascending tile sizes 1-4096 named `key` of `object` into `out`.
+auto read_tile_list(const Json& object, const std::string& context, const char* key, std::vector<int>& out)
+    -> Result<void> {
+  const auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return core::ok();
+  if (!it->is_array()) return invalid(context + ": '" + key + "' must be an array of tile sizes");
+  for (const Json& t : *it) {
+    if (!t.is_number_integer() || t.get<std::int64_t>() < 1 || t.get<std::int64_t>() > 4096) {
+      return invalid(context + ": '" + key + "' holds " + detail::value_text(t) + ", not a tile size 1-4096");
+    }
+    const int size = static_cast<int>(t.get<std::int64_t>());
+    if (!out.empty() && size <= out.back()) return invalid(context + ": '" + key + "' must be ascending");
+    out.push_back(size);
+  }
+  return core::ok();
+}
+
+/// Reads the optional "gemm_kernels" object (docs/design/ceiling-model.md 2.7, kernel families); absent
+/// fields keep GemmKernels' defaults.
+auto read_gemm_kernels(const Json& row, const std::string& context, GemmKernels& out) -> Result<void> {
+  const auto it = row.find("gemm_kernels");
+  if (it == row.end() || it->is_null()) return core::ok();
+  const std::string named = context + " gemm_kernels";
+  if (!it->is_object()) return invalid(named + " must be an object");
+  FieldReader f(*it, named);
+  struct IntField {
+    const char* key;
+    int* value;
+    std::int64_t min;  // 0 switches a rule off; a tile is at least 1
+  };
+  const std::array<IntField, 5> ints{{{"gemv_max_tokens", &out.gemv_max_tokens, 0},
+                                      {"swap_ab_max_tokens", &out.swap_ab_max_tokens, 0},
+                                      {"swap_ab_token_tile", &out.swap_ab_token_tile, 1},
+                                      {"swap_ab_feature_tile", &out.swap_ab_feature_tile, 1},
+                                      {"weight_only_token_tile", &out.weight_only_token_tile, 0}}};
+  for (const IntField& field : ints) {
+    auto v = f.ranged_integer({field.key}, field.min, 4096);
+    if (!v) return core::propagate(v);
+    if (v->has_value()) *field.value = static_cast<int>(**v);
+  }
+  if (auto moe = read_tile_list(*it, named, "moe_token_tiles", out.moe_token_tiles); !moe) return moe;
+  if (out.moe_token_tiles.size() > 2) return invalid(named + ": 'moe_token_tiles' holds at most 2 tiles");
+  return core::ok();
+}
+
 auto parse_arch(const Json& row, const std::string& context) -> Result<ArchEfficiency> {
   FieldReader fields(row, context);
   ArchEfficiency arch;
@@ -128,6 +174,8 @@ auto parse_arch(const Json& row, const std::string& context) -> Result<ArchEffic
   arch.attention_query_tile = static_cast<int>(query->value_or(128));
   arch.source = **source;
   if (auto tiles = read_tiles(named_fields, arch); !tiles) return core::propagate(tiles);
+  if (auto kernels = read_gemm_kernels(row, named, arch.gemm_kernels); !kernels)
+    return core::propagate(kernels);
   return arch;
 }
 

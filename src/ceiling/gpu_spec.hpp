@@ -44,6 +44,25 @@ struct AttentionKernels {
   AttentionKernel mla_decode;
 };
 
+/// Switch points and tiles of the GEMM kernel families of one architecture (docs/design/ceiling-model.md 2.7,
+/// "Kernel families"; the `gemm_kernels` object of an architecture row). Without that object every field
+/// keeps its default, which is the single rule "pad M to the smallest token tile" (no GEMV, no swap-AB, MoE
+/// experts tiled at the mean tokens per expert, weight-only kernels on the token tiles).
+struct GemmKernels {
+  /// Dense GEMMs of at most this many tokens run a GEMV on the FMA pipe (no tensor work); 0 = never.
+  int gemv_max_tokens = 0;
+  /// Dense GEMMs of more than gemv_max_tokens and at most this many tokens run swap-AB (tokens on the MMA's
+  /// N side); 0 = never.
+  int swap_ab_max_tokens = 0;
+  int swap_ab_token_tile = 8;     ///< swap-AB token granularity (the MMA's N step)
+  int swap_ab_feature_tile = 64;  ///< swap-AB feature rows per tile (the MMA's M)
+  /// MoE grouped GEMM token tiles per expert: the first while the step's tokens are at most the expert count,
+  /// the second above it; empty = the tokens-on-M tiles at the mean tokens per active expert.
+  std::vector<int> moe_token_tiles;
+  /// Token tile of weight-only (dequantising, Marlin) kernels, dense and grouped; 0 = the tokens-on-M tiles.
+  int weight_only_token_tile = 0;
+};
+
 /// Efficiency terms shared by every GPU of one architecture (docs/design/ceiling-model.md 2.5); each one is
 /// calibratable in the data file.
 struct ArchEfficiency {
@@ -53,6 +72,7 @@ struct ArchEfficiency {
   /// Token-dimension tile sizes GEMM kernels choose from, ascending (2.5 item 2; sizes are [G]).
   std::vector<int> gemm_token_tiles;
   int gemm_feature_tile = 128;     ///< output-feature tile width (2.5 item 2, [G])
+  GemmKernels gemm_kernels;        ///< kernel families at small M (2.7)
   int attention_query_tile = 128;  ///< query rows per attention tile; K/V are re-read once per tile (2.2)
   /// Prefill, decode and MLA-decode kernels (the row's "attention_kernels" object; an older file's single
   /// "attention_efficiency" maps to every family at every dtype, query tile 1 and no FP8 math).

@@ -245,12 +245,16 @@ void OpBuilder::add_moe(double instances) {
   add_gemm("router", Module::Router, instances, GemmShape{t, e, h, 1}, false);
   add_memory("topk_routing", instances, t * e * a + t * k * kRouteBytes);
   add_all_to_all("ep_dispatch", instances, sent);
+  // Each expert's tokens are Binomial(group_tokens, k / E); the kernel pads them per expert (2.7).
+  const ExpertRouting routing{group_tokens, e > 0 ? k / e : 0.0, e, e / ep};
   add_gemm("experts_gate_up", Module::Experts, instances,
            GemmShape{per_expert, gated ? 2.0 * w : w, h, active}, true);
   out_.back().group_multiplier = expert_group;
+  out_.back().routing = routing;
   add_memory("experts_act", instances, (gated ? 3.0 : 2.0) * routed * w * a);
   add_gemm("experts_down", Module::Experts, instances, GemmShape{per_expert, h, w, active}, true);
   out_.back().group_multiplier = expert_group;
+  out_.back().routing = routing;
   add_all_to_all("ep_combine", instances, sent);
   add_memory("moe_combine", instances, (k + 1.0) * t * h * a);
   if (arch_.shared_intermediate_size > 0) {

@@ -148,7 +148,7 @@ TEST_F(AttainableSolTest, annotates_the_ceiling_of_a_discovered_vllm_workload) {
       direct_serving(kH100Name, root_ / kLlamaSnapshot, ceiling::ServeTraffic{900, 450, 15, 0}, 2, 1755.0);
   EXPECT_DOUBLE_EQ(s.attainable_compute_sol_pct, expected.activity_compute_sol_pct);
   EXPECT_GT(s.attainable_compute_sol_pct, expected.useful_compute_sol_pct)
-      << "decode rows padded to wgmma's 64";
+      << "the GEMM kernel families pad tokens (docs/design/ceiling-model.md 2.7)";
   EXPECT_DOUBLE_EQ(s.attainable_memory_sol_pct, expected.memory_sol_pct);
   EXPECT_GT(s.attainable_memory_sol_pct, s.attainable_compute_sol_pct)
       << "small-batch decode is memory bound";

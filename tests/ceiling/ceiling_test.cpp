@@ -35,10 +35,11 @@ TEST(CeilingTest, llama_decode_batch_1_is_memory_bound_by_hand) {
   EXPECT_NEAR(c.weight_bytes / 1e9, 15.01, 0.01);
   EXPECT_GT(c.dram_bytes, c.weight_bytes + 1025.0 * 128 * 1024);
   EXPECT_EQ(c.limiter, Limiter::Memory);
-  // Useful work is tiny; the tensor pipe is busier because wgmma pads the one token to 64 rows (2.7).
+  // Useful work is tiny. At one token every dense GEMM runs a GEMV on the FMA pipe (2.7, kernel families), so
+  // only attention touches the tensor pipe; the old rule padded the token to 64 rows and read 14.8%.
   EXPECT_LT(c.useful_compute_sol_pct, 1.0);
-  EXPECT_GT(c.tensor_activity_pct, 10.0);
-  EXPECT_LT(c.tensor_activity_pct, 20.0);
+  EXPECT_LT(c.tensor_activity_pct, c.useful_compute_sol_pct);
+  EXPECT_GT(c.tensor_activity_pct, 0.0);
   EXPECT_DOUBLE_EQ(c.compute_sol_pct, c.tensor_activity_pct);
   EXPECT_GT(c.memory_sol_pct, 50.0);
   EXPECT_DOUBLE_EQ(c.peak_flops_per_s, 132.0 * 4096 * 1830e6);

@@ -3,6 +3,9 @@
 // kernels, and the ring all-reduce of tensor parallelism.
 #pragma once
 
+#include <cstdint>
+#include <string_view>
+
 #include "ceiling/detail/operators.hpp"
 #include "ceiling/gpu_spec.hpp"
 
@@ -14,14 +17,25 @@ namespace solscope::ceiling {
 /// (the largest when none does); Tn is its feature tile. A GEMM with fewer tiles than SMs splits k into up to
 /// SMs / tiles slices of at least kMinSplitK (split-K, as cuBLAS does for skinny shapes; the rule is [G],
 /// docs/design/ceiling-model.md 5 item 3).
+/// The kernel family a GEMM runs (docs/design/ceiling-model.md 2.7, "Kernel families"): tokens on the MMA's
+/// M (the default), swap-AB (tokens on N), a GEMV on the FMA pipe, an MoE grouped GEMM padded per expert, or
+/// a weight-only (Marlin) kernel.
+enum class GemmFamily : std::uint8_t { TokensOnM, SwapAb, Gemv, MoeGrouped, WeightOnly, kCount };
+
+/// "tokens_on_m", "swap_ab", "gemv", "moe_grouped", "weight_only".
+[[nodiscard]] auto to_string(GemmFamily family) -> std::string_view;
+
 struct GemmTiling {
-  int token_tile = 0;
+  GemmFamily family = GemmFamily::TokensOnM;
+  int token_tile = 0;  ///< token rows (tokens on M) or columns (swap-AB) per tile; 0 for a GEMV
   int feature_tile = 0;
+  double token_tiles = 0;  ///< token tiles summed over the groups (an expectation for MoE experts)
   double tiles = 0;
   double split_k = 1;  ///< k slices per output tile
   double waves = 0;
   double wave_efficiency = 0;  ///< 0-1; 0 for an empty GEMM
   double padded_flops = 0;
+  double fma_flops = 0;  ///< GEMV only: 2mnk x groups on the FMA pipe, no tensor work
 };
 
 /// Smallest k slice of a split-K GEMM [G].
@@ -32,6 +46,10 @@ inline constexpr double kMinSplitK = 256;
 /// ways in k, one wave of 128 of 132 SMs, 16x padding.
 [[nodiscard]] auto gemm_tiling(const GemmShape& shape, const ArchEfficiency& arch, int sm_count)
     -> GemmTiling;
+
+/// Sets split-K, waves and wave efficiency of `t.tiles` output tiles of a GEMM with reduction depth `k` on
+/// `sm_count` SMs (the rule of GemmTiling).
+void schedule_tiles(GemmTiling& t, double k, int sm_count);
 
 /// Seconds to move `bytes` at the GPU's effective bandwidth, spec bandwidth x memory_efficiency (2.5 item 3;
 /// the fixed per-kernel overhead is added by the caller).
@@ -55,6 +73,10 @@ inline constexpr double kDequantOpsPerWeight = 2.0;
 /// Dequantisation instructions of a weight-only GEMM: every CTA dequantises the weights of its M tile, so
 /// groups x ceil(m / token_tile) x n x k x kDequantOpsPerWeight (2.7). 0 for an empty shape.
 [[nodiscard]] auto dequant_alu_ops(const GemmShape& shape, int token_tile) -> double;
+
+/// The same for a tiled GEMM: token_tiles x n x k x kDequantOpsPerWeight (MoE experts: the expected token
+/// tiles of the routing distribution). 0 for an empty shape.
+[[nodiscard]] auto dequant_alu_ops(const GemmShape& shape, const GemmTiling& tiling) -> double;
 
 /// Per-lane FP32 instructions per second: SMs x FP32 FLOP/clock/SM / 2 (an FMA is 2 FLOPs) x clock.
 [[nodiscard]] auto alu_ops_per_s(const GpuSpec& gpu, double sm_clock_mhz) -> double;

@@ -52,6 +52,17 @@ struct AttentionFlops {
   bool mla = false;  ///< the decode part runs the MLA-decode family (absorbed form), else the GQA decode one
 };
 
+/// How an MoE grouped GEMM's tokens reach its experts under uniform routing (docs/design/ceiling-model.md
+/// 2.7, kernel families): each of `tokens` tokens picks a given expert with `probability` = k / E, so an
+/// expert gets Binomial(tokens, k / E) tokens; `local_experts` = E / ep experts sit on this GPU. All 0 for a
+/// GEMM that is not routed.
+struct ExpertRouting {
+  double tokens = 0;
+  double probability = 0;
+  double experts = 0;  ///< E, all experts of the layer
+  double local_experts = 0;
+};
+
 /// One operator of one step on one GPU, for one kernel instance; `instances` kernels run per step (usually
 /// one per layer). Training multiplies the work when the step is costed (ceiling.hpp).
 struct Op {
@@ -60,6 +71,7 @@ struct Op {
   Module module = Module::Attention;  ///< whose weights a GEMM reads
   double instances = 1;               ///< kernels per step
   GemmShape gemm;                     ///< Gemm only
+  ExpertRouting routing;              ///< MoE expert GEMMs only
   double flops = 0;  ///< useful FLOPs per instance (GEMM 2mnk x groups; attention 2 n_h (d_qk + d_v) P)
   double bytes = 0;  ///< DRAM bytes per instance (weights + activations + KV), excluding collectives
   double weight_bytes = 0;      ///< the weights among `bytes`

@@ -209,6 +209,7 @@ auto render_ceiling_json(const CeilingReportInput& in) -> std::string {
                    {"dram_bytes", op.dram_bytes},
                    {"weight_bytes", op.weight_bytes},
                    {"busy_s", op.busy_s}});
+    if (!op.kernel_family.empty()) ops.back()["kernel_family"] = op.kernel_family;
   }
   j["ops"] = ops;
   j["notes"] = c.notes;
