@@ -16,6 +16,19 @@ auto to_string(GemmFamily family) -> std::string_view {
   return kFamilyNames(family);
 }
 
+auto token_tile_for(double m, const std::vector<int>& tiles) -> int {
+  int best = 128;
+  double best_rows = INFINITY;
+  for (int tile : tiles) {  // ascending: a larger tile wins a tie (fewer tiles, same padding)
+    const double rows = std::ceil(m / tile) * tile;
+    if (tile > 0 && rows <= best_rows) {
+      best = tile;
+      best_rows = rows;
+    }
+  }
+  return best;
+}
+
 void schedule_tiles(GemmTiling& t, double k, int sm_count) {
   const double sms = sm_count;
   t.split_k = 1;
@@ -30,13 +43,7 @@ void schedule_tiles(GemmTiling& t, double k, int sm_count) {
 auto gemm_tiling(const GemmShape& shape, const ArchEfficiency& arch, int sm_count) -> GemmTiling {
   GemmTiling t;
   if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.groups <= 0 || sm_count <= 0) return t;
-  t.token_tile = arch.gemm_token_tiles.empty() ? 128 : arch.gemm_token_tiles.back();
-  for (int tile : arch.gemm_token_tiles) {
-    if (static_cast<double>(tile) >= shape.m) {
-      t.token_tile = tile;
-      break;
-    }
-  }
+  t.token_tile = token_tile_for(shape.m, arch.gemm_token_tiles);
   t.feature_tile = std::max(arch.gemm_feature_tile, 1);
   const double tm = t.token_tile;
   const double tn = t.feature_tile;
@@ -72,7 +79,8 @@ auto dequant_alu_ops(const GemmShape& shape, int token_tile) -> double {
 
 auto dequant_alu_ops(const GemmShape& shape, const GemmTiling& tiling) -> double {
   if (shape.n <= 0 || shape.k <= 0) return 0.0;
-  return tiling.token_tiles * shape.n * shape.k * kDequantOpsPerWeight;
+  const double blocks = tiling.dequant_blocks > 0 ? tiling.dequant_blocks : tiling.token_tiles;
+  return blocks * shape.n * shape.k * kDequantOpsPerWeight;
 }
 
 auto alu_ops_per_s(const GpuSpec& gpu, double sm_clock_mhz) -> double {

@@ -33,6 +33,11 @@ auto moe_tile(const ExpertRouting& r, const GemmKernels& g, bool dequantises) ->
   return r.tokens <= r.experts ? g.moe_token_tiles.front() : g.moe_token_tiles.back();
 }
 
+/// Rows that share one dequantised weight tile (GemmKernels::weight_only_dequant_rows, else the MMA tile).
+auto dequant_rows(const GemmKernels& g) -> int {
+  return std::max(g.weight_only_dequant_rows > 0 ? g.weight_only_dequant_rows : g.weight_only_token_tile, 1);
+}
+
 }  // namespace
 
 auto expected_tiles_per_expert(double tokens, double probability, int tile) -> double {
@@ -85,14 +90,22 @@ auto family_tiling(const GemmShape& shape, const ExpertRouting& routing, const A
                            g.swap_ab_feature_tile, sm_count);
     case GemmFamily::WeightOnly: {
       const int tile = g.weight_only_token_tile;
-      return padded_tiling(shape, GemmFamily::WeightOnly, shape.groups * std::ceil(shape.m / tile), tile,
-                           arch.gemm_feature_tile, sm_count);
+      GemmTiling t = padded_tiling(shape, GemmFamily::WeightOnly, shape.groups * std::ceil(shape.m / tile),
+                                   tile, arch.gemm_feature_tile, sm_count);
+      t.dequant_blocks = shape.groups * std::ceil(shape.m / dequant_rows(g));
+      return t;
     }
     case GemmFamily::MoeGrouped: {
       const int tile = moe_tile(routing, g, dequantises);
       const double tiles =
           routing.local_experts * expected_tiles_per_expert(routing.tokens, routing.probability, tile);
-      return padded_tiling(shape, GemmFamily::MoeGrouped, tiles, tile, arch.gemm_feature_tile, sm_count);
+      GemmTiling t =
+          padded_tiling(shape, GemmFamily::MoeGrouped, tiles, tile, arch.gemm_feature_tile, sm_count);
+      if (dequantises) {
+        t.dequant_blocks = routing.local_experts *
+                           expected_tiles_per_expert(routing.tokens, routing.probability, dequant_rows(g));
+      }
+      return t;
     }
     case GemmFamily::TokensOnM:
     case GemmFamily::kCount:

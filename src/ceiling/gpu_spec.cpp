@@ -117,11 +117,12 @@ auto read_gemm_kernels(const Json& row, const std::string& context, GemmKernels&
     int* value;
     std::int64_t min;  // 0 switches a rule off; a tile is at least 1
   };
-  const std::array<IntField, 5> ints{{{"gemv_max_tokens", &out.gemv_max_tokens, 0},
+  const std::array<IntField, 6> ints{{{"gemv_max_tokens", &out.gemv_max_tokens, 0},
                                       {"swap_ab_max_tokens", &out.swap_ab_max_tokens, 0},
                                       {"swap_ab_token_tile", &out.swap_ab_token_tile, 1},
                                       {"swap_ab_feature_tile", &out.swap_ab_feature_tile, 1},
-                                      {"weight_only_token_tile", &out.weight_only_token_tile, 0}}};
+                                      {"weight_only_token_tile", &out.weight_only_token_tile, 0},
+                                      {"weight_only_dequant_rows", &out.weight_only_dequant_rows, 0}}};
   for (const IntField& field : ints) {
     auto v = f.ranged_integer({field.key}, field.min, 4096);
     if (!v) return core::propagate(v);

@@ -61,6 +61,10 @@ struct GemmKernels {
   std::vector<int> moe_token_tiles;
   /// Token tile of weight-only (dequantising, Marlin) kernels, dense and grouped; 0 = the tokens-on-M tiles.
   int weight_only_token_tile = 0;
+  /// Token rows that share one dequantised weight tile in a weight-only kernel: a Marlin CTA covers up to 4
+  /// blocks of 16 rows (`thread_m_blocks` <= 4) and dequantises each weight tile once for all of them; 0 =
+  /// weight_only_token_tile.
+  int weight_only_dequant_rows = 0;
 };
 
 /// Efficiency terms shared by every GPU of one architecture (docs/design/ceiling-model.md 2.5); each one is

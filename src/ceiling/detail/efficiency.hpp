@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include <vector>
+
 #include "ceiling/detail/operators.hpp"
 #include "ceiling/gpu_spec.hpp"
 
@@ -13,8 +15,8 @@ namespace solscope::ceiling {
 
 /// How a GEMM maps onto the GPU (2.5 item 2): tiles = groups x ceil(m/Tm) x ceil(n/Tn), waves = ceil(tiles x
 /// split_k / SMs), wave efficiency = tiles x split_k / (waves x SMs), padded FLOPs = tiles x Tm x Tn x 2k
-/// (what the tensor-pipe counter sees). Tm is the smallest of the architecture's token tiles that holds m
-/// (the largest when none does); Tn is its feature tile. A GEMM with fewer tiles than SMs splits k into up to
+/// (what the tensor-pipe counter sees). Tm is token_tile_for(m, the architecture's token tiles); Tn is its
+/// feature tile. A GEMM with fewer tiles than SMs splits k into up to
 /// SMs / tiles slices of at least kMinSplitK (split-K, as cuBLAS does for skinny shapes; the rule is [G],
 /// docs/design/ceiling-model.md 5 item 3).
 /// The kernel family a GEMM runs (docs/design/ceiling-model.md 2.7, "Kernel families"): tokens on the MMA's
@@ -36,10 +38,20 @@ struct GemmTiling {
   double wave_efficiency = 0;  ///< 0-1; 0 for an empty GEMM
   double padded_flops = 0;
   double fma_flops = 0;  ///< GEMV only: 2mnk x groups on the FMA pipe, no tensor work
+  /// Weight-only and dequantising MoE kernels: row blocks that each dequantise the weights once (summed over
+  /// the groups; an expectation for MoE experts); 0 = token_tiles.
+  double dequant_blocks = 0;
 };
 
 /// Smallest k slice of a split-K GEMM [G].
 inline constexpr double kMinSplitK = 256;
+
+/// The token tile a tokens-on-M GEMM of `m` tokens runs: of `tiles` (ascending), the one that pads m to the
+/// fewest rows, ceil(m / T) T; on a tie the larger (fewer CTAs for the same work). A library's heuristics
+/// choose among its tile shapes by the work they waste [G: cuBLAS does not document its heuristics]; m = 8
+/// with tiles {16, 32, 64, 128} runs 16, m = 129 runs 64 (192 rows, not 256 with 128-row tiles). 128 when
+/// `tiles` is empty.
+[[nodiscard]] auto token_tile_for(double m, const std::vector<int>& tiles) -> int;
 
 /// Tiles a GEMM on `sm_count` SMs. Example: m=8192, n=6144, k=4096 on H100 (132 SMs, 128x128 tiles): 3072
 /// tiles, 24 waves, wave efficiency 0.97, no padding. m=1, n=4096, k=4096: 16-row tiles, 32 tiles split 4
@@ -74,8 +86,8 @@ inline constexpr double kDequantOpsPerWeight = 2.0;
 /// groups x ceil(m / token_tile) x n x k x kDequantOpsPerWeight (2.7). 0 for an empty shape.
 [[nodiscard]] auto dequant_alu_ops(const GemmShape& shape, int token_tile) -> double;
 
-/// The same for a tiled GEMM: token_tiles x n x k x kDequantOpsPerWeight (MoE experts: the expected token
-/// tiles of the routing distribution). 0 for an empty shape.
+/// The same for a tiled GEMM: dequant_blocks (token_tiles when 0) x n x k x kDequantOpsPerWeight (MoE
+/// experts: the expected row blocks of the routing distribution). 0 for an empty shape.
 [[nodiscard]] auto dequant_alu_ops(const GemmShape& shape, const GemmTiling& tiling) -> double;
 
 /// Per-lane FP32 instructions per second: SMs x FP32 FLOP/clock/SM / 2 (an FMA is 2 FLOPs) x clock.
