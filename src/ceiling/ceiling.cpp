@@ -259,17 +259,6 @@ void add_notes(const ModelArch& arch, const Workload& w, Precision& p, Ceiling& 
     c.notes.push_back("train step: forward + backward, no optimizer update or gradient all-reduce");
 }
 
-}  // namespace
-
-constexpr core::EnumNames<Limiter> kLimiterNames({"compute", "memory", "kernel_overhead", "interconnect"},
-                                                 "unknown");
-
-auto to_string(Limiter limiter) -> std::string_view {
-  return kLimiterNames(limiter);
-}
-
-namespace {
-
 void add_parallel_notes(const GpuDatabase& db, const ParallelLayout& l, const Step& step, Ceiling& c) {
   const int divisor = l.dp * l.microbatches;
   for (const RequestGroup& g : step.groups) {

@@ -26,17 +26,18 @@
 #include "ceiling/gpu_spec.hpp"
 #include "ceiling/model_arch.hpp"
 #include "ceiling/workload.hpp"
+#include "core/limiter.hpp"
 #include "core/result.hpp"
 
 namespace solscope::ceiling {
 
-/// The resource a kernel's modelled time is attributed to: t = t0 + max(compute, memory) per kernel (2.5), so
-/// t0 goes to Overhead and the larger of the two to Compute or Memory; all-reduces go to Interconnect.
-enum class Limiter : std::uint8_t { Compute, Memory, Overhead, Interconnect, kCount };
-inline constexpr std::size_t kLimiterCount = static_cast<std::size_t>(Limiter::kCount);
-
-/// "compute", "memory", "kernel_overhead", "interconnect".
-[[nodiscard]] auto to_string(Limiter limiter) -> std::string_view;
+/// The resource a kernel's modelled time is attributed to (core/limiter.hpp, shared with the live samples
+/// that carry the attainable SOL): t = t0 + max(compute, memory) per kernel (2.5), so t0 goes to Overhead and
+/// the larger of the two to Compute or Memory; all-reduces go to Interconnect. core::to_string spells it
+/// ("compute", "memory", "kernel_overhead", "interconnect").
+using Limiter = core::Limiter;
+using core::kLimiterCount;
+using core::to_string;
 
 /// One operator's share of a step on one GPU, summed over its kernels (all layers, and forward plus backward
 /// when training). Seconds and bytes per step.

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "core/enum_table.hpp"
-
 namespace solscope::ceiling {
 
 auto layout_text(const Ceiling& c) -> std::string {
@@ -12,19 +10,6 @@ auto layout_text(const Ceiling& c) -> std::string {
   if (c.attention_dp > 1) text += fmt::format(", attention DP {}", c.attention_dp);
   if (c.pipeline_parallel > 1) text += fmt::format(", PP {}", c.pipeline_parallel);
   return text;
-}
-
-namespace {
-
-constexpr core::EnumNames<Limiter> kLimiterTexts({"compute (GEMM and attention math)", "memory bandwidth",
-                                                  "kernel overhead (fixed time per kernel)",
-                                                  "interconnect (TP all-reduce)"},
-                                                 "unknown");
-
-}  // namespace
-
-auto limiter_text(Limiter l) -> std::string_view {
-  return kLimiterTexts(l);
 }
 
 }  // namespace solscope::ceiling

@@ -13,7 +13,8 @@ namespace solscope::ceiling {
 /// ("TP 1, EP 8, attention DP 8").
 [[nodiscard]] auto layout_text(const Ceiling& c) -> std::string;
 
-/// What a limiting resource means, for people: "memory bandwidth", "kernel overhead (fixed time per kernel)".
-[[nodiscard]] auto limiter_text(Limiter limiter) -> std::string_view;
+/// What a limiting resource means, for people: "memory bandwidth", "kernel overhead (fixed time per kernel)"
+/// (core/limiter.hpp, the same words the live views print).
+using core::limiter_text;
 
 }  // namespace solscope::ceiling

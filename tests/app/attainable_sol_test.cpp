@@ -3,8 +3,11 @@
 // and the GPU spec database built into the binary. Expected figures come from direct ceiling::evaluate calls.
 #include "attainable/attainable_sol.hpp"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <filesystem>
@@ -18,6 +21,10 @@
 
 #include "attainable/attainable_wiring.hpp"
 #include "ceiling/default_gpu_specs.hpp"
+#include "core/derive.hpp"
+#include "core/live_state.hpp"
+#include "server/detail/api.hpp"
+#include "tui/detail/views.hpp"
 #include "workload/workload_test_support.hpp"
 
 namespace solscope::app {
@@ -277,6 +284,48 @@ TEST_F(AttainableSolTest, formats_the_devices_workloads_view) {
               HasSubstr("  ceiling: serving isl 900 osl 450 concurrency 15, budget 8192 (vLLM default), TP 2 "
                         "on H100-SXM5-80GB at "));
   EXPECT_THAT(text, HasSubstr("GPU 5: no serving engine: pid 4000 (bob) runs python train.py --epochs 3;"));
+}
+
+// From a discovered engine to what the user reads: the limiter and the gap in points between the live and the
+// attainable figures, in the API's JSON (/api/v1/devices' latest window) and in the terminal's detail view.
+TEST_F(AttainableSolTest, the_api_and_the_detail_view_say_the_limiter_and_the_gap) {
+  pids_.pids = {{0, {1002}}, {1, {1003}}};
+  auto attainable = make(two_h100());
+  attainable->refresh_now();
+  core::RawSample raw = sample_of(0, 1755.0);
+  raw.t_start_ns = 1'000'000'000;
+  raw.t_end_ns = 1'100'000'000;
+  raw.source = core::SourceKind::PmSampling;
+  raw.set(core::MetricId::TensorPipe, 1.5);       // live Compute SOL
+  raw.set(core::MetricId::DramThroughput, 40.0);  // live Memory SOL
+  attainable->annotate(raw);
+  const ceiling::ServeCeiling expected =
+      direct_serving(kH100Name, root_ / kLlamaSnapshot, ceiling::ServeTraffic{900, 450, 15, 0}, 2, 1755.0);
+  ASSERT_EQ(expected.limiter, ceiling::Limiter::Memory) << "small-batch decode is memory bound";
+  EXPECT_EQ(raw.attainable_limiter, core::Limiter::Memory);
+  core::LiveState state;
+  state.set_devices({core::DeviceState{.info = {.index = 0, .name = kH100Name}}});
+  state.add(core::derive(raw, core::DeviceInfo{}));
+
+  const auto body = nlohmann::json::parse(server::devices_json(state, {.hostname = "node-1"}));
+  const auto& window = body.at("devices").at(0).at("latest_window");
+  EXPECT_EQ(window.at("attainable_limiter"), "memory");
+  EXPECT_DOUBLE_EQ(window.at("attainable_compute_gap_pts").get<double>(),
+                   expected.activity_compute_sol_pct - 1.5);
+  EXPECT_DOUBLE_EQ(window.at("attainable_memory_gap_pts").get<double>(), expected.memory_sol_pct - 40.0);
+
+  tui::ScreenModel model;
+  model.devices = state.snapshot();
+  tui::UiState ui;
+  ui.view = tui::View::Detail;
+  tui::Frame frame(50, 200);
+  tui::render(model, ui, tui::compute_layout(tui::layout_request(model, ui, 50, 200)), frame);
+  const std::string line = fmt::format(
+      " attainable compute {:.1f}% ({:+.1f} pts), memory {:.1f}% ({:+.1f} pts), limited by memory "
+      "bandwidth\n",
+      expected.activity_compute_sol_pct, expected.activity_compute_sol_pct - 1.5, expected.memory_sol_pct,
+      expected.memory_sol_pct - 40.0);
+  EXPECT_NE(frame.text().find(line), std::string::npos) << line << frame.text();
 }
 
 // Two scrapes 5 s apart of SYNTHETIC serving metrics: isl 1024, osl 256, concurrency 60 + 4 from the

@@ -125,6 +125,7 @@ auto random_sample(std::mt19937_64& rng) -> core::SolSample {
   s.dram_bytes_per_s = odd_double(rng);
   s.attainable_compute_sol_pct = odd_double(rng);
   s.attainable_memory_sol_pct = odd_double(rng);
+  s.attainable_limiter = static_cast<core::Limiter>(rng() % (core::kLimiterCount + 1));
   for (double& v : s.metrics) v = odd_double(rng);
   return s;
 }
