@@ -371,5 +371,39 @@ TEST_F(AttainableSolTest, serving_mix_from_live_histograms_and_the_engines_flop_
   EXPECT_THAT(f.description, HasSubstr("; engine's own FLOP estimate 100.0 TFLOP/s per GPU = MFU 10.5%"));
 }
 
+// SGLang's live traffic sets the serving ceiling too: two SYNTHETIC scrapes 4 s apart whose histogram deltas
+// give isl 2048 (+8192 prompt tokens over +4 requests) and osl 128 (+512 over +4), with 30 running and 2
+// queued requests: the ceiling is the one of exactly that traffic, at SGLang's TP 1 and no budget on its
+// command line.
+TEST_F(AttainableSolTest, sglang_histograms_and_queue_set_the_serving_ceiling) {
+  constexpr const char* kQwenConfig = "rootfs/sglang/models/Qwen2.5-7B/config.json";
+  fs::copy_file(data_dir() / "hf_configs/qwen2.5-7b/config.json", root_ / kQwenConfig,
+                fs::copy_options::overwrite_existing);
+  pids_.pids = {{2, {2001}}};
+  double now = 10.0;
+  AttainableSolDeps deps;
+  deps.pids = pids_.lister();
+  deps.http = std::make_unique<PortMappedClient>(stub_.port());
+  deps.discovery.procfs_root = root_ / "host";
+  deps.discovery.user_name = workload::test_support::fake_user_name;
+  deps.now_s = [&now] { return now; };
+  AttainableSol attainable({core::DeviceInfo{.index = 2, .name = kH100Name}}, std::move(deps));
+  stub_.set("/30000/get_server_info", 200, engine_fixture("sglang_server_info.json"));
+  stub_.set("/30000/metrics", 200, engine_fixture("synthetic_sglang_serve_t0.txt"));
+  attainable.refresh_now();
+  now = 14.0;
+  stub_.set("/30000/metrics", 200, engine_fixture("synthetic_sglang_serve_t1.txt"));
+  attainable.refresh_now();
+  core::RawSample s = sample_of(2, 1755.0);
+  attainable.annotate(s);
+
+  const ceiling::ServeCeiling expected =
+      direct_serving(kH100Name, root_ / kQwenConfig, ceiling::ServeTraffic{2048, 128, 32, 0}, 1, 1755.0);
+  EXPECT_DOUBLE_EQ(s.attainable_compute_sol_pct, expected.activity_compute_sol_pct);
+  EXPECT_DOUBLE_EQ(s.attainable_memory_sol_pct, expected.memory_sol_pct);
+  EXPECT_EQ(s.attainable_limiter, expected.limiter);
+  EXPECT_THAT(attainable.description_of(2), HasSubstr("serving isl 2048 osl 128 concurrency 32, budget "));
+}
+
 }  // namespace
 }  // namespace solscope::app
