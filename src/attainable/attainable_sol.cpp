@@ -229,6 +229,7 @@ auto AttainableSol::figures_for(std::size_t slot, const workload::Workload& w) -
       "{:.1f}%), memory {:.1f}%, limited by {}",
       shape_text(*w.shape), layout_text(*c), (*gpu)->id, c->sm_clock_mhz, c->tensor_activity_pct,
       c->useful_compute_sol_pct, c->memory_sol_pct, limiter_text(c->limiter));
+  f.ceiling_note += "; " + dtypes_brief(c->dtypes);
   if (!layout_note.empty()) f.ceiling_note += "; " + layout_note;
   f.description += "; " + f.ceiling_note;
   return f;
@@ -261,6 +262,7 @@ void AttainableSol::serving_figures(const ceiling::GpuSpec& gpu, const ceiling::
     f.ceiling_note += fmt::format("; engine's own FLOP estimate {:.1f} TFLOP/s per GPU = MFU {:.1f}%",
                                   engine_flops / 1e12, f.engine_mfu_pct);
   }
+  f.ceiling_note += "; " + dtypes_brief(step.dtypes);
   if (!layout_note.empty()) f.ceiling_note += "; " + layout_note;
   f.description += "; " + f.ceiling_note;
 }

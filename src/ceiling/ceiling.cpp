@@ -352,6 +352,7 @@ auto evaluate(const GpuDatabase& db, const GpuSpec& gpu, const ModelArch& arch, 
   c.model_flops *= layout->microbatches;
   c.sm_clock_mhz = clock;
   c.main_math = precision->main_math;
+  c.dtypes = precision->dtypes;
   c.peak_flops_per_s = peak_flops_per_s(gpu, c.main_math, clock);
   c.peak_memory_bytes_per_s = gpu.memory_bandwidth_bytes_per_s;
   c.tensor_parallel = workload.tensor_parallel;

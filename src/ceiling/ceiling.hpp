@@ -110,6 +110,9 @@ struct Ceiling {
   double memory_usable_bytes = 0;        ///< device memory less the spec file's reserve (10%, vLLM's 0.9)
   bool fits =
       true;  ///< memory_need_bytes <= memory_usable_bytes; else a "does not fit" note with the numbers
+  /// The weight, activation, KV-cache and main GEMM math dtypes and where each came from (config.json,
+  /// quantization_config, hf_quant_config.json, a flag, a fallback), for the reports.
+  DtypeChoices dtypes;
   std::vector<std::string> notes;  ///< assumptions and warnings for the user
 };
 

@@ -303,6 +303,9 @@ TEST_F(AttainableSolTest, the_api_and_the_detail_view_say_the_limiter_and_the_ga
       direct_serving(kH100Name, root_ / kLlamaSnapshot, ceiling::ServeTraffic{900, 450, 15, 0}, 2, 1755.0);
   ASSERT_EQ(expected.limiter, ceiling::Limiter::Memory) << "small-batch decode is memory bound";
   EXPECT_EQ(raw.attainable_limiter, core::Limiter::Memory);
+  EXPECT_THAT(attainable->description_of(0),
+              HasSubstr("; weights bf16, activations bf16, KV cache bf16, GEMM math bf16"))
+      << "the dtypes in brief";
   core::LiveState state;
   state.set_devices({core::DeviceState{.info = {.index = 0, .name = kH100Name}}});
   state.add(core::derive(raw, core::DeviceInfo{}));

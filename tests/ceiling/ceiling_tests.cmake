@@ -4,6 +4,7 @@ solscope_add_test(ceiling
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/activity_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/ceiling_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/dtype_provenance_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/efficiency_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/gpu_spec_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/model_arch_2026_test.cpp
