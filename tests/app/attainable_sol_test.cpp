@@ -291,6 +291,8 @@ TEST_F(AttainableSolTest, formats_the_devices_workloads_view) {
 TEST_F(AttainableSolTest, the_api_and_the_detail_view_say_the_limiter_and_the_gap) {
   pids_.pids = {{0, {1002}}, {1, {1003}}};
   auto attainable = make(two_h100());
+  core::RawSample clock = sample_of(0, 1755.0);
+  attainable->annotate(clock);  // the next pass evaluates at this clock
   attainable->refresh_now();
   core::RawSample raw = sample_of(0, 1755.0);
   raw.t_start_ns = 1'000'000'000;
@@ -313,9 +315,10 @@ TEST_F(AttainableSolTest, the_api_and_the_detail_view_say_the_limiter_and_the_ga
   const auto body = nlohmann::json::parse(server::devices_json(state, {.hostname = "node-1"}));
   const auto& window = body.at("devices").at(0).at("latest_window");
   EXPECT_EQ(window.at("attainable_limiter"), "memory");
-  EXPECT_DOUBLE_EQ(window.at("attainable_compute_gap_pts").get<double>(),
-                   expected.activity_compute_sol_pct - 1.5);
-  EXPECT_DOUBLE_EQ(window.at("attainable_memory_gap_pts").get<double>(), expected.memory_sol_pct - 40.0);
+  // The window's means of one sample: equal to it up to rounding.
+  EXPECT_NEAR(window.at("attainable_compute_gap_pts").get<double>(), expected.activity_compute_sol_pct - 1.5,
+              1e-9);
+  EXPECT_NEAR(window.at("attainable_memory_gap_pts").get<double>(), expected.memory_sol_pct - 40.0, 1e-9);
 
   tui::ScreenModel model;
   model.devices = state.snapshot();
@@ -383,7 +386,7 @@ TEST_F(AttainableSolTest, sglang_histograms_and_queue_set_the_serving_ceiling) {
   fs::copy_file(data_dir() / "hf_configs/qwen2.5-7b/config.json", root_ / kQwenConfig,
                 fs::copy_options::overwrite_existing);
   pids_.pids = {{2, {2001}}};
-  double now = 10.0;
+  double now = 100.0;
   AttainableSolDeps deps;
   deps.pids = pids_.lister();
   deps.http = std::make_unique<PortMappedClient>(stub_.port());
@@ -394,7 +397,9 @@ TEST_F(AttainableSolTest, sglang_histograms_and_queue_set_the_serving_ceiling) {
   stub_.set("/30000/get_server_info", 200, engine_fixture("sglang_server_info.json"));
   stub_.set("/30000/metrics", 200, engine_fixture("synthetic_sglang_serve_t0.txt"));
   attainable.refresh_now();
-  now = 14.0;
+  core::RawSample first = sample_of(2, 1755.0);
+  attainable.annotate(first);  // the next pass evaluates at this clock
+  now = 104.0;
   stub_.set("/30000/metrics", 200, engine_fixture("synthetic_sglang_serve_t1.txt"));
   attainable.refresh_now();
   core::RawSample s = sample_of(2, 1755.0);
