@@ -223,11 +223,13 @@ auto AttainableSol::figures_for(std::size_t slot, const workload::Workload& w) -
   f.compute_sol_pct = c->tensor_activity_pct;  // what the tensor-pipe counter reads (2.7)
   f.useful_compute_sol_pct = c->useful_compute_sol_pct;
   f.memory_sol_pct = c->memory_sol_pct;
+  f.limiter = c->limiter;
   f.ceiling_note = fmt::format(
       "{}, {} on {} at {:.0f} MHz: attainable compute {:.1f}% (tensor-pipe activity; useful "
       "{:.1f}%), memory {:.1f}%, limited by {}",
       shape_text(*w.shape), layout_text(*c), (*gpu)->id, c->sm_clock_mhz, c->tensor_activity_pct,
       c->useful_compute_sol_pct, c->memory_sol_pct, limiter_text(c->limiter));
+  f.ceiling_note += "; " + dtypes_brief(c->dtypes);
   if (!layout_note.empty()) f.ceiling_note += "; " + layout_note;
   f.description += "; " + f.ceiling_note;
   return f;
@@ -246,6 +248,7 @@ void AttainableSol::serving_figures(const ceiling::GpuSpec& gpu, const ceiling::
   f.compute_sol_pct = s->activity_compute_sol_pct;
   f.useful_compute_sol_pct = s->useful_compute_sol_pct;
   f.memory_sol_pct = s->memory_sol_pct;
+  f.limiter = s->limiter;
   f.ceiling_note = fmt::format(
       "serving isl {} osl {} concurrency {}, budget {}{}, {} on {} at {:.0f} MHz: attainable compute "
       "{:.1f}% (useful {:.1f}%), memory {:.1f}%, limited by {}; prefill {:.0f}% of the time",
@@ -259,6 +262,7 @@ void AttainableSol::serving_figures(const ceiling::GpuSpec& gpu, const ceiling::
     f.ceiling_note += fmt::format("; engine's own FLOP estimate {:.1f} TFLOP/s per GPU = MFU {:.1f}%",
                                   engine_flops / 1e12, f.engine_mfu_pct);
   }
+  f.ceiling_note += "; " + dtypes_brief(step.dtypes);
   if (!layout_note.empty()) f.ceiling_note += "; " + layout_note;
   f.description += "; " + f.ceiling_note;
 }
@@ -298,10 +302,13 @@ void AttainableSol::annotate(core::RawSample& sample) {
   if (*slot >= snapshot_->devices.size()) {
     sample.attainable_compute_sol_pct = core::kUnknown;
     sample.attainable_memory_sol_pct = core::kUnknown;
+    sample.attainable_limiter = core::Limiter::kCount;
     return;
   }
-  sample.attainable_compute_sol_pct = snapshot_->devices[*slot].compute_sol_pct;
-  sample.attainable_memory_sol_pct = snapshot_->devices[*slot].memory_sol_pct;
+  const AttainableFigures& f = snapshot_->devices[*slot];
+  sample.attainable_compute_sol_pct = f.compute_sol_pct;
+  sample.attainable_memory_sol_pct = f.memory_sol_pct;
+  sample.attainable_limiter = f.limiter;
 }
 
 auto AttainableSol::annotator() -> std::function<void(core::RawSample&)> {

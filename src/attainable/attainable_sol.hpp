@@ -57,6 +57,9 @@ struct AttainableFigures {
   double compute_sol_pct = std::numeric_limits<double>::quiet_NaN();
   double useful_compute_sol_pct = std::numeric_limits<double>::quiet_NaN();  ///< MFU at the ceiling's speed
   double memory_sol_pct = std::numeric_limits<double>::quiet_NaN();
+  /// The resource that limits the ceiling (ceiling::Ceiling::limiter, ServeCeiling::limiter); kCount when
+  /// there is no ceiling. Copied into every sample beside the figures (RawSample::attainable_limiter).
+  ceiling::Limiter limiter = ceiling::Limiter::kCount;
   /// One line: the workload found and its ceiling ("found vLLM serving X on :8000; decode batch 12 context
   /// 1333, TP 2 on H100-SXM5-80GB at 1755 MHz: attainable compute 4.1%, memory 71.3%, limited by memory"),
   /// or why there is none.
@@ -120,9 +123,9 @@ class AttainableSol {
   /// Runs one refresh pass on the calling thread and publishes it. Only while the thread is not started.
   void refresh_now();
 
-  /// Copies the latest attainable figures of `sample.device_index` into the sample (NaN when unknown or
-  /// before the first pass) and remembers the sample's SM clock for the next pass. No allocation; one short
-  /// lock. Samples of devices not given to the constructor are left as they are.
+  /// Copies the latest attainable figures and their limiter of `sample.device_index` into the sample (NaN
+  /// and kCount when unknown or before the first pass) and remembers the sample's SM clock for the next pass.
+  /// No allocation; one short lock. Samples of devices not given to the constructor are left as they are.
   void annotate(core::RawSample& sample);
   /// A function for Engine::set_annotator that calls annotate(); `this` must outlive the engine run.
   [[nodiscard]] auto annotator() -> std::function<void(core::RawSample&)>;

@@ -298,17 +298,6 @@ void add_notes(const ModelArch& arch, const Workload& w, Precision& p, Ceiling& 
     c.notes.push_back("train step: forward + backward, no optimizer update or gradient all-reduce");
 }
 
-}  // namespace
-
-constexpr core::EnumNames<Limiter> kLimiterNames({"compute", "memory", "kernel_overhead", "interconnect"},
-                                                 "unknown");
-
-auto to_string(Limiter limiter) -> std::string_view {
-  return kLimiterNames(limiter);
-}
-
-namespace {
-
 void add_parallel_notes(const GpuDatabase& db, const ParallelLayout& l, const Step& step, Ceiling& c) {
   const int divisor = l.dp * l.microbatches;
   for (const RequestGroup& g : step.groups) {
@@ -402,6 +391,7 @@ auto evaluate(const GpuDatabase& db, const GpuSpec& gpu, const ModelArch& arch, 
   c.model_flops *= layout->microbatches;
   c.sm_clock_mhz = clock;
   c.main_math = precision->main_math;
+  c.dtypes = precision->dtypes;
   c.peak_flops_per_s = peak_flops_per_s(gpu, c.main_math, clock);
   c.peak_memory_bytes_per_s = gpu.memory_bandwidth_bytes_per_s;
   c.tensor_parallel = workload.tensor_parallel;

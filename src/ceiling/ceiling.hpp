@@ -26,17 +26,18 @@
 #include "ceiling/gpu_spec.hpp"
 #include "ceiling/model_arch.hpp"
 #include "ceiling/workload.hpp"
+#include "core/limiter.hpp"
 #include "core/result.hpp"
 
 namespace solscope::ceiling {
 
-/// The resource a kernel's modelled time is attributed to: t = t0 + max(compute, memory) per kernel (2.5), so
-/// t0 goes to Overhead and the larger of the two to Compute or Memory; all-reduces go to Interconnect.
-enum class Limiter : std::uint8_t { Compute, Memory, Overhead, Interconnect, kCount };
-inline constexpr std::size_t kLimiterCount = static_cast<std::size_t>(Limiter::kCount);
-
-/// "compute", "memory", "kernel_overhead", "interconnect".
-[[nodiscard]] auto to_string(Limiter limiter) -> std::string_view;
+/// The resource a kernel's modelled time is attributed to (core/limiter.hpp, shared with the live samples
+/// that carry the attainable SOL): t = t0 + max(compute, memory) per kernel (2.5), so t0 goes to Overhead and
+/// the larger of the two to Compute or Memory; all-reduces go to Interconnect. core::to_string spells it
+/// ("compute", "memory", "kernel_overhead", "interconnect").
+using Limiter = core::Limiter;
+using core::kLimiterCount;
+using core::to_string;
 
 /// One operator's share of a step on one GPU, summed over its kernels (all layers, and forward plus backward
 /// when training). Seconds and bytes per step.
@@ -112,6 +113,9 @@ struct Ceiling {
   double memory_usable_bytes = 0;        ///< device memory less the spec file's reserve (10%, vLLM's 0.9)
   bool fits =
       true;  ///< memory_need_bytes <= memory_usable_bytes; else a "does not fit" note with the numbers
+  /// The weight, activation, KV-cache and main GEMM math dtypes and where each came from (config.json,
+  /// quantization_config, hf_quant_config.json, a flag, a fallback), for the reports.
+  DtypeChoices dtypes;
   std::vector<std::string> notes;  ///< assumptions and warnings for the user
 };
 

@@ -49,10 +49,30 @@ inline constexpr std::size_t kModuleCount = static_cast<std::size_t>(Module::kCo
 /// Gated MLP (SwiGLU/GeGLU: gate, up, down; 3 matrices) or plain MLP (GELU: up, down; 2 matrices) (2.2).
 enum class MlpKind : std::uint8_t { Gated, Plain };
 
+/// Where a dtype the ceiling uses came from: the `ceiling` reports' dtype line and their "dtypes" JSON
+/// (docs/design/ceiling-model.md 2.5 item 1).
+enum class DtypeSource : std::uint8_t {
+  Config,              ///< config.json's `torch_dtype` / `dtype`
+  QuantizationConfig,  ///< config.json's `quantization_config` (its `kv_cache_scheme` /
+                       ///< `kv_cache_quant_algo`)
+  HfQuantConfig,       ///< ModelOpt's hf_quant_config.json beside config.json
+  Flag,                ///< `--dtype` or `--kv-dtype` (Workload::dtype, Workload::kv_dtype)
+  Fallback,            ///< the GPU has no tensor rate for the dtype asked for: the one it runs instead
+  Default,             ///< nothing names it: bf16 assumed
+  kCount
+};
+
+/// "config", "quantization_config", "hf_quant_config", "flag", "fallback", "default".
+[[nodiscard]] auto to_string(DtypeSource source) -> std::string_view;
+
 /// How the checkpoint's weights are stored and which GEMM math runs on them (docs/design/ceiling-model.md
 /// 2.5 item 1, 3.1).
 struct Quantization {
   std::string method;  ///< `quant_method` as written ("fp8", "mxfp4", "awq", ...); empty: not quantized
+  std::string algo;    ///< ModelOpt's `quant_algo` as written ("NVFP4", "FP8"); empty for other methods
+  /// The file that described it: QuantizationConfig, HfQuantConfig (which replaces the former), or Flag
+  /// when `--dtype` replaced both.
+  DtypeSource source = DtypeSource::QuantizationConfig;
   std::string format;  ///< the storage format in words ("nvfp4", "mxfp4", "fp8 block 128x128", "int4 g128")
   double bits_per_weight = 0;  ///< storage of one converted weight including its scales; 0 when not quantized
   double value_bits = 0;       ///< bits of one weight value without scales or zero points (4 for INT4/FP4)
@@ -174,8 +194,13 @@ struct ModelArch {
   /// KV-cache dtype the checkpoint was calibrated for (`kv_cache_quant_algo` FP8, `kv_cache_scheme` 8-bit
   /// float); the default of Workload::kv_dtype when set.
   std::optional<Dtype> kv_cache_dtype;
+  DtypeSource kv_cache_source = DtypeSource::QuantizationConfig;  ///< file of kv_cache_dtype, when set
+  std::string kv_cache_origin;  ///< the field that set it: "kv_cache_scheme", "kv_cache_quant_algo FP8"
   std::vector<LayerGroup> layer_groups;  ///< counts add up to num_layers
   Dtype checkpoint_dtype = Dtype::Bf16;  ///< `torch_dtype` / `dtype` (FP32 checkpoints are served as BF16)
+  /// The config.json field that set checkpoint_dtype ("torch_dtype", "text_config dtype", "torch_dtype
+  /// float32, served as bf16"); empty when none names it (bf16 assumed).
+  std::string checkpoint_dtype_origin;
   Quantization quant;
   std::int64_t max_position_embeddings = 0;
   std::vector<std::string> notes;  ///< assumptions made while reading the config, for the user

@@ -315,6 +315,9 @@ auto read_dtype(const FieldReader& text, const FieldReader& top, ModelArch& m) -
   if (!own) return core::propagate(own);
   if (!outer) return core::propagate(outer);
   const auto name = own->has_value() ? own : outer;
+  const bool nested = own->has_value() && text.context() != top.context();
+  const FieldReader& named = own->has_value() ? text : top;
+  const std::string_view key = named.find({"torch_dtype"}) != nullptr ? "torch_dtype" : "dtype";
   if (!name->has_value()) {
     m.notes.push_back("no 'torch_dtype': assumed bf16 weights");
     return core::ok();
@@ -325,8 +328,10 @@ auto read_dtype(const FieldReader& text, const FieldReader& top, ModelArch& m) -
                    "use bfloat16, float16 or float32, or pass --dtype");
   }
   m.checkpoint_dtype = *dtype;
+  m.checkpoint_dtype_origin = (nested ? "text_config " : "") + std::string(key);
   if (*dtype == Dtype::Fp32) {
     m.checkpoint_dtype = Dtype::Bf16;
+    m.checkpoint_dtype_origin += " float32, served as bf16";
     m.notes.push_back("float32 checkpoint: modelled as served in bf16 (pass --dtype to change)");
   }
   return core::ok();

@@ -74,6 +74,14 @@ auto to_string(Module module) -> std::string_view {
   return kModuleNames(module);
 }
 
+constexpr core::EnumNames<DtypeSource> kDtypeSourceNames({"config", "quantization_config", "hf_quant_config",
+                                                          "flag", "fallback", "default"},
+                                                         "unknown");
+
+auto to_string(DtypeSource source) -> std::string_view {
+  return kDtypeSourceNames(source);
+}
+
 auto ModelArch::moe_layers() const -> std::int64_t {
   std::int64_t n = 0;
   for (const LayerGroup& g : layer_groups) n += g.moe ? g.count : 0;

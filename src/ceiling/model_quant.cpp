@@ -96,17 +96,24 @@ void set_fp8(Quantization& q, std::int64_t block_rows, std::int64_t block_cols) 
 
 /// The KV-cache dtype a quantized checkpoint was calibrated for: compressed-tensors/ModelOpt
 /// `kv_cache_scheme` {num_bits 8, type float} or ModelOpt `kv_cache_quant_algo` "FP8".
-void read_kv_scheme(const Json& config, ModelArch& arch) {
+/// `source` is the file `config` came from (the KV dtype's provenance).
+void read_kv_scheme(const Json& config, DtypeSource source, ModelArch& arch) {
+  auto mark_fp8 = [&](std::string origin) {
+    arch.kv_cache_dtype = Dtype::Fp8;
+    arch.kv_cache_source = source;
+    arch.kv_cache_origin = std::move(origin);
+  };
   if (const auto s = config.find("kv_cache_scheme"); s != config.end() && s->is_object()) {
     const auto bits = s->find("num_bits");
     const auto type = s->find("type");
     if (bits != s->end() && bits->is_number_integer() && bits->get<int>() == 8 && type != s->end() &&
         type->is_string() && type->get<std::string>() == "float") {
-      arch.kv_cache_dtype = Dtype::Fp8;
+      mark_fp8("kv_cache_scheme 8-bit float");
     }
   }
   if (const auto a = config.find("kv_cache_quant_algo"); a != config.end() && a->is_string()) {
-    if (core::to_lower_ascii(a->get<std::string>()) == "fp8") arch.kv_cache_dtype = Dtype::Fp8;
+    const std::string algo = a->get<std::string>();
+    if (core::to_lower_ascii(algo) == "fp8") mark_fp8("kv_cache_quant_algo " + algo);
   }
 }
 
@@ -173,6 +180,7 @@ auto read_modelopt(const Json& config, const std::string& context, Quantization&
       }
     }
   }
+  q.algo = algo->value_or("");
   if (name == "nvfp4") {
     set_nvfp4(q);
   } else if (name == "fp8" || name == "fp8_pb_wo" || name == "fp8_block") {
@@ -270,7 +278,7 @@ auto read_quantization(const Json* config, const std::string& context, ModelArch
       if (name.is_string()) keep_unconverted(q, name.get<std::string>());
     }
   }
-  read_kv_scheme(*config, arch);
+  read_kv_scheme(*config, DtypeSource::QuantizationConfig, arch);
   arch.quant = std::move(q);
   return core::ok();
 }
@@ -284,12 +292,13 @@ auto read_hf_quant_config(const Json& file, const std::string& context, ModelArc
   }
   Quantization q;
   q.method = "modelopt";
+  q.source = DtypeSource::HfQuantConfig;
   q.converted = linear_layer_modules();
   if (auto r = read_modelopt(*quant, context, q); !r) return core::propagate(r);
   if (!arch.quant.method.empty() && arch.quant.method != "modelopt") {
     arch.notes.push_back("hf_quant_config.json replaces quantization_config (" + arch.quant.method + ")");
   }
-  read_kv_scheme(*quant, arch);
+  read_kv_scheme(*quant, DtypeSource::HfQuantConfig, arch);
   arch.quant = std::move(q);
   return core::ok();
 }

@@ -36,6 +36,79 @@ auto check_tp(const ModelArch& arch, int tp) -> core::Result<void> {
   return core::ok();
 }
 
+auto choice(Dtype dtype, DtypeSource source, std::string detail) -> DtypeChoice {
+  return DtypeChoice{std::string(to_string(dtype)), source, std::move(detail)};
+}
+
+/// Where the activation dtype came from before any fallback: `--dtype` (other than fp8, which keeps the
+/// checkpoint's 16-bit activations), else config.json, else the bf16 default.
+auto activation_choice(const ModelArch& arch, const Workload& workload, Dtype activation) -> DtypeChoice {
+  if (workload.dtype && *workload.dtype != Dtype::Fp8)
+    return choice(activation, DtypeSource::Flag, "--dtype");
+  if (arch.checkpoint_dtype_origin.empty()) {
+    return choice(activation, DtypeSource::Default, "config.json names no torch_dtype");
+  }
+  return choice(activation, DtypeSource::Config, arch.checkpoint_dtype_origin);
+}
+
+/// Quantised weights: the storage format's first word ("nvfp4", "fp8", "int4"), the method, ModelOpt's
+/// algorithm and the rest of the format as the detail ("fp8, block 128x128"), or `--dtype`.
+auto quantised_weights_choice(const Quantization& q, bool from_flag) -> DtypeChoice {
+  const std::string format = q.format.empty() ? q.method : q.format;
+  const auto space = format.find(' ');
+  DtypeChoice c{format.substr(0, space), from_flag ? DtypeSource::Flag : q.source, "--dtype"};
+  if (from_flag) return c;
+  c.detail = q.method + (q.algo.empty() ? "" : " " + q.algo);
+  if (space != std::string::npos) c.detail += ", " + format.substr(space + 1);
+  return c;
+}
+
+/// The KV-cache dtype `kv` and where it came from: `--kv-dtype`, `--dtype` (the activations'), the
+/// checkpoint's quantisation files, else the activations'.
+auto kv_choice(const ModelArch& arch, const Workload& workload, Dtype kv, const DtypeChoice& activations)
+    -> DtypeChoice {
+  if (workload.kv_dtype) return choice(kv, DtypeSource::Flag, "--kv-dtype");
+  if (workload.dtype) return choice(kv, DtypeSource::Flag, "--dtype, as the activations");
+  if (arch.kv_cache_dtype) return choice(kv, arch.kv_cache_source, arch.kv_cache_origin);
+  DtypeChoice c = activations;
+  c.detail += c.detail.empty() ? "as the activations" : ", as the activations";
+  return c;
+}
+
+/// Applies a quantised format (the checkpoint's, or `--dtype fp8` when `from_flag`) to the modules it
+/// converts: their bytes per weight, their GEMM math (native where the GPU reads the format, else the
+/// activation dtype: 3.6), a note, and the weights' and GEMM math's provenance when the main weight group is
+/// converted.
+void apply_quantization(const Quantization& q, const ModelArch& arch, bool from_flag, const GpuSpec& gpu,
+                        Precision& p) {
+  // The math runs natively only where the GPU reads the stored format (3.6): MXFP4/NVFP4 need FP4.
+  const Dtype needs = q.tensor_format == Dtype::Bf16 ? q.math : q.tensor_format;
+  const bool native = q.math != Dtype::Bf16 && supported(gpu, needs);
+  const Dtype math = native ? q.math : p.activation;
+  const std::string format = q.format.empty() ? q.method : q.format;
+  std::string note = format + " weights run " + std::string(to_string(math)) + " math on " + gpu.id;
+  if (!native && q.math != Dtype::Bf16) {
+    note += ": the GPU has no " + std::string(to_string(needs)) + " tensor rate, so the GEMMs dequantise";
+  } else if (!native) {
+    note += " (weight-only: the GEMMs dequantise)";
+  }
+  p.notes.push_back(std::move(note));
+  for (std::size_t m = 0; m < kModuleCount; ++m) {
+    if (!q.converted[m]) continue;
+    p.weight_bytes[m] = q.bits_per_weight / 8.0;
+    p.math[m] = math;
+  }
+  if (q.converted[index_of(arch.is_moe() ? Module::Experts : Module::DenseMlp)]) {
+    p.dtypes.weights = quantised_weights_choice(q, from_flag);
+    p.dtypes.gemm_math = DtypeChoice{std::string(to_string(math)), p.dtypes.weights.source,
+                                     native ? p.dtypes.weights.detail : "weight-only: the GEMMs dequantise"};
+    if (!native && q.math != Dtype::Bf16) {
+      p.dtypes.gemm_math = choice(math, DtypeSource::Fallback,
+                                  gpu.id + " has no " + std::string(to_string(needs)) + " tensor rate");
+    }
+  }
+}
+
 }  // namespace
 
 constexpr core::EnumNames<OpKind, 4> kOpKindNames({"gemm", "attention", "memory", "collective"}, "unknown");
@@ -55,12 +128,16 @@ auto resolve_precision(const ModelArch& arch, const Workload& workload, const Gp
   }
   const bool fp8 = base == Dtype::Fp8;
   p.activation = fp8 ? (arch.checkpoint_dtype == Dtype::Fp16 ? Dtype::Fp16 : Dtype::Bf16) : base;
+  p.dtypes.activations = activation_choice(arch, workload, p.activation);
   if (!supported(gpu, p.activation)) {
     const Dtype fallback = supported(gpu, Dtype::Fp16) ? Dtype::Fp16 : Dtype::Fp32;
-    p.notes.push_back(gpu.id + " has no " + std::string(to_string(p.activation)) +
-                      " tensor rate: modelled in " + std::string(to_string(fallback)));
+    const std::string missing = gpu.id + " has no " + std::string(to_string(p.activation)) + " tensor rate";
+    p.notes.push_back(missing + ": modelled in " + std::string(to_string(fallback)));
     p.activation = fallback;
+    p.dtypes.activations = choice(fallback, DtypeSource::Fallback, missing);
   }
+  p.dtypes.weights = p.dtypes.activations;
+  p.dtypes.gemm_math = p.dtypes.activations;
   p.weight_bytes.fill(bytes_per_element(p.activation));
   p.math.fill(p.activation);
   Quantization q = arch.quant;
@@ -75,25 +152,7 @@ auto resolve_precision(const ModelArch& arch, const Workload& workload, const Gp
     if (!arch.quant.method.empty())
       p.notes.push_back("--dtype replaces quantization_config (" + arch.quant.method + ")");
   }
-  if (q.bits_per_weight > 0) {
-    // The math runs natively only where the GPU reads the stored format (3.6): MXFP4/NVFP4 need FP4.
-    const Dtype needs = q.tensor_format == Dtype::Bf16 ? q.math : q.tensor_format;
-    const bool native = q.math != Dtype::Bf16 && supported(gpu, needs);
-    const Dtype math = native ? q.math : p.activation;
-    const std::string format = q.format.empty() ? q.method : q.format;
-    std::string note = format + " weights run " + std::string(to_string(math)) + " math on " + gpu.id;
-    if (!native && q.math != Dtype::Bf16) {
-      note += ": the GPU has no " + std::string(to_string(needs)) + " tensor rate, so the GEMMs dequantise";
-    } else if (!native) {
-      note += " (weight-only: the GEMMs dequantise)";
-    }
-    p.notes.push_back(std::move(note));
-    for (std::size_t m = 0; m < kModuleCount; ++m) {
-      if (!q.converted[m]) continue;
-      p.weight_bytes[m] = q.bits_per_weight / 8.0;
-      p.math[m] = math;
-    }
-  }
+  if (q.bits_per_weight > 0) apply_quantization(q, arch, workload.dtype.has_value(), gpu, p);
   const Dtype kv =
       workload.kv_dtype.value_or(workload.dtype ? p.activation : arch.kv_cache_dtype.value_or(p.activation));
   if (!is_storage_dtype(kv)) {
@@ -104,6 +163,7 @@ auto resolve_precision(const ModelArch& arch, const Workload& workload, const Gp
   p.kv = kv;
   p.kv_bytes = bytes_per_element(kv);
   p.fp8_tensor_rate = supported(gpu, Dtype::Fp8);
+  p.dtypes.kv_cache = kv_choice(arch, workload, kv, p.dtypes.activations);
   p.main_math = p.math[index_of(arch.is_moe() ? Module::Experts : Module::DenseMlp)];
   return p;
 }

@@ -67,6 +67,7 @@ auto derive(const RawSample& raw, const DeviceInfo& device) -> SolSample {
   out.metrics = raw.values;
   out.attainable_compute_sol_pct = raw.attainable_compute_sol_pct;
   out.attainable_memory_sol_pct = raw.attainable_memory_sol_pct;
+  out.attainable_limiter = raw.attainable_limiter;
 
   for (const MetricDef& def : metric_catalog()) {
     const double v = raw.values[index_of(def.id)];

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "core/limiter.hpp"
 #include "core/metric_id.hpp"
 #include "core/sol_terms.hpp"
 
@@ -34,6 +35,9 @@ struct RawSample {
   /// no workload is known). Not a measurement: filled by the app from src/ceiling, kept so traces replay it.
   double attainable_compute_sol_pct = kUnknown;
   double attainable_memory_sol_pct = kUnknown;
+  /// The resource that limits that ceiling (core/limiter.hpp); kCount when unknown. Not stored in traces: a
+  /// replayed sample has its figures but no limiter.
+  Limiter attainable_limiter = Limiter::kCount;
 
   [[nodiscard]] auto value(MetricId id) const -> double { return values[index_of(id)]; }
   void set(MetricId id, double v) { values[index_of(id)] = v; }

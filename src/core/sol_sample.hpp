@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 
+#include "core/limiter.hpp"
 #include "core/raw_sample.hpp"
 #include "core/sol_terms.hpp"
 
@@ -31,6 +32,9 @@ struct SolSample {
   Bound bound = Bound::Unknown;
   double attainable_compute_sol_pct = kUnknown;  ///< from the ceiling model, when a workload is known
   double attainable_memory_sol_pct = kUnknown;
+  /// What limits the attainable figures (RawSample::attainable_limiter); in a window, the limiter that held
+  /// for the most sample time. kCount when unknown.
+  Limiter attainable_limiter = Limiter::kCount;
   std::array<double, kMetricCount> metrics = RawSample::unknown_values();
 
   [[nodiscard]] auto metric(MetricId id) const -> double { return metrics[index_of(id)]; }

@@ -24,6 +24,15 @@ auto argmax_mean(const Means& means) -> std::size_t {
   return best;
 }
 
+/// The limiter with the most sample time; kCount when no sample had one (ties: the first in enum order).
+auto most_weight(const std::array<double, kLimiterCount>& weight) -> Limiter {
+  std::size_t best = kLimiterCount;
+  for (std::size_t i = 0; i < kLimiterCount; ++i) {
+    if (weight[i] > 0 && (best == kLimiterCount || weight[i] > weight[best])) best = i;
+  }
+  return static_cast<Limiter>(best);
+}
+
 auto window_of(const SolSample& s, std::int64_t window_ns) -> std::int64_t {
   const std::int64_t mid = s.t_start_ns + (s.t_end_ns - s.t_start_ns) / 2;
   // Floor division, so that windows before the epoch (negative times in tests) stay aligned.
@@ -51,6 +60,8 @@ void WindowAccumulator::add(const SolSample& sample) {
   dram_bytes_per_s_.add(sample.dram_bytes_per_s, w);
   attainable_compute_.add(sample.attainable_compute_sol_pct, w);
   attainable_memory_.add(sample.attainable_memory_sol_pct, w);
+  if (sample.attainable_limiter < Limiter::kCount)
+    limiter_weight_[static_cast<std::size_t>(sample.attainable_limiter)] += w;
   for (std::size_t i = 0; i < kPipeCount; ++i) pipes_[i].add(sample.pipe_pct[i], w);
   for (std::size_t i = 0; i < kMemPathCount; ++i) paths_[i].add(sample.path_pct[i], w);
   for (std::size_t i = 0; i < kMetricCount; ++i) metrics_[i].add(sample.metrics[i], w);
@@ -69,6 +80,7 @@ auto WindowAccumulator::result() const -> SolSample {
   out.dram_bytes_per_s = dram_bytes_per_s_.value();
   out.attainable_compute_sol_pct = attainable_compute_.value();
   out.attainable_memory_sol_pct = attainable_memory_.value();
+  out.attainable_limiter = most_weight(limiter_weight_);
   for (std::size_t i = 0; i < kPipeCount; ++i) out.pipe_pct[i] = pipes_[i].value();
   for (std::size_t i = 0; i < kMemPathCount; ++i) out.path_pct[i] = paths_[i].value();
   for (std::size_t i = 0; i < kMetricCount; ++i) out.metrics[i] = metrics_[i].value();

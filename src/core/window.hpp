@@ -67,6 +67,7 @@ class WindowAccumulator {
   WeightedMean dram_bytes_per_s_;
   WeightedMean attainable_compute_;
   WeightedMean attainable_memory_;
+  std::array<double, kLimiterCount> limiter_weight_{};  ///< sample time per attainable limiter, ns
   std::array<WeightedMean, kPipeCount> pipes_{};
   std::array<WeightedMean, kMemPathCount> paths_{};
   std::array<WeightedMean, kMetricCount> metrics_{};

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include "core/attainable_gap.hpp"
 #include "core/metric_id.hpp"
 #include "report/report_series.hpp"
 
@@ -25,10 +26,6 @@ auto point_of(const core::SolSample& s) -> PhasePoint {
                     .compute_pipe = s.compute_pipe,
                     .memory_path = s.memory_path,
                     .bound = s.bound};
-}
-
-auto difference(double attainable, double measured) -> double {
-  return std::isnan(attainable) || std::isnan(measured) ? core::kUnknown : attainable - measured;
 }
 
 }  // namespace
@@ -104,8 +101,9 @@ auto ReportBuilder::gpu_report(Lane& l) const -> GpuReport {
     }
     gpu.attainable_compute_sol_pct = mean.attainable_compute_sol_pct;
     gpu.attainable_memory_sol_pct = mean.attainable_memory_sol_pct;
-    gpu.compute_headroom_pct = difference(mean.attainable_compute_sol_pct, mean.compute_sol_pct);
-    gpu.memory_headroom_pct = difference(mean.attainable_memory_sol_pct, mean.memory_sol_pct);
+    const core::AttainableGap gap = core::attainable_gap(mean);  // the views' gap, over the whole trace
+    gpu.compute_headroom_pct = gap.compute_pts;
+    gpu.memory_headroom_pct = gap.memory_pts;
   }
   gpu.min_phase_ns = min_phase_ns(l.sampled_ns);
   gpu.phases = detect_bin_phases(l.bins.bins(), gpu.min_phase_ns);

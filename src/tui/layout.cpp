@@ -7,8 +7,8 @@
 namespace solscope::tui {
 namespace {
 
-constexpr int kDetailHeightWide = 17;    ///< pipes and paths side by side (>= kDetailWideCols columns)
-constexpr int kDetailHeightNarrow = 22;  ///< pipes above paths
+constexpr int kDetailHeightWide = 18;    ///< pipes and paths side by side (>= kDetailWideCols columns)
+constexpr int kDetailHeightNarrow = 23;  ///< pipes above paths
 
 /// The first visible position so that `selected` is among `visible` of `count`.
 auto first_visible(std::size_t count, std::size_t visible, std::size_t selected) -> std::size_t {

@@ -106,6 +106,9 @@ void draw_detail(const core::DeviceSnapshot& d, const Rect& area, Frame& frame) 
   frame.put(row++, area.col, source, role == Role::Normal ? Role::Dim : role, area.width);
   const std::string workload = d.state.workload_note.empty() ? "n/a" : d.state.workload_note;
   frame.put(row++, area.col, " workload: " + workload, Role::Dim, area.width);
+  const std::string attainable = attainable_line(w);
+  frame.put(row++, area.col, " " + (attainable.empty() ? "attainable: n/a" : attainable), Role::Normal,
+            area.width);
   if (area.width >= kDetailWideCols) {
     const int half = area.width / 2;
     draw_parts(kPipeRows, w, row, area.col, half - 1, frame);

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "core/attainable_gap.hpp"
+#include "core/limiter.hpp"
 #include "core/metric_catalog.hpp"
 #include "tui/detail/view_parts.hpp"
 #include "tui/format.hpp"
@@ -128,6 +130,22 @@ auto activity_line(const core::SolSample* w) -> std::string {
          format_pct(metric_of(w, core::MetricId::SmOccupancy)) + "  GR active " +
          format_pct(metric_of(w, core::MetricId::GrActive)) + "  " +
          bound_label(w == nullptr ? core::Bound::Unknown : w->bound);
+}
+
+auto attainable_line(const core::SolSample* w) -> std::string {
+  if (w == nullptr) return {};
+  if (std::isnan(w->attainable_compute_sol_pct) && std::isnan(w->attainable_memory_sol_pct)) return {};
+  const core::AttainableGap gap = core::attainable_gap(*w);
+  const auto gap_text = [](double pts) {
+    return std::isnan(pts) ? std::string() : fmt::format(" ({:+.1f} pts)", pts);
+  };
+  std::string text = "attainable compute " + format_pct(w->attainable_compute_sol_pct) +
+                     gap_text(gap.compute_pts) + ", memory " + format_pct(w->attainable_memory_sol_pct) +
+                     gap_text(gap.memory_pts);
+  if (w->attainable_limiter != core::Limiter::kCount) {
+    text += ", limited by " + std::string(core::limiter_text(w->attainable_limiter));
+  }
+  return text;
 }
 
 auto note_of(const core::DeviceSnapshot& d) -> std::pair<std::string, Role> {

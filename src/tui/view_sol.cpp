@@ -73,12 +73,10 @@ auto util_line(const core::SolSample* w, const std::string& label, int label_wid
                  .value_role = Role::Dim};
 }
 
-/// "attainable: compute 71.0% memory 40.0%" when the ceiling model gives a figure; else empty.
+/// "  attainable compute 41.0% (+12.3 pts), memory ..." (attainable_line) after the state line; else empty.
 auto attainable_text(const core::SolSample* w) -> std::string {
-  if (w == nullptr) return {};
-  if (std::isnan(w->attainable_compute_sol_pct) && std::isnan(w->attainable_memory_sol_pct)) return {};
-  return "  attainable: compute " + format_pct(w->attainable_compute_sol_pct) + " memory " +
-         format_pct(w->attainable_memory_sol_pct);
+  const std::string line = attainable_line(w);
+  return line.empty() ? line : "  " + line;
 }
 
 void draw_full(const core::DeviceSnapshot& d, bool selected, const Rect& area, Frame& frame) {

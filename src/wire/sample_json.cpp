@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/limiter.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/sol_terms.hpp"
 #include "wire/detail/json_escape.hpp"
@@ -150,6 +151,8 @@ auto sample_from_json(const Json& json) -> core::Result<core::SolSample> {
   s.dram_bytes_per_s = number_field(json, "dram_bytes_per_s");
   s.attainable_compute_sol_pct = number_field(json, "attainable_compute_sol_pct");
   s.attainable_memory_sol_pct = number_field(json, "attainable_memory_sol_pct");
+  s.attainable_limiter =
+      core::limiter_from_string(string_field(json, "attainable_limiter")).value_or(core::Limiter::kCount);
   for (const core::MetricDef& def : core::metric_catalog()) {
     s.metrics[core::index_of(def.id)] = number_field(json, def.name);
   }

@@ -18,8 +18,11 @@ namespace solscope::wire {
 /// device, uuid (only when `device` is given and knows it), t_start_ns, t_end_ns, source (core::to_string),
 /// flags (core::SampleFlag bits), compute_sol_pct, compute_pipe, memory_sol_pct, memory_path, bound,
 /// pipes {pipe name: pct, every core::Pipe}, paths {path name: pct, every core::MemPath}, dram_bytes_per_s,
-/// attainable_compute_sol_pct, attainable_memory_sol_pct, then every catalog metric by its catalog name
-/// (core::metric_catalog() order, e.g. "tensor_pipe_pct", "power_w").
+/// attainable_compute_sol_pct, attainable_memory_sol_pct, attainable_limiter (core::to_string(Limiter):
+/// "compute", "memory", "kernel_overhead", "interconnect"; null when unknown), attainable_compute_gap_pts,
+/// attainable_memory_gap_pts (attainable - live in percentage points, core::attainable_gap; written, never
+/// read: a reader derives them again), then every catalog metric by its catalog name (core::metric_catalog()
+/// order, e.g. "tensor_pipe_pct", "power_w").
 ///
 /// Units are those of the names (percent 0-100 of peak, bytes/s, MHz, W, degrees C, bytes). Unknown values
 /// (NaN, or no pipe/path) are JSON null, never 0 (number_or_null). Numbers print in the shortest form that

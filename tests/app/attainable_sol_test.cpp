@@ -3,8 +3,11 @@
 // and the GPU spec database built into the binary. Expected figures come from direct ceiling::evaluate calls.
 #include "attainable/attainable_sol.hpp"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <filesystem>
@@ -18,6 +21,10 @@
 
 #include "attainable/attainable_wiring.hpp"
 #include "ceiling/default_gpu_specs.hpp"
+#include "core/derive.hpp"
+#include "core/live_state.hpp"
+#include "server/detail/api.hpp"
+#include "tui/detail/views.hpp"
 #include "workload/workload_test_support.hpp"
 
 namespace solscope::app {
@@ -279,6 +286,54 @@ TEST_F(AttainableSolTest, formats_the_devices_workloads_view) {
   EXPECT_THAT(text, HasSubstr("GPU 5: no serving engine: pid 4000 (bob) runs python train.py --epochs 3;"));
 }
 
+// From a discovered engine to what the user reads: the limiter and the gap in points between the live and the
+// attainable figures, in the API's JSON (/api/v1/devices' latest window) and in the terminal's detail view.
+TEST_F(AttainableSolTest, the_api_and_the_detail_view_say_the_limiter_and_the_gap) {
+  pids_.pids = {{0, {1002}}, {1, {1003}}};
+  auto attainable = make(two_h100());
+  core::RawSample clock = sample_of(0, 1755.0);
+  attainable->annotate(clock);  // the next pass evaluates at this clock
+  attainable->refresh_now();
+  core::RawSample raw = sample_of(0, 1755.0);
+  raw.t_start_ns = 1'000'000'000;
+  raw.t_end_ns = 1'100'000'000;
+  raw.source = core::SourceKind::PmSampling;
+  raw.set(core::MetricId::TensorPipe, 1.5);       // live Compute SOL
+  raw.set(core::MetricId::DramThroughput, 40.0);  // live Memory SOL
+  attainable->annotate(raw);
+  const ceiling::ServeCeiling expected =
+      direct_serving(kH100Name, root_ / kLlamaSnapshot, ceiling::ServeTraffic{900, 450, 15, 0}, 2, 1755.0);
+  ASSERT_EQ(expected.limiter, ceiling::Limiter::Memory) << "small-batch decode is memory bound";
+  EXPECT_EQ(raw.attainable_limiter, core::Limiter::Memory);
+  EXPECT_THAT(attainable->description_of(0),
+              HasSubstr("; weights bf16, activations bf16, KV cache bf16, GEMM math bf16"))
+      << "the dtypes in brief";
+  core::LiveState state;
+  state.set_devices({core::DeviceState{.info = {.index = 0, .name = kH100Name}}});
+  state.add(core::derive(raw, core::DeviceInfo{}));
+
+  const auto body = nlohmann::json::parse(server::devices_json(state, {.hostname = "node-1"}));
+  const auto& window = body.at("devices").at(0).at("latest_window");
+  EXPECT_EQ(window.at("attainable_limiter"), "memory");
+  // The window's means of one sample: equal to it up to rounding.
+  EXPECT_NEAR(window.at("attainable_compute_gap_pts").get<double>(), expected.activity_compute_sol_pct - 1.5,
+              1e-9);
+  EXPECT_NEAR(window.at("attainable_memory_gap_pts").get<double>(), expected.memory_sol_pct - 40.0, 1e-9);
+
+  tui::ScreenModel model;
+  model.devices = state.snapshot();
+  tui::UiState ui;
+  ui.view = tui::View::Detail;
+  tui::Frame frame(50, 200);
+  tui::render(model, ui, tui::compute_layout(tui::layout_request(model, ui, 50, 200)), frame);
+  const std::string line = fmt::format(
+      " attainable compute {:.1f}% ({:+.1f} pts), memory {:.1f}% ({:+.1f} pts), limited by memory "
+      "bandwidth\n",
+      expected.activity_compute_sol_pct, expected.activity_compute_sol_pct - 1.5, expected.memory_sol_pct,
+      expected.memory_sol_pct - 40.0);
+  EXPECT_NE(frame.text().find(line), std::string::npos) << line << frame.text();
+}
+
 // Two scrapes 5 s apart of SYNTHETIC serving metrics: isl 1024, osl 256, concurrency 60 + 4 from the
 // window's histogram deltas, and the engine's FLOP estimate rising by 5e14 -> 1e14 FLOP/s per GPU, shown as
 // an MFU against the same peak as solscope's useful figure.
@@ -320,6 +375,42 @@ TEST_F(AttainableSolTest, serving_mix_from_live_histograms_and_the_engines_flop_
   EXPECT_NEAR(f.engine_mfu_pct, 1e14 / (132 * 4096 * 1.755e9) * 100, 1e-9);
   EXPECT_THAT(f.description, HasSubstr("serving isl 1024 osl 256 concurrency 64, budget 2048, TP 2 on "));
   EXPECT_THAT(f.description, HasSubstr("; engine's own FLOP estimate 100.0 TFLOP/s per GPU = MFU 10.5%"));
+}
+
+// SGLang's live traffic sets the serving ceiling too: two SYNTHETIC scrapes 4 s apart whose histogram deltas
+// give isl 2048 (+8192 prompt tokens over +4 requests) and osl 128 (+512 over +4), with 30 running and 2
+// queued requests: the ceiling is the one of exactly that traffic, at SGLang's TP 1 and no budget on its
+// command line.
+TEST_F(AttainableSolTest, sglang_histograms_and_queue_set_the_serving_ceiling) {
+  constexpr const char* kQwenConfig = "rootfs/sglang/models/Qwen2.5-7B/config.json";
+  fs::copy_file(data_dir() / "hf_configs/qwen2.5-7b/config.json", root_ / kQwenConfig,
+                fs::copy_options::overwrite_existing);
+  pids_.pids = {{2, {2001}}};
+  double now = 100.0;
+  AttainableSolDeps deps;
+  deps.pids = pids_.lister();
+  deps.http = std::make_unique<PortMappedClient>(stub_.port());
+  deps.discovery.procfs_root = root_ / "host";
+  deps.discovery.user_name = workload::test_support::fake_user_name;
+  deps.now_s = [&now] { return now; };
+  AttainableSol attainable({core::DeviceInfo{.index = 2, .name = kH100Name}}, std::move(deps));
+  stub_.set("/30000/get_server_info", 200, engine_fixture("sglang_server_info.json"));
+  stub_.set("/30000/metrics", 200, engine_fixture("synthetic_sglang_serve_t0.txt"));
+  attainable.refresh_now();
+  core::RawSample first = sample_of(2, 1755.0);
+  attainable.annotate(first);  // the next pass evaluates at this clock
+  now = 104.0;
+  stub_.set("/30000/metrics", 200, engine_fixture("synthetic_sglang_serve_t1.txt"));
+  attainable.refresh_now();
+  core::RawSample s = sample_of(2, 1755.0);
+  attainable.annotate(s);
+
+  const ceiling::ServeCeiling expected =
+      direct_serving(kH100Name, root_ / kQwenConfig, ceiling::ServeTraffic{2048, 128, 32, 0}, 1, 1755.0);
+  EXPECT_DOUBLE_EQ(s.attainable_compute_sol_pct, expected.activity_compute_sol_pct);
+  EXPECT_DOUBLE_EQ(s.attainable_memory_sol_pct, expected.memory_sol_pct);
+  EXPECT_EQ(s.attainable_limiter, expected.limiter);
+  EXPECT_THAT(attainable.description_of(2), HasSubstr("serving isl 2048 osl 128 concurrency 32, budget "));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@ solscope_add_test(ceiling
     ${CMAKE_CURRENT_LIST_DIR}/activity_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/attention_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/ceiling_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/dtype_provenance_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/efficiency_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/gemm_family_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/gpu_spec_test.cpp

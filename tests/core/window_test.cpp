@@ -5,7 +5,9 @@
 #include <cmath>
 #include <vector>
 
+#include "core/attainable_gap.hpp"
 #include "core/derive.hpp"
+#include "core/limiter.hpp"
 
 namespace solscope::core {
 namespace {
@@ -104,6 +106,43 @@ TEST(WindowTest, attainable_sol_is_averaged_where_known) {
   const SolSample w = aggregate(samples);
   EXPECT_DOUBLE_EQ(w.attainable_compute_sol_pct, (50.0 * 10 + 70.0 * 30) / 40);
   EXPECT_TRUE(std::isnan(w.attainable_memory_sol_pct));
+}
+
+TEST(WindowTest, the_attainable_limiter_is_the_one_held_longest) {
+  SolSample a = sol(0, 10, 40, 0);
+  a.attainable_limiter = Limiter::Compute;
+  SolSample b = sol(10, 40, 40, 0);
+  b.attainable_limiter = Limiter::Memory;
+  SolSample c = sol(40, 55, 40, 0);
+  c.attainable_limiter = Limiter::Compute;
+  const SolSample d = sol(55, 100, 40, 0);  // no ceiling then: not counted
+  const std::vector<SolSample> samples{a, b, c, d};
+  EXPECT_EQ(aggregate(samples).attainable_limiter, Limiter::Memory)
+      << "30 ns of memory against 25 of compute";
+  const std::vector<SolSample> none{d};
+  EXPECT_EQ(aggregate(none).attainable_limiter, Limiter::kCount);
+}
+
+TEST(AttainableGapTest, attainable_minus_live_in_points_and_nan_when_either_is_unknown) {
+  SolSample s = sol(0, 10, 28.7, 75.1);
+  s.attainable_compute_sol_pct = 41.0;
+  const AttainableGap gap = attainable_gap(s);
+  EXPECT_NEAR(gap.compute_pts, 12.3, 1e-12);
+  EXPECT_TRUE(std::isnan(gap.memory_pts)) << "no attainable Memory SOL";
+  s.attainable_memory_sol_pct = 70.0;
+  EXPECT_NEAR(attainable_gap(s).memory_pts, -5.1, 1e-12) << "the GPU beats the model: a negative gap";
+  EXPECT_TRUE(std::isnan(gap_pts(50.0, kUnknown)));
+}
+
+TEST(LimiterTest, names_read_back_and_unknown_is_kcount) {
+  for (std::size_t i = 0; i < kLimiterCount; ++i) {
+    const auto l = static_cast<Limiter>(i);
+    EXPECT_EQ(limiter_from_string(to_string(l)), l);
+  }
+  EXPECT_EQ(to_string(Limiter::Overhead), "kernel_overhead");
+  EXPECT_EQ(limiter_text(Limiter::Memory), "memory bandwidth");
+  EXPECT_EQ(to_string(Limiter::kCount), "unknown");
+  EXPECT_FALSE(limiter_from_string("unknown").has_value());
 }
 
 TEST(WindowTest, splits_into_epoch_aligned_windows_by_midpoint) {

@@ -124,7 +124,8 @@ async function readCards(page) {
         chip: card.querySelector('[data-fact="chip"]').textContent,
         seriesPixels, canvasPixels,
         fields: Object.fromEntries(['compute_sol_pct', 'memory_sol_pct', 'gpu_util_pct', 'attainable_compute_sol_pct',
-          'attainable_memory_sol_pct', 'bound', 'compute_pipe', 'memory_path'].map((f) => [f, field(f)])),
+          'attainable_memory_sol_pct', 'attainable_compute_gap_pts', 'attainable_memory_gap_pts', 'attainable_limiter',
+          'bound', 'compute_pipe', 'memory_path'].map((f) => [f, field(f)])),
       };
     });
   });
@@ -145,6 +146,20 @@ function compareCard(card, window, tolerancePct, what) {
             `${what}: GPU ${card.gpu} ${f} reads "${card.fields[f].text}", want ${want.toFixed(1)} %`);
     }
   }
+  // The gap in points is the daemon's (attainable - live, computed once by its core), shown as the terminal does.
+  for (const f of ['attainable_compute_gap_pts', 'attainable_memory_gap_pts']) {
+    const want = window[f] === undefined ? null : window[f];
+    const shown = card.fields[f].value === '' ? null : Number(card.fields[f].value);
+    check((shown === null) === (want === null) && (shown === null || Math.abs(shown - want) <= tolerancePct),
+          `${what}: GPU ${card.gpu} shows ${f} = ${shown}, the daemon's window has ${want}`);
+    if (want !== null) {
+      const text = `(${want < 0 ? '-' : '+'}${Math.abs(want).toFixed(1)} pts)`;
+      check(card.fields[f].text === text, `${what}: GPU ${card.gpu} ${f} reads "${card.fields[f].text}", want ${text}`);
+    }
+  }
+  check(card.fields.attainable_limiter.value === (window.attainable_limiter || ''),
+        `${what}: GPU ${card.gpu} shows limiter ${card.fields.attainable_limiter.value}, the daemon says ` +
+        `${window.attainable_limiter}`);
   check(card.fields.bound.value === window.bound,
         `${what}: GPU ${card.gpu} shows bound ${card.fields.bound.value}, the daemon says ${window.bound}`);
   check(card.fields.compute_pipe.value === (window.compute_pipe || ''),

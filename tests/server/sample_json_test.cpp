@@ -30,6 +30,27 @@ TEST(SampleJsonTest, sample_survives_a_round_trip) {
   EXPECT_DOUBLE_EQ(back->metric(core::MetricId::PowerW), 412.25);
   EXPECT_TRUE(std::isnan(back->metric(core::MetricId::TemperatureC)));
   EXPECT_TRUE(std::isnan(back->pipe_pct[static_cast<std::size_t>(core::Pipe::Fp64)]));
+  EXPECT_EQ(back->attainable_limiter, core::Limiter::kCount);
+}
+
+// The attainable figures travel with their limiter and the gap in points (attainable - live, computed once
+// by core::attainable_gap); the limiter reads back, the gap is derived again by any reader.
+TEST(SampleJsonTest, attainable_limiter_and_gap_are_written_and_the_limiter_reads_back) {
+  core::SolSample s = testing::synthetic_sample(0, testing::kT0, 28.75);
+  s.attainable_compute_sol_pct = 41.0;
+  s.attainable_memory_sol_pct = s.memory_sol_pct + 5.0;
+  s.attainable_limiter = core::Limiter::Overhead;
+  const nlohmann::json json = nlohmann::json::parse(wire::sol_sample_to_json(s, nullptr).dump());
+  EXPECT_EQ(json.at("attainable_limiter"), "kernel_overhead");
+  EXPECT_DOUBLE_EQ(json.at("attainable_compute_gap_pts").get<double>(), 12.25);
+  EXPECT_DOUBLE_EQ(json.at("attainable_memory_gap_pts").get<double>(), 5.0);
+  std::string text;
+  wire::append_sol_sample_json(text, s, nullptr);
+  EXPECT_EQ(text, wire::sol_sample_to_json(s, nullptr).dump()) << "the direct writer writes the same fields";
+  auto back = wire::sample_from_json(json);
+  ASSERT_TRUE(back) << back.error().describe();
+  EXPECT_EQ(back->attainable_limiter, core::Limiter::Overhead);
+  EXPECT_DOUBLE_EQ(back->attainable_compute_sol_pct, 41.0);
 }
 
 TEST(SampleJsonTest, malformed_samples_are_errors_not_exceptions) {

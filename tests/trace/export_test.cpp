@@ -251,7 +251,10 @@ TEST(JsonFormatTest, keys_in_documented_order_and_null_for_unknown) {
                                          "paths",
                                          "dram_bytes_per_s",
                                          "attainable_compute_sol_pct",
-                                         "attainable_memory_sol_pct"};
+                                         "attainable_memory_sol_pct",
+                                         "attainable_limiter",
+                                         "attainable_compute_gap_pts",
+                                         "attainable_memory_gap_pts"};
   ASSERT_EQ(keys.size(), head.size() + core::kMetricCount);
   for (std::size_t i = 0; i < head.size(); ++i) EXPECT_EQ(keys[i], head[i]);
   EXPECT_EQ(keys[head.size()], "tensor_pipe_pct");
@@ -263,6 +266,8 @@ TEST(JsonFormatTest, keys_in_documented_order_and_null_for_unknown) {
   EXPECT_EQ(j.at("pipes").size(), core::kPipeCount);
   EXPECT_EQ(j.at("paths").size(), core::kMemPathCount);
   EXPECT_EQ(j.at("tensor_pipe_pct"), 42.5);
+  EXPECT_TRUE(j.at("attainable_limiter").is_null());
+  EXPECT_TRUE(j.at("attainable_compute_gap_pts").is_null()) << "no attainable figure: no gap";
   EXPECT_EQ(j.dump().find("NaN"), std::string::npos);
 
   core::DeviceInfo device;

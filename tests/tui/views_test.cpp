@@ -116,6 +116,32 @@ TEST(ViewsTest, detail_view_lists_every_pipe_and_path) {
   EXPECT_NE(text.find("sets Compute SOL"), std::string::npos);
 }
 
+// The attainable SOL says its gap to the live figure in points and what limits it, in the detail view's own
+// row and after the state line of the SOL view's panel.
+TEST(ViewsTest, attainable_figures_say_the_gap_in_points_and_the_limiter) {
+  core::SolSample w = window(0, 30.0, 75.0, 98.0);
+  w.attainable_compute_sol_pct = 42.3;
+  w.attainable_memory_sol_pct = 80.1;
+  w.attainable_limiter = core::Limiter::Memory;
+  ScreenModel m = model_of(0);
+  m.devices.push_back(device(0, core::SourceKind::PmSampling, w));
+  constexpr const char* kLine =
+      "attainable compute 42.3% (+12.3 pts), memory 80.1% (+5.1 pts), limited by memory bandwidth";
+  UiState ui;
+  ui.view = View::Detail;
+  EXPECT_NE(draw(m, ui, 50, 200).find(std::string(" ") + kLine), std::string::npos) << draw(m, ui, 50, 200);
+  EXPECT_NE(draw(m, UiState{}, 50, 200).find(kLine), std::string::npos) << draw(m, UiState{}, 50, 200);
+  // A GPU faster than the model reads a negative gap; an unknown limiter is left out.
+  m.devices[0].latest_window->attainable_memory_sol_pct = 70.0;
+  m.devices[0].latest_window->attainable_limiter = core::Limiter::kCount;
+  const std::string text = draw(m, ui, 50, 200);
+  EXPECT_NE(text.find("attainable compute 42.3% (+12.3 pts), memory 70.0% (-5.0 pts)\n"), std::string::npos)
+      << text;
+  // No ceiling: the detail view says so.
+  m.devices[0].latest_window = window(0, 30.0, 75.0, 98.0);
+  EXPECT_NE(draw(m, ui, 50, 200).find(" attainable: n/a"), std::string::npos);
+}
+
 TEST(ViewsTest, help_overlay_lists_the_keys) {
   UiState ui;
   ui.help = true;

@@ -125,6 +125,7 @@ auto random_sample(std::mt19937_64& rng) -> core::SolSample {
   s.dram_bytes_per_s = odd_double(rng);
   s.attainable_compute_sol_pct = odd_double(rng);
   s.attainable_memory_sol_pct = odd_double(rng);
+  s.attainable_limiter = static_cast<core::Limiter>(rng() % (core::kLimiterCount + 1));
   for (double& v : s.metrics) v = odd_double(rng);
   return s;
 }
@@ -149,7 +150,10 @@ TEST(SampleTextTest, a_default_sample_is_all_null_and_parses_back) {
   EXPECT_TRUE(json.at("compute_sol_pct").is_null());
   EXPECT_TRUE(json.at("compute_pipe").is_null());
   EXPECT_TRUE(json.at("pipes").at("tensor").is_null());
-  EXPECT_EQ(json.size(), 15u + core::metric_catalog().size());
+  EXPECT_TRUE(json.at("attainable_limiter").is_null());
+  EXPECT_TRUE(json.at("attainable_compute_gap_pts").is_null());
+  // 15 fields, the attainable limiter and its two gaps, then the catalog.
+  EXPECT_EQ(json.size(), 18u + core::metric_catalog().size());
 }
 
 TEST(JsonTextTest, strings_match_nlohmanns_replacing_serializer_on_random_bytes) {

@@ -12,6 +12,8 @@
 
 (() => {
   const { $, isNum, fmtPct, showError, askToken, getJson, palette, seriesValue } = solscope;
+  // "(+12.3 pts)": a gap in percentage points with its sign, as the terminal view writes it; '' when unknown.
+  const fmtPts = (v) => (isNum(v) ? `(${v < 0 ? '-' : '+'}${Math.abs(v).toFixed(1)} pts)` : '');
   const kHistorySeconds = 15 * 60;   // back-fill span and chart length
   const kDevicesRefreshMs = 10000;   // processes, notes and the lost flag change slowly
   const kMaxRetryMs = 30000;
@@ -161,6 +163,12 @@
                        'attainable_memory_sol_pct']) {
         setField(this.el, f, v(f), fmtPct(v(f)));
       }
+      // The gap to the live figure (attainable - live, points) and the limiter come computed from the daemon.
+      for (const f of ['attainable_compute_gap_pts', 'attainable_memory_gap_pts']) {
+        setField(this.el, f, v(f), fmtPts(v(f)));
+      }
+      const limiter = w && w.attainable_limiter ? w.attainable_limiter : null;
+      setField(this.el, 'attainable_limiter', limiter, limiter ? `limited by ${limiter.replace('_', ' ')}` : '');
       const pipe = w && w.compute_pipe ? w.compute_pipe : null;
       const path = w && w.memory_path ? w.memory_path : null;
       setField(this.el, 'compute_pipe', pipe, pipe ? `pipe ${pipe}` : '');

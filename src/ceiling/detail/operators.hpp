@@ -86,6 +86,29 @@ struct Op {
   AttentionFlops attention;  ///< Attention only
 };
 
+/// One dtype the ceiling used and where it came from (docs/design/ceiling-model.md 2.5 item 1).
+struct DtypeChoice {
+  std::string dtype = "bf16";  ///< to_string(Dtype), or a quantised storage format's name ("nvfp4", "int4")
+  DtypeSource source = DtypeSource::Default;
+  /// What the source said, for people: the field ("torch_dtype", "kv_cache_quant_algo FP8"), the method and
+  /// format ("fp8, block 128x128"), the flag ("--kv-dtype"), or why a fallback ("A100-SXM4-80GB has no fp8
+  /// tensor rate"); may be empty.
+  std::string detail;
+
+  friend auto operator==(const DtypeChoice&, const DtypeChoice&) -> bool = default;
+};
+
+/// The dtypes of a ceiling: weights of the largest weight group (the MLP or the routed experts), activations
+/// (and attention math), the KV cache, and the math of the main GEMMs (the peak MFU is quoted against).
+struct DtypeChoices {
+  DtypeChoice weights;
+  DtypeChoice activations;
+  DtypeChoice kv_cache;
+  DtypeChoice gemm_math;
+
+  friend auto operator==(const DtypeChoices&, const DtypeChoices&) -> bool = default;
+};
+
 /// Storage and math dtypes per module after `quantization_config`, `--dtype` and the GPU's supported dtypes.
 struct Precision {
   std::array<double, kModuleCount> weight_bytes{};  ///< bytes per weight (0.53 for 4-bit AWQ with scales)
@@ -95,13 +118,16 @@ struct Precision {
   double kv_bytes = 2;             ///< bytes per KV-cache element
   bool fp8_tensor_rate = false;    ///< the GPU has an FP8 tensor rate
   Dtype main_math = Dtype::Bf16;   ///< math of the largest weight group: the peak MFU is quoted against
+  DtypeChoices dtypes;             ///< what was used and where each came from, for the reports
   std::vector<std::string> notes;
 };
 
 /// Resolves dtypes (docs/design/ceiling-model.md 2.5 item 1): W8A8 FP8 runs FP8 math; weight-only INT4/MXFP4
 /// dequantises and runs BF16; FP8 on a GPU without FP8 tensor cores runs BF16 math (W8A16) with a note.
 /// `--dtype` (Workload::dtype) replaces the checkpoint's format (fp8 keeps embeddings, router and LM head in
-/// 16 bits). Errors: InvalidArgument for a weight dtype other than bf16/fp16/fp32/fp8 or a KV dtype other
+/// 16 bits). `dtypes` says where each dtype came from: config.json, quantization_config or
+/// hf_quant_config.json (their KV-cache fields included), a flag, or a fallback for a GPU without the tensor
+/// rate. Errors: InvalidArgument for a weight dtype other than bf16/fp16/fp32/fp8 or a KV dtype other
 /// than bf16/fp16/fp32/fp8.
 [[nodiscard]] auto resolve_precision(const ModelArch& arch, const Workload& workload, const GpuSpec& gpu)
     -> core::Result<Precision>;

@@ -59,7 +59,8 @@ void append_headline(const CeilingReportInput& in, std::string& out) {
   auto it = std::back_inserter(out);
   fmt::format_to(it, "Ceiling of {} on {}: {}, {}\n", in.arch.name, in.gpu.id, shape_text(in),
                  layout_text(c));
-  fmt::format_to(it, "  model config {}\n\n", in.config_path);
+  fmt::format_to(it, "  model config {}\n", in.config_path);
+  out += ceiling::dtype_lines(c.dtypes) + "\n";
   fmt::format_to(
       it, "  attainable Compute SOL  {:5.1f}%  {} pipe busy at {:.0f} MHz ({} peak {:.1f} TFLOP/s dense)\n",
       c.tensor_activity_pct, c.main_math == ceiling::Dtype::Fp32 ? "FMA" : "tensor", c.sm_clock_mhz,
@@ -142,6 +143,17 @@ auto render_ceiling_text(const CeilingReportInput& in) -> std::string {
   return out;
 }
 
+auto dtypes_json(const ceiling::DtypeChoices& dtypes) -> nlohmann::ordered_json {
+  auto one = [](const ceiling::DtypeChoice& c) {
+    return nlohmann::ordered_json{
+        {"dtype", c.dtype}, {"source", ceiling::to_string(c.source)}, {"detail", c.detail}};
+  };
+  return nlohmann::ordered_json{{"weights", one(dtypes.weights)},
+                                {"activations", one(dtypes.activations)},
+                                {"kv_cache", one(dtypes.kv_cache)},
+                                {"gemm_math", one(dtypes.gemm_math)}};
+}
+
 auto render_ceiling_json(const CeilingReportInput& in) -> std::string {
   using Json = nlohmann::ordered_json;
   const ceiling::Ceiling& c = in.result;
@@ -162,6 +174,7 @@ auto render_ceiling_json(const CeilingReportInput& in) -> std::string {
                    {"context", in.context},
                    {"prompt", in.prompt},
                    {"tp", c.tensor_parallel}};
+  j["dtypes"] = dtypes_json(c.dtypes);
   j["compute_sol_pct"] = c.compute_sol_pct;
   j["tensor_activity_pct"] = c.tensor_activity_pct;
   j["useful_compute_sol_pct"] = c.useful_compute_sol_pct;

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "ceiling/ceiling.hpp"
 #include "ceiling/ceiling_text.hpp"
 #include "ceiling/gpu_spec.hpp"
@@ -34,5 +36,10 @@ struct CeilingReportInput {
 /// One JSON object (pretty-printed, newline-terminated) with the same content; unknown numbers are null.
 /// Field names carry units (_s, _bytes, _pct, _mhz).
 [[nodiscard]] auto render_ceiling_json(const CeilingReportInput& in) -> std::string;
+
+/// The `dtypes` object of both ceiling reports: {"weights", "activations", "kv_cache", "gemm_math"}, each
+/// {"dtype": "fp8", "source": "config" | "quantization_config" | "hf_quant_config" | "flag" | "fallback" |
+/// "default", "detail": what the source said, as the text report prints it}.
+[[nodiscard]] auto dtypes_json(const ceiling::DtypeChoices& dtypes) -> nlohmann::ordered_json;
 
 }  // namespace solscope::app

@@ -27,8 +27,9 @@ void append_headline(const ServeReportInput& in, std::string& out) {
                  in.gpu.id, s.traffic.input_tokens, s.traffic.output_tokens, s.traffic.concurrency,
                  layout_text(c));
   fmt::format_to(it, "  model config {}\n", in.config_path);
-  fmt::format_to(it, "  token budget {} per step{}\n\n", s.traffic.max_batched_tokens,
+  fmt::format_to(it, "  token budget {} per step{}\n", s.traffic.max_batched_tokens,
                  s.default_budget ? " (vLLM serve's default on this GPU)" : "");
+  out += ceiling::dtype_lines(c.dtypes) + "\n";
   fmt::format_to(it,
                  "  attainable Compute SOL  {:5.1f}%  tensor-pipe activity at {:.0f} MHz ({} peak {:.1f} "
                  "TFLOP/s dense)\n",
@@ -119,6 +120,7 @@ auto render_serve_json(const ServeReportInput& in) -> std::string {
       {"isl", s.traffic.input_tokens},        {"osl", s.traffic.output_tokens},
       {"concurrency", s.traffic.concurrency}, {"max_batched_tokens", s.traffic.max_batched_tokens},
       {"default_budget", s.default_budget},   {"tp", c.tensor_parallel}};
+  j["dtypes"] = dtypes_json(c.dtypes);
   j["compute_sol_pct"] = s.activity_compute_sol_pct;
   j["useful_compute_sol_pct"] = s.useful_compute_sol_pct;
   j["memory_sol_pct"] = s.memory_sol_pct;

@@ -32,6 +32,11 @@ namespace solscope::tui::detail {
 [[nodiscard]] auto state_line(const core::DeviceSnapshot& d, bool ascii) -> std::string;
 /// "SM active 88.1%  occupancy 41.2%  GR active 97.0%  bound: compute-bound".
 [[nodiscard]] auto activity_line(const core::SolSample* w) -> std::string;
+/// "attainable compute 41.0% (+12.3 pts), memory 80.1% (+5.0 pts), limited by memory bandwidth": the
+/// ceiling's figures, the gap to the live figure in points (core::attainable_gap; left out while the live
+/// figure is unknown) and what limits the ceiling (left out when unknown); empty when the window has no
+/// attainable figure.
+[[nodiscard]] auto attainable_line(const core::SolSample* w) -> std::string;
 /// The panel's note: lost GPU, why SOL is n/a, the source's reason and fix, or the workload note; and its
 /// role. Empty text when there is nothing to say.
 [[nodiscard]] auto note_of(const core::DeviceSnapshot& d) -> std::pair<std::string, Role>;

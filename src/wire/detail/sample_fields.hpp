@@ -6,7 +6,9 @@
 #include <cstddef>
 #include <string_view>
 
+#include "core/attainable_gap.hpp"
 #include "core/device_info.hpp"
+#include "core/limiter.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/sol_sample.hpp"
 #include "core/sol_terms.hpp"
@@ -49,6 +51,10 @@ void visit_sample_fields(const core::SolSample& s, const core::DeviceInfo* devic
   v.number("dram_bytes_per_s", s.dram_bytes_per_s);
   v.number("attainable_compute_sol_pct", s.attainable_compute_sol_pct);
   v.number("attainable_memory_sol_pct", s.attainable_memory_sol_pct);
+  name_or_null("attainable_limiter", s.attainable_limiter, core::Limiter::kCount);
+  const core::AttainableGap gap = core::attainable_gap(s);
+  v.number("attainable_compute_gap_pts", gap.compute_pts);
+  v.number("attainable_memory_gap_pts", gap.memory_pts);
   for (const core::MetricDef& def : core::metric_catalog()) {
     v.number(def.name, s.metrics[core::index_of(def.id)]);
   }
