@@ -4,6 +4,7 @@ solscope_add_test(ceiling
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/activity_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/attention_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/capacity_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/ceiling_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/efficiency_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/gemm_family_test.cpp
@@ -16,4 +17,4 @@ solscope_add_test(ceiling
     ${CMAKE_CURRENT_LIST_DIR}/operators_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/parallel_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/serving_test.cpp
-  LIBS solscope::ceiling nlohmann_json::nlohmann_json)
+  LIBS solscope::ceiling nlohmann_json::nlohmann_json fmt::fmt)
