@@ -7,10 +7,10 @@
 
 #include <fmt/format.h>
 
+#include "core/units.hpp"
+
 namespace solscope::ceiling {
 namespace {
-
-constexpr double kMsPerS = 1e3;
 
 auto at(const GpuDatabase& db, const GpuSpec& gpu, const ModelArch& arch, const Workload& base,
         ServeTraffic traffic, std::int64_t concurrency) -> core::Result<ServeCeiling> {
@@ -26,16 +26,6 @@ auto keeps(const ServeCeiling& s, const CapacityLimits& limits) -> bool {
   if (!s.fits) return false;
   if (!std::isnan(limits.max_tpot_s) && !(s.tpot_s <= limits.max_tpot_s)) return false;
   return std::isnan(limits.max_ttft_s) || s.ttft_s <= limits.max_ttft_s;
-}
-
-/// "TPOT <= 30 ms and TTFT <= 500 ms", or "" without limits.
-auto limits_text(const CapacityLimits& limits) -> std::string {
-  std::string out;
-  if (!std::isnan(limits.max_tpot_s)) out = fmt::format("TPOT <= {:g} ms", limits.max_tpot_s * kMsPerS);
-  if (!std::isnan(limits.max_ttft_s)) {
-    out += fmt::format("{}TTFT <= {:g} ms", out.empty() ? "" : " and ", limits.max_ttft_s * kMsPerS);
-  }
-  return out;
 }
 
 /// The NotFound of best_point(): why no point qualifies, with the tightest figures the sweep reached.
@@ -55,18 +45,28 @@ auto nothing_qualifies(std::span<const SweepPoint> sweep, const CapacityLimits& 
     return core::Error{core::ErrorCode::NotFound, "no concurrency fits: " + why,
                        "raise --tp, --ep or --pp, lower --isl/--osl, or pick a larger GPU"};
   }
-  const std::string tpot_text =
-      std::isfinite(tpot->ceiling.tpot_s) ? fmt::format("{:.2f} ms", tpot->ceiling.tpot_s * kMsPerS) : "n/a";
+  const std::string tpot_text = std::isfinite(tpot->ceiling.tpot_s)
+                                    ? fmt::format("{:.2f} ms", tpot->ceiling.tpot_s * core::kKilo)
+                                    : "n/a";
   return core::Error{
       core::ErrorCode::NotFound,
       fmt::format("no concurrency from 1 to {} keeps {}: the lowest TPOT is {} (concurrency {}), the lowest "
                   "TTFT {:.1f} ms (concurrency {})",
                   sweep.back().concurrency, limits_text(limits), tpot_text, tpot->concurrency,
-                  ttft->ceiling.ttft_s * kMsPerS, ttft->concurrency),
+                  ttft->ceiling.ttft_s * core::kKilo, ttft->concurrency),
       "relax --max-tpot-ms / --max-ttft-ms, or raise --tp"};
 }
 
 }  // namespace
+
+auto limits_text(const CapacityLimits& limits) -> std::string {
+  std::string out;
+  if (!std::isnan(limits.max_tpot_s)) out = fmt::format("TPOT <= {:g} ms", limits.max_tpot_s * core::kKilo);
+  if (!std::isnan(limits.max_ttft_s)) {
+    out += fmt::format("{}TTFT <= {:g} ms", out.empty() ? "" : " and ", limits.max_ttft_s * core::kKilo);
+  }
+  return out;
+}
 
 auto output_tokens_per_s_per_gpu(const ServeCeiling& s) -> double {
   return s.output_tokens_per_s / std::max(1, s.prefill_step.gpus);
@@ -123,7 +123,7 @@ auto sweep_concurrency(const GpuDatabase& db, const GpuSpec& gpu, const ModelArc
   if (!limit_ok(limits.max_tpot_s) || !limit_ok(limits.max_ttft_s)) {
     return core::fail(core::ErrorCode::InvalidArgument, "a latency limit is out of range",
                       fmt::format("give --max-tpot-ms and --max-ttft-ms from {:g} to {:g} ms",
-                                  kMinLatencyLimitS * kMsPerS, kMaxLatencyLimitS * kMsPerS));
+                                  kMinLatencyLimitS * core::kKilo, kMaxLatencyLimitS * core::kKilo));
   }
   auto top = max_fitting_concurrency(db, gpu, arch, base, traffic);
   if (!top) return core::propagate(top);

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "ceiling/serving.hpp"
@@ -46,6 +47,9 @@ struct SweepPoint {
   ServeCeiling ceiling;
   bool within_limits = true;  ///< fits in memory and keeps every CapacityLimits bound
 };
+
+/// The limits as a user reads them: "TPOT <= 30 ms and TTFT <= 500 ms"; "" without limits.
+[[nodiscard]] auto limits_text(const CapacityLimits& limits) -> std::string;
 
 /// Output tokens/s per GPU: ServeCeiling::output_tokens_per_s (the whole group's) over the group's GPUs
 /// (Ceiling::gpus of the steps, TP x attention DP x PP).
