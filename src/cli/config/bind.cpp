@@ -80,7 +80,9 @@ auto add_integer_or_word(CLI::App& app, Scope scope, std::string_view name, std:
 auto add_optional_integer(CLI::App& app, Scope scope, std::string_view name, std::int64_t& variable,
                           std::int64_t when_bare) -> CLI::Option* {
   const OptionSpec& spec = require_option(scope, name);
-  if (spec.kind != Kind::Integer) throw std::logic_error("option " + std::string(name) + " is not Integer");
+  if (spec.kind != Kind::Integer || !spec.value_optional) {
+    throw std::logic_error("option " + std::string(name) + " is not an Integer row with an optional value");
+  }
   // A bare option reaches the check and the callback as "" (CLI11 gives an option of 0-1 values its empty
   // default string).
   auto store = [&variable, when_bare](const std::string& text) {

@@ -78,9 +78,9 @@ auto add_option(CLI::App& app, Scope scope, std::string_view name, T& variable, 
 auto add_integer_or_word(CLI::App& app, Scope scope, std::string_view name, std::int64_t& number,
                          bool& word_given) -> CLI::Option*;
 
-/// Adds the Integer row `name` of `scope` as an option whose value may be left out: `--sweep` stores
-/// `when_bare` in `variable`, `--sweep 50` stores 50 (checked by check_value()). Give the bare form last or
-/// before another option, as CLI11 takes a following number as its value.
+/// Adds the Integer row `name` of `scope` (OptionSpec::value_optional) as an option whose value may be left
+/// out: `--sweep` stores `when_bare` in `variable`, `--sweep 50` stores 50 (checked by check_value()). Give
+/// the bare form last or before another option, as CLI11 takes a following number as its value.
 auto add_optional_integer(CLI::App& app, Scope scope, std::string_view name, std::int64_t& variable,
                           std::int64_t when_bare) -> CLI::Option*;
 

@@ -234,9 +234,15 @@ auto ceiling_options() -> std::vector<OptionSpec> {
        "with --serve: choose the concurrency with the most output tokens/s whose TTFT (time to first token) "
        "stays within this many ms",
        "", ceiling::kMinLatencyLimitS * core::kKilo, ceiling::kMaxLatencyLimitS * core::kKilo},
-      {"--sweep", Scope::Ceiling, Integer,
-       "with --serve: a table over concurrency from 1 to the memory limit (geometric), of this many points",
-       integer(ceiling::kDefaultSweepPoints), ceiling::kMinSweepPoints, ceiling::kMaxSweepPoints},
+      {.name = "--sweep",
+       .scope = Scope::Ceiling,
+       .kind = Integer,
+       .help = "with --serve: a table over concurrency from 1 to the memory limit (geometric), of this many "
+               "points",
+       .default_text = integer(ceiling::kDefaultSweepPoints),
+       .min = ceiling::kMinSweepPoints,
+       .max = ceiling::kMaxSweepPoints,
+       .value_optional = true},
       {"--html", Scope::Ceiling, Text,
        "with --sweep: also write the sweep as one self-contained HTML page (throughput against "
        "interactivity) "
