@@ -1,12 +1,13 @@
-// Cost of one attainable-SOL evaluation (goal: well under 1 ms, issue 5), with a baseline measured in the
-// same run: copying the Workload that each evaluation takes (the least any evaluation must do). Report
-// figures as ratios.
+// Cost of one attainable-SOL evaluation (goal: well under 1 ms, issue 5) and of one 30-point capacity sweep
+// (goal: under 50 ms, issue 22), with a baseline measured in the same run: copying the Workload that each
+// evaluation takes (the least any evaluation must do). Report figures as ratios.
 #include <benchmark/benchmark.h>
 
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include "ceiling/capacity.hpp"
 #include "ceiling/ceiling.hpp"
 #include "ceiling/default_gpu_specs.hpp"
 #include "ceiling/serving.hpp"
@@ -115,6 +116,19 @@ void BM_serving_plan_only(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_serving_plan_only);
+
+/// Capacity planning (issue 22 item 4; goal: one 30-point sweep under 50 ms in-process): the memory-limit
+/// bisection (about 20 evaluate_serving() calls) plus the 30 points. Read it as a ratio to
+/// BM_baseline_copy_workload and to BM_serving_llama8b_1024_256_c64 of the same run (one point).
+void BM_sweep_llama8b_30_points(benchmark::State& state) {
+  const Setup s = setup("llama-3.1-8b", Phase::Decode, 1, 0, 0, 1);
+  const ServeTraffic traffic{1024, 256, 1, 0};
+  for (auto _ : state) {
+    auto sweep = sweep_concurrency(s.db, *s.gpu, s.arch, s.workload, traffic, {}, kDefaultSweepPoints);
+    benchmark::DoNotOptimize(sweep);
+  }
+}
+BENCHMARK(BM_sweep_llama8b_30_points)->Unit(benchmark::kMillisecond);
 
 void BM_parse_model_config(benchmark::State& state) {
   const std::string text = read_fixture("deepseek-v3");

@@ -5,11 +5,12 @@
 #include <string>
 #include <utility>
 
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+
 namespace solscope::ceiling {
 namespace {
-
-/// Points within this fraction of the best throughput count as equal (the lower concurrency wins).
-constexpr double kThroughputTie = 0.005;
 
 auto at(const GpuDatabase& db, const GpuSpec& gpu, const ModelArch& arch, const Workload& base,
         ServeTraffic traffic, std::int64_t concurrency) -> core::Result<ServeCeiling> {
@@ -17,8 +18,8 @@ auto at(const GpuDatabase& db, const GpuSpec& gpu, const ModelArch& arch, const 
   return evaluate_serving(db, gpu, arch, base, traffic);
 }
 
-auto limit_ok(double limit) -> bool {
-  return std::isnan(limit) || (std::isfinite(limit) && limit > 0);
+auto limit_ok(double limit_s) -> bool {
+  return std::isnan(limit_s) || (limit_s >= kMinLatencyLimitS && limit_s <= kMaxLatencyLimitS);
 }
 
 auto keeps(const ServeCeiling& s, const CapacityLimits& limits) -> bool {
@@ -27,19 +28,69 @@ auto keeps(const ServeCeiling& s, const CapacityLimits& limits) -> bool {
   return std::isnan(limits.max_ttft_s) || s.ttft_s <= limits.max_ttft_s;
 }
 
-/// Geometric grid 1 .. top with `points` values, rounded and deduplicated, both ends kept.
-auto grid(std::int64_t top, int points) -> std::vector<std::int64_t> {
-  std::vector<std::int64_t> values;
-  const double ratio = top > 1 ? std::pow(static_cast<double>(top), 1.0 / (points - 1)) : 1.0;
-  for (int i = 0; i < points; ++i) {
-    const auto v = std::clamp<std::int64_t>(std::llround(std::pow(ratio, i)), 1, top);
-    if (values.empty() || v > values.back()) values.push_back(v);
+/// The NotFound of best_point(): why no point qualifies, with the tightest figures the sweep reached.
+auto nothing_qualifies(std::span<const SweepPoint> sweep, const CapacityLimits& limits) -> core::Error {
+  const SweepPoint* tpot = nullptr;
+  const SweepPoint* ttft = nullptr;
+  for (const SweepPoint& p : sweep) {
+    if (!p.ceiling.fits) continue;
+    if (tpot == nullptr || p.ceiling.tpot_s < tpot->ceiling.tpot_s) tpot = &p;
+    if (ttft == nullptr || p.ceiling.ttft_s < ttft->ceiling.ttft_s) ttft = &p;
   }
-  if (values.back() != top) values.push_back(top);
-  return values;
+  if (tpot == nullptr) {
+    std::string why = "one request does not fit in memory";
+    for (const std::string& note : sweep.front().ceiling.notes) {
+      if (note.starts_with(kDoesNotFitNote)) why += " (" + note + ")";
+    }
+    return core::Error{core::ErrorCode::NotFound, "no concurrency fits: " + why,
+                       "raise --tp, --ep or --pp, lower --isl/--osl, or pick a larger GPU"};
+  }
+  const std::string tpot_text = std::isfinite(tpot->ceiling.tpot_s)
+                                    ? fmt::format("{:.2f} ms", tpot->ceiling.tpot_s * core::kKilo)
+                                    : "n/a";
+  return core::Error{
+      core::ErrorCode::NotFound,
+      fmt::format("no concurrency from 1 to {} keeps {}: the lowest TPOT is {} (concurrency {}), the lowest "
+                  "TTFT {:.1f} ms (concurrency {})",
+                  sweep.back().concurrency, limits_text(limits), tpot_text, tpot->concurrency,
+                  ttft->ceiling.ttft_s * core::kKilo, ttft->concurrency),
+      "relax --max-tpot-ms / --max-ttft-ms, or raise --tp"};
 }
 
 }  // namespace
+
+auto limits_text(const CapacityLimits& limits) -> std::string {
+  std::string out;
+  if (!std::isnan(limits.max_tpot_s)) out = fmt::format("TPOT <= {:g} ms", limits.max_tpot_s * core::kKilo);
+  if (!std::isnan(limits.max_ttft_s)) {
+    out += fmt::format("{}TTFT <= {:g} ms", out.empty() ? "" : " and ", limits.max_ttft_s * core::kKilo);
+  }
+  return out;
+}
+
+auto output_tokens_per_s_per_gpu(const ServeCeiling& s) -> double {
+  return s.output_tokens_per_s / std::max(1, s.prefill_step.gpus);
+}
+
+auto tokens_per_s_per_user(const ServeCeiling& s) -> double {
+  return std::isfinite(s.tpot_s) && s.tpot_s > 0 ? 1.0 / s.tpot_s : std::numeric_limits<double>::quiet_NaN();
+}
+
+auto concurrency_grid(std::int64_t top, int points) -> std::vector<std::int64_t> {
+  if (top <= 1) return {1};
+  const auto n = static_cast<std::int64_t>(std::min<std::int64_t>(std::max(points, 2), top));
+  std::vector<std::int64_t> values;
+  values.reserve(static_cast<std::size_t>(n));
+  const double log_top = std::log(static_cast<double>(top));
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double share = static_cast<double>(i) / static_cast<double>(n - 1);
+    const std::int64_t ideal = std::llround(std::exp(log_top * share));
+    const std::int64_t lowest = values.empty() ? 1 : values.back() + 1;
+    const std::int64_t highest = top - (n - 1 - i);  // room for the points after this one
+    values.push_back(std::clamp(ideal, lowest, highest));
+  }
+  return values;
+}
 
 auto max_fitting_concurrency(const GpuDatabase& db, const GpuSpec& gpu, const ModelArch& arch,
                              const Workload& base, const ServeTraffic& traffic)
@@ -64,19 +115,20 @@ auto max_fitting_concurrency(const GpuDatabase& db, const GpuSpec& gpu, const Mo
 auto sweep_concurrency(const GpuDatabase& db, const GpuSpec& gpu, const ModelArch& arch, const Workload& base,
                        const ServeTraffic& traffic, const CapacityLimits& limits, int points)
     -> core::Result<std::vector<SweepPoint>> {
-  if (points < 2 || points > kMaxSweepPoints) {
+  if (points < kMinSweepPoints || points > kMaxSweepPoints) {
     return core::fail(core::ErrorCode::InvalidArgument,
-                      "sweep points " + std::to_string(points) + " are out of range",
-                      "use 2 to " + std::to_string(kMaxSweepPoints));
+                      fmt::format("sweep points {} are out of range", points),
+                      fmt::format("use {} to {}", kMinSweepPoints, kMaxSweepPoints));
   }
   if (!limit_ok(limits.max_tpot_s) || !limit_ok(limits.max_ttft_s)) {
-    return core::fail(core::ErrorCode::InvalidArgument, "a latency limit is not a positive number",
-                      "give --max-tpot-ms and --max-ttft-ms in milliseconds above 0");
+    return core::fail(core::ErrorCode::InvalidArgument, "a latency limit is out of range",
+                      fmt::format("give --max-tpot-ms and --max-ttft-ms from {:g} to {:g} ms",
+                                  kMinLatencyLimitS * core::kKilo, kMaxLatencyLimitS * core::kKilo));
   }
   auto top = max_fitting_concurrency(db, gpu, arch, base, traffic);
   if (!top) return core::propagate(top);
   std::vector<SweepPoint> out;
-  for (std::int64_t c : grid(std::max<std::int64_t>(*top, 1), points)) {
+  for (std::int64_t c : concurrency_grid(*top, points)) {
     auto s = at(db, gpu, arch, base, traffic, c);
     if (!s) return core::propagate(s);
     const bool ok = keeps(*s, limits);
@@ -85,28 +137,29 @@ auto sweep_concurrency(const GpuDatabase& db, const GpuSpec& gpu, const ModelArc
   return out;
 }
 
+auto best_point(std::span<const SweepPoint> sweep, const CapacityLimits& limits)
+    -> core::Result<std::size_t> {
+  if (sweep.empty()) return core::fail(core::ErrorCode::InvalidArgument, "the sweep is empty");
+  double best = -1;
+  for (const SweepPoint& p : sweep) {
+    if (p.within_limits) best = std::max(best, p.ceiling.output_tokens_per_s);
+  }
+  if (best < 0) return core::fail(nothing_qualifies(sweep, limits));
+  for (std::size_t i = 0; i < sweep.size(); ++i) {
+    const SweepPoint& p = sweep[i];
+    if (p.within_limits && p.ceiling.output_tokens_per_s >= best * (1 - kThroughputTieFraction)) return i;
+  }
+  return core::fail(core::ErrorCode::Internal, "the best sweep point vanished");
+}
+
 auto best_concurrency(const GpuDatabase& db, const GpuSpec& gpu, const ModelArch& arch, const Workload& base,
                       const ServeTraffic& traffic, const CapacityLimits& limits, int points)
     -> core::Result<SweepPoint> {
   auto sweep = sweep_concurrency(db, gpu, arch, base, traffic, limits, points);
   if (!sweep) return core::propagate(sweep);
-  double best = -1;
-  for (const SweepPoint& p : *sweep) {
-    if (p.within_limits) best = std::max(best, p.ceiling.output_tokens_per_s);
-  }
-  if (best < 0) {
-    const SweepPoint& first = sweep->front();
-    return core::fail(core::ErrorCode::NotFound,
-                      "no concurrency keeps the limits: at 1 request TPOT is " +
-                          std::to_string(first.ceiling.tpot_s * 1e3) + " ms and TTFT " +
-                          std::to_string(first.ceiling.ttft_s * 1e3) + " ms" +
-                          (first.ceiling.fits ? "" : ", and one request does not fit in memory"),
-                      "relax --max-tpot-ms / --max-ttft-ms, or raise --tp");
-  }
-  for (SweepPoint& p : *sweep) {
-    if (p.within_limits && p.ceiling.output_tokens_per_s >= best * (1 - kThroughputTie)) return std::move(p);
-  }
-  return core::fail(core::ErrorCode::Internal, "the best sweep point vanished", "");
+  auto best = best_point(*sweep, limits);
+  if (!best) return core::propagate(best);
+  return std::move((*sweep)[*best]);
 }
 
 }  // namespace solscope::ceiling

@@ -8,6 +8,7 @@ if(TARGET solscope_app)
             ${CMAKE_CURRENT_LIST_DIR}/workloads_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/ceiling_command_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/ceiling_parallel_cli_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/ceiling_serve_test.cpp ${CMAKE_CURRENT_LIST_DIR}/ceiling_dtypes_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/ceiling_capacity_cli_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/serve_e2e_test.cpp ${CMAKE_CURRENT_LIST_DIR}/config_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/live_feed_test.cpp ${CMAKE_CURRENT_LIST_DIR}/sink_worker_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/engine_driver_test.cpp

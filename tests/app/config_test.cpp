@@ -109,8 +109,12 @@ TEST_F(ConfigTest, every_numeric_option_refuses_nan_infinity_and_negatives_on_th
     if (!is_numeric(spec)) continue;
     for (const std::string& bad : kBadNumbers) {
       auto args = prefix(spec.scope);
-      args.push_back(std::string(spec.name));
-      args.push_back(bad);
+      if (spec.value_optional) {  // "--sweep -inf" would read -inf as an option: attach the value
+        args.push_back(std::string(spec.name) + "=" + bad);
+      } else {
+        args.push_back(std::string(spec.name));
+        args.push_back(bad);
+      }
       const RunResult r = run_cli(args);
       EXPECT_EQ(r.code, kExitUsage) << spec.name << " " << bad << ": " << r.err;
       const std::string shown = spec.kind == Kind::Duration ? "invalid duration '" + bad + "'" : bad + " is ";

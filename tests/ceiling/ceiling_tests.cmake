@@ -4,6 +4,7 @@ solscope_add_test(ceiling
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/activity_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/attention_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/capacity_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/ceiling_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/dtype_provenance_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/efficiency_test.cpp
@@ -17,4 +18,4 @@ solscope_add_test(ceiling
     ${CMAKE_CURRENT_LIST_DIR}/operators_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/parallel_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/serving_test.cpp
-  LIBS solscope::ceiling nlohmann_json::nlohmann_json)
+  LIBS solscope::ceiling nlohmann_json::nlohmann_json fmt::fmt)

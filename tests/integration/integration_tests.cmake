@@ -51,6 +51,10 @@ if(SOLSCOPE_NODE)
     COMMAND ${SOLSCOPE_NODE} ${solscope_it_dir}/report_html_test.mjs --solscope $<TARGET_FILE:solscope>
             --workdir ${solscope_it_out}/report_html
             --screenshot ${solscope_it_out}/screenshots/report.png)
+  # `ceiling --serve --sweep --html`: both charts of the capacity page, drawn from the page's own data.
+  solscope_integration_test(NAME ceiling_sweep_html_browser TIMEOUT 120
+    COMMAND ${SOLSCOPE_NODE} ${solscope_it_dir}/ceiling_sweep_html_test.mjs --solscope $<TARGET_FILE:solscope>
+            --workdir ${solscope_it_out}/ceiling_sweep_html)
   # The fleet view of serve --prometheus against the real Prometheus, backfilled by promtool (SYNTHETIC fixture).
   solscope_integration_test(NAME fleet_browser TIMEOUT 180
     COMMAND ${SOLSCOPE_NODE} ${solscope_it_dir}/fleet_web_test.mjs --solscope $<TARGET_FILE:solscope>
@@ -60,6 +64,8 @@ else()
   solscope_integration_test(NAME dashboard_browser TIMEOUT 10
     COMMAND ${SOLSCOPE_PYTHON3} -c "print('SKIP: node is not installed'); raise SystemExit(77)")
   solscope_integration_test(NAME report_html_browser TIMEOUT 10
+    COMMAND ${SOLSCOPE_PYTHON3} -c "print('SKIP: node is not installed'); raise SystemExit(77)")
+  solscope_integration_test(NAME ceiling_sweep_html_browser TIMEOUT 10
     COMMAND ${SOLSCOPE_PYTHON3} -c "print('SKIP: node is not installed'); raise SystemExit(77)")
   solscope_integration_test(NAME fleet_browser TIMEOUT 10
     COMMAND ${SOLSCOPE_PYTHON3} -c "print('SKIP: node is not installed'); raise SystemExit(77)")

@@ -14,9 +14,11 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "ceiling/capacity.hpp"
 #include "ceiling/ceiling.hpp"
 #include "ceiling/default_gpu_specs.hpp"
 #include "ceiling/serving.hpp"
+#include "cli/ceiling/ceiling_capacity.hpp"
 #include "cli/ceiling/ceiling_report.hpp"
 #include "cli/ceiling/ceiling_serve_report.hpp"
 #include "cli/config/bind.hpp"
@@ -187,6 +189,7 @@ auto run(const CeilingArgs& args, std::ostream& out) -> Outcome<void> {
     return usage("--serve models a mix of prefill and decode steps; it takes no --phase",
                  "drop --phase, or drop --serve to model one step");
   }
+  if (auto checked = check_capacity_options(args); !checked) return checked;
   auto workload = make_workload(args, *phase);
   if (!workload) return core::propagate(workload);
   auto db = load_database(args);
@@ -197,6 +200,9 @@ auto run(const CeilingArgs& args, std::ostream& out) -> Outcome<void> {
   if (!path) return core::propagate(path);
   auto arch = load_model_arch(*path, "pass a config.json or a directory holding one");
   if (!arch) return file_error(arch.error());
+  if (args.serve && wants_capacity(args)) {
+    return run_capacity(args, CapacityInput{*db, **gpu, *arch, *workload, path->string()}, out);
+  }
   if (args.serve) return run_serve(args, *db, **gpu, *arch, *workload, path->string(), out);
   auto result = ceiling::evaluate(*db, **gpu, *arch, *workload);
   if (!result) return usage(result.error());
@@ -233,10 +239,17 @@ void add_ceiling_options(CLI::App& sub, CeilingArgs& args) {
       "model steady-state serving (continuous batching, chunked prefill) instead of one --phase step");
   config::add_option(sub, Scope::Ceiling, "--isl", args.isl);
   config::add_option(sub, Scope::Ceiling, "--osl", args.osl);
-  config::add_option(sub, Scope::Ceiling, "--concurrency", args.concurrency);
+  config::add_integer_or_word(sub, Scope::Ceiling, "--concurrency", args.concurrency, args.concurrency_max);
   config::add_option(sub, Scope::Ceiling, "--max-batched-tokens", args.max_batched_tokens);
+  config::add_option(sub, Scope::Ceiling, "--max-tpot-ms", args.max_tpot_ms);
+  config::add_option(sub, Scope::Ceiling, "--max-ttft-ms", args.max_ttft_ms);
+  config::add_optional_integer(sub, Scope::Ceiling, "--sweep", args.sweep_points,
+                               ceiling::kDefaultSweepPoints);
   sub.add_option("--gpu-specs", args.gpu_specs, "GPU spec file replacing the built-in data/gpu_specs.json");
   sub.add_flag("--json", args.json, "print JSON");
+  sub.add_flag("--csv", args.csv, "with --sweep: print the sweep's table as CSV");
+  config::add_option(sub, Scope::Ceiling, "--html", args.html);
+  config::add_option(sub, Scope::Ceiling, "--force", args.force);
 }
 
 auto run_ceiling(const CeilingArgs& args, std::ostream& out, std::ostream& err) -> int {

@@ -45,6 +45,18 @@ struct CeilingArgs {
   std::int64_t osl = 256;               ///< --osl: generated tokens per request (--serve)
   std::int64_t concurrency = 64;        ///< --concurrency: requests in flight (--serve)
   std::int64_t max_batched_tokens = 0;  ///< --max-batched-tokens: token budget per step; 0 = vLLM's default
+  /// --concurrency max (--serve): the concurrency with the most output tokens/s that fits in memory
+  /// (ceiling/capacity.hpp); `concurrency` is then unused.
+  bool concurrency_max = false;
+  /// --max-tpot-ms / --max-ttft-ms (--serve): latency limits of the chosen concurrency, ms; NaN = none.
+  /// Either one chooses the concurrency as --concurrency max does, within the limits.
+  double max_tpot_ms = std::numeric_limits<double>::quiet_NaN();
+  double max_ttft_ms = std::numeric_limits<double>::quiet_NaN();
+  std::int64_t sweep_points =
+      0;               ///< --sweep [N] (--serve): points of the concurrency sweep, 2-1000; 0 = none
+  bool csv = false;    ///< --csv: the sweep's table as CSV (with --sweep)
+  std::string html;    ///< --html FILE: the sweep as a self-contained HTML page (with --sweep)
+  bool force = false;  ///< --force: replace an existing --html file
   /// For --gpu auto: returns the device name of the GPU to model as NVML reports it (e.g. "NVIDIA H100 80GB
   /// HBM3"). Left empty, --gpu auto fails with "needs a GPU". Set by the caller (the app wires NVML).
   std::function<core::Result<std::string>()> detect_gpu;
@@ -53,9 +65,12 @@ struct CeilingArgs {
 /// Adds the options above to the `ceiling` subcommand.
 void add_ceiling_options(CLI::App& sub, CeilingArgs& args);
 
-/// Runs the command: the breakdown (or JSON with --json) on `out`, errors as "solscope: error: ..." on `err`.
-/// Returns 0, 1 (unreadable or invalid file), 2 (bad option value: unknown GPU with "did you mean", bad
-/// phase, dtype or numbers) or 3 (--gpu auto without a GPU) (exit_codes.hpp).
+/// Runs the command: the breakdown (or JSON with --json, the sweep's table as CSV with --csv) on `out`,
+/// errors as "solscope: error: ..." on `err`. Returns 0, 1 (unreadable or invalid file, --html not written),
+/// 2 (bad option value: unknown GPU with "did you mean", bad phase, dtype or numbers, capacity options
+/// without
+/// --serve or --sweep, a bad --html path, no concurrency within the limits or the memory) or 3 (--gpu auto
+/// without a GPU) (exit_codes.hpp).
 auto run_ceiling(const CeilingArgs& args, std::ostream& out, std::ostream& err) -> int;
 
 }  // namespace solscope::app

@@ -121,6 +121,7 @@ auto render_serve_json(const ServeReportInput& in) -> std::string {
       {"concurrency", s.traffic.concurrency}, {"max_batched_tokens", s.traffic.max_batched_tokens},
       {"default_budget", s.default_budget},   {"tp", c.tensor_parallel}};
   j["dtypes"] = dtypes_json(c.dtypes);
+  if (!in.concurrency_choice.empty()) j["traffic"]["concurrency_choice"] = in.concurrency_choice;
   j["compute_sol_pct"] = s.activity_compute_sol_pct;
   j["useful_compute_sol_pct"] = s.useful_compute_sol_pct;
   j["memory_sol_pct"] = s.memory_sol_pct;

@@ -16,6 +16,9 @@ struct ServeReportInput {
   const ceiling::GpuSpec& gpu;
   const ceiling::ModelArch& arch;
   std::string config_path;  ///< the config.json read
+  /// Why the concurrency was chosen (--concurrency max, --max-tpot-ms: ceiling_capacity.hpp); empty when
+  /// given.
+  std::string concurrency_choice = {};
 };
 
 /// Multi-line text: headline SOL figures (activity and useful), throughput and latency, phase split, the step

@@ -62,6 +62,40 @@ auto finish_option(CLI::Option& option, const OptionSpec& spec, Target target) -
   return &option;
 }
 
+auto add_integer_or_word(CLI::App& app, Scope scope, std::string_view name, std::int64_t& number,
+                         bool& word_given) -> CLI::Option* {
+  const OptionSpec& spec = require_option(scope, name);
+  if (spec.kind != Kind::Integer || spec.word.empty()) {
+    throw std::logic_error("option " + std::string(name) + " is not an Integer row with a word");
+  }
+  auto store = [&spec, &number, &word_given](const std::string& text) {
+    word_given = text == spec.word;
+    if (!word_given) number = std::stoll(text);  // checked: finish_option
+  };
+  auto* option = app.add_option_function<std::string>(std::string(name), store, help_text(spec));
+  option->type_name("INT|" + std::string(spec.word));
+  return finish_option(*option, spec, Target::Other);
+}
+
+auto add_optional_integer(CLI::App& app, Scope scope, std::string_view name, std::int64_t& variable,
+                          std::int64_t when_bare) -> CLI::Option* {
+  const OptionSpec& spec = require_option(scope, name);
+  if (spec.kind != Kind::Integer || !spec.value_optional) {
+    throw std::logic_error("option " + std::string(name) + " is not an Integer row with an optional value");
+  }
+  // A bare option reaches the check and the callback as "" (CLI11 gives an option of 0-1 values its empty
+  // default string).
+  auto store = [&variable, when_bare](const std::string& text) {
+    variable = text.empty() ? when_bare : std::stoll(text);
+  };
+  auto* option = app.add_option_function<std::string>(std::string(name), store, help_text(spec));
+  option->expected(0, 1)->type_name("[INT]");
+  const OptionSpec* row = &spec;
+  option->check(CLI::Validator(
+      [row](std::string& value) { return value.empty() ? std::string() : check_value(*row, value); }, ""));
+  return option;
+}
+
 auto apply_config(CLI::App& app, const std::vector<ConfigValue>& values, std::string_view source_name)
     -> core::Result<void> {
   for (const ConfigValue& value : values) {

@@ -72,6 +72,18 @@ auto add_option(CLI::App& app, Scope scope, std::string_view name, T& variable, 
   }
 }
 
+/// Adds the Integer row `name` of `scope` that also takes the row's word (OptionSpec::word, e.g. "max"),
+/// checked by check_value() like any number: a number goes to `number` (and clears `word_given`), the word
+/// sets `word_given`.
+auto add_integer_or_word(CLI::App& app, Scope scope, std::string_view name, std::int64_t& number,
+                         bool& word_given) -> CLI::Option*;
+
+/// Adds the Integer row `name` of `scope` (OptionSpec::value_optional) as an option whose value may be left
+/// out: `--sweep` stores `when_bare` in `variable`, `--sweep 50` stores 50 (checked by check_value()). Give
+/// the bare form last or before another option, as CLI11 takes a following number as its value.
+auto add_optional_integer(CLI::App& app, Scope scope, std::string_view name, std::int64_t& variable,
+                          std::int64_t when_bare) -> CLI::Option*;
+
 /// Applies `values` to the options of `app` and its subcommands that neither the command line nor the
 /// environment set (count() == 0), running their rule (finish_option) and storing them in the bound
 /// variables. `source_name` names the file in errors: InvalidArgument "SOURCE:LINE: key K: why".

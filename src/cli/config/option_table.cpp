@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "ceiling/capacity.hpp"
 #include "ceiling/serving.hpp"
 #include "ceiling/workload.hpp"
 #include "core/duration.hpp"
@@ -216,8 +217,38 @@ auto ceiling_options() -> std::vector<OptionSpec> {
        static_cast<double>(ceiling::kMaxServeSequenceTokens)},
       {"--osl", Scope::Ceiling, Integer, "with --serve: generated tokens per request", "256", 1,
        static_cast<double>(ceiling::kMaxServeSequenceTokens)},
-      {"--concurrency", Scope::Ceiling, Integer, "with --serve: requests in flight", "64", 1,
-       static_cast<double>(ceiling::kMaxBatch)},
+      {.name = "--concurrency",
+       .scope = Scope::Ceiling,
+       .kind = Integer,
+       .help = "with --serve: requests in flight, or max: the most output tokens/s that fits in memory",
+       .default_text = "64",
+       .min = 1,
+       .max = static_cast<double>(ceiling::kMaxBatch),
+       .word = kConcurrencyMax},
+      {"--max-tpot-ms", Scope::Ceiling, Number,
+       "with --serve: choose the concurrency with the most output tokens/s whose TPOT (time per output "
+       "token) "
+       "stays within this many ms",
+       "", ceiling::kMinLatencyLimitS * core::kKilo, ceiling::kMaxLatencyLimitS * core::kKilo},
+      {"--max-ttft-ms", Scope::Ceiling, Number,
+       "with --serve: choose the concurrency with the most output tokens/s whose TTFT (time to first token) "
+       "stays within this many ms",
+       "", ceiling::kMinLatencyLimitS * core::kKilo, ceiling::kMaxLatencyLimitS * core::kKilo},
+      {.name = "--sweep",
+       .scope = Scope::Ceiling,
+       .kind = Integer,
+       .help = "with --serve: a table over concurrency from 1 to the memory limit (geometric), of this many "
+               "points",
+       .default_text = integer(ceiling::kDefaultSweepPoints),
+       .min = ceiling::kMinSweepPoints,
+       .max = ceiling::kMaxSweepPoints,
+       .value_optional = true},
+      {"--html", Scope::Ceiling, Text,
+       "with --sweep: also write the sweep as one self-contained HTML page (throughput against "
+       "interactivity) "
+       "to this file",
+       "", 0, 0},
+      {"--force", Scope::Ceiling, Flag, "replace an existing --html file", "", 0, 0},
       {"--max-batched-tokens", Scope::Ceiling, Integer,
        "with --serve: token budget per step (vLLM --max-num-batched-tokens)",
        "vLLM serve's: 8192 on GPUs of 70 GiB or more except A100, else 2048", 1,
@@ -283,13 +314,15 @@ auto range_text(const OptionSpec& spec) -> std::string {
              format_duration(static_cast<std::int64_t>(spec.max));
     case Kind::Number:
     case Kind::Integer:
-      return number(spec.min) + " to " + number(spec.max);
+      return number(spec.min) + " to " + number(spec.max) +
+             (spec.word.empty() ? std::string() : " or " + std::string(spec.word));
     default:
       return {};
   }
 }
 
 auto check_number(const OptionSpec& spec, std::string_view text) -> std::string {
+  if (!spec.word.empty() && text == spec.word) return {};
   const std::string range = "give " + range_text(spec);
   const auto parsed = parse_number(text);
   if (!parsed) return "'" + std::string(text) + "' is not a number (" + range + ")";

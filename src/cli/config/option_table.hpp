@@ -41,7 +41,17 @@ struct OptionSpec {
   double max = 0.0;
   bool from_env = false;     ///< also read from env_name() (below the command line)
   bool from_config = false;  ///< also read from the config file as config_key() (below the environment)
+  /// Number and Integer rows: a word accepted in place of a number ("max" for `ceiling --concurrency`);
+  /// empty = none. check_value() passes it, the range text names it, and the command gives it its meaning.
+  std::string_view word{};
+  /// The value may be left out (`--sweep` alone takes the default; config::add_optional_integer). A value
+  /// that begins with '-' and a letter then reads as an option of its own: give it attached, `--sweep=-x`.
+  bool value_optional = false;
 };
+
+/// The word of `ceiling --concurrency` (OptionSpec::word) that asks for the concurrency with the most output
+/// tokens/s that fits in memory.
+inline constexpr std::string_view kConcurrencyMax = "max";
 
 /// Every row, in help order.
 [[nodiscard]] auto option_table() -> std::span<const OptionSpec>;

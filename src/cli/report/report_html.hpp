@@ -9,24 +9,15 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "cli/report/html_page.hpp"
 #include "core/result.hpp"
 #include "report/report.hpp"
 
 namespace solscope::app {
 
-/// `report` as JSON text that is safe inside a `<script type="application/json">` element: every `<`, `>` and
-/// `&` is written `\u003c`, `\u003e`, `\u0026`, and U+2028/U+2029 as `\u2028`/`\u2029` (they can only occur
-/// inside JSON strings, so JSON.parse reads the same value back). Invalid UTF-8 in a string becomes U+FFFD.
-[[nodiscard]] auto json_for_script(const nlohmann::ordered_json& report) -> std::string;
-
-/// JavaScript or CSS text that is safe inside a `<script>` or `<style>` element: each `</` that begins
-/// `</script` or `</style` (any case) becomes `<\/`, an equivalent escape inside JS strings and CSS.
-[[nodiscard]] auto text_for_element(std::string_view code) -> std::string;
-
 /// The whole page: the template with uPlot's JS and CSS, the web pages' shared CSS (web/src/common.css), the
-/// page's own JS and CSS and json_for_script(report) in place of its six markers. Errors: Internal when the
-/// built-in template lacks a file or a marker (a build problem: web/src or web/node_modules/uplot was missing
-/// when solscope was built).
+/// page's own JS and CSS and json_for_script(report) in place of its six markers (render_html_page,
+/// html_page.hpp). Errors: render_html_page's.
 [[nodiscard]] auto render_html_report(const nlohmann::ordered_json& report) -> core::Result<std::string>;
 
 /// Writes render_html_report(report) to `out`, replacing what it holds. The caller checks the path first
