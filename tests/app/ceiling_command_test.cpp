@@ -82,8 +82,12 @@ TEST(CeilingCommandTest, json_output_and_model_directory) {
   EXPECT_GT(j["ops"].size(), 10u);
   // Decode at batch 64 on H100: the dense GEMMs run swap-AB (docs/design/ceiling-model.md 2.7).
   for (const auto& op : j["ops"]) {
-    if (op["name"] == "qkv_proj") EXPECT_EQ(op["kernel_family"], "swap_ab");
-    if (op["kind"] != "gemm") EXPECT_FALSE(op.contains("kernel_family")) << op["name"];
+    if (op["name"] == "qkv_proj") {
+      EXPECT_EQ(op["kernel_family"], "swap_ab");
+    }
+    if (op["kind"] != "gemm") {
+      EXPECT_FALSE(op.contains("kernel_family")) << op["name"];
+    }
   }
   EXPECT_GT(j["compute_sol_pct"].get<double>(), 0.0);
   const double mfu = j["measured"]["mfu_pct"].get<double>();

@@ -55,12 +55,15 @@ TEST(ActivityTest, h100_decode_batch_8_runs_swap_ab_without_padding) {
   EXPECT_DOUBLE_EQ(c.compute_sol_pct, c.tensor_activity_pct);
 }
 
-TEST(ActivityTest, a100_decode_batch_8_runs_swap_ab_at_mma_sync_n8) {
-  // The old rule padded 8 tokens to mma.sync's 16 rows (2x); swap-AB puts them on the n8 side (1x).
+TEST(ActivityTest, a100_decode_batch_8_pads_tokens_to_cublas_64_wide_tile) {
+  // cuBLAS's A100 decode kernel (ampere_bf16_s16816gemm_bf16_64x64_..._tn) holds 64 tokens per CTA, the
+  // smallest token tile on sm_80 (docs/design/ceiling-model.md 2.7 "Kernel families"): 8 tokens do 8x their
+  // useful FLOPs. The counters read this padding: vLLM decode on A100 measured above a 1x model (7.1).
   const Ceiling c = evaluate_cli("A100", fixture_arch("llama-3.1-8b"), Phase::Decode, 8, 1024, 0);
   const OpCost* qkv = find_op(c, "qkv_proj");
   ASSERT_NE(qkv, nullptr);
-  EXPECT_DOUBLE_EQ(qkv->padded_flops, qkv->flops);
+  EXPECT_EQ(qkv->kernel_family, "swap_ab");
+  EXPECT_DOUBLE_EQ(qkv->padded_flops, 8.0 * qkv->flops);
 }
 
 TEST(ActivityTest, activity_equals_useful_at_large_m) {

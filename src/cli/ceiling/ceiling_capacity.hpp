@@ -1,7 +1,7 @@
-// Capacity planning options of `solscope ceiling --serve` (README "solscope ceiling", docs/design/
-// ceiling-model.md section 6.6): --concurrency max, --max-tpot-ms, --max-ttft-ms and --sweep [N] with --csv
-// and --html FILE. The choice and the sweep come from ceiling/capacity.hpp; this file checks the options,
-// runs them and prints or writes the result.
+// Capacity planning options of `solscope ceiling --serve` (README "solscope ceiling",
+// docs/design/ceiling-model.md section 6.6): --concurrency max, --max-tpot-ms, --max-ttft-ms and --sweep [N]
+// with --csv and --html FILE. The choice and the sweep come from ceiling/capacity.hpp; this file checks the
+// options, runs them and prints or writes the result.
 #pragma once
 
 #include <ostream>
