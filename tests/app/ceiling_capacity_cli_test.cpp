@@ -30,13 +30,7 @@ using testing::run_with;
 
 /// Llama-3.1-8B on H100, isl 1024, osl 256: the reference traffic.
 auto llama_serve() -> CeilingArgs {
-  CeilingArgs args;
-  args.gpu = "H100";
-  args.model = fixture_path("llama-3.1-8b");
-  args.serve = true;
-  args.isl = 1024;
-  args.osl = 256;
-  return args;
+  return testing::llama_serve_args();
 }
 
 /// The sweep of ceiling/capacity.hpp for the same traffic, for the figures the command must print.

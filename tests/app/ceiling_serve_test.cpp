@@ -23,12 +23,7 @@ using testing::run_with;
 
 /// isl 1024, osl 256, concurrency 64 (the reference traffic) for Llama-3.1-8B on H100.
 auto llama_serve() -> CeilingArgs {
-  CeilingArgs args;
-  args.gpu = "H100";
-  args.model = fixture_path("llama-3.1-8b");
-  args.serve = true;
-  args.isl = 1024;
-  args.osl = 256;
+  CeilingArgs args = testing::llama_serve_args();
   args.concurrency = 64;
   return args;
 }

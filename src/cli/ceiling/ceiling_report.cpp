@@ -143,6 +143,14 @@ auto render_ceiling_text(const CeilingReportInput& in) -> std::string {
   return out;
 }
 
+auto gpu_json(const ceiling::GpuSpec& gpu, const ceiling::Ceiling& c) -> nlohmann::ordered_json {
+  return {{"id", gpu.id},
+          {"sm_clock_mhz", c.sm_clock_mhz},
+          {"peak_dtype", ceiling::to_string(c.main_math)},
+          {"peak_flops_per_s", c.peak_flops_per_s},
+          {"memory_bandwidth_bytes_per_s", c.peak_memory_bytes_per_s}};
+}
+
 auto dtypes_json(const ceiling::DtypeChoices& dtypes) -> nlohmann::ordered_json {
   auto one = [](const ceiling::DtypeChoice& c) {
     return nlohmann::ordered_json{
@@ -159,12 +167,8 @@ auto render_ceiling_json(const CeilingReportInput& in) -> std::string {
   const ceiling::Ceiling& c = in.result;
   const ceiling::ParamCounts params = ceiling::count_params(in.arch);
   Json j;
-  j["gpu"] = {{"id", in.gpu.id},
-              {"sm_clock_mhz", c.sm_clock_mhz},
-              {"peak_dtype", ceiling::to_string(c.main_math)},
-              {"peak_flops_per_s", c.peak_flops_per_s},
-              {"memory_bandwidth_bytes_per_s", c.peak_memory_bytes_per_s},
-              {"memory_bytes", in.gpu.memory_bytes}};
+  j["gpu"] = gpu_json(in.gpu, c);
+  j["gpu"]["memory_bytes"] = in.gpu.memory_bytes;
   j["model"] = {{"name", in.arch.name},
                 {"config", in.config_path},
                 {"params_total", params.total},

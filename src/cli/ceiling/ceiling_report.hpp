@@ -42,4 +42,8 @@ struct CeilingReportInput {
 /// "default", "detail": what the source said, as the text report prints it}.
 [[nodiscard]] auto dtypes_json(const ceiling::DtypeChoices& dtypes) -> nlohmann::ordered_json;
 
+/// The `gpu` object of every ceiling report: id, sm_clock_mhz, peak_dtype, peak_flops_per_s and
+/// memory_bandwidth_bytes_per_s of `c`'s evaluation on `gpu`.
+[[nodiscard]] auto gpu_json(const ceiling::GpuSpec& gpu, const ceiling::Ceiling& c) -> nlohmann::ordered_json;
+
 }  // namespace solscope::app

@@ -110,11 +110,7 @@ auto render_serve_json(const ServeReportInput& in) -> std::string {
   const ceiling::Ceiling& c = s.prefill_step;
   const ceiling::ServeMix& m = s.mix;
   Json j;
-  j["gpu"] = {{"id", in.gpu.id},
-              {"sm_clock_mhz", c.sm_clock_mhz},
-              {"peak_dtype", ceiling::to_string(c.main_math)},
-              {"peak_flops_per_s", c.peak_flops_per_s},
-              {"memory_bandwidth_bytes_per_s", c.peak_memory_bytes_per_s}};
+  j["gpu"] = gpu_json(in.gpu, c);
   j["model"] = {{"name", in.arch.name}, {"config", in.config_path}};
   j["traffic"] = {
       {"isl", s.traffic.input_tokens},        {"osl", s.traffic.output_tokens},

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ceiling/ceiling_text.hpp"
+#include "cli/ceiling/ceiling_report.hpp"
 #include "cli/report/html_page.hpp"
 #include "core/units.hpp"
 #include "trace/export.hpp"
@@ -150,11 +151,7 @@ auto sweep_json(const SweepReportInput& in) -> Json {
   const ServeCeiling& first = in.points.front().ceiling;
   const ceiling::Ceiling& c = first.prefill_step;
   Json j;
-  j["gpu"] = {{"id", in.gpu.id},
-              {"sm_clock_mhz", c.sm_clock_mhz},
-              {"peak_dtype", ceiling::to_string(c.main_math)},
-              {"peak_flops_per_s", c.peak_flops_per_s},
-              {"memory_bandwidth_bytes_per_s", c.peak_memory_bytes_per_s}};
+  j["gpu"] = gpu_json(in.gpu, c);
   j["model"] = {{"name", in.arch.name}, {"config", in.config_path}};
   j["traffic"] = {{"isl", first.traffic.input_tokens},
                   {"osl", first.traffic.output_tokens},
