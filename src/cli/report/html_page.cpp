@@ -102,7 +102,7 @@ auto render_html_page(std::string_view template_file, std::span<const PageAsset>
   // One pass over the template: text put in place is never scanned again (a kernel may be named
   // "@solscope:...").
   std::string out;
-  out.reserve(page->size() + parts.back().text.size() + 64 * 1024);
+  out.reserve(page->size() + parts.back().text.size() + std::size_t{64} * 1024);
   std::size_t from = 0;
   while (true) {
     const std::size_t at = page->find(kMarkerOpen, from);
