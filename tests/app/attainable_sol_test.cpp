@@ -12,6 +12,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -121,14 +122,19 @@ class AttainableSolTest : public ::testing::Test {
   /// AttainableSol over two H100s running the fake host's vLLM (TP 2, GPUs 0 and 1).
   auto make(std::vector<core::DeviceInfo> devices, std::vector<workload::WorkloadDeclaration> declared = {})
       -> std::unique_ptr<AttainableSol> {
+    AttainableSolDeps deps = fake_host_deps([] { return 100.0; });
+    deps.declared = std::move(declared);
+    return std::make_unique<AttainableSol>(std::move(devices), std::move(deps));
+  }
+  /// The fake host's pids, engines (through the stub server) and procfs, with `now_s` as the clock.
+  auto fake_host_deps(std::function<double()> now_s) -> AttainableSolDeps {
     AttainableSolDeps deps;
     deps.pids = pids_.lister();
     deps.http = std::make_unique<PortMappedClient>(stub_.port());
     deps.discovery.procfs_root = root_ / "host";
     deps.discovery.user_name = workload::test_support::fake_user_name;
-    deps.declared = std::move(declared);
-    deps.now_s = [] { return 100.0; };
-    return std::make_unique<AttainableSol>(std::move(devices), std::move(deps));
+    deps.now_s = std::move(now_s);
+    return deps;
   }
   static auto two_h100() -> std::vector<core::DeviceInfo> {
     return {core::DeviceInfo{.index = 0, .name = kH100Name}, core::DeviceInfo{.index = 1, .name = kH100Name}};
@@ -340,12 +346,7 @@ TEST_F(AttainableSolTest, the_api_and_the_detail_view_say_the_limiter_and_the_ga
 TEST_F(AttainableSolTest, serving_mix_from_live_histograms_and_the_engines_flop_estimate) {
   pids_.pids = {{0, {1002}}, {1, {1003}}};
   double now = 100.0;
-  AttainableSolDeps deps;
-  deps.pids = pids_.lister();
-  deps.http = std::make_unique<PortMappedClient>(stub_.port());
-  deps.discovery.procfs_root = root_ / "host";
-  deps.discovery.user_name = workload::test_support::fake_user_name;
-  deps.now_s = [&now] { return now; };
+  AttainableSolDeps deps = fake_host_deps([&now] { return now; });
   // The engine was started with a token budget of its own: it replaces vLLM's default.
   {
     std::ofstream cmdline(root_ / "host/1000/cmdline", std::ios::binary | std::ios::app);
@@ -387,12 +388,7 @@ TEST_F(AttainableSolTest, sglang_histograms_and_queue_set_the_serving_ceiling) {
                 fs::copy_options::overwrite_existing);
   pids_.pids = {{2, {2001}}};
   double now = 100.0;
-  AttainableSolDeps deps;
-  deps.pids = pids_.lister();
-  deps.http = std::make_unique<PortMappedClient>(stub_.port());
-  deps.discovery.procfs_root = root_ / "host";
-  deps.discovery.user_name = workload::test_support::fake_user_name;
-  deps.now_s = [&now] { return now; };
+  AttainableSolDeps deps = fake_host_deps([&now] { return now; });
   AttainableSol attainable({core::DeviceInfo{.index = 2, .name = kH100Name}}, std::move(deps));
   stub_.set("/30000/get_server_info", 200, engine_fixture("sglang_server_info.json"));
   stub_.set("/30000/metrics", 200, engine_fixture("synthetic_sglang_serve_t0.txt"));

@@ -96,9 +96,10 @@ TEST(ReportHtml, IsSelfContained) {
   EXPECT_EQ(
       count_of(text, "content=\"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline';"),
       1);
-  // Three scripts (data, uPlot, the page) and two style sheets (uPlot, the page), every marker replaced.
-  EXPECT_EQ(count_of(text, "<script"), 3);
-  EXPECT_EQ(count_of(text, "</script"), 3);
+  // Four scripts (data, uPlot, the pages' shared page.js, the page) and two style sheets (uPlot, the page),
+  // every marker replaced.
+  EXPECT_EQ(count_of(text, "<script"), 4);
+  EXPECT_EQ(count_of(text, "</script"), 4);
   EXPECT_EQ(count_of(text, "<style"), 2);
   EXPECT_EQ(count_of(text, "</style"), 2);
   EXPECT_EQ(count_of(text, "@solscope:"), 0);
@@ -126,8 +127,8 @@ TEST(ReportHtml, KernelNamedScriptEndCannotBreakOut) {
   const json report = sample_report(name);
   const auto page = render_html_report(report);
   ASSERT_TRUE(page.has_value()) << page.error().message;
-  EXPECT_EQ(count_of(lower(*page), "</script"), 3);
-  EXPECT_EQ(count_of(*page, "alert(1)"), 1);  // once, inside the data, escaped
+  EXPECT_EQ(count_of(lower(*page), "</script"), 4);  // the page's own four scripts, none from the name
+  EXPECT_EQ(count_of(*page, "alert(1)"), 1);         // once, inside the data, escaped
   EXPECT_EQ(count_of(*page, "\u2028"), 0);
   EXPECT_EQ(count_of(*page, "\u2029"), 0);
   const json back = json::parse(inlined_json(*page));

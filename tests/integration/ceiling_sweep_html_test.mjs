@@ -10,35 +10,11 @@
 // its table with the best point and the points over the limits marked as the JSON says, keep the console free of
 // errors and request nothing but the file itself; at a phone width of 390 px nothing may overflow sideways.
 // Exit status: 0 pass, 1 fail (with the reason), 77 skip (Chromium or playwright-core missing).
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 
-const SKIP = 77;
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '..', '..');
-
-function parseArgs() {
-  const out = { chromium: '/usr/bin/chromium' };
-  const argv = process.argv.slice(2);
-  for (let i = 0; i < argv.length; i += 2) out[argv[i].replace(/^--/, '')] = argv[i + 1];
-  if (!out.solscope || !out.workdir) throw new Error('usage: --solscope BIN --workdir DIR');
-  return out;
-}
-
-class Failure extends Error {}
-const check = (cond, message) => { if (!cond) throw new Failure(message); };
-
-function solscope(bin, args) {
-  try {
-    return execFileSync(bin, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20, cwd: root });
-  } catch (err) {
-    throw new Failure(`solscope ${args.join(' ')} exited ${err.status}:\n${err.stderr}`);
-  }
-}
+import { check, inlinedJson, launchChromium, openFilePage, parseArgs, runTest, solscope } from './file_page_support.mjs';
 
 // The sweep as JSON and as a page; the page's inlined data must be that JSON.
 function makeSweep(args) {
@@ -48,30 +24,9 @@ function makeSweep(args) {
   const json = JSON.parse(solscope(bin, [...common, '--json']));
   const html = path.resolve(args.workdir, 'sweep.html');
   solscope(bin, [...common, '--html', html, '--force']);
-  const text = readFileSync(html, 'utf8');
-  check(!/(src|href)\s*=\s*["']?\s*(https?:)?\/\//i.test(text), `${html} links an external URL`);
-  const m = /<script type="application\/json" id="sweep-data">([^<]*)<\/script>/.exec(text);
-  check(m, `${html} has no inlined sweep data`);
-  check(isDeepStrictEqual(JSON.parse(m[1]), json), `${html}: the inlined sweep differs from \`--sweep --json\``);
-  check(!text.includes('@solscope:'), `${html}: a template marker was left in the page`);
+  const inlined = inlinedJson(html, 'sweep-data', { noMarkers: true });
+  check(isDeepStrictEqual(inlined, json), `${html}: the inlined sweep differs from \`--sweep --json\``);
   return { json, html };
-}
-
-function watchPage(page, fileUrl, problems) {
-  page.on('request', (req) => { if (req.url() !== fileUrl) problems.push(`request other than the file: ${req.url()}`); });
-  page.on('console', (msg) => { if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`); });
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-}
-
-async function openPage(browser, html, viewport, problems) {
-  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, colorScheme: 'light' });
-  const page = await context.newPage();
-  const url = pathToFileURL(html).href;
-  watchPage(page, url, problems);
-  await page.goto(url, { waitUntil: 'load' });
-  await page.waitForSelector('body[data-state="ready"], body[data-state="error"]', { timeout: 20000 });
-  check(await page.evaluate(() => document.body.dataset.state) === 'ready', `${html}: the page says it failed`);
-  return { context, page };
 }
 
 // Per chart: the points it says it drew, and the pixels of the Compute SOL colour on its canvases.
@@ -126,22 +81,16 @@ function compare(shown, json) {
 
 async function main() {
   const args = parseArgs();
-  const require = createRequire(import.meta.url);
-  const pw = path.join(root, 'web/node_modules/playwright-core');
-  if (!existsSync(pw)) { console.log('SKIP: playwright-core is not installed (npm ci --prefix web)'); process.exit(SKIP); }
-  if (!existsSync(args.chromium)) { console.log(`SKIP: ${args.chromium} is not installed`); process.exit(SKIP); }
   mkdirSync(args.workdir, { recursive: true });
   const { json, html } = makeSweep(args);
-  const { chromium } = require(pw);
-  const browser = await chromium.launch({ executablePath: args.chromium, headless: true,
-                                          args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  const browser = await launchChromium(args);
   try {
     const problems = [];
-    const wide = await openPage(browser, html, { width: 1280, height: 900 }, problems);
+    const wide = await openFilePage(browser, html, { width: 1280, height: 900 }, problems);
     compare(await readPage(wide.page), json);
     await wide.page.screenshot({ path: path.join(args.workdir, 'sweep.png'), fullPage: true });
     await wide.context.close();
-    const phone = await openPage(browser, html, { width: 390, height: 844 }, problems);
+    const phone = await openFilePage(browser, html, { width: 390, height: 844 }, problems);
     const overflow = await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     check(overflow <= 1, `at 390 px the page is ${overflow} px wider than the screen`);
     await phone.context.close();
@@ -153,7 +102,4 @@ async function main() {
   console.log('PASS');
 }
 
-main().catch((err) => {
-  console.error(`FAIL: ${err instanceof Failure ? err.message : err.stack}`);
-  process.exit(1);
-});
+runTest(main);

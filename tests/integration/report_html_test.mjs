@@ -15,48 +15,23 @@
 // kernel trace, at --screenshot) and at a phone width of 390 px, where nothing may overflow sideways.
 // Exit status: 0 pass, 1 fail (with the reason), 77 skip (Chromium or playwright-core missing).
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 
-const SKIP = 77;
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '..', '..');
-
-function parseArgs() {
-  const out = { trace: path.join(root, 'tests/data/demo-trace.sqlite'), chromium: '/usr/bin/chromium' };
-  const argv = process.argv.slice(2);
-  for (let i = 0; i < argv.length; i += 2) out[argv[i].replace(/^--/, '')] = argv[i + 1];
-  if (!out.solscope || !out.workdir) throw new Error('usage: --solscope BIN --workdir DIR');
-  return out;
-}
-
-class Failure extends Error {}
-const check = (cond, message) => { if (!cond) throw new Failure(message); };
+import {
+  check, inlinedJson, launchChromium, openFilePage, parseArgs, root, runTest, solscope,
+} from './file_page_support.mjs';
 
 // ---------------------------------------------------------------- the report, as JSON and as a page
-function solscope(bin, args, cwd) {
-  try {
-    return execFileSync(bin, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 256 << 20, cwd });
-  } catch (err) {
-    throw new Failure(`solscope ${args.join(' ')} exited ${err.status}:\n${err.stderr}`);
-  }
-}
-
 function makeReport(args, trace, name) {
   // Run beside the trace, so that the page names it without this machine's folders.
   const [dir, file, bin] = [path.dirname(trace), path.basename(trace), path.resolve(args.solscope)];
   const json = JSON.parse(solscope(bin, ['report', file, '--json'], dir));
   const html = path.resolve(args.workdir, `${name}.html`);
   solscope(bin, ['report', file, '--html', html, '--force'], dir);
-  const text = readFileSync(html, 'utf8');
-  check(!/(src|href)\s*=\s*["']?\s*(https?:)?\/\//i.test(text), `${html} links an external URL`);
   // The page holds the --json report, plus a series per GPU for its charts.
-  const m = /<script type="application\/json" id="report-data">([^<]*)<\/script>/.exec(text);
-  check(m, `${html} has no inlined report data`);
-  const inlined = JSON.parse(m[1]);
+  const inlined = inlinedJson(html, 'report-data');
   const series = inlined.gpus.map((g) => g.series);
   for (const g of inlined.gpus) delete g.series;
   check(isDeepStrictEqual(inlined, json), `${html}: the inlined report differs from \`solscope report --json\``);
@@ -65,12 +40,6 @@ function makeReport(args, trace, name) {
 }
 
 // ---------------------------------------------------------------- page checks
-function watchPage(page, fileUrl, problems) {
-  page.on('request', (req) => { if (req.url() !== fileUrl) problems.push(`request other than the file: ${req.url()}`); });
-  page.on('console', (msg) => { if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`); });
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-}
-
 // What the page shows for each GPU: chart pixels of the Compute SOL colour and of each phase band, the bar and the
 // kernel table.
 async function readSections(page) {
@@ -152,21 +121,10 @@ function compareSection(sec, gpu, hasKernelLog, what) {
   check(sec.compute === want, `${tag}: Compute SOL ${sec.compute}, the report ${want}`);
 }
 
-async function openReport(browser, html, viewport, problems) {
-  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, colorScheme: 'light' });
-  const page = await context.newPage();
-  const url = pathToFileURL(html).href;
-  watchPage(page, url, problems);
-  await page.goto(url, { waitUntil: 'load' });
-  await page.waitForSelector('body[data-state="ready"], body[data-state="error"]', { timeout: 20000 });
-  check(await page.evaluate(() => document.body.dataset.state) === 'ready', `${html}: the page says it failed`);
-  return { context, page };
-}
-
 async function checkTrace(browser, args, trace, name, screenshot) {
   const { json, html } = makeReport(args, trace, name);
   const problems = [];
-  const { context, page } = await openReport(browser, html, { width: 1280, height: 900 }, problems);
+  const { context, page } = await openFilePage(browser, html, { width: 1280, height: 900 }, problems);
   const sections = await readSections(page);
   check(sections.length === json.gpus.length, `${name}: ${sections.length} GPU sections for ${json.gpus.length} GPUs`);
   for (const sec of sections) {
@@ -185,7 +143,7 @@ async function checkTrace(browser, args, trace, name, screenshot) {
   }
   await context.close();
 
-  const phone = await openReport(browser, html, { width: 390, height: 844 }, problems);
+  const phone = await openFilePage(browser, html, { width: 390, height: 844 }, problems);
   const overflow = await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   check(overflow <= 1, `${name}: at 390 px the page is ${overflow} px wider than the screen`);
   await phone.page.screenshot({ path: path.join(args.workdir, `${name}-phone.png`), fullPage: true });
@@ -223,15 +181,9 @@ db.commit()`, hostile, kHostileName], { stdio: 'inherit' });
 }
 
 async function main() {
-  const args = parseArgs();
-  const require = createRequire(import.meta.url);
-  const pw = path.join(root, 'web/node_modules/playwright-core');
-  if (!existsSync(pw)) { console.log('SKIP: playwright-core is not installed (npm ci --prefix web)'); process.exit(SKIP); }
-  if (!existsSync(args.chromium)) { console.log(`SKIP: ${args.chromium} is not installed`); process.exit(SKIP); }
+  const args = parseArgs({ trace: path.join(root, 'tests/data/demo-trace.sqlite') });
   mkdirSync(args.workdir, { recursive: true });
-  const { chromium } = require(pw);
-  const browser = await chromium.launch({ executablePath: args.chromium, headless: true,
-                                          args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  const browser = await launchChromium(args);
   try {
     const traces = makeKernelTraces(args.workdir);
     await checkTrace(browser, args, args.trace, 'report', traces ? null : args.screenshot);
@@ -247,7 +199,4 @@ async function main() {
   console.log('PASS');
 }
 
-main().catch((err) => {
-  console.error(`FAIL: ${err instanceof Failure ? err.message : err.stack}`);
-  process.exit(1);
-});
+runTest(main);

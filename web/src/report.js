@@ -12,14 +12,7 @@
   const kClassLabel = { compute: 'compute-bound', memory: 'memory-bound', latency: 'latency/launch-bound',
                         idle: 'idle', unknown: 'unknown' };
 
-  const $ = (sel, root = document) => root.querySelector(sel);
-  const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
-  const el = (tag, text, cls) => {
-    const e = document.createElement(tag);
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    if (cls) e.className = cls;
-    return e;
-  };
+  const { $, isNum, el } = solscopePage;  // page.js
 
   // ---------------------------------------------------------------- formatting (locale-independent)
   const fmtPct = (v) => (isNum(v) ? `${v.toFixed(1)}\u202f%` : 'n/a');

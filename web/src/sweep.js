@@ -7,14 +7,7 @@
 'use strict';
 
 (() => {
-  const $ = (sel, root = document) => root.querySelector(sel);
-  const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
-  const el = (tag, text, cls) => {
-    const e = document.createElement(tag);
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    if (cls) e.className = cls;
-    return e;
-  };
+  const { $, isNum, el } = solscopePage;  // page.js
   const fmt = (v, digits, unit = '') => (isNum(v) ? `${v.toFixed(digits)}${unit ? `\u202f${unit}` : ''}` : 'n/a');
   const fmtCount = (n) => (isNum(n) ? String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',') : 'n/a');
 

@@ -202,10 +202,10 @@ auto render_sweep_csv(const SweepReportInput& in) -> std::string {
 }
 
 auto render_sweep_html(const SweepReportInput& in) -> core::Result<std::string> {
-  static constexpr std::array<PageAsset, 5> kAssets{
+  static constexpr std::array<PageAsset, 6> kAssets{
       PageAsset{"uplot.css", "uPlot.min.css"}, PageAsset{"common.css", "common.css"},
-      PageAsset{"sweep.css", "sweep.css"}, PageAsset{"uplot.js", "uPlot.iife.min.js"},
-      PageAsset{"sweep.js", "sweep.js"}};
+      PageAsset{"sweep.css", "sweep.css"},     PageAsset{"uplot.js", "uPlot.iife.min.js"},
+      PageAsset{"page.js", "page.js"},         PageAsset{"sweep.js", "sweep.js"}};
   return render_html_page("sweep.html", kAssets, "sweep.json", sweep_json(in));
 }
 

@@ -12,10 +12,10 @@
 namespace solscope::app {
 
 auto render_html_report(const nlohmann::ordered_json& report) -> core::Result<std::string> {
-  static constexpr std::array<PageAsset, 5> kAssets{
+  static constexpr std::array<PageAsset, 6> kAssets{
       PageAsset{"uplot.css", "uPlot.min.css"}, PageAsset{"common.css", "common.css"},
-      PageAsset{"report.css", "report.css"}, PageAsset{"uplot.js", "uPlot.iife.min.js"},
-      PageAsset{"report.js", "report.js"}};
+      PageAsset{"report.css", "report.css"},   PageAsset{"uplot.js", "uPlot.iife.min.js"},
+      PageAsset{"page.js", "page.js"},         PageAsset{"report.js", "report.js"}};
   return render_html_page("report.html", kAssets, "report.json", report);
 }
 

@@ -15,9 +15,9 @@
 
 namespace solscope::app {
 
-/// The whole page: the template with uPlot's JS and CSS, the web pages' shared CSS (web/src/common.css), the
-/// page's own JS and CSS and json_for_script(report) in place of its six markers (render_html_page,
-/// html_page.hpp). Errors: render_html_page's.
+/// The whole page: the template with uPlot's JS and CSS, the pages' shared CSS and JS (web/src/common.css,
+/// web/src/page.js), the page's own JS and CSS and json_for_script(report) in place of its seven markers
+/// (render_html_page, html_page.hpp). Errors: render_html_page's.
 [[nodiscard]] auto render_html_report(const nlohmann::ordered_json& report) -> core::Result<std::string>;
 
 /// Writes render_html_report(report) to `out`, replacing what it holds. The caller checks the path first
