@@ -137,13 +137,18 @@ auto sweep_concurrency(const GpuDatabase& db, const GpuSpec& gpu, const ModelArc
   return out;
 }
 
+auto most_output_tokens_per_s(std::span<const SweepPoint> sweep) -> double {
+  double most = -1;
+  for (const SweepPoint& p : sweep) {
+    if (p.within_limits) most = std::max(most, p.ceiling.output_tokens_per_s);
+  }
+  return most;
+}
+
 auto best_point(std::span<const SweepPoint> sweep, const CapacityLimits& limits)
     -> core::Result<std::size_t> {
   if (sweep.empty()) return core::fail(core::ErrorCode::InvalidArgument, "the sweep is empty");
-  double best = -1;
-  for (const SweepPoint& p : sweep) {
-    if (p.within_limits) best = std::max(best, p.ceiling.output_tokens_per_s);
-  }
+  const double best = most_output_tokens_per_s(sweep);
   if (best < 0) return core::fail(nothing_qualifies(sweep, limits));
   for (std::size_t i = 0; i < sweep.size(); ++i) {
     const SweepPoint& p = sweep[i];

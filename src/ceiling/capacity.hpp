@@ -80,6 +80,9 @@ struct SweepPoint {
                                      const CapacityLimits& limits = {}, int points = kDefaultSweepPoints)
     -> core::Result<std::vector<SweepPoint>>;
 
+/// The most output tokens/s among the points of `sweep` within the limits; -1 when none is.
+[[nodiscard]] auto most_output_tokens_per_s(std::span<const SweepPoint> sweep) -> double;
+
 /// The index in `sweep` of the point with the most output tokens/s among those within the limits; of the
 /// points within kThroughputTieFraction of that figure, the lowest concurrency (`sweep` is in increasing
 /// concurrency). Errors: NotFound when no point is within the limits, naming the limits and the tightest

@@ -137,7 +137,7 @@ TEST(MeasuredServing, CeilingNeverBelowAndNotUseless) {
     const RowCeiling c = ceiling_of(row);
     ASSERT_TRUE(c.error.empty()) << row.id << ": " << c.error;
     const double measured = testing::measured_tokens_per_s_per_gpu(row);
-    const double ceiling = c.serve.output_tokens_per_s / row.tp;  // per GPU of the TP group
+    const double ceiling = output_tokens_per_s_per_gpu(c.serve);
     const double ratio = ceiling / measured;
     ratios.push_back(ratio);
     std::printf("%-34s %6lld %11.1f %11.1f %7.3f\n", row.id.c_str(), static_cast<long long>(c.concurrency),

@@ -48,10 +48,7 @@ auto first_capacity_option(const CeilingArgs& args) -> std::string {
 /// "within 0.5% of ..." when the tie rule picked a lower concurrency than the very most.
 auto choice_reason(std::span<const ceiling::SweepPoint> sweep, std::size_t best,
                    const ceiling::CapacityLimits& limits) -> std::string {
-  double most = 0;
-  for (const ceiling::SweepPoint& p : sweep) {
-    if (p.within_limits) most = std::max(most, p.ceiling.output_tokens_per_s);
-  }
+  const double most = ceiling::most_output_tokens_per_s(sweep);
   const ceiling::ServeCeiling& s = sweep[best].ceiling;
   const std::string limit_text = ceiling::limits_text(limits);
   std::string reason =
