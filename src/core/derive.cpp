@@ -64,6 +64,7 @@ auto derive(const RawSample& raw, const DeviceInfo& device) -> SolSample {
   out.t_end_ns = raw.t_end_ns;
   out.source = raw.source;
   out.flags = raw.flags;
+  out.pm_pause = raw.pm_pause;
   out.metrics = raw.values;
   out.attainable_compute_sol_pct = raw.attainable_compute_sol_pct;
   out.attainable_memory_sol_pct = raw.attainable_memory_sol_pct;

@@ -7,6 +7,7 @@
 
 #include "core/limiter.hpp"
 #include "core/metric_id.hpp"
+#include "core/pm_yield.hpp"
 #include "core/sol_terms.hpp"
 
 namespace solscope::core {
@@ -15,6 +16,9 @@ namespace solscope::core {
 enum SampleFlag : std::uint32_t {
   kSampleGapBefore = 1u << 0,  ///< samples were lost just before this one (buffer overflow, device reset)
   kSampleRecovered = 1u << 1,  ///< read from a trace that was cut short or damaged
+  /// PM sampling of this device was paused (RawSample::pm_pause says why): the figures come from the next
+  /// best source that coexists with profilers (GPM on Hopper and newer, else NVML)
+  kSamplePmPaused = 1u << 2,
 };
 
 inline constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
@@ -38,6 +42,8 @@ struct RawSample {
   /// The resource that limits that ceiling (core/limiter.hpp); kCount when unknown. Not stored in traces: a
   /// replayed sample has its figures but no limiter.
   Limiter attainable_limiter = Limiter::kCount;
+  /// Why PM sampling was paused for this sample (kNone when it was not; then kSamplePmPaused is clear).
+  PmPauseReason pm_pause = PmPauseReason::kNone;
 
   [[nodiscard]] auto value(MetricId id) const -> double { return values[index_of(id)]; }
   void set(MetricId id, double v) { values[index_of(id)] = v; }

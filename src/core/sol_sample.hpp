@@ -35,6 +35,8 @@ struct SolSample {
   /// What limits the attainable figures (RawSample::attainable_limiter); in a window, the limiter that held
   /// for the most sample time. kCount when unknown.
   Limiter attainable_limiter = Limiter::kCount;
+  /// Why PM sampling was paused (RawSample::pm_pause); in a window, that of its latest sample.
+  PmPauseReason pm_pause = PmPauseReason::kNone;
   std::array<double, kMetricCount> metrics = RawSample::unknown_values();
 
   [[nodiscard]] auto metric(MetricId id) const -> double { return metrics[index_of(id)]; }

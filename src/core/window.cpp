@@ -54,6 +54,7 @@ void WindowAccumulator::add(const SolSample& sample) {
   t_end_ns_ = std::max(t_end_ns_, sample.t_end_ns);
   flags_ |= sample.flags;
   source_ = sample.source;
+  pm_pause_ = sample.pm_pause;
   const double w = static_cast<double>(std::max<std::int64_t>(sample.duration_ns(), 1));
   compute_sol_.add(sample.compute_sol_pct, w);
   memory_sol_.add(sample.memory_sol_pct, w);
@@ -75,6 +76,7 @@ auto WindowAccumulator::result() const -> SolSample {
   out.t_end_ns = t_end_ns_;
   out.source = source_;
   out.flags = flags_;
+  out.pm_pause = pm_pause_;
   out.compute_sol_pct = compute_sol_.value();
   out.memory_sol_pct = memory_sol_.value();
   out.dram_bytes_per_s = dram_bytes_per_s_.value();

@@ -61,6 +61,7 @@ class WindowAccumulator {
   std::int64_t t_start_ns_ = 0;
   std::int64_t t_end_ns_ = 0;
   std::uint32_t flags_ = 0;
+  PmPauseReason pm_pause_ = PmPauseReason::kNone;  ///< that of the latest sample
   SourceKind source_ = SourceKind::None;
   WeightedMean compute_sol_;
   WeightedMean memory_sol_;

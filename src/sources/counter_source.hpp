@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/device_info.hpp"
+#include "core/pm_yield.hpp"
 #include "core/raw_sample.hpp"
 #include "core/result.hpp"
 #include "core/sol_terms.hpp"
@@ -85,6 +87,33 @@ class PlaybackControl {
   auto operator=(const PlaybackControl&) -> PlaybackControl& = default;
 };
 
+/// Optional capability of a source that holds exclusive performance counters (the NVIDIA source's CUPTI PM
+/// sampling): give them back to a profiler and take them again (core/pm_yield.hpp decides when). Called only
+/// from the thread that drives the source.
+class CounterYield {
+ public:
+  virtual ~CounterYield() = default;
+  /// True when `device` uses, or could take again, exclusive counters: pausing means something for it.
+  [[nodiscard]] virtual auto yields(std::uint32_t device) const -> bool = 0;
+  /// Pauses (`reason` != kNone) or resumes (kNone) PM sampling of `device`. Pausing releases its counters at
+  /// once; until resumed its samples come from the next best source that coexists with profilers (GPM on
+  /// Hopper and newer, else NVML), each with kSamplePmPaused and `reason`; a new reason on a paused device
+  /// only relabels it. Resuming reopens PM sampling. Errors: InvalidArgument for a device not sampled; on
+  /// resume, Unavailable when CUPTI says the counters are taken (the device stays paused with kCountersBusy),
+  /// and CUPTI's other errors (the device stays on its fallback source).
+  [[nodiscard]] virtual auto set_pm_pause(std::uint32_t device, core::PmPauseReason reason)
+      -> core::Result<void> = 0;
+  /// The devices whose counters CUPTI said, during a poll, another profiler took (each with CUPTI's message)
+  /// since the last call. The source has already moved them to their fallback source, paused with
+  /// kCountersBusy.
+  [[nodiscard]] virtual auto take_counters_busy() -> std::vector<std::pair<std::uint32_t, std::string>> = 0;
+
+ protected:
+  CounterYield() = default;
+  CounterYield(const CounterYield&) = default;
+  auto operator=(const CounterYield&) -> CounterYield& = default;
+};
+
 /// A source of RawSamples for a set of GPUs.
 ///
 /// Life cycle: devices() may be called at any time; start() once; poll() repeatedly from one thread; stop()
@@ -121,6 +150,10 @@ class CounterSource {
   /// The processes on each device, or nullptr when this source cannot list them (a replay). The pointer
   /// lives as long as the source. This query (not the lister) may be made from any thread.
   [[nodiscard]] virtual auto process_lister() -> ProcessLister* { return nullptr; }
+
+  /// Pausing of exclusive counters, or nullptr when this source holds none (a replay, dcgm-exporter). The
+  /// pointer lives as long as the source. This query (not the capability) may be made from any thread.
+  [[nodiscard]] virtual auto counter_yield() -> CounterYield* { return nullptr; }
 
   /// Control of the playback clock, or nullptr for a live source. The pointer lives as long as the source.
   /// This query (not the control) may be made from any thread.
