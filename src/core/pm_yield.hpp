@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/result.hpp"
@@ -106,13 +107,20 @@ class PmYield {
   [[nodiscard]] auto last_seen() const -> const std::vector<ProfilerSighting>& { return seen_; }
 
  private:
+  struct Held {
+    ProfilerSighting sighting;
+    std::int64_t last_seen_ns = 0;
+  };
+  struct Busy {
+    std::int64_t when_ns = 0;
+    std::string what;
+  };
   PmPolicy policy_;
   std::optional<ManualPause> manual_;
   std::vector<ProfilerSighting> seen_;  ///< the last scan
-  std::int64_t seen_last_ns_ = 0;       ///< when a profiler was last seen (0 = never)
-  std::vector<ProfilerSighting>
-      held_;  ///< the sightings that still pause (until kProfilerGoneAfterNs passed)
-  std::map<std::uint32_t, std::pair<std::int64_t, std::string>> busy_;  ///< device -> (when, what)
+  /// Every profiler seen within kProfilerGoneAfterNs, keyed by (reason, what).
+  std::map<std::pair<PmPauseReason, std::string>, Held> held_;
+  std::map<std::uint32_t, Busy> busy_;  ///< device -> when CUPTI last said its counters are taken
 };
 
 /// PmYield behind a mutex, shared by the HTTP server (manual pause), the profiler watch (observe) and the
