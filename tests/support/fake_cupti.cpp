@@ -54,6 +54,11 @@ void target(const char* name) {
   state().calls.emplace_back(name);
 }
 
+// A teardown step (host or target side), in FakeCuptiState::teardown.
+void teardown(const char* name) {
+  state().teardown.emplace_back(name);
+}
+
 auto pop_or(std::deque<CUptiResult>& queue, CUptiResult fallback) -> CUptiResult {
   if (queue.empty()) return fallback;
   const CUptiResult rc = queue.front();
@@ -125,6 +130,7 @@ auto profiler_initialize(CUpti_Profiler_Initialize_Params*) -> CUptiResult {
 
 auto profiler_deinitialize(CUpti_Profiler_DeInitialize_Params*) -> CUptiResult {
   target("cuptiProfilerDeInitialize");
+  teardown("cuptiProfilerDeInitialize");
   ++state().profiler_deinit_calls;
   return CUPTI_SUCCESS;
 }
@@ -222,6 +228,7 @@ auto start(CUpti_PmSampling_Start_Params* p) -> CUptiResult {
 
 auto stop(CUpti_PmSampling_Stop_Params* p) -> CUptiResult {
   target("cuptiPmSamplingStop");
+  teardown("cuptiPmSamplingStop");
   FakeDevice* device = device_of(p->pPmSamplingObject);
   if (device == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
   ++device->stop_calls;
@@ -231,6 +238,7 @@ auto stop(CUpti_PmSampling_Stop_Params* p) -> CUptiResult {
 
 auto disable(CUpti_PmSampling_Disable_Params* p) -> CUptiResult {
   target("cuptiPmSamplingDisable");
+  teardown("cuptiPmSamplingDisable");
   FakeDevice* device = device_of(p->pPmSamplingObject);
   if (device == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
   ++device->disable_calls;
@@ -294,6 +302,7 @@ auto host_initialize(CUpti_Profiler_Host_Initialize_Params* p) -> CUptiResult {
 }
 
 auto host_deinitialize(CUpti_Profiler_Host_Deinitialize_Params* p) -> CUptiResult {
+  teardown("cuptiProfilerHostDeinitialize");
   delete p->pHostObject;
   --state().live_host_objects;
   return CUPTI_SUCCESS;

@@ -85,6 +85,9 @@ struct FakeCuptiState {
   int live_host_objects = 0;
   int evaluate_calls = 0;
   std::vector<std::string> calls;  ///< names of target-side calls, in order
+  /// Teardown steps of both sides in call order: cuptiPmSamplingStop, cuptiPmSamplingDisable,
+  /// cuptiProfilerHostDeinitialize and cuptiProfilerDeInitialize (doc section 1.6 orders them).
+  std::vector<std::string> teardown;
 
   void reset() { *this = FakeCuptiState{}; }
 };

@@ -1,5 +1,7 @@
 // FakePmSampling: a scripted PmSampling for the NVIDIA source's tests. Its state is shared with the test,
-// which keeps a handle after the source took ownership of the sampler. Samples it returns are synthetic.
+// which keeps a handle after the source took ownership of the sampler. Samples it returns are synthetic. Like
+// the real PmSampler, it gives samples only of open devices: a device leaves that set on close(), on
+// close_all(), and when a poll reports it lost or busy.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,14 +22,17 @@ namespace solscope::nvidia::testing {
 struct FakePmState {
   /// open() result per NVML index; an index not listed opens as chip "GH100".
   std::map<std::uint32_t, core::Result<std::string>> open_results;
-  /// poll() answers these in order, then empty polls.
+  /// poll() answers these in order (without the samples of devices not open), then empty polls.
   std::deque<PmPoll> polls;
+  /// NVML indices open now: opened, and not closed, lost or busy since.
+  std::set<std::uint32_t> open_devices;
 
   int factory_calls = 0;
   int poll_calls = 0;
   int close_all_calls = 0;
-  std::vector<std::uint32_t> open_calls;  ///< NVML index of every open()
-  std::vector<std::string> open_pci_ids;  ///< PCI bus id of every open()
+  std::vector<std::uint32_t> close_calls;  ///< NVML index of every close()
+  std::vector<std::uint32_t> open_calls;   ///< NVML index of every open()
+  std::vector<std::string> open_pci_ids;   ///< PCI bus id of every open()
   std::vector<std::int64_t> open_intervals_ns;
 };
 
@@ -41,7 +47,10 @@ class FakePmSampling final : public PmSampling {
     state_->open_pci_ids.emplace_back(pci_bus_id);
     state_->open_intervals_ns.push_back(interval_ns);
     const auto it = state_->open_results.find(nvml_index);
-    return it == state_->open_results.end() ? core::Result<std::string>{"GH100"} : it->second;
+    core::Result<std::string> result =
+        it == state_->open_results.end() ? core::Result<std::string>{"GH100"} : it->second;
+    if (result) state_->open_devices.insert(nvml_index);
+    return result;
   }
 
   auto poll() -> PmPoll override {
@@ -49,10 +58,23 @@ class FakePmSampling final : public PmSampling {
     if (state_->polls.empty()) return {};
     PmPoll next = std::move(state_->polls.front());
     state_->polls.pop_front();
+    std::erase_if(next.samples, [this](const core::RawSample& s) {
+      return !state_->open_devices.contains(s.device_index);
+    });
+    for (const PmDeviceFault& fault : next.lost) state_->open_devices.erase(fault.nvml_index);
+    for (const PmDeviceFault& fault : next.busy) state_->open_devices.erase(fault.nvml_index);
     return next;
   }
 
-  void close_all() override { ++state_->close_all_calls; }
+  void close(std::uint32_t nvml_index) override {
+    state_->close_calls.push_back(nvml_index);
+    state_->open_devices.erase(nvml_index);
+  }
+
+  void close_all() override {
+    ++state_->close_all_calls;
+    state_->open_devices.clear();
+  }
 
  private:
   std::shared_ptr<FakePmState> state_;

@@ -89,15 +89,19 @@ auto NvidiaSource::start(const sources::SourceConfig& config) -> core::Result<vo
   active_.clear();
   pm_.reset();
   pm_factory_called_ = false;
+  counters_busy_.clear();
   const ProfilingPermission permission =
       check_profiling_permission(deps_.procfs_root, deps_.euid(), reader_->driver_major());
   for (const std::uint32_t index : *selected) active_.push_back(start_device(index, permission));
+  for (Active& dev : active_) label_start_pause(dev);
 
   const auto on = [this](SourceKind kind) {
     return std::any_of(active_.begin(), active_.end(),
                        [kind](const Active& dev) { return !dev.status.lost && dev.status.source == kind; });
   };
-  if (pm_ && !on(SourceKind::PmSampling)) {
+  const bool any_yields = std::any_of(active_.begin(), active_.end(),
+                                      [](const Active& dev) { return !dev.status.lost && dev.pm_capable; });
+  if (pm_ && !any_yields) {  // kept while a device may take PM sampling again (CounterYield)
     pm_->close_all();
     pm_.reset();
   }
@@ -162,9 +166,11 @@ auto NvidiaSource::try_pm(Active& dev, PmChoice& choice) -> bool {
   auto chip = pm_->open(dev.info.index, dev.info.pci_bus_id, interval_ns_);
   if (!chip) {
     choice = pm_open_failure(chip.error());
+    note_pm_open_failure(dev, chip.error());
     return false;
   }
   dev.info.chip = std::move(*chip);
+  dev.pm_capable = true;
   return true;
 }
 
@@ -183,6 +189,7 @@ auto NvidiaSource::poll() -> core::Result<std::vector<core::RawSample>> {
       poll_nvml_only(dev, now, out);
     }
   }
+  flag_paused(out);
   return out;
 }
 
@@ -199,6 +206,10 @@ void NvidiaSource::poll_pm(std::int64_t now_ns, std::vector<core::RawSample>& ou
     if (!refresh_nvml(*dev, now_ns)) continue;
     merge_nvml(dev->nvml, sample);
     out.push_back(sample);
+  }
+  // After the samples: those decoded before another profiler took the counters are still PM samples.
+  for (PmDeviceFault& fault : polled.busy) {
+    on_counters_taken(fault.nvml_index, std::move(fault.error.message), now_ns);
   }
 }
 

@@ -67,7 +67,15 @@ struct NvidiaProbe {
 /// for timer jitter). NVML-only devices give one sample per interval spanning [previous sample end, now); GPM
 /// devices at most one per interval and at least kGpmMinIntervalNs (100 ms) apart. A device reported lost (PM
 /// sampler fault or NVML_ERROR_GPU_IS_LOST) gets status().lost and no more samples; the others continue.
-class NvidiaSource final : public sources::CounterSource, public sources::ProcessLister {
+///
+/// CounterYield (nvidia_source_yield.cpp): a device PM-sampled at start can give its counters back to a
+/// profiler. Paused, it runs on GPM where the GPU has it (Hopper and newer: GPM coexists with profilers) and
+/// on NVML only elsewhere, every sample flagged kSamplePmPaused with the reason; resumed, PM sampling is
+/// opened again. Counters that CUPTI says another profiler holds (at start, in a poll, or on resume) pause
+/// the device with kCountersBusy instead of losing it, and take_counters_busy() reports them.
+class NvidiaSource final : public sources::CounterSource,
+                           public sources::ProcessLister,
+                           public sources::CounterYield {
  public:
   explicit NvidiaSource(NvidiaSourceDeps deps = {});
   ~NvidiaSource() override;
@@ -105,6 +113,26 @@ class NvidiaSource final : public sources::CounterSource, public sources::Proces
       -> core::Result<std::vector<sources::DeviceProcess>> override;
   [[nodiscard]] auto process_lister() -> sources::ProcessLister* override { return this; }
 
+  /// True for a device that holds, or could take again, CUPTI's counters: PM-sampled at start, or found with
+  /// its counters busy at start (then paused with kCountersBusy). False for a device on GPM or NVML from the
+  /// start for any other reason (MIG, no permission, no counter set, best_source), for a lost device and for
+  /// an index not sampled.
+  [[nodiscard]] auto yields(std::uint32_t device) const -> bool override;
+  /// See CounterYield::set_pm_pause. Pausing closes the device's PM session at once (PmSampling::close),
+  /// opens GPM when the GPU supports it (else NVML only), and from the next poll on flags each of its samples
+  /// kSamplePmPaused with RawSample::pm_pause = `reason`; status().reason becomes "PM sampling paused
+  /// (<reason>): <why>". Resuming opens PM sampling again (the flag clears on success). On a device that does
+  /// not yield (yields() false) or is lost, both are a no-op that returns success: it holds no counters, and
+  /// its samples stay unflagged. Errors: FailedPrecondition when not started; InvalidArgument for a device
+  /// not sampled; on resume, PmSampling::open's errors: Unavailable (counters held by another profiler: the
+  /// device stays paused with kCountersBusy), others (the device stays on its fallback, not paused, with
+  /// pm_open_failure's reason).
+  [[nodiscard]] auto set_pm_pause(std::uint32_t device, core::PmPauseReason reason)
+      -> core::Result<void> override;
+  /// See CounterYield::take_counters_busy; also lists the devices found busy by start(). Each entry once.
+  [[nodiscard]] auto take_counters_busy() -> std::vector<std::pair<std::uint32_t, std::string>> override;
+  [[nodiscard]] auto counter_yield() -> sources::CounterYield* override { return this; }
+
  private:
   struct Active {
     core::DeviceInfo info;
@@ -115,6 +143,9 @@ class NvidiaSource final : public sources::CounterSource, public sources::Proces
     std::int64_t nvml_read_ns = 0;  ///< when `nvml` was read
     std::int64_t last_end_ns = 0;   ///< GPM and NVML-only: end of the last sample (start time at first)
     int gpm_failures = 0;           ///< GPM polls failed in a row
+    bool pm_capable = false;        ///< yields(): PM-sampled at start, or its counters were busy at start
+    core::PmPauseReason pm_pause = core::PmPauseReason::kNone;  ///< why PM sampling is paused now
+    std::string gpm_note;  ///< on a paused NVML-only device: why not GPM ("" otherwise)
   };
 
   [[nodiscard]] auto open_nvml() const -> core::Result<NvmlReader>;
@@ -126,6 +157,24 @@ class NvidiaSource final : public sources::CounterSource, public sources::Proces
   /// Reads NVML for the device unless it was read less than an interval ago; false when the device is lost.
   auto refresh_nvml(Active& dev, std::int64_t now_ns) -> bool;
   void mark_lost(Active& dev, std::string reason);
+  // CounterYield helpers (nvidia_source_yield.cpp).
+  /// `dev`'s PM open failed with `error`: when it says the counters are busy, the device yields from now on,
+  /// paused with kCountersBusy, and is reported by take_counters_busy().
+  void note_pm_open_failure(Active& dev, const core::Error& error);
+  /// After start_device(): a device paused at start gets the paused status text (its fallback is open).
+  void label_start_pause(Active& dev);
+  /// Moves a PM-sampled device to GPM (when the GPU has it) or NVML only, from `now_ns` on.
+  void open_fallback(Active& dev, std::int64_t now_ns);
+  /// Sets `dev`'s pause reason and its status text and hint; `why` explains the pause.
+  void set_paused(Active& dev, core::PmPauseReason reason, std::string why);
+  /// The PM session of a device ended at `now_ns` because another profiler took its counters (PmPoll::busy):
+  /// its fallback opens, it is paused with kCountersBusy and CUPTI's `message`, and take_counters_busy() says
+  /// so.
+  void on_counters_taken(std::uint32_t index, std::string message, std::int64_t now_ns);
+  /// Opens PM sampling of a yielding device again (set_pm_pause with kNone).
+  auto resume_pm(Active& dev) -> core::Result<void>;
+  /// Flags every sample of a paused device with kSamplePmPaused and its reason.
+  void flag_paused(std::vector<core::RawSample>& samples) const;
   auto find(std::uint32_t index) -> Active*;
   [[nodiscard]] auto find(std::uint32_t index) const -> const Active*;
 
@@ -137,6 +186,9 @@ class NvidiaSource final : public sources::CounterSource, public sources::Proces
   std::int64_t interval_ns_ = 0;
   core::SourceKind best_source_ = core::SourceKind::PmSampling;  ///< SourceConfig::best_source
   std::vector<Active> active_;                                   ///< sorted by NVML index
+
+  /// Devices whose counters CUPTI said are busy (index, CUPTI's message), for take_counters_busy().
+  std::vector<std::pair<std::uint32_t, std::string>> counters_busy_;
 };
 
 }  // namespace solscope::nvidia

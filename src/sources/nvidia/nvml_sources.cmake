@@ -5,6 +5,7 @@ solscope_add_library(nvidia SOURCES
   nvidia_source.cpp
   nvidia_source_plan.cpp
   nvidia_source_probe.cpp
+  nvidia_source_yield.cpp
   nvml_api.cpp
   nvml_reader.cpp
   profiling_permission.cpp

@@ -69,7 +69,12 @@ void to_epoch(PmDevice& device, std::vector<core::RawSample>& out, std::size_t f
 }
 
 auto lost(core::Error error) -> PmDecodeResult {
-  return {.lost = true, .error = std::move(error)};
+  return {.lost = true, .counters_busy = false, .error = std::move(error)};
+}
+
+// Another profiler took the counters: the session is over, the device is not lost (PmPoll::busy).
+auto taken(core::Error error) -> PmDecodeResult {
+  return {.lost = false, .counters_busy = true, .error = std::move(error)};
 }
 
 // Counts a failed decode; the device is lost after max_decode_failures in a row.
@@ -104,6 +109,7 @@ auto decode_device(const CuptiApi& api, PmDevice& device, const PmSessionSetting
     if (rc != CUPTI_SUCCESS) {
       core::Error error = pm_error(api, rc, "cuptiPmSamplingDecodeData", PmCall::Other, device.label);
       to_epoch(device, out, first, realtime_ns);
+      if (says_counters_busy(error)) return taken(std::move(error));
       return is_device_gone(rc) ? lost(std::move(error)) : failed(device, settings, std::move(error));
     }
     device.decode_failures = 0;
@@ -122,6 +128,7 @@ auto decode_device(const CuptiApi& api, PmDevice& device, const PmSessionSetting
     end_session(api, device, false);
     if (auto restarted = start_session(api, device, settings); !restarted) {
       core::Error error = restarted.error();
+      if (says_counters_busy(error)) return taken(std::move(error));
       error.message = "cannot restart PM sampling after a buffer overflow: " + error.message;
       return lost(std::move(error));
     }

@@ -9,6 +9,10 @@ constexpr std::string_view kPrivilegeHint =
     "NVreg_RestrictProfilingToAdminUsers=0` to a file in /etc/modprobe.d/, rebuild the initramfs and reboot. "
     "Meanwhile NVML figures (classic utilization, clocks, power) still work";
 
+// The start of every "counters held by another profiler" message (says_counters_busy looks for it).
+constexpr std::string_view kBusyMessage =
+    "GPU counters held by another profiler (DCGM, Nsight Compute/Systems, another solscope)";
+
 constexpr std::string_view kBusyHint =
     "pause DCGM profiling with `dcgmi profile --pause` or stop the other profiler, then restart solscope; "
     "solscope falls back to NVML GPM";
@@ -64,13 +68,8 @@ auto pm_error(const CuptiApi& api, CUptiResult result, std::string_view call, Pm
     return {core::ErrorCode::Unimplemented, std::string(reason) + " (" + what + ")",
             "solscope falls back to NVML figures on this GPU"};
   }
-  const bool busy =
-      result == CUPTI_ERROR_HARDWARE_BUSY ||
-      (kind == PmCall::Enable && (result == CUPTI_ERROR_INVALID_OPERATION || result == CUPTI_ERROR_UNKNOWN));
-  if (busy) {
-    return {core::ErrorCode::Unavailable,
-            "GPU counters held by another profiler (DCGM, Nsight Compute/Systems, another solscope) (" +
-                what + ")",
+  if (is_counters_busy(result, kind)) {
+    return {core::ErrorCode::Unavailable, std::string(kBusyMessage) + " (" + what + ")",
             std::string(kBusyHint)};
   }
   if (is_device_gone(result)) {
@@ -93,6 +92,16 @@ auto unsupported_reasons(const CUpti_Profiler_DeviceSupported_Params& params) ->
   add("CMP", params.cmp);
   add("WSL", params.wsl);
   return out;
+}
+
+auto is_counters_busy(CUptiResult result, PmCall kind) -> bool {
+  return result == CUPTI_ERROR_HARDWARE_BUSY ||
+         (kind == PmCall::Enable &&
+          (result == CUPTI_ERROR_INVALID_OPERATION || result == CUPTI_ERROR_UNKNOWN));
+}
+
+auto says_counters_busy(const core::Error& error) -> bool {
+  return error.code == core::ErrorCode::Unavailable && error.message.rfind(kBusyMessage, 0) == 0;
 }
 
 auto is_device_gone(CUptiResult result) -> bool {

@@ -235,11 +235,12 @@ auto PmSampler::poll() -> PmPoll {
   for (auto it = devices_.begin(); it != devices_.end();) {
     PmDevice& device = **it;
     PmDecodeResult decoded = decode_device(*cupti_, device, settings, deps_.realtime_ns, result.samples);
-    if (!decoded.lost) {
+    if (!decoded.lost && !decoded.counters_busy) {
       ++it;
       continue;
     }
-    result.lost.push_back(PmDeviceFault{.nvml_index = device.nvml_index, .error = std::move(decoded.error)});
+    auto& faults = decoded.counters_busy ? result.busy : result.lost;
+    faults.push_back(PmDeviceFault{.nvml_index = device.nvml_index, .error = std::move(decoded.error)});
     close_device(device, false);
     it = devices_.erase(it);
   }
@@ -248,6 +249,14 @@ auto PmSampler::poll() -> PmPoll {
 
 void PmSampler::close_device(PmDevice& device, bool drain) {
   end_session(*cupti_, device, drain);
+}
+
+void PmSampler::close(std::uint32_t nvml_index) {
+  const auto it = std::find_if(devices_.begin(), devices_.end(),
+                               [&](const auto& d) { return d->nvml_index == nvml_index; });
+  if (it == devices_.end()) return;
+  close_device(**it, true);
+  devices_.erase(it);  // the host object (PmConfig) and the images go after Disable (doc section 1.6)
 }
 
 void PmSampler::close_all() {

@@ -46,16 +46,17 @@ struct PmSamplerDeps {
 
 /// CUPTI PM sampling of several GPUs; the one owner of CUPTI's process-wide profiler state (at most one
 /// PmSampler holds it at a time: a second one's open() fails with FailedPrecondition). Not thread-safe: one
-/// thread calls open(), poll() and close_all().
+/// thread calls open(), poll(), close() and close_all().
 ///
 /// open() follows doc section 1: libcuda + cuInit -> the CUDA ordinal of the PCI bus id -> libcupti (>= 12.6)
 /// -> cuptiProfilerInitialize (once) -> DeviceSupported -> GetChipName -> GetCounterAvailability -> host
 /// config (PmConfig, one pass) -> Enable -> SetConfig -> GetCounterDataSize -> CounterDataImageInitialize ->
 /// Start. No target-side CUPTI call happens before cuInit succeeded and the bus id matched a CUDA device
 /// (CUPTI crashes without a driver: doc section 8). poll() decodes every device (decode_device in
-/// pm_session.hpp); a device that fails is reported in PmPoll::lost and closed while the others continue.
-/// close_all() stops each device (Stop -> last decode -> Disable -> host deinit) and then calls
-/// cuptiProfilerDeInitialize once.
+/// pm_session.hpp); a device that fails is reported in PmPoll::lost, one whose counters another profiler took
+/// in PmPoll::busy, and either is closed while the others continue. close(i) stops one device (Stop -> last
+/// decode -> Disable -> host deinit) and keeps CUPTI's profiler state for the others and for a later open(i);
+/// close_all() stops each device the same way and then calls cuptiProfilerDeInitialize once.
 class PmSampler final : public PmSampling {
  public:
   explicit PmSampler(PmSamplerOptions options = {}, PmSamplerDeps deps = {});
@@ -69,6 +70,7 @@ class PmSampler final : public PmSampling {
   [[nodiscard]] auto open(std::uint32_t nvml_index, std::string_view pci_bus_id, std::int64_t interval_ns)
       -> core::Result<std::string> override;
   [[nodiscard]] auto poll() -> PmPoll override;
+  void close(std::uint32_t nvml_index) override;
   void close_all() override;
 
   /// Counter names libcupti rejected on this device and that are therefore NaN (empty normally, or for an

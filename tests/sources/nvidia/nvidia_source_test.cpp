@@ -281,8 +281,8 @@ TEST_F(NvidiaSourceTest, busy_counters_fall_back_naming_the_other_profilers) {
   NvidiaSource source(deps());
   ASSERT_TRUE(start(source).has_value());
   EXPECT_EQ(source.status(0).source, SourceKind::Gpm);
-  EXPECT_EQ(source.status(0).reason,
-            "PM sampling unavailable: counters held by another profiler (DCGM, Nsight, another solscope)");
+  // Busy counters pause PM sampling (CounterYield) until they are free: nvidia_source_yield_test.cpp.
+  EXPECT_EQ(source.status(0).reason, "PM sampling paused (counters_busy): counters in use");
   EXPECT_TRUE(contains(source.status(0).hint, "dcgmi profile --pause"));
 }
 

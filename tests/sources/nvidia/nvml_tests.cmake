@@ -7,6 +7,7 @@ if(TARGET solscope_nvidia)
             ${CMAKE_CURRENT_LIST_DIR}/profiling_permission_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/nvidia_source_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/nvidia_source_plan_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/nvidia_source_yield_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../../support/fake_nvml.cpp
     LIBS solscope::nvidia)
 endif()

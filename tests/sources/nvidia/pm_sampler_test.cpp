@@ -1,5 +1,5 @@
 // PmSampler's sampling behaviour over the fake CUPTI table: values, times, overflow, full images, resets,
-// device loss and teardown. All data is synthetic.
+// device loss, counters taken by another profiler, closing one device and teardown. All data is synthetic.
 #include <cmath>
 #include <string>
 
@@ -160,7 +160,8 @@ TEST_F(PmSamplerTest, failed_restart_after_overflow_loses_the_device) {
   auto sampler = make_sampler();
   ASSERT_TRUE(sampler->open(5, kBusId0, kInterval10ms).has_value());
   device().decode_results.push_back(CUPTI_ERROR_OUT_OF_MEMORY);
-  device().enable_results.push_back(CUPTI_ERROR_HARDWARE_BUSY);
+  // A restart refused as busy is a yield, not a loss (busy_restart_after_overflow_is_a_yield_not_a_loss).
+  device().enable_results.push_back(CUPTI_ERROR_INVALID_DEVICE);
   const PmPoll poll = sampler->poll();
   ASSERT_EQ(poll.lost.size(), 1u);
   EXPECT_EQ(poll.lost[0].nvml_index, 5u);
@@ -239,6 +240,111 @@ TEST_F(PmSamplerTest, close_all_tears_down_in_the_documented_order_once) {
   EXPECT_EQ(fake::state().live_host_objects, 0);
   EXPECT_EQ(fake::state().profiler_deinit_calls, 1);
   EXPECT_TRUE(sampler->poll().samples.empty());
+}
+
+TEST_F(PmSamplerTest, close_one_device_tears_it_down_in_the_documented_order_and_the_other_goes_on) {
+  add_device("0000:3b:00.0");
+  auto sampler = make_sampler();
+  ASSERT_TRUE(sampler->open(0, kBusId0, kInterval10ms).has_value());
+  ASSERT_TRUE(sampler->open(1, "0000:3b:00.0", kInterval10ms).has_value());
+  ASSERT_EQ(fake::state().live_host_objects, 2);
+  fake::state().calls.clear();
+  fake::state().teardown.clear();
+
+  sampler->close(1);
+  // Doc section 1.6 for one device: Stop, one last decode, Disable, then the host object; the profiler state
+  // stays for device 0.
+  EXPECT_EQ(fake::state().calls, (std::vector<std::string>{"cuptiPmSamplingStop", "cuptiPmSamplingDecodeData",
+                                                           "cuptiPmSamplingDisable"}));
+  EXPECT_EQ(fake::state().teardown, (std::vector<std::string>{"cuptiPmSamplingStop", "cuptiPmSamplingDisable",
+                                                              "cuptiProfilerHostDeinitialize"}));
+  EXPECT_EQ(fake::state().live_host_objects, 1);
+  EXPECT_EQ(fake::state().profiler_deinit_calls, 0);
+  EXPECT_FALSE(device(1).enabled);
+  EXPECT_FALSE(device(1).started);
+  EXPECT_TRUE(device(0).started);
+
+  const int decodes_of_closed = device(1).decode_calls;
+  device(0).pending.push_back(sample(1'000, 2'000, {{MetricId::TensorPipe, 5.0}}));
+  device(1).pending.push_back(sample(1'000, 2'000, {{MetricId::TensorPipe, 6.0}}));
+  const PmPoll poll = sampler->poll();
+  EXPECT_TRUE(poll.lost.empty());
+  EXPECT_TRUE(poll.busy.empty());
+  ASSERT_EQ(poll.samples.size(), 1u);
+  EXPECT_EQ(poll.samples[0].device_index, 0u);
+  EXPECT_EQ(device(1).decode_calls, decodes_of_closed);
+
+  fake::state().calls.clear();
+  sampler->close(1);  // not open any more
+  sampler->close(7);  // never open
+  EXPECT_TRUE(fake::state().calls.empty());
+}
+
+TEST_F(PmSamplerTest, a_closed_device_opens_again_without_a_second_profiler_initialize) {
+  add_device("0000:3b:00.0");
+  auto sampler = make_sampler();
+  ASSERT_TRUE(sampler->open(0, kBusId0, kInterval10ms).has_value());
+  ASSERT_TRUE(sampler->open(1, "0000:3b:00.0", kInterval10ms).has_value());
+  const std::uint32_t slots = device(1).max_samples;
+  sampler->close(1);
+  sampler->close(0);  // every device closed: the profiler state is kept for a reopen
+  EXPECT_EQ(fake::state().profiler_deinit_calls, 0);
+  EXPECT_EQ(fake::state().live_host_objects, 0);
+
+  auto chip = sampler->open(1, "0000:3b:00.0", kInterval10ms);
+  ASSERT_TRUE(chip.has_value()) << chip.error().describe();
+  EXPECT_EQ(*chip, "GH100");
+  EXPECT_EQ(fake::state().profiler_init_calls, 1);
+  EXPECT_EQ(device(1).enable_calls, 2);
+  EXPECT_EQ(device(1).start_calls, 2);
+  EXPECT_TRUE(device(1).started);
+  EXPECT_EQ(device(1).max_samples, slots);  // every image keeps the first slot count (doc section 7)
+
+  device(1).pending.push_back(sample(50'000, 60'000, {{MetricId::TensorPipe, 9.0}}));
+  const PmPoll poll = sampler->poll();
+  ASSERT_EQ(poll.samples.size(), 1u);
+  EXPECT_EQ(poll.samples[0].device_index, 1u);
+  EXPECT_DOUBLE_EQ(poll.samples[0].value(MetricId::TensorPipe), 9.0);
+
+  sampler->close_all();
+  EXPECT_EQ(fake::state().profiler_deinit_calls, 1);
+}
+
+TEST_F(PmSamplerTest, counters_taken_during_decode_close_the_device_as_busy_not_lost) {
+  add_device("0000:3b:00.0");
+  auto sampler = make_sampler();
+  ASSERT_TRUE(sampler->open(0, kBusId0, kInterval10ms).has_value());
+  ASSERT_TRUE(sampler->open(1, "0000:3b:00.0", kInterval10ms).has_value());
+  device(1).decode_results.push_back(CUPTI_ERROR_HARDWARE_BUSY);
+  device(0).pending.push_back(sample(1'000, 2'000, {}));
+  const PmPoll poll = sampler->poll();
+  EXPECT_TRUE(poll.lost.empty());
+  ASSERT_EQ(poll.busy.size(), 1u);
+  EXPECT_EQ(poll.busy[0].nvml_index, 1u);
+  EXPECT_EQ(poll.busy[0].error.code, core::ErrorCode::Unavailable);
+  EXPECT_NE(poll.busy[0].error.message.find("GPU counters held by another profiler"), std::string::npos);
+  EXPECT_NE(poll.busy[0].error.message.find("CUPTI_ERROR_HARDWARE_BUSY"), std::string::npos);
+  ASSERT_EQ(poll.samples.size(), 1u);
+  EXPECT_EQ(poll.samples[0].device_index, 0u);
+  EXPECT_EQ(device(1).disable_calls, 1);  // one busy answer is enough: no retries against a profiler
+  EXPECT_FALSE(device(1).enabled);
+
+  const PmPoll later = sampler->poll();
+  EXPECT_TRUE(later.busy.empty());                                           // reported once
+  ASSERT_TRUE(sampler->open(1, "0000:3b:00.0", kInterval10ms).has_value());  // once the profiler is gone
+  EXPECT_TRUE(device(1).started);
+}
+
+TEST_F(PmSamplerTest, busy_restart_after_overflow_is_a_yield_not_a_loss) {
+  auto sampler = make_sampler();
+  ASSERT_TRUE(sampler->open(5, kBusId0, kInterval10ms).has_value());
+  device().decode_results.push_back(CUPTI_ERROR_OUT_OF_MEMORY);
+  device().enable_results.push_back(CUPTI_ERROR_HARDWARE_BUSY);
+  const PmPoll poll = sampler->poll();
+  EXPECT_TRUE(poll.lost.empty());
+  ASSERT_EQ(poll.busy.size(), 1u);
+  EXPECT_EQ(poll.busy[0].nvml_index, 5u);
+  EXPECT_NE(poll.busy[0].error.message.find("cuptiPmSamplingEnable"), std::string::npos);
 }
 
 }  // namespace

@@ -35,6 +35,15 @@ enum class PmCall { Enable, Other };
 /// disabled; WSL: unsupported". Empty when every field is SUPPORTED.
 [[nodiscard]] auto unsupported_reasons(const CUpti_Profiler_DeviceSupported_Params& params) -> std::string;
 
+/// True for results that mean another profiler holds the GPU's counters (section 4): HARDWARE_BUSY (26, "the
+/// hardware is busy", CUPTI result codes, https://docs.nvidia.com/cupti/api/group__CUPTI__RESULT__API.html)
+/// from any call, and INVALID_OPERATION (7) or UNKNOWN (999) from Enable.
+[[nodiscard]] auto is_counters_busy(CUptiResult result, PmCall kind) -> bool;
+
+/// True for an error that pm_error() made for counters held by another profiler (is_counters_busy), so that
+/// callers holding only the core::Error (a failed start_session) can tell a yield from a failure.
+[[nodiscard]] auto says_counters_busy(const core::Error& error) -> bool;
+
 /// True for results that mean the device or the driver went away (INVALID_DEVICE, NOT_INITIALIZED): the
 /// device is lost for good, without retries.
 [[nodiscard]] auto is_device_gone(CUptiResult result) -> bool;

@@ -26,6 +26,11 @@ struct PmPoll {
   std::vector<core::RawSample> samples;
   /// Devices that failed for good in this poll; they are closed and produce no more samples.
   std::vector<PmDeviceFault> lost;
+  /// Devices whose counters another profiler took in this poll (CUPTI's "hardware busy" class, e.g.
+  /// CUPTI_ERROR_HARDWARE_BUSY from cuptiPmSamplingDecodeData, or a restart refused as busy). They are closed
+  /// like lost ones, but the GPU is still there: open() may start them again once the profiler is gone. The
+  /// error is Unavailable "GPU counters held by another profiler ... (<call>: <CUPTI result>)".
+  std::vector<PmDeviceFault> busy;
 };
 
 /// CUPTI PM sampling of several GPUs (one process-wide owner of CUPTI's profiler state). Not thread-safe.
@@ -43,6 +48,13 @@ class PmSampling {
 
   /// Decodes the hardware buffers of every open device.
   [[nodiscard]] virtual auto poll() -> PmPoll = 0;
+
+  /// Stops and releases PM sampling of one device, so that a profiler can take its counters: the documented
+  /// teardown (docs/design/cupti-pm-sampling.md section 1.6) for that device alone, Stop -> last decode (rows
+  /// dropped) -> Disable -> host deinitialize. The other devices go on; CUPTI's process-wide profiler state
+  /// stays initialised until close_all(). After it, poll() gives no sample of the device, and open() may
+  /// start it again. No-op for a device that is not open. Never fails (the device may be gone).
+  virtual void close(std::uint32_t nvml_index) = 0;
 
   /// Stops and releases every device. Idempotent.
   virtual void close_all() = 0;

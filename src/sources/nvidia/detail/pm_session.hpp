@@ -83,8 +83,9 @@ void end_session(const CuptiApi& api, PmDevice& device, bool drain);
 
 /// What decode_device() found.
 struct PmDecodeResult {
-  bool lost = false;  ///< the device is gone or failed max_decode_failures times in a row
-  core::Error error;  ///< why, when lost
+  bool lost = false;           ///< the device is gone or failed max_decode_failures times in a row
+  bool counters_busy = false;  ///< another profiler took the counters (says_counters_busy); not gone
+  core::Error error;           ///< why, when lost or counters_busy
 };
 
 /// Drains the device's hardware buffer (doc section 1.5): DecodeData until END_OF_RECORDS (OTHER and
@@ -95,7 +96,10 @@ struct PmDecodeResult {
 /// the newest sample's GPU end time; it stays fixed afterwards so that durations and spacing stay GPU-exact
 /// (the epoch times are late by the decode latency, and drift with the GPU clock against CLOCK_REALTIME). A
 /// hardware-buffer overflow (DecodeData returns OUT_OF_MEMORY, or sets `overflow`) restarts the session and
-/// marks the next sample with kSampleGapBefore; a failed restart loses the device.
+/// marks the next sample with kSampleGapBefore; a failed restart loses the device. A DecodeData answering
+/// HARDWARE_BUSY, or a restart refused as busy (is_counters_busy), ends the session at once with
+/// `counters_busy` instead: another profiler took the counters, the GPU is not gone (samples decoded before
+/// it are kept).
 [[nodiscard]] auto decode_device(const CuptiApi& api, PmDevice& device, const PmSessionSettings& settings,
                                  const std::function<std::int64_t()>& realtime_ns,
                                  std::vector<core::RawSample>& out) -> PmDecodeResult;
