@@ -9,6 +9,7 @@
 
 #include "core/limiter.hpp"
 #include "core/metric_catalog.hpp"
+#include "core/pm_yield.hpp"
 #include "core/sol_terms.hpp"
 #include "wire/detail/json_escape.hpp"
 #include "wire/detail/sample_fields.hpp"
@@ -141,6 +142,9 @@ auto sample_from_json(const Json& json) -> core::Result<core::SolSample> {
   s.t_end_ns = json["t_end_ns"].get<std::int64_t>();
   s.source = core::source_kind_from_string(string_field(json, "source")).value_or(core::SourceKind::None);
   s.flags = integer_field<std::uint32_t>(json, "flags", 0);
+  // Missing (a daemon from before the pause), null or a name this build does not know: not paused.
+  s.pm_pause =
+      core::parse_pm_pause_reason(string_field(json, "pm_pause")).value_or(core::PmPauseReason::kNone);
   s.compute_sol_pct = number_field(json, "compute_sol_pct");
   s.compute_pipe = core::pipe_from_string(string_field(json, "compute_pipe")).value_or(core::Pipe::kCount);
   s.memory_sol_pct = number_field(json, "memory_sol_pct");

@@ -16,7 +16,9 @@ namespace solscope::wire {
 /// One sample as a JSON object, keys in this order:
 ///
 /// device, uuid (only when `device` is given and knows it), t_start_ns, t_end_ns, source (core::to_string),
-/// flags (core::SampleFlag bits), compute_sol_pct, compute_pipe, memory_sol_pct, memory_path, bound,
+/// flags (core::SampleFlag bits), pm_pause (why PM sampling was paused, core::to_string(PmPauseReason):
+/// "manual", "profiler", "dcgm", "counters_busy", "policy"; always written, "none" when it was not; in a
+/// window, that of its latest sample), compute_sol_pct, compute_pipe, memory_sol_pct, memory_path, bound,
 /// pipes {pipe name: pct, every core::Pipe}, paths {path name: pct, every core::MemPath}, dram_bytes_per_s,
 /// attainable_compute_sol_pct, attainable_memory_sol_pct, attainable_limiter (core::to_string(Limiter):
 /// "compute", "memory", "kernel_overhead", "interconnect"; null when unknown), attainable_compute_gap_pts,
@@ -46,7 +48,8 @@ void append_sol_sample_json(std::string& out, const core::SolSample& sample, con
     -> nlohmann::ordered_json;
 
 /// A SolSample (or window) from its JSON object (sol_sample_to_json). Missing or null numbers are NaN,
-/// unknown pipe/path/bound/source names are "unknown" (kCount, Bound::Unknown, SourceKind::None); keys it
+/// unknown pipe/path/bound/source names are "unknown" (kCount, Bound::Unknown, SourceKind::None), a missing,
+/// null or unknown pm_pause is PmPauseReason::kNone (a daemon older than the pause writes none); keys it
 /// does not know are ignored (newer daemons may add some). Errors: InvalidArgument "sample JSON ..." when
 /// `json` is not an object or `device`, `t_start_ns` or `t_end_ns` is missing or not an integer.
 [[nodiscard]] auto sample_from_json(const nlohmann::json& json) -> core::Result<core::SolSample>;

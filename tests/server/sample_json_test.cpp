@@ -13,7 +13,8 @@ namespace {
 
 TEST(SampleJsonTest, sample_survives_a_round_trip) {
   core::SolSample s = testing::synthetic_sample(3, testing::kT0, 61.5);
-  s.flags = core::kSampleGapBefore;
+  s.flags = core::kSampleGapBefore | core::kSamplePmPaused;
+  s.pm_pause = core::PmPauseReason::kCountersBusy;
   s.metrics[core::index_of(core::MetricId::PowerW)] = 412.25;
   const nlohmann::json json = nlohmann::json::parse(wire::sol_sample_to_json(s, nullptr).dump());
   auto back = wire::sample_from_json(json);
@@ -21,7 +22,8 @@ TEST(SampleJsonTest, sample_survives_a_round_trip) {
   EXPECT_EQ(back->device_index, 3U);
   EXPECT_EQ(back->t_start_ns, s.t_start_ns);
   EXPECT_EQ(back->t_end_ns, s.t_end_ns);
-  EXPECT_EQ(back->flags, core::kSampleGapBefore);
+  EXPECT_EQ(back->flags, core::kSampleGapBefore | core::kSamplePmPaused);
+  EXPECT_EQ(back->pm_pause, core::PmPauseReason::kCountersBusy);
   EXPECT_EQ(back->compute_pipe, core::Pipe::Tensor);
   EXPECT_EQ(back->memory_path, core::MemPath::Dram);
   EXPECT_EQ(back->bound, core::Bound::Compute);

@@ -242,6 +242,7 @@ TEST(JsonFormatTest, keys_in_documented_order_and_null_for_unknown) {
                                          "t_end_ns",
                                          "source",
                                          "flags",
+                                         "pm_pause",
                                          "compute_sol_pct",
                                          "compute_pipe",
                                          "memory_sol_pct",
@@ -259,6 +260,7 @@ TEST(JsonFormatTest, keys_in_documented_order_and_null_for_unknown) {
   for (std::size_t i = 0; i < head.size(); ++i) EXPECT_EQ(keys[i], head[i]);
   EXPECT_EQ(keys[head.size()], "tensor_pipe_pct");
   EXPECT_EQ(j.at("source"), "gpm");
+  EXPECT_EQ(j.at("pm_pause"), "none");
   EXPECT_EQ(j.at("compute_pipe"), "tensor");
   EXPECT_TRUE(j.at("memory_path").is_null());
   EXPECT_TRUE(j.at("memory_sol_pct").is_null());

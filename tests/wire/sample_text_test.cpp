@@ -115,6 +115,8 @@ auto random_sample(std::mt19937_64& rng) -> core::SolSample {
   s.t_end_ns = static_cast<std::int64_t>(rng());
   s.source = static_cast<core::SourceKind>(rng() % 7);
   s.flags = static_cast<std::uint32_t>(rng());
+  s.pm_pause =
+      static_cast<core::PmPauseReason>(rng() % static_cast<std::uint64_t>(core::PmPauseReason::kCount));
   s.compute_sol_pct = odd_double(rng);
   s.compute_pipe = static_cast<core::Pipe>(rng() % (core::kPipeCount + 1));
   s.memory_sol_pct = odd_double(rng);
@@ -152,8 +154,9 @@ TEST(SampleTextTest, a_default_sample_is_all_null_and_parses_back) {
   EXPECT_TRUE(json.at("pipes").at("tensor").is_null());
   EXPECT_TRUE(json.at("attainable_limiter").is_null());
   EXPECT_TRUE(json.at("attainable_compute_gap_pts").is_null());
-  // 15 fields, the attainable limiter and its two gaps, then the catalog.
-  EXPECT_EQ(json.size(), 18u + core::metric_catalog().size());
+  EXPECT_EQ(json.at("pm_pause"), "none") << "not paused: the reason is written as none, never left out";
+  // 16 fields (pm_pause included), the attainable limiter and its two gaps, then the catalog.
+  EXPECT_EQ(json.size(), 19u + core::metric_catalog().size());
 }
 
 TEST(JsonTextTest, strings_match_nlohmanns_replacing_serializer_on_random_bytes) {

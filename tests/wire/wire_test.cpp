@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -89,6 +90,51 @@ TEST(WindowJsonTest, a_window_is_written_in_the_sample_shape_with_the_cores_boun
   ASSERT_TRUE(back) << back.error().describe();
   EXPECT_EQ(back->bound, core::Bound::Latency);
   EXPECT_DOUBLE_EQ(back->compute_sol_pct, window.compute_sol_pct);
+}
+
+// Issue 23: every sample and window says why PM sampling was paused ("none" when it was not), both writers
+// write the same bytes, a reader takes the reason back, and a document without it (an older daemon) or with a
+// reason this build does not know reads as not paused.
+TEST(PmPauseJsonTest, the_reason_is_written_read_back_and_tolerated_when_missing_or_unknown) {
+  core::SolSample paused = sample(0, 10.0, 20.0);
+  paused.source = core::SourceKind::Gpm;
+  paused.flags |= core::kSamplePmPaused;
+  paused.pm_pause = core::PmPauseReason::kProfiler;
+  const auto json = sol_sample_to_json(paused, nullptr);
+  EXPECT_EQ(json.at("pm_pause"), "profiler");
+  std::string text;
+  append_sol_sample_json(text, paused, nullptr);
+  EXPECT_EQ(text, json.dump()) << "the direct writer writes the same field";
+  const auto back = sample_from_json(nlohmann::json::parse(text));
+  ASSERT_TRUE(back) << back.error().describe();
+  EXPECT_EQ(back->pm_pause, core::PmPauseReason::kProfiler);
+  EXPECT_EQ(back->flags & core::kSamplePmPaused, core::kSamplePmPaused);
+  EXPECT_EQ(back->source, core::SourceKind::Gpm);
+
+  EXPECT_EQ(sol_sample_to_json(sample(0, 10.0, 20.0), nullptr).at("pm_pause"), "none");
+  for (const char* doc : {R"({"device": 0, "t_start_ns": 1, "t_end_ns": 2})",
+                          R"({"device": 0, "t_start_ns": 1, "t_end_ns": 2, "pm_pause": null})",
+                          R"({"device": 0, "t_start_ns": 1, "t_end_ns": 2, "pm_pause": "lunch"})",
+                          R"({"device": 0, "t_start_ns": 1, "t_end_ns": 2, "pm_pause": 3})"}) {
+    const auto tolerant = sample_from_json(nlohmann::json::parse(doc));
+    ASSERT_TRUE(tolerant) << doc;
+    EXPECT_EQ(tolerant->pm_pause, core::PmPauseReason::kNone) << doc;
+  }
+}
+
+TEST(PmPauseJsonTest, a_window_carries_the_reason_of_its_latest_sample) {
+  std::vector<core::SolSample> samples;
+  for (int i = 0; i < 4; ++i) {
+    core::SolSample s = sample(std::int64_t{i} * 100'000'000, 50.0, 20.0);
+    if (i >= 2) {
+      s.flags |= core::kSamplePmPaused;
+      s.pm_pause = core::PmPauseReason::kManual;
+    }
+    samples.push_back(s);
+  }
+  const auto json = window_to_json(core::aggregate(samples), nullptr);
+  EXPECT_EQ(json.at("pm_pause"), "manual");
+  EXPECT_NE(json.at("flags").get<std::uint32_t>() & core::kSamplePmPaused, 0u);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "core/device_info.hpp"
 #include "core/limiter.hpp"
 #include "core/metric_catalog.hpp"
+#include "core/pm_yield.hpp"
 #include "core/sol_sample.hpp"
 #include "core/sol_terms.hpp"
 
@@ -33,6 +34,7 @@ void visit_sample_fields(const core::SolSample& s, const core::DeviceInfo* devic
   v.integer("t_end_ns", s.t_end_ns);
   v.text("source", core::to_string(s.source));
   v.integer("flags", s.flags);
+  v.text("pm_pause", core::to_string(s.pm_pause));  // "none" when PM sampling was not paused
   v.number("compute_sol_pct", s.compute_sol_pct);
   name_or_null("compute_pipe", s.compute_pipe, core::Pipe::kCount);
   v.number("memory_sol_pct", s.memory_sol_pct);
