@@ -53,6 +53,10 @@ void accumulate(BusyCounters& c, const SolSample& s) {
   if (!std::isnan(s.dram_bytes_per_s)) c.dram_bytes += std::max(s.dram_bytes_per_s, 0.0) * seconds;
   const auto bound = static_cast<std::size_t>(s.bound);
   if (bound < c.bound_samples.size()) ++c.bound_samples[bound];
+  const auto pause = static_cast<std::size_t>(s.pm_pause);
+  if (s.pm_pause != PmPauseReason::kNone && pause < c.pm_paused_seconds.size()) {
+    c.pm_paused_seconds[pause] += seconds;
+  }
 }
 
 auto to_history_point(const SolSample& w) -> HistoryPoint {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/device_info.hpp"
+#include "core/pm_yield.hpp"
 #include "core/sol_sample.hpp"
 #include "core/units.hpp"
 #include "core/window.hpp"
@@ -66,6 +67,9 @@ struct BusyCounters {
   std::uint64_t samples = 0;
   std::uint64_t gaps = 0;                        ///< samples flagged kSampleGapBefore (data lost before them)
   std::array<std::uint64_t, 5> bound_samples{};  ///< per Bound value, samples classified so
+  /// Per PmPauseReason, seconds of samples taken while PM sampling was paused for that reason (the kNone
+  /// entry stays 0): rate() is the fraction of time the GPU yielded its counters.
+  std::array<double, kPmPauseReasonCount> pm_paused_seconds{};
 };
 
 /// One point of a history chart: a window's figures (NaN = unknown).

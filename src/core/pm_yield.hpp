@@ -6,6 +6,7 @@
 // docs/design/sol-metrics.md "Pause states" states the rules; the constants below are the only copies.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -30,6 +31,9 @@ enum class PmPauseReason : std::uint8_t {
   kPolicy,        ///< "policy": `--pm-policy never`: PM sampling is never used
   kCount
 };
+
+/// The number of PmPauseReason values, kNone included (arrays indexed by reason).
+inline constexpr std::size_t kPmPauseReasonCount = static_cast<std::size_t>(PmPauseReason::kCount);
 
 [[nodiscard]] auto to_string(PmPauseReason reason) -> std::string_view;
 /// The reason named `text` (a to_string() name); nullopt for any other text.

@@ -85,6 +85,29 @@ TEST(LiveStateTest, unknown_figures_do_not_count_as_idle) {
   EXPECT_DOUBLE_EQ(c.compute_sol_seconds, 0.0);
 }
 
+// Issue 23: the seconds a GPU spent with PM sampling paused add up per reason, so that rate() of
+// solscope_pm_paused_seconds_total is the fraction of time it yielded its counters.
+TEST(LiveStateTest, paused_seconds_add_up_per_reason) {
+  BusyCounters c;
+  const auto add = [&c](std::int64_t start_ns, std::int64_t end_ns, PmPauseReason reason) {
+    SolSample s;
+    s.t_start_ns = start_ns;
+    s.t_end_ns = end_ns;
+    s.pm_pause = reason;
+    accumulate(c, s);
+  };
+  add(0, 250 * kMs, PmPauseReason::kNone);
+  add(250 * kMs, 1000 * kMs, PmPauseReason::kProfiler);
+  add(1000 * kMs, 1500 * kMs, PmPauseReason::kManual);
+  add(1500 * kMs, 2000 * kMs, PmPauseReason::kProfiler);
+  const auto at = [&c](PmPauseReason r) { return c.pm_paused_seconds[static_cast<std::size_t>(r)]; };
+  EXPECT_DOUBLE_EQ(at(PmPauseReason::kProfiler), 1.25);
+  EXPECT_DOUBLE_EQ(at(PmPauseReason::kManual), 0.5);
+  EXPECT_DOUBLE_EQ(at(PmPauseReason::kNone), 0.0) << "unpaused time is sampled_seconds, not a reason";
+  EXPECT_DOUBLE_EQ(at(PmPauseReason::kDcgm), 0.0);
+  EXPECT_DOUBLE_EQ(c.sampled_seconds, 2.0);
+}
+
 TEST(LiveStateTest, history_is_bounded_and_merges_windows) {
   LiveState state(LiveStateOptions{.window_ns = kS, .history_ns = 10 * kS});
   for (int i = 0; i < 31; ++i) state.add(sample(0, i * kS, (i + 1) * kS, i % 2 == 0 ? 20.0 : 60.0, 5));

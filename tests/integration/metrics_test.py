@@ -52,6 +52,7 @@ def wait_until_played(daemon, expected_counts, timeout_s):
 
 
 CAMEL_CASE_LINT = "label names should be written in 'snake_case' not 'camelCase'"
+PM_PAUSE_REASONS = ("manual", "profiler", "dcgm", "counters_busy", "policy")  # core::PmPauseReason but none
 DCGM_LABELS = {"UUID", "modelName"}  # dcgm-exporter's spelling, kept so that the two join (docs/http-api.md)
 
 
@@ -83,6 +84,10 @@ def check_counters(series, samples, gpu):
         ("solscope_dram_bytes_total", None): sum(s["dram_bytes_per_s"] * sec(s) for s in samples),
         ("solscope_sample_gaps_total", None): float(sum(1 for s in samples if s["flags"] & 1)),
     }
+    # Seconds paused per reason, every reason from 0 (an export from before pm_pause reads as not paused).
+    for reason in PM_PAUSE_REASONS:
+        want[("solscope_pm_paused_seconds_total", ("reason", reason))] = sum(
+            sec(s) for s in samples if s.get("pm_pause", "none") == reason)
     for pipe in samples[0]["pipes"]:
         if any(s["pipes"][pipe] is not None for s in samples):
             want[("solscope_pipe_busy_seconds_total", ("pipe", pipe))] = busy(lambda s, p=pipe: s["pipes"][p])

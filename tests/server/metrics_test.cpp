@@ -84,6 +84,52 @@ TEST_F(MetricsTest, bound_is_one_for_the_window_class_and_info_series_exist) {
             std::string::npos);
 }
 
+// Issue 23: the pause is a state set, one series per reason with 1 for the current one (all 0 while PM
+// sampling runs, never a reason="none" series), and the paused seconds are counted per reason from 0, so
+// that both exist before the first pause and rate() sees its start.
+TEST(PmPausedMetricsTest, one_series_per_reason_and_paused_seconds_per_reason) {
+  core::LiveState state;
+  state.set_devices({testing::synthetic_device(0), testing::synthetic_device(1)});
+  constexpr std::int64_t kQuarterNs = 250'000'000;
+  for (int i = 0; i < 8; ++i) {  // GPU 0: 1 s running, then 1 s paused for a profiler
+    core::SolSample s = testing::synthetic_sample(0, testing::kT0 + i * kQuarterNs, 40.0);
+    s.t_end_ns = s.t_start_ns + kQuarterNs;
+    if (i >= 4) {
+      s.source = core::SourceKind::Gpm;
+      s.flags |= core::kSamplePmPaused;
+      s.pm_pause = core::PmPauseReason::kProfiler;
+    }
+    state.add(s);
+  }
+  const std::string text = render_metrics(state, {.hostname = "node-17", .version = "0.1.0"});
+  const std::string gpu0 =
+      "{gpu=\"0\",UUID=\"GPU-SYNTHETIC-0\",modelName=\"SYNTHETIC test GPU\","
+      "hostname=\"node-17\",";
+  EXPECT_EQ(lines_starting(text, "solscope_pm_paused{"),
+            (std::vector<std::string>{"solscope_pm_paused" + gpu0 + "reason=\"manual\"} 0",
+                                      "solscope_pm_paused" + gpu0 + "reason=\"profiler\"} 1",
+                                      "solscope_pm_paused" + gpu0 + "reason=\"dcgm\"} 0",
+                                      "solscope_pm_paused" + gpu0 + "reason=\"counters_busy\"} 0",
+                                      "solscope_pm_paused" + gpu0 + "reason=\"policy\"} 0"}))
+      << "GPU 1 has no sample yet: whether it is paused is not known\n"
+      << text;
+  EXPECT_NE(text.find("# TYPE solscope_pm_paused gauge"), std::string::npos);
+  EXPECT_EQ(text.find("reason=\"none\""), std::string::npos);
+  const auto seconds = lines_starting(text, "solscope_pm_paused_seconds_total{gpu=\"0\"");
+  ASSERT_EQ(seconds.size(), 5U) << text;
+  EXPECT_EQ(seconds[1], "solscope_pm_paused_seconds_total" + gpu0 + "reason=\"profiler\"} 1");
+  EXPECT_EQ(seconds[0], "solscope_pm_paused_seconds_total" + gpu0 + "reason=\"manual\"} 0");
+  EXPECT_NE(text.find("# TYPE solscope_pm_paused_seconds_total counter"), std::string::npos);
+}
+
+TEST_F(MetricsTest, a_running_gpu_reports_every_pause_reason_at_zero) {
+  const std::string text = render();
+  const auto paused = lines_starting(text, "solscope_pm_paused{gpu=\"1\"");
+  ASSERT_EQ(paused.size(), 5U) << text;
+  for (const std::string& line : paused) EXPECT_TRUE(line.ends_with("} 0")) << line;
+  EXPECT_EQ(lines_starting(text, "solscope_pm_paused_seconds_total{gpu=\"1\"").size(), 5U);
+}
+
 TEST_F(MetricsTest, label_values_are_escaped) {
   auto devices = state_.snapshot();
   devices[0].state.info.name = "quote\" back\\slash\nnewline";

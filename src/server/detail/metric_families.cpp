@@ -1,5 +1,6 @@
 #include "server/detail/metric_families.hpp"
 
+#include <array>
 #include <cmath>
 #include <map>
 #include <string>
@@ -7,6 +8,7 @@
 #include <utility>
 
 #include "core/metric_catalog.hpp"
+#include "core/pm_yield.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
 
@@ -140,6 +142,28 @@ void add_bound_gauges(Families& f, const core::SolSample& w, const Labels& gpu) 
   }
 }
 
+/// The reasons a pause can have (every PmPauseReason but kNone), in enum order: the states of
+/// solscope_pm_paused and the `reason` values of solscope_pm_paused_seconds_total.
+auto pause_reasons() -> std::array<core::PmPauseReason, core::kPmPauseReasonCount - 1> {
+  std::array<core::PmPauseReason, core::kPmPauseReasonCount - 1> out{};
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<core::PmPauseReason>(i + 1);
+  return out;
+}
+
+/// solscope_pm_paused{reason}: a state set (OpenMetrics "StateSet"; the shape of solscope_bound), one series
+/// per reason, 1 for the reason of the newest sample, so all 0 while PM sampling runs. Every reason is
+/// always there, so a series never appears or vanishes with a pause (Prometheus "Avoid missing metrics").
+/// Left out before the first sample: whether a GPU is paused is known from its samples only.
+void add_pause_gauges(Families& f, const core::DeviceSnapshot& d, const Labels& gpu) {
+  if (!d.latest) return;
+  for (const core::PmPauseReason reason : pause_reasons()) {
+    f.gauge("solscope_pm_paused",
+            "1 for the reason PM sampling is paused (manual, profiler, dcgm, counters_busy, policy), all 0 "
+            "while it runs; the figures then come from GPM or NVML.",
+            with(gpu, "reason", core::to_string(reason)), d.latest->pm_pause == reason ? 1.0 : 0.0);
+  }
+}
+
 /// A busy-seconds counter and its known-seconds companion; both left out while the figure was never known.
 void add_busy(Families& f, std::string_view name, std::string_view known_name, std::string_view what,
               const Labels& labels, double busy_s, double known_s) {
@@ -184,6 +208,13 @@ void add_counters(Families& f, const core::DeviceSnapshot& d, const Labels& gpu)
               with(gpu, "bound", core::to_string(static_cast<core::Bound>(b))),
               static_cast<double>(c.bound_samples[b]));
   }
+  for (const core::PmPauseReason reason : pause_reasons()) {
+    f.counter("solscope_pm_paused_seconds_total",
+              "Seconds of samples taken while PM sampling was paused, per reason; rate() is the paused "
+              "fraction of time.",
+              with(gpu, "reason", core::to_string(reason)),
+              c.pm_paused_seconds[static_cast<std::size_t>(reason)]);
+  }
 }
 
 void add_device(Families& f, const core::DeviceSnapshot& d, const MetricsContext& context) {
@@ -200,6 +231,7 @@ void add_device(Families& f, const core::DeviceSnapshot& d, const MetricsContext
     add_catalog_gauges(f, *d.latest_window, gpu);
     add_bound_gauges(f, *d.latest_window, gpu);
   }
+  add_pause_gauges(f, d, gpu);
   add_counters(f, d, gpu);
 }
 
