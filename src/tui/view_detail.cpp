@@ -102,7 +102,9 @@ void draw_detail(const core::DeviceSnapshot& d, const Rect& area, Frame& frame) 
   frame.put(row++, area.col, fmt::format(" {}", state_line(d, frame.ascii())), Role::Normal, area.width);
   frame.put(row++, area.col, fmt::format(" {}", activity_line(w)), Role::Normal, area.width);
   const auto [note, role] = note_of(d);
-  const std::string source = " source: " + source_label(d.state.source) + (note.empty() ? "" : " - " + note);
+  const std::string pause = pause_label(shown_pause(d));
+  const std::string source = " source: " + source_label(shown_source(d)) +
+                             (pause.empty() ? "" : ", " + pause) + (note.empty() ? "" : " - " + note);
   frame.put(row++, area.col, source, role == Role::Normal ? Role::Dim : role, area.width);
   const std::string workload = d.state.workload_note.empty() ? "n/a" : d.state.workload_note;
   frame.put(row++, area.col, " workload: " + workload, Role::Dim, area.width);

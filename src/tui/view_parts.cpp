@@ -5,6 +5,7 @@
 #include "core/attainable_gap.hpp"
 #include "core/limiter.hpp"
 #include "core/metric_catalog.hpp"
+#include "core/pm_yield.hpp"
 #include "tui/detail/view_parts.hpp"
 #include "tui/format.hpp"
 
@@ -45,6 +46,23 @@ auto source_role(core::SourceKind source) -> Role {
       break;
   }
   return Role::Bad;
+}
+
+auto shown_pause(const core::DeviceSnapshot& d) -> core::PmPauseReason {
+  const core::SolSample* w = shown_window(d);
+  return w == nullptr ? core::PmPauseReason::kNone : w->pm_pause;
+}
+
+auto shown_source(const core::DeviceSnapshot& d) -> core::SourceKind {
+  const core::SolSample* w = shown_window(d);
+  const bool stood_in =
+      w != nullptr && w->pm_pause != core::PmPauseReason::kNone && w->source != core::SourceKind::None;
+  return stood_in ? w->source : d.state.source;
+}
+
+auto pause_label(core::PmPauseReason reason) -> std::string {
+  if (reason == core::PmPauseReason::kNone) return {};
+  return "PM paused (" + std::string(core::to_string(reason)) + ")";
 }
 
 auto bound_label(core::Bound bound) -> std::string {

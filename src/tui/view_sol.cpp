@@ -19,9 +19,13 @@ constexpr int kValueWidth = 18;  ///< "100.0% fma_heavy" plus room
 void draw_panel_title(const core::DeviceSnapshot& d, bool selected, int row, const Rect& area, Frame& frame) {
   const bool ascii = frame.ascii();
   const core::SolSample* w = shown_window(d);
-  const std::string source = source_label(d.state.source);
+  const core::SourceKind shown = shown_source(d);
+  const std::string source = source_label(shown);
+  const std::string pause = pause_label(shown_pause(d));
   const std::string bound = bound_label(w == nullptr ? core::Bound::Unknown : w->bound);
-  const int right_width = text_width(bound) + 3 + text_width(source);
+  const std::string separator = ascii ? " | " : " \u00B7 ";
+  const int pause_width = pause.empty() ? 0 : 3 + text_width(pause);
+  const int right_width = text_width(bound) + 3 + text_width(source) + pause_width;
   const int left_width = std::max(area.width - right_width - 1, 10);
   const std::string mark = selected ? (ascii ? "> " : "\u25B6 ") : "  ";
   frame.put(row, area.col, pad_right(mark + device_heading(d), left_width, ascii),
@@ -29,8 +33,11 @@ void draw_panel_title(const core::DeviceSnapshot& d, bool selected, int row, con
   int x = area.col + left_width + 1;
   const int end = area.right();
   x += frame.put(row, x, bound, bound_role(w == nullptr ? core::Bound::Unknown : w->bound), end - x);
-  x += frame.put(row, x, ascii ? " | " : " \u00B7 ", Role::Dim, end - x);
-  frame.put(row, x, source, d.state.lost ? Role::Bad : source_role(d.state.source), end - x);
+  x += frame.put(row, x, separator, Role::Dim, end - x);
+  x += frame.put(row, x, source, d.state.lost ? Role::Bad : source_role(shown), end - x);
+  if (pause.empty()) return;
+  x += frame.put(row, x, separator, Role::Dim, end - x);
+  frame.put(row, x, pause, Role::Warn, end - x);
 }
 
 namespace {

@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sstream>
 #include <string>
+#include <utility>
 
 #include "tui/detail/model.hpp"
 #include "tui/detail/views.hpp"
@@ -90,6 +92,37 @@ TEST(ViewsTest, sol_na_says_why) {
   EXPECT_NE(text.find("SOL n/a: PM sampling busy: another profiler holds the counters"), std::string::npos)
       << text;
   EXPECT_NE(text.find("NVML only"), std::string::npos);
+}
+
+// Issue 23: a GPU whose PM sampling is paused says so and why on its title row, and names the source that
+// stands in (the window's: GPM here) instead of the one chosen at start; the detail view's source row too.
+TEST(ViewsTest, a_paused_gpu_shows_the_reason_and_the_source_that_stands_in) {
+  ScreenModel m = model_of(2);
+  core::SolSample& w = *m.devices[1].latest_window;
+  w.source = core::SourceKind::Gpm;
+  w.flags |= core::kSamplePmPaused;
+  w.pm_pause = core::PmPauseReason::kProfiler;
+  for (const auto& [rows, cols] : {std::pair{50, 200}, std::pair{24, 120}}) {  // full panels, compact entries
+    const std::string text = draw(m, UiState{}, rows, cols);
+    std::istringstream lines(text);
+    std::string gpu0;
+    std::string gpu1;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.find("GPU 0 Test GPU 0") != std::string::npos) gpu0 = line;
+      if (line.find("GPU 1 Test GPU 1") != std::string::npos) gpu1 = line;
+    }
+    EXPECT_NE(gpu1.find("compute-bound \u00B7 GPM \u00B7 PM paused (profiler)"), std::string::npos)
+        << rows << "x" << cols << "\n"
+        << text;
+    EXPECT_EQ(gpu1.find("PM sampling"), std::string::npos) << gpu1;
+    EXPECT_NE(gpu0.find("PM sampling"), std::string::npos) << gpu0;
+    EXPECT_EQ(gpu0.find("paused"), std::string::npos) << gpu0;
+  }
+  UiState ui;
+  ui.view = View::Detail;
+  ui.selected = 1;
+  const std::string detail = draw(m, ui, 50, 200);
+  EXPECT_NE(detail.find("source: GPM, PM paused (profiler)"), std::string::npos) << detail;
 }
 
 TEST(ViewsTest, classic_and_dcgm_views_are_tables) {

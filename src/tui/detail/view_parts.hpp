@@ -16,6 +16,14 @@ namespace solscope::tui::detail {
 /// "PM sampling", "GPM", "NVML only", "replay", "no source".
 [[nodiscard]] auto source_label(core::SourceKind source) -> std::string;
 [[nodiscard]] auto source_role(core::SourceKind source) -> Role;
+/// Why PM sampling of the GPU is paused in the shown window (that of its latest sample); kNone when it runs
+/// or before any sample.
+[[nodiscard]] auto shown_pause(const core::DeviceSnapshot& d) -> core::PmPauseReason;
+/// The source whose figures are shown: while PM sampling is paused, the one that stands in for it (the
+/// window's source: GPM on Hopper and newer, else NVML); otherwise the source chosen at start.
+[[nodiscard]] auto shown_source(const core::DeviceSnapshot& d) -> core::SourceKind;
+/// "PM paused (profiler)" (the reason's core::to_string name); empty for kNone.
+[[nodiscard]] auto pause_label(core::PmPauseReason reason) -> std::string;
 /// "compute-bound", "memory-bound", "latency-bound", "idle", "bound n/a".
 [[nodiscard]] auto bound_label(core::Bound bound) -> std::string;
 [[nodiscard]] auto bound_role(core::Bound bound) -> Role;
@@ -53,7 +61,8 @@ void draw_footer(const ScreenModel& model, const UiState& ui, const Rect& area, 
 /// The help overlay, centred on the screen.
 void draw_help(const ScreenModel& model, Frame& frame);
 
-/// A panel's title row: "▶ GPU 0 NVIDIA ..." left, "compute-bound · PM sampling" right.
+/// A panel's title row: "▶ GPU 0 NVIDIA ..." left, "compute-bound · PM sampling" right; while PM sampling is
+/// paused, "compute-bound · GPM · PM paused (profiler)" (shown_source, pause_label).
 void draw_panel_title(const core::DeviceSnapshot& d, bool selected, int row, const Rect& area, Frame& frame);
 /// SOL view: full panel (height >= kFullPanelHeight), two-row or one-row compact entry.
 void draw_sol_panel(const core::DeviceSnapshot& d, bool selected, const Rect& area, Frame& frame);
