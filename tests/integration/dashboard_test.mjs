@@ -16,6 +16,10 @@
 // reconnecting, come back live by itself and follow the new stream.
 // Part 4 (slow client): a one-event client queue makes the daemon drop events; the page must still show the
 // daemon's exact windows (it fetches those it may have missed).
+// Part 5 (PM pause): the daemon's windows of GPU 0 reach the page marked as paused for a profiler (pm_pause,
+// source gpm: a trace cannot record a pause yet, so the page's requests are answered with the daemon's own
+// windows so marked); its card must show the badge with the reason and the source that stood in, and no other
+// card may. Part 1 checks that an unpaused trace shows no badge.
 // Exit status: 0 pass, 1 fail (with the reason), 77 skip (Chromium or playwright-core missing).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, copyFileSync } from 'node:fs';
@@ -119,6 +123,11 @@ async function readCards(page) {
         start: card.dataset.windowStartNs,
         origin: card.dataset.windowOrigin,
         points: Number(card.querySelector('[data-chart]').dataset.points),
+        pause: (() => {
+          const badge = card.querySelector('[data-field="pm_pause"]');
+          return { value: badge.dataset.value, text: badge.textContent.trim(),
+                   visible: !badge.hidden && badge.getBoundingClientRect().width > 0 };
+        })(),
         name: card.querySelector('[data-fact="name"]').textContent,
         sms: card.querySelector('[data-fact="sm_count"]').textContent,
         chip: card.querySelector('[data-fact="chip"]').textContent,
@@ -186,10 +195,12 @@ async function daemonWindow(base, gpu, startNs) {
   return doc.samples.find((w) => String(w.t_start_ns) === String(startNs)) || null;
 }
 
-async function openDashboard(browser, daemon, viewport, problems) {
+// `prepare(page)`, when given, runs before the page is opened (request routes).
+async function openDashboard(browser, daemon, viewport, problems, prepare = null) {
   const context = await browser.newContext({ viewport, deviceScaleFactor: 1, colorScheme: 'light' });
   const page = await context.newPage();
   watchPage(page, daemon.url, problems);
+  if (prepare) await prepare(page);
   await page.goto(daemon.url + '/', { waitUntil: 'load' });
   await page.waitForSelector('body[data-state="live"]', { timeout: 20000 });
   return { context, page };
@@ -221,6 +232,9 @@ async function historyPart(browser, args, speedArgs) {
       check(card.seriesPixels > 100, `GPU ${card.gpu}: the chart has ${card.seriesPixels} pixels of the Compute SOL line`);
       const window = await daemonWindow(daemon.url, card.gpu, card.start);
       compareCard(card, window, 1e-9, 'history');
+      check(!card.pause.visible && card.pause.value === 'none',
+            `history: GPU ${card.gpu} shows a PM pause badge (${card.pause.value} "${card.pause.text}") for a trace ` +
+            'without a pause');
       if (speedArgs.length) {
         check(d.latest_window && String(d.latest_window.t_start_ns) === card.start,
               `GPU ${card.gpu} shows window ${card.start}, /api/v1/devices latest is ${d.latest_window && d.latest_window.t_start_ns}`);
@@ -359,6 +373,48 @@ async function livePart(browser, args) {
   }
 }
 
+// ---------------------------------------------------------------- part 5: a paused GPU
+// The windows of GPU 0 come to the page as the daemon writes a window whose PM sampling was paused for a profiler
+// (docs/http-api.md "SolSample and window JSON": pm_pause, the kSamplePmPaused flag, the source that stood in).
+async function pausePart(browser, args, speedArgs) {
+  const daemon = await startDaemon(args.solscope, ['--replay', args.trace, ...speedArgs]);
+  const problems = [];
+  try {
+    await waitPlayed(daemon.url);  // played to its end: no window arrives by the stream after the back-fill
+    const markPaused = async (route) => {
+      const response = await route.fetch();
+      const doc = await response.json();
+      if (doc.device === 0) {
+        for (const w of doc.samples || []) Object.assign(w, { pm_pause: 'profiler', source: 'gpm', flags: w.flags | 4 });
+      }
+      await route.fulfill({ response, json: doc });
+    };
+    const { context, page } = await openDashboard(browser, daemon, { width: 1280, height: 900 }, problems,
+                                                  (p) => p.route((url) => url.pathname === '/api/v1/samples', markPaused));
+    await page.waitForFunction(() => {
+      const badge = document.querySelector('section.gpu[data-gpu="0"] [data-field="pm_pause"]');
+      return badge && badge.dataset.value !== 'none';
+    }, null, { timeout: 20000 });
+    const cards = await readCards(page);
+    for (const card of cards) {
+      if (card.gpu === 0) {
+        check(card.pause.visible && card.pause.value === 'profiler' && card.pause.text === 'PM paused (profiler) \u00b7 GPM',
+              `pause: GPU 0 badge ${JSON.stringify(card.pause)}, want visible "PM paused (profiler) \u00b7 GPM"`);
+      } else {
+        check(!card.pause.visible && card.pause.value === 'none',
+              `pause: GPU ${card.gpu} shows a pause badge ${JSON.stringify(card.pause)}, only GPU 0 is paused`);
+      }
+    }
+    await page.screenshot({ path: path.join(args.workdir, 'dashboard-paused.png'), fullPage: true });
+    await context.close();
+    check(problems.length === 0, problems.join('\n'));
+    console.log('pause: the paused GPU shows its reason and the source that stood in; the others no badge');
+  } finally {
+    const code = await daemon.stop();
+    check(code === 0, `solscope serve exited with ${code} after SIGTERM`);
+  }
+}
+
 async function main() {
   const args = parseArgs();
   const require = createRequire(import.meta.url);
@@ -375,6 +431,8 @@ async function main() {
     await livePart(browser, args);
     await reconnectPart(browser, args);
     await droppedPart(browser, args);
+    if (speedArgs.length) await pausePart(browser, args, speedArgs);
+    else console.log('pause: skipped (this solscope serve has no --speed, so the replay would go on streaming)');
   } finally {
     await browser.close();
   }

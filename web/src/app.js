@@ -6,6 +6,7 @@
 // then add each window the daemon sends as it completes (`event: window`: its figures and bound class, computed
 // by the daemon's core). After `event: dropped` (a slow page) the windows it may have missed are fetched.
 // With a fleet (serve --prometheus: /api/v1/devices says "fleet": true), a link to the fleet view (fleet.html).
+// A window whose PM sampling was paused (`pm_pause`) gets a badge with the reason and the source that stood in.
 // Test hooks: body[data-state] (loading|live|reconnecting|error); section.gpu[data-gpu][data-window-start-ns];
 // [data-field=NAME][data-value] holds each unrounded figure ("" = unknown); [data-chart][data-points].
 'use strict';
@@ -14,6 +15,22 @@
   const { $, isNum, fmtPct, showError, askToken, getJson, palette, seriesValue } = solscope;
   // "(+12.3 pts)": a gap in percentage points with its sign, as the terminal view writes it; '' when unknown.
   const fmtPts = (v) => (isNum(v) ? `(${v < 0 ? '-' : '+'}${Math.abs(v).toFixed(1)} pts)` : '');
+  // The source names of the API (core::to_string(SourceKind)) as the terminal view writes them.
+  const kSourceLabels = { pm_sampling: 'PM sampling', gpm: 'GPM', nvml: 'NVML only', dcgm: 'DCGM', replay: 'replay',
+                          nsys: 'Nsight Systems' };
+  // The pause badge of a window (its `pm_pause`, docs/http-api.md): null while PM sampling runs (or from a daemon
+  // older than the field); else its reason, "PM paused (profiler) · GPM" (the source that stands in) and a tooltip.
+  function pauseBadge(w) {
+    const reason = w && typeof w.pm_pause === 'string' && w.pm_pause !== 'none' ? w.pm_pause : null;
+    if (!reason) return null;
+    const source = kSourceLabels[w.source] || w.source || '';
+    return {
+      reason,
+      text: `PM paused (${reason.replace('_', ' ')})${source ? ` \u00b7 ${source}` : ''}`,
+      title: `PM sampling is paused (${reason}): the performance counters are left to a profiler` +
+             (source ? `; these figures come from ${source}` : ''),
+    };
+  }
   const kHistorySeconds = 15 * 60;   // back-fill span and chart length
   const kDevicesRefreshMs = 10000;   // processes, notes and the lost flag change slowly
   const kMaxRetryMs = 30000;
@@ -173,6 +190,12 @@
       const path = w && w.memory_path ? w.memory_path : null;
       setField(this.el, 'compute_pipe', pipe, pipe ? `pipe ${pipe}` : '');
       setField(this.el, 'memory_path', path, path ? `path ${path}` : '');
+      const pause = pauseBadge(w);
+      const badge = $('[data-field="pm_pause"]', this.el);
+      badge.hidden = !pause;
+      badge.dataset.value = pause ? pause.reason : 'none';
+      badge.textContent = pause ? pause.text : '';
+      badge.title = pause ? pause.title : '';
       const bound = w && w.bound ? w.bound : 'unknown';
       setField(this.el, 'bound', w ? bound : null, w ? `${bound} bound` : 'no data');
       $('[data-field="bound"]', this.el).className = `badge bound bound-${bound}`;
