@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/derive.hpp"
+#include "core/pm_yield.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "runtime/sinks.hpp"
@@ -31,6 +32,13 @@ auto name_or_na(std::string_view name, bool known) -> std::string_view {
   return known ? name : "-";
 }
 
+/// "gpm", or "gpm (PM paused: profiler)" when the window's latest sample had PM sampling paused.
+auto source_text(const core::SolSample& w) -> std::string {
+  const std::string_view source = core::to_string(w.source);
+  if (w.pm_pause == core::PmPauseReason::kNone) return std::string(source);
+  return fmt::format("{} (PM paused: {})", source, core::to_string(w.pm_pause));
+}
+
 }  // namespace
 
 TextViewSink::TextViewSink(std::ostream& out, std::int64_t window_ns, std::string banner)
@@ -50,7 +58,7 @@ auto TextViewSink::format_line(const core::SolSample& w) -> std::string {
                      name_or_na(core::to_string(w.memory_path), w.memory_path != core::MemPath::kCount),
                      pct(w.gpu_util_pct()), pct(w.sm_active_pct()), pct(w.sm_occupancy_pct()),
                      core::to_string(w.bound), num(w.metric(core::MetricId::SmClockMhz)),
-                     num(w.metric(core::MetricId::PowerW)), core::to_string(w.source));
+                     num(w.metric(core::MetricId::PowerW)), source_text(w));
 }
 
 auto TextViewSink::begin(const std::vector<core::DeviceInfo>& devices) -> core::Result<void> {

@@ -16,7 +16,9 @@ namespace solscope::app {
 /// Prints one line per device per window of `window_ns` (by sample time). Unknown figures print as "n/a";
 /// percentages over 100 are clamped for display only. The "attain%" column after compute% and its pipe is the
 /// window's attainable Compute SOL (SolSample::attainable_compute_sol_pct, from the ceiling model of the
-/// workload).
+/// workload). The last column is the window's source; while PM sampling is paused it reads "gpm (PM paused:
+/// profiler)": the source that stands in, then the reason (SolSample::pm_pause of the window's latest
+/// sample).
 class TextViewSink : public SampleSink {
  public:
   /// `banner` is printed once before the header (e.g. which source, and SYNTHETIC for a synthetic trace).

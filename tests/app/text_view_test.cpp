@@ -58,6 +58,19 @@ TEST(TextViewTest, attain_column_follows_compute_and_is_na_when_unknown) {
   EXPECT_EQ(line.substr(at, 35), "    30.0 tensor       45.7     70.0") << header << "\n" << line;
 }
 
+// Issue 23: a window whose PM sampling was paused names the source that stood in and the reason in its source
+// column (the last, so the columns before it keep their places); an unpaused window prints the source alone.
+TEST(TextViewTest, a_paused_window_says_so_after_its_source) {
+  core::SolSample s = sol(0, 0, 30, 70);
+  s.source = core::SourceKind::Gpm;
+  EXPECT_TRUE(TextViewSink::format_line(s).ends_with(" gpm")) << TextViewSink::format_line(s);
+  s.flags |= core::kSamplePmPaused;
+  s.pm_pause = core::PmPauseReason::kCountersBusy;
+  const std::string line = TextViewSink::format_line(s);
+  EXPECT_TRUE(line.ends_with(" gpm (PM paused: counters_busy)")) << line;
+  EXPECT_EQ(line.find(" gpm"), TextViewSink::header().find(" source")) << "the source column keeps its place";
+}
+
 TEST(TextViewTest, prints_a_device_note_when_it_changes) {
   std::ostringstream out;
   TextViewSink view(out, 1'000'000'000, "");
