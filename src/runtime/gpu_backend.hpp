@@ -18,15 +18,20 @@
 
 namespace solscope::app {
 
-/// One GPU as `solscope devices` shows it, found without sampling.
+/// One GPU, or one MIG instance of a GPU (info.is_mig(): the MIG fields of core::DeviceInfo are set), as
+/// `solscope devices` shows it, found without sampling.
 struct GpuProbeDevice {
   core::DeviceInfo info;
   sources::DeviceStatus status;  ///< the source start would try first; reason/hint for what it would skip
-  std::string source_id;         ///< for JSON: "pm_sampling", "gpm", "nvml_only", ...
+  std::string source_id;         ///< for JSON: "pm_sampling", "gpm", "nvml", "mig" (a split GPU), ...
   std::string source_text;       ///< for people: "PM sampling (CUPTI): every pipe and path"
   bool gpm_supported = false;
   std::string gpm_reason;  ///< why GPM is not supported ("" when it is or when unknown)
   bool mig_enabled = false;
+  /// A MIG-enabled GPU: how many MIG instances follow it in GpuProbe::devices (sampled instead of the GPU),
+  /// and why there are none ("" when there are, or MIG is off).
+  std::uint32_t mig_instances = 0;
+  std::string mig_note;
 };
 
 /// The driver, the counter permission and every GPU, as the vendor's probe found them.
@@ -36,7 +41,17 @@ struct GpuProbe {
   std::string profiling_allowed;  ///< the permission verdict: "yes", "no", "unknown"
   std::string profiling_reason;   ///< why
   std::string profiling_fix;      ///< how to allow ("" when allowed)
-  std::vector<GpuProbeDevice> devices;
+  std::vector<GpuProbeDevice>
+      devices;  ///< GPUs in vendor order, each MIG-enabled one followed by its instances
+};
+
+/// Where probe_gpus() finds the vendor library and the permission files; defaults are this machine's. Tests
+/// point them at a synthetic driver.
+struct GpuProbeSeam {
+  /// Resolves the vendor management library's symbols (NVIDIA: libnvidia-ml's, like dlsym); null: load the
+  /// installed library.
+  std::function<void*(const char* symbol)> library_symbol;
+  std::string procfs_root = "/";  ///< root of the procfs tree the permission pre-flight reads
 };
 
 /// Opens and starts the vendor's source (NVIDIA: PM sampling, GPM or NVML per GPU). Errors: the source's
@@ -47,7 +62,7 @@ struct GpuProbe {
 /// Driver, permission pre-flight and every GPU with the source that would be used, without sampling.
 /// Errors: Unavailable "no NVIDIA driver found" and the other NVML errors; Unimplemented without a GPU
 /// source in this build.
-[[nodiscard]] auto probe_gpus() -> core::Result<GpuProbe>;
+[[nodiscard]] auto probe_gpus(const GpuProbeSeam& seam = {}) -> core::Result<GpuProbe>;
 
 /// A function listing the PIDs with a compute context on one GPU (NVML index), over its own NVML session
 /// (opened on the first call, so from the thread that calls it: NvidiaSource is not thread-safe, and NVML

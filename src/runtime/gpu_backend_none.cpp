@@ -15,7 +15,7 @@ auto start_gpu_source(const sources::SourceConfig& /*config*/)
                     "rebuild with the CUDA toolkit headers (CUDA >= 12.6) installed, or use --replay FILE");
 }
 
-auto probe_gpus() -> core::Result<GpuProbe> {
+auto probe_gpus(const GpuProbeSeam& /*seam*/) -> core::Result<GpuProbe> {
   return core::fail(core::ErrorCode::Unimplemented, kNoGpuSource,
                     "rebuild with the CUDA toolkit headers (CUDA >= 12.6) installed");
 }

@@ -16,14 +16,27 @@ namespace {
 
 auto source_text(const nvidia::NvidiaDeviceProbe& d) -> std::string {
   if (d.pm_sampling_would_try) return "PM sampling (CUPTI): every pipe and path";
+  if (d.mig_device_count > 0) {
+    return "MIG on: sampled as its " + std::to_string(d.mig_device_count) + " MIG instance(s) below";
+  }
+  const bool mig = d.info.is_mig();
   switch (d.status.source) {
     case core::SourceKind::Gpm:
-      return "NVML GPM: tensor/FP pipes, DRAM, SM activity (coarser than PM sampling)";
+      return mig ? "NVML GPM of the GPU instance (nvmlGpmMigSampleGet): tensor/FP pipes, DRAM, SM activity"
+                 : "NVML GPM: tensor/FP pipes, DRAM, SM activity (coarser than PM sampling)";
     case core::SourceKind::NvmlOnly:
-      return "NVML only: classic utilization, clocks, power; SOL n/a";
+      return mig ? "NVML only: the instance's memory and processes, the GPU's clocks, power, temperature; "
+                   "SOL n/a"
+                 : "NVML only: classic utilization, clocks, power; SOL n/a";
     default:
       return std::string(core::to_string(d.status.source));
   }
+}
+
+auto source_id(const nvidia::NvidiaDeviceProbe& d) -> std::string {
+  if (d.pm_sampling_would_try) return "pm_sampling";
+  if (d.mig_device_count > 0) return "mig";
+  return std::string(core::to_string(d.status.source));
 }
 
 auto nvidia_deps() -> nvidia::NvidiaSourceDeps {
@@ -43,8 +56,13 @@ auto start_gpu_source(const sources::SourceConfig& config)
   return std::unique_ptr<sources::CounterSource>(std::move(source));
 }
 
-auto probe_gpus() -> core::Result<GpuProbe> {
-  const nvidia::NvidiaSource source(nvidia_deps());
+auto probe_gpus(const GpuProbeSeam& seam) -> core::Result<GpuProbe> {
+  nvidia::NvidiaSourceDeps deps = nvidia_deps();
+  if (seam.library_symbol) {
+    deps.load_nvml = [lookup = seam.library_symbol] { return nvidia::resolve_nvml(lookup); };
+  }
+  deps.procfs_root = seam.procfs_root;
+  const nvidia::NvidiaSource source(std::move(deps));
   auto probe = source.probe();
   if (!probe) return core::propagate(std::move(probe));
   GpuProbe out{.vendor = "NVIDIA",
@@ -54,14 +72,15 @@ auto probe_gpus() -> core::Result<GpuProbe> {
                .profiling_fix = probe->permission.fix,
                .devices = {}};
   for (const auto& d : probe->devices) {
-    out.devices.push_back(GpuProbeDevice{
-        .info = d.info,
-        .status = d.status,
-        .source_id = d.pm_sampling_would_try ? "pm_sampling" : std::string(core::to_string(d.status.source)),
-        .source_text = source_text(d),
-        .gpm_supported = d.gpm.supported,
-        .gpm_reason = d.gpm.reason,
-        .mig_enabled = d.mig_enabled});
+    out.devices.push_back(GpuProbeDevice{.info = d.info,
+                                         .status = d.status,
+                                         .source_id = source_id(d),
+                                         .source_text = source_text(d),
+                                         .gpm_supported = d.gpm.supported,
+                                         .gpm_reason = d.gpm.reason,
+                                         .mig_enabled = d.mig_enabled,
+                                         .mig_instances = d.mig_device_count,
+                                         .mig_note = d.mig_note});
   }
   return out;
 }
@@ -77,9 +96,11 @@ auto make_nvml_pid_lister() -> std::function<core::Result<std::vector<std::int32
       reader->emplace(std::move(*opened));
     }
     nvidia::NvmlReader& nvml = **reader;
-    if (device >= nvml.device_count()) {
+    if (device >= nvml.all_device_count()) {  // whole GPUs, then MIG instances (NvidiaSource's numbering)
       return core::fail(core::ErrorCode::InvalidArgument, "GPU " + std::to_string(device) + " does not exist",
-                        "NVML lists " + std::to_string(nvml.device_count()) + " GPU(s)");
+                        "NVML lists " + std::to_string(nvml.device_count()) + " GPU(s) and " +
+                            std::to_string(nvml.all_device_count() - nvml.device_count()) +
+                            " MIG instance(s)");
     }
     auto processes = nvml.processes(device);
     if (!processes) return core::propagate(std::move(processes));

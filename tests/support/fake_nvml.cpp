@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/fake_nvml_internal.hpp"
+
 #include <unistd.h>
 #include <algorithm>
 #include <atomic>
@@ -15,21 +17,42 @@ namespace {
 
 FakeNvml* g_fake = nullptr;
 
+// A handle is (GPU index + 1) | (MIG device index + 1) << 16; the upper part is 0 for a whole GPU.
+constexpr std::uintptr_t kMigShift = 16;
+constexpr std::uintptr_t kGpuMask = (std::uintptr_t{1} << kMigShift) - 1;
+
+auto mig_index(nvml::Device device) -> std::optional<std::uint32_t> {
+  const auto upper = reinterpret_cast<std::uintptr_t>(device) >> kMigShift;
+  if (upper == 0) return std::nullopt;
+  return static_cast<std::uint32_t>(upper - 1);
+}
+
+}  // namespace
+
 auto fake() -> FakeNvml& {
   return *g_fake;
 }
 
 auto gpu_index(nvml::Device device) -> std::uint32_t {
-  return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(device) - 1);
+  return static_cast<std::uint32_t>((reinterpret_cast<std::uintptr_t>(device) & kGpuMask) - 1);
 }
 
-// Counts the call and checks the GPU: GPU_IS_LOST, NOT_SUPPORTED, INVALID_ARGUMENT for a bad handle.
-auto enter(const char* function, nvml::Device device, FakeGpu*& gpu) -> nvml::Return {
+auto enter(const char* function, nvml::Device device, FakeGpu*& gpu, FakeMigDevice** mig) -> nvml::Return {
   const std::uint32_t index = gpu_index(device);
-  fake().count(function, index);
+  const std::optional<std::uint32_t> mig_at = mig_index(device);
+  if (mig_at) {
+    fake().count_mig(function, index, *mig_at);
+  } else {
+    fake().count(function, index);
+  }
   if (index >= fake().gpus.size()) return nvml::kErrorInvalidArgument;
   gpu = &fake().gpus[index];
   if (gpu->lost) return nvml::kErrorGpuIsLost;
+  if (mig_at) {
+    if (!gpu->mig_enabled || *mig_at >= gpu->mig_devices.size()) return nvml::kErrorInvalidArgument;
+    if (mig == nullptr) return nvml::kErrorNotSupported;  // not answered on a MIG device handle
+    *mig = &gpu->mig_devices[*mig_at];
+  }
   if (gpu->unsupported.contains(function)) return nvml::kErrorNotSupported;
   return nvml::kSuccess;
 }
@@ -39,6 +62,8 @@ void copy_text(const std::string& text, char* out, std::size_t size) {
   std::memcpy(out, text.data(), n);
   out[n] = '\0';
 }
+
+namespace {
 
 auto init() -> nvml::Return {
   fake().count("nvmlInit_v2", std::nullopt);
@@ -83,14 +108,16 @@ auto handle_by_index(unsigned int index, nvml::Device* device) -> nvml::Return {
 }
 auto name(nvml::Device device, char* out, unsigned int size) -> nvml::Return {
   FakeGpu* gpu = nullptr;
-  if (auto rc = enter("nvmlDeviceGetName", device, gpu); rc != nvml::kSuccess) return rc;
-  copy_text(gpu->name, out, size);
+  FakeMigDevice* mig = nullptr;
+  if (auto rc = enter("nvmlDeviceGetName", device, gpu, &mig); rc != nvml::kSuccess) return rc;
+  copy_text(mig != nullptr ? gpu->name + " MIG " + mig->profile : gpu->name, out, size);
   return nvml::kSuccess;
 }
 auto uuid(nvml::Device device, char* out, unsigned int size) -> nvml::Return {
   FakeGpu* gpu = nullptr;
-  if (auto rc = enter("nvmlDeviceGetUUID", device, gpu); rc != nvml::kSuccess) return rc;
-  copy_text(gpu->uuid, out, size);
+  FakeMigDevice* mig = nullptr;
+  if (auto rc = enter("nvmlDeviceGetUUID", device, gpu, &mig); rc != nvml::kSuccess) return rc;
+  copy_text(mig != nullptr ? mig->uuid : gpu->uuid, out, size);
   return nvml::kSuccess;
 }
 auto pci_info_v3(nvml::Device device, nvml::PciInfo* pci) -> nvml::Return {
@@ -110,6 +137,8 @@ auto pci_info_v1(nvml::Device device, nvml::PciInfo* pci) -> nvml::Return {
 auto utilization(nvml::Device device, nvml::Utilization* util) -> nvml::Return {
   FakeGpu* gpu = nullptr;
   if (auto rc = enter("nvmlDeviceGetUtilizationRates", device, gpu); rc != nvml::kSuccess) return rc;
+  // nvml.h: "On MIG-enabled GPUs, querying device utilization rates is not currently supported."
+  if (gpu->mig_enabled) return nvml::kErrorNotSupported;
   util->gpu = gpu->util_gpu_pct;
   util->memory = gpu->util_mem_pct;
   return nvml::kSuccess;
@@ -155,22 +184,32 @@ auto temperature(nvml::Device device, nvml::TemperatureSensor sensor, unsigned i
   *celsius = gpu->temperature_c;
   return nvml::kSuccess;
 }
+// Total and used bytes of a GPU or, per instance, of a MIG device.
+auto memory_of(const FakeGpu& gpu, const FakeMigDevice* mig)
+    -> std::pair<unsigned long long, unsigned long long> {
+  if (mig == nullptr) return {gpu.memory_total_bytes, gpu.memory_used_bytes};
+  return {mig->memory_mib * 1024ULL * 1024ULL, mig->memory_used_bytes};
+}
 auto memory_v2(nvml::Device device, nvml::MemoryV2* mem) -> nvml::Return {
   FakeGpu* gpu = nullptr;
-  if (auto rc = enter("nvmlDeviceGetMemoryInfo_v2", device, gpu); rc != nvml::kSuccess) return rc;
+  FakeMigDevice* mig = nullptr;
+  if (auto rc = enter("nvmlDeviceGetMemoryInfo_v2", device, gpu, &mig); rc != nvml::kSuccess) return rc;
   if (mem->version != nvml::kMemoryV2Version) return nvml::kErrorArgumentVersionMismatch;
-  mem->total = gpu->memory_total_bytes;
-  mem->used = gpu->memory_used_bytes;
+  const auto [total, used] = memory_of(*gpu, mig);
+  mem->total = total;
+  mem->used = used;
   mem->reserved = 0;
-  mem->free = gpu->memory_total_bytes - gpu->memory_used_bytes;
+  mem->free = total - used;
   return nvml::kSuccess;
 }
 auto memory_v1(nvml::Device device, nvml::MemoryV1* mem) -> nvml::Return {
   FakeGpu* gpu = nullptr;
-  if (auto rc = enter("nvmlDeviceGetMemoryInfo", device, gpu); rc != nvml::kSuccess) return rc;
-  mem->total = gpu->memory_total_bytes;
-  mem->used = gpu->memory_used_bytes;
-  mem->free = gpu->memory_total_bytes - gpu->memory_used_bytes;
+  FakeMigDevice* mig = nullptr;
+  if (auto rc = enter("nvmlDeviceGetMemoryInfo", device, gpu, &mig); rc != nvml::kSuccess) return rc;
+  const auto [total, used] = memory_of(*gpu, mig);
+  mem->total = total;
+  mem->used = used;
+  mem->free = total - used;
   return nvml::kSuccess;
 }
 auto bus_width(nvml::Device device, unsigned int* bits) -> nvml::Return {
@@ -183,12 +222,14 @@ template <class Info>
 auto list_processes(const char* function, nvml::Device device, unsigned int* count, Info* infos)
     -> nvml::Return {
   FakeGpu* gpu = nullptr;
-  if (auto rc = enter(function, device, gpu); rc != nvml::kSuccess) return rc;
-  const auto have = static_cast<unsigned int>(gpu->processes.size());
+  FakeMigDevice* mig = nullptr;
+  if (auto rc = enter(function, device, gpu, &mig); rc != nvml::kSuccess) return rc;
+  std::vector<nvml::ProcessInfo>& listed = mig != nullptr ? mig->processes : gpu->processes;
+  const auto have = static_cast<unsigned int>(listed.size());
   if (infos == nullptr || *count < have) {
     const unsigned int capacity = infos == nullptr ? 0 : *count;
     *count = have;
-    if (infos == nullptr) {
+    if (infos == nullptr && mig == nullptr) {
       gpu->processes.insert(gpu->processes.end(), gpu->processes_started_after_count.begin(),
                             gpu->processes_started_after_count.end());
       gpu->processes_started_after_count.clear();
@@ -196,8 +237,8 @@ auto list_processes(const char* function, nvml::Device device, unsigned int* cou
     return have <= capacity ? nvml::kSuccess : nvml::kErrorInsufficientSize;
   }
   for (unsigned int i = 0; i < have; ++i) {
-    infos[i].pid = gpu->processes[i].pid;
-    infos[i].used_gpu_memory = gpu->processes[i].used_gpu_memory;
+    infos[i].pid = listed[i].pid;
+    infos[i].used_gpu_memory = listed[i].used_gpu_memory;
   }
   *count = have;
   return nvml::kSuccess;
@@ -221,13 +262,6 @@ auto architecture(nvml::Device device, nvml::Architecture* arch) -> nvml::Return
   *arch = gpu->arch;
   return nvml::kSuccess;
 }
-
-// GPM: a sample is a copy of its GPU's counters.
-struct FakeGpmSample {
-  std::uint32_t gpu = 0;
-  bool taken = false;
-  std::map<unsigned int, double> counters;
-};
 
 auto gpm_support(nvml::Device device, nvml::GpmSupport* support) -> nvml::Return {
   FakeGpu* gpu = nullptr;
@@ -324,10 +358,20 @@ auto symbol_table() -> const std::map<std::string, void*, std::less<>>& {
   return kTable;
 }
 
+auto find_symbol(std::string_view name) -> void* {
+  if (const auto it = symbol_table().find(name); it != symbol_table().end()) return it->second;
+  return find_mig_symbol(name);
+}
+
 }  // namespace
 
 auto fake_handle(std::uint32_t gpu) -> nvml::Device {
   return reinterpret_cast<nvml::Device>(static_cast<std::uintptr_t>(gpu) + 1);
+}
+
+auto fake_mig_handle(std::uint32_t gpu, std::uint32_t mig) -> nvml::Device {
+  return reinterpret_cast<nvml::Device>((static_cast<std::uintptr_t>(gpu) + 1) |
+                                        ((static_cast<std::uintptr_t>(mig) + 1) << kMigShift));
 }
 
 FakeNvml::FakeNvml() {
@@ -342,8 +386,7 @@ FakeNvml::~FakeNvml() {
 
 auto FakeNvml::lookup(const char* name) const -> void* {
   if (missing.contains(name)) return nullptr;
-  const auto it = symbol_table().find(std::string_view(name));
-  return it == symbol_table().end() ? nullptr : it->second;
+  return find_symbol(name);
 }
 
 auto FakeNvml::api() const -> NvmlApi {
@@ -363,6 +406,17 @@ void FakeNvml::count(std::string_view function, std::optional<std::uint32_t> gpu
 auto FakeNvml::calls(std::string_view function) const -> int {
   const auto it = calls_.find(function);
   return it == calls_.end() ? 0 : it->second;
+}
+
+void FakeNvml::count_mig(std::string_view function, std::uint32_t gpu, std::uint32_t mig) {
+  ++calls_[std::string(function)];
+  ++device_calls_[std::string(function) + "#" + std::to_string(gpu) + "/" + std::to_string(mig)];
+}
+
+auto FakeNvml::mig_calls(std::string_view function, std::uint32_t gpu, std::uint32_t mig) const -> int {
+  const auto it =
+      device_calls_.find(std::string(function) + "#" + std::to_string(gpu) + "/" + std::to_string(mig));
+  return it == device_calls_.end() ? 0 : it->second;
 }
 
 auto FakeNvml::calls(std::string_view function, std::uint32_t gpu) const -> int {

@@ -16,6 +16,40 @@
 
 namespace solscope::nvidia::testing {
 
+/// One MIG device (a compute instance) of a FakeGpu, as NVML's MIG API shows it. Its handle answers
+/// nvmlDeviceGetName ("<GPU name> MIG <profile>"), nvmlDeviceGetUUID (`uuid`), nvmlDeviceGetGpuInstanceId,
+/// nvmlDeviceGetComputeInstanceId, nvmlDeviceGetAttributes_v2, nvmlDeviceIsMigDeviceHandle,
+/// nvmlDeviceGetDeviceHandleFromMigDeviceHandle, the memory queries and the process lists (per instance, as
+/// nvml.h documents for MIG device handles). Every other call on it answers NVML_ERROR_NOT_SUPPORTED:
+/// utilization rates (nvml.h: "On MIG-enabled GPUs, querying device utilization rates is not currently
+/// supported"), and clocks, power, temperature, bus width, architecture, GPM support, for which nvml.h
+/// documents no per-instance answer (nvidia-smi shows them per GPU only; solscope reads them on the parent).
+struct FakeMigDevice {
+  std::string uuid;     ///< "MIG-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (the format of R470 and newer drivers)
+  std::string profile;  ///< GPU-instance profile in the name, e.g. "3g.40gb"
+  unsigned int gpu_instance_id = 0;
+  unsigned int compute_instance_id = 0;
+  unsigned int sm_count = 0;                 ///< multiprocessorCount
+  unsigned int gpu_instance_slices = 0;      ///< gpuInstanceSliceCount
+  unsigned int compute_instance_slices = 0;  ///< computeInstanceSliceCount
+  unsigned long long memory_mib = 0;         ///< memorySizeMB
+  unsigned long long memory_used_bytes = 0;
+  std::vector<nvml::ProcessInfo> processes;
+  /// GPM of the GPU instance (nvmlGpmMigSampleGet): cumulative value per nvmlGpmMetricId_t.
+  std::map<unsigned int, double> gpm_counters;
+};
+
+/// One GPU-instance profile a MIG-capable FakeGpu answers through nvmlDeviceGetGpuInstanceProfileInfoV.
+struct FakeGiProfile {
+  unsigned int profile = 0;  ///< NVML_GPU_INSTANCE_PROFILE_* value asked for
+  unsigned int id = 0;       ///< profile id (nvidia-smi mig -lgip "ID")
+  std::string name;          ///< "MIG 3g.40gb"
+  unsigned int slices = 0;
+  unsigned int instances = 0;
+  unsigned int sm_count = 0;
+  unsigned long long memory_mib = 0;
+};
+
 /// One synthetic GPU. Defaults describe an H100-SXM-like board (synthetic values chosen to resemble its data
 /// sheet).
 struct FakeGpu {
@@ -49,7 +83,22 @@ struct FakeGpu {
   std::map<unsigned int, double> gpm_counters;
   /// GPM metric ids whose per-metric status is NVML_ERROR_NOT_SUPPORTED.
   std::set<unsigned int> gpm_unsupported_metrics;
+  /// MIG: the MIG devices at MIG device index 0, 1, ... (answered only while mig_enabled), the GPU-instance
+  /// profiles, and nvmlDeviceGetMaxMigDeviceCount's answer while MIG is on (0 while off, as nvml.h says).
+  std::vector<FakeMigDevice> mig_devices;
+  std::vector<FakeGiProfile> gi_profiles;
+  unsigned int max_mig_devices = 7;
 };
+
+/// An A100-SXM4-80GB-like GPU in MIG mode as 3g.40gb (GI 1) + 2 x 2g.20gb (GI 3, 4), compute instance 0 each.
+/// Profiles as `nvidia-smi mig -lgip` prints them for the A100-SXM4-80GB in NVIDIA's MIG user guide (1g.10gb
+/// 14 SMs 9.50 GiB, 2g.20gb 28 SMs 19.50 GiB, 3g.40gb 42 SMs 39.25 GiB, 4g.40gb 56 SMs, 7g.80gb 98 SMs 79.00
+/// GiB); GI ids, UUIDs, clocks and memory use are synthetic.
+[[nodiscard]] auto a100_80gb_mig_gpu() -> FakeGpu;
+/// An H100-80GB-like GPU in MIG mode as 7 x 1g.10gb (GI 7 .. 13), compute instance 0 each. Profiles as
+/// `nvidia-smi mig -lgip` prints them for an H100 80GB (1g.10gb 16 SMs 9.75 GiB, 7g.80gb 132 SMs 79.25 GiB;
+/// the MIG user guide's H100 table and J. Barrow's "Nvidia MIG" field notes); GI ids and UUIDs synthetic.
+[[nodiscard]] auto h100_80gb_mig_gpu() -> FakeGpu;
 
 /// The synthetic NVML. One instance at a time is current (set by the constructor); its function table reaches
 /// it through a global. Not thread-safe.
@@ -73,6 +122,8 @@ class FakeNvml {
   /// Calls of an exported function, in all or for one GPU.
   [[nodiscard]] auto calls(std::string_view function) const -> int;
   [[nodiscard]] auto calls(std::string_view function, std::uint32_t gpu) const -> int;
+  /// Calls of an exported function on one MIG device handle.
+  [[nodiscard]] auto mig_calls(std::string_view function, std::uint32_t gpu, std::uint32_t mig) const -> int;
   /// GPM sample buffers allocated and not freed.
   [[nodiscard]] auto live_gpm_samples() const -> std::size_t;
   /// The metric ids of the last nvmlGpmMetricsGet request.
@@ -82,6 +133,7 @@ class FakeNvml {
 
   // Used by the fake functions.
   void count(std::string_view function, std::optional<std::uint32_t> gpu);
+  void count_mig(std::string_view function, std::uint32_t gpu, std::uint32_t mig);
   std::set<void*> gpm_samples_;
   std::vector<unsigned int> last_gpm_request_;
 
@@ -92,6 +144,8 @@ class FakeNvml {
 
 /// The device handle the fake gives for a GPU index.
 [[nodiscard]] auto fake_handle(std::uint32_t gpu) -> nvml::Device;
+/// The MIG device handle the fake gives for a GPU's MIG device index.
+[[nodiscard]] auto fake_mig_handle(std::uint32_t gpu, std::uint32_t mig) -> nvml::Device;
 
 /// A temporary directory laid out like a procfs root: <root>/proc/driver/nvidia/params and
 /// <root>/proc/self/status, each written only when given. Removed on destruction.

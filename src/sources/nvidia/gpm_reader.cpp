@@ -57,12 +57,18 @@ GpmReader::GpmReader(NvmlApi api, nvml::Device device, std::uint32_t device_inde
       metrics_(gpm_metric_maps()),
       request_(std::make_unique<nvml::GpmMetricsGet>()) {}
 
-auto GpmReader::open(NvmlApi api, nvml::Device device, std::uint32_t device_index, std::int64_t now_ns)
-    -> core::Result<GpmReader> {
+auto GpmReader::open(NvmlApi api, nvml::Device device, std::uint32_t device_index, std::int64_t now_ns,
+                     std::optional<unsigned int> gpu_instance_id) -> core::Result<GpmReader> {
   if (const GpmSupportInfo support = query_gpm_support(api, device); !support.supported) {
     return core::fail(core::ErrorCode::Unimplemented, device_label(device_index) + ": " + support.reason);
   }
+  if (gpu_instance_id && api.gpm_mig_sample_get == nullptr) {
+    return core::fail(core::ErrorCode::Unimplemented,
+                      device_label(device_index) +
+                          ": this driver's NVML has no nvmlGpmMigSampleGet (update the NVIDIA driver)");
+  }
   GpmReader reader(std::move(api), device, device_index);
+  reader.gpu_instance_id_ = gpu_instance_id;
   const NvmlApi& fns = reader.api_;
   for (nvml::GpmSample* buffer : {&reader.previous_, &reader.current_}) {
     if (const nvml::Return rc = fns.gpm_sample_alloc(buffer); rc != nvml::kSuccess) {
@@ -70,8 +76,9 @@ auto GpmReader::open(NvmlApi api, nvml::Device device, std::uint32_t device_inde
       return sample_error(fns, device_index, "nvmlGpmSampleAlloc", rc);
     }
   }
-  if (const nvml::Return rc = fns.gpm_sample_get(device, reader.previous_); rc != nvml::kSuccess) {
-    return sample_error(fns, device_index, "nvmlGpmSampleGet", rc);
+  if (const nvml::Return rc = reader.take(reader.previous_); rc != nvml::kSuccess) {
+    return sample_error(fns, device_index,
+                        reader.gpu_instance_id_ ? "nvmlGpmMigSampleGet" : "nvmlGpmSampleGet", rc);
   }
   reader.previous_ns_ = now_ns;
   return reader;
@@ -81,6 +88,7 @@ GpmReader::GpmReader(GpmReader&& other) noexcept
     : api_(std::move(other.api_)),
       device_(other.device_),
       device_index_(other.device_index_),
+      gpu_instance_id_(other.gpu_instance_id_),
       previous_(std::exchange(other.previous_, nullptr)),
       current_(std::exchange(other.current_, nullptr)),
       previous_ns_(other.previous_ns_),
@@ -94,6 +102,7 @@ auto GpmReader::operator=(GpmReader&& other) noexcept -> GpmReader& {
     api_ = std::move(other.api_);
     device_ = other.device_;
     device_index_ = other.device_index_;
+    gpu_instance_id_ = other.gpu_instance_id_;
     previous_ = std::exchange(other.previous_, nullptr);
     current_ = std::exchange(other.current_, nullptr);
     previous_ns_ = other.previous_ns_;
@@ -108,6 +117,11 @@ GpmReader::~GpmReader() {
   release();
 }
 
+auto GpmReader::take(nvml::GpmSample sample) -> nvml::Return {
+  return gpu_instance_id_ ? api_.gpm_mig_sample_get(device_, *gpu_instance_id_, sample)
+                          : api_.gpm_sample_get(device_, sample);
+}
+
 void GpmReader::release() {
   for (nvml::GpmSample* buffer : {&previous_, &current_}) {
     if (*buffer != nullptr && api_.gpm_sample_free != nullptr) (void)api_.gpm_sample_free(*buffer);
@@ -118,9 +132,10 @@ void GpmReader::release() {
 auto GpmReader::sample(std::int64_t now_ns) -> core::Result<std::optional<core::RawSample>> {
   if (lost_) return sample_error(api_, device_index_, "nvmlGpmSampleGet", nvml::kErrorGpuIsLost);
   if (now_ns - previous_ns_ < kGpmMinIntervalNs) return std::optional<core::RawSample>{};
-  if (const nvml::Return rc = api_.gpm_sample_get(device_, current_); rc != nvml::kSuccess) {
+  if (const nvml::Return rc = take(current_); rc != nvml::kSuccess) {
     lost_ = rc == nvml::kErrorGpuIsLost;
-    return sample_error(api_, device_index_, "nvmlGpmSampleGet", rc);
+    return sample_error(api_, device_index_, gpu_instance_id_ ? "nvmlGpmMigSampleGet" : "nvmlGpmSampleGet",
+                        rc);
   }
   core::RawSample out;
   out.device_index = device_index_;

@@ -92,7 +92,8 @@ auto NvidiaSource::start(const sources::SourceConfig& config) -> core::Result<vo
   counters_busy_.clear();
   const ProfilingPermission permission =
       check_profiling_permission(deps_.procfs_root, deps_.euid(), reader_->driver_major());
-  for (const std::uint32_t index : *selected) active_.push_back(start_device(index, permission));
+  shared_nvml_.clear();
+  for (const std::uint32_t index : *selected) start_selected(index, permission);
   for (Active& dev : active_) label_start_pause(dev);
 
   const auto on = [this](SourceKind kind) {
@@ -252,7 +253,7 @@ auto NvidiaSource::refresh_nvml(Active& dev, std::int64_t now_ns) -> bool {
   if (dev.status.lost) return false;
   if (dev.has_nvml && !due(dev.nvml_read_ns, now_ns, interval_ns_)) return true;
   core::RawSample figures;
-  if (auto read = reader_->read(dev.info.index, figures); !read) {
+  if (auto read = read_figures(dev.info.index, now_ns, figures); !read) {
     mark_lost(dev, std::move(read.error().message));
     return false;
   }

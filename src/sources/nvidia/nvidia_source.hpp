@@ -2,11 +2,23 @@
 // sampling, else NVML GPM on Hopper and newer, else classic NVML; docs/design/architecture.md
 // section 3) and merges the NVML figures (clocks, power, temperature, memory, classic utilization) into every
 // sample.
+//
+// MIG: a GPU with MIG mode on is sampled as one device per MIG device (compute instance), never as a whole.
+// Numbering: whole GPUs keep their NVML index (0 .. N-1, N = nvmlDeviceGetCount); the MIG devices of all
+// MIG-enabled GPUs are numbered N, N+1, ... GPU by GPU in NVML order, and within a GPU in NVML's MIG device
+// index order (NvmlReader::all_device_count). DeviceInfo::gpu_index is then the parent's NVML index, uuid
+// the "MIG-..." UUID and parent_uuid the GPU's. `--devices` (SourceConfig::devices) keeps naming whole GPUs
+// by NVML index: a MIG-enabled GPU brings all its MIG devices. Per MIG device: GPM of its GPU instance
+// (nvmlGpmMigSampleGet) on Hopper and newer, else NVML only with SOL n/a ("no per-instance counters on Ampere
+// MIG: ..."); never PM sampling (CUPTI answers CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED). Its NVML figures:
+// memory from the MIG device handle; SM and memory clocks, power, power limit and temperature are the whole
+// GPU's (read on the parent: kMigParentMetrics); classic utilization is not reported under MIG (NVML).
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,12 +61,17 @@ struct NvidiaDeviceProbe {
   nvml::Architecture architecture = 0;  ///< NVML_DEVICE_ARCH_* (9 = Hopper), 0 when unknown
   GpmSupportInfo gpm;                   ///< GPM support and why not
   NvmlCapabilities capabilities;        ///< which classic NVML queries answer
+  /// A MIG-enabled GPU: how many MIG devices follow it in NvidiaProbe::devices (each sampled on its own; the
+  /// GPU itself is then not sampled), and why there are none ("" when there are, or MIG is off).
+  std::uint32_t mig_device_count = 0;
+  std::string mig_note;
 };
 
 /// What probe() found.
 struct NvidiaProbe {
   std::string driver_version;      ///< "565.57.01"
   ProfilingPermission permission;  ///< the pre-flight verdict
+  /// Every whole GPU in NVML order, each MIG-enabled one followed by its MIG devices (info.is_mig()).
   std::vector<NvidiaDeviceProbe> devices;
 };
 
@@ -148,7 +165,19 @@ class NvidiaSource final : public sources::CounterSource,
     std::string gpm_note;  ///< on a paused NVML-only device: why not GPM ("" otherwise)
   };
 
+  /// The whole GPU's NVML figures that its MIG devices share, read once per poll (nvidia_source_mig.cpp).
+  struct SharedFigures {
+    core::RawSample figures;
+    std::int64_t read_ns = 0;
+    bool valid = false;
+  };
+
   [[nodiscard]] auto open_nvml() const -> core::Result<NvmlReader>;
+  /// Starts a selected whole GPU: its MIG devices when it has any, else the GPU (nvidia_source_mig.cpp).
+  void start_selected(std::uint32_t gpu, const ProfilingPermission& permission);
+  auto start_mig_device(std::uint32_t index) -> Active;
+  /// NVML figures of a device; for a MIG device its own plus the parent's kMigParentMetrics.
+  auto read_figures(std::uint32_t index, std::int64_t now_ns, core::RawSample& figures) -> core::Result<void>;
   auto start_device(std::uint32_t index, const ProfilingPermission& permission) -> Active;
   auto try_pm(Active& dev, PmChoice& choice) -> bool;
   void poll_pm(std::int64_t now_ns, std::vector<core::RawSample>& out);
@@ -185,7 +214,9 @@ class NvidiaSource final : public sources::CounterSource,
   bool running_ = false;
   std::int64_t interval_ns_ = 0;
   core::SourceKind best_source_ = core::SourceKind::PmSampling;  ///< SourceConfig::best_source
-  std::vector<Active> active_;                                   ///< sorted by NVML index
+  /// in selection order; a MIG-enabled GPU's MIG devices where the GPU would be
+  std::vector<Active> active_;
+  std::map<std::uint32_t, SharedFigures> shared_nvml_;  ///< by parent NVML index
 
   /// Devices whose counters CUPTI said are busy (index, CUPTI's message), for take_counters_busy().
   std::vector<std::pair<std::uint32_t, std::string>> counters_busy_;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sources/nvidia/detail/mig_devices.hpp"
+
 namespace solscope::nvidia {
 
 auto plan_pm_sampling(std::uint32_t device_index, bool mig_enabled, const ProfilingPermission& permission,
@@ -22,6 +24,26 @@ auto plan_pm_sampling(std::uint32_t device_index, bool mig_enabled, const Profil
             .hint = {}};
   }
   return {.try_pm = true, .reason = {}, .hint = {}};
+}
+
+auto plan_mig_device(const NvmlApi& api, nvml::Device parent, nvml::Architecture arch,
+                     std::uint32_t parent_index) -> MigChoice {
+  MigChoice choice;
+  choice.pm = {.try_pm = false,
+               .reason = "PM sampling not available on MIG instances (CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED)",
+               .hint = "for every pipe and path, disable MIG (sudo nvidia-smi -i " +
+                       std::to_string(parent_index) +
+                       " -mig 0); per instance, DCGM's profiling fields give them (--dcgm-exporter)"};
+  choice.gpm = query_gpm_support(api, parent);
+  if (choice.gpm.supported && api.gpm_mig_sample_get == nullptr) {
+    choice.gpm = {.supported = false,
+                  .reason = "this driver's NVML has no nvmlGpmMigSampleGet (update the NVIDIA driver)"};
+  }
+  if (!choice.gpm.supported) {
+    choice.gpm.reason =
+        "no per-instance counters on " + std::string(architecture_name(arch)) + " MIG: " + choice.gpm.reason;
+  }
+  return choice;
 }
 
 auto pm_open_failure(const core::Error& error) -> PmChoice {

@@ -78,14 +78,33 @@ void resolve_optional(const SymbolLookup& lookup, NvmlApi& api) {
   }
   resolve_first(lookup, api.device_get_mig_mode, {"nvmlDeviceGetMigMode"});
   resolve_first(lookup, api.device_get_architecture, {"nvmlDeviceGetArchitecture"});
+  resolve_first(lookup, api.device_get_max_mig_device_count, {"nvmlDeviceGetMaxMigDeviceCount"});
+  resolve_first(lookup, api.device_get_mig_device_handle_by_index, {"nvmlDeviceGetMigDeviceHandleByIndex"});
+  resolve_first(lookup, api.device_is_mig_device_handle, {"nvmlDeviceIsMigDeviceHandle"});
+  resolve_first(lookup, api.device_get_device_handle_from_mig_device_handle,
+                {"nvmlDeviceGetDeviceHandleFromMigDeviceHandle"});
+  resolve_first(lookup, api.device_get_gpu_instance_id, {"nvmlDeviceGetGpuInstanceId"});
+  resolve_first(lookup, api.device_get_compute_instance_id, {"nvmlDeviceGetComputeInstanceId"});
+  resolve_first(lookup, api.device_get_attributes, {"nvmlDeviceGetAttributes_v2"});
+  resolve_first(lookup, api.device_get_gpu_instance_profile_info_v, {"nvmlDeviceGetGpuInstanceProfileInfoV"});
   resolve_first(lookup, api.gpm_query_device_support, {"nvmlGpmQueryDeviceSupport"});
   resolve_first(lookup, api.gpm_sample_alloc, {"nvmlGpmSampleAlloc"});
   resolve_first(lookup, api.gpm_sample_free, {"nvmlGpmSampleFree"});
   resolve_first(lookup, api.gpm_sample_get, {"nvmlGpmSampleGet"});
   resolve_first(lookup, api.gpm_metrics_get, {"nvmlGpmMetricsGet"});
+  resolve_first(lookup, api.gpm_mig_sample_get, {"nvmlGpmMigSampleGet"});
 }
 
 }  // namespace
+
+auto NvmlOptionalFns::missing_mig_function() const -> const char* {
+  if (device_get_max_mig_device_count == nullptr) return "nvmlDeviceGetMaxMigDeviceCount";
+  if (device_get_mig_device_handle_by_index == nullptr) return "nvmlDeviceGetMigDeviceHandleByIndex";
+  if (device_get_gpu_instance_id == nullptr) return "nvmlDeviceGetGpuInstanceId";
+  if (device_get_compute_instance_id == nullptr) return "nvmlDeviceGetComputeInstanceId";
+  if (device_get_attributes == nullptr) return "nvmlDeviceGetAttributes_v2";
+  return "";
+}
 
 auto nvml_sonames() -> std::span<const std::string> {
   static const std::array<std::string, 2> kSonames{"libnvidia-ml.so.1", "libnvidia-ml.so"};

@@ -3,7 +3,8 @@
 //
 // There is no nvml.h on the build machines, so the few NVML types used are declared here from NVIDIA's public
 // NVML API reference. Layouts and values were checked against NVIDIA/go-nvml `gen/nvml/nvml.h`
-// (NVML_API_VERSION 13, go-nvml commit 2f9e261f, 2026-07-01); the section of that header is named beside each
+// (NVML 13.3.29, NVML_API_VERSION 13, go-nvml commit 2f9e261f, 2026-07-01; the CUDA 13.0 toolkit on the build
+// machines ships no nvml.h); the section of that header is named beside each
 // declaration, and the static_asserts below pin the sizes that follow from those layouts on LP64 Linux. Names
 // are solscope's own (PascalCase in namespace `nvml`); the C name is given in each comment. Symbol list and
 // loading rules:
@@ -67,6 +68,11 @@ inline constexpr Architecture kArchBlackwell = 10;
 
 /// NVML_DEVICE_MIG_ENABLE: the current mode returned by nvmlDeviceGetMigMode when MIG is on.
 inline constexpr unsigned int kMigEnable = 1;
+
+/// NVML_GPU_INSTANCE_PROFILE_COUNT (nvml.h "Multi Instance GPU Management", 0x12 in API 13): profiles are
+/// asked for by NVML_GPU_INSTANCE_PROFILE_* values 0 .. count-1; NVML documents that a newer driver may know
+/// more and answers NVML_ERROR_INVALID_ARGUMENT past its last one.
+inline constexpr unsigned int kGpuInstanceProfileCount = 0x12;
 
 /// Buffer sizes (nvml.h nvmlConstants): NVML_DEVICE_NAME_V2_BUFFER_SIZE, NVML_DEVICE_UUID_V2_BUFFER_SIZE,
 /// NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE, NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE, ..._BUFFER_V2_SIZE.
@@ -180,6 +186,41 @@ struct GpmSupport {
 };
 inline constexpr unsigned int kGpmSupportVersion = 1;
 
+/// `nvmlDeviceAttributes_t` (nvml.h "Device Structs"), filled by nvmlDeviceGetAttributes_v2 for a MIG device
+/// handle (the API "currently only supports MIG device handles").
+struct DeviceAttributes {
+  unsigned int multiprocessor_count;          ///< multiprocessorCount: SMs of the MIG device
+  unsigned int shared_copy_engine_count;      ///< sharedCopyEngineCount
+  unsigned int shared_decoder_count;          ///< sharedDecoderCount
+  unsigned int shared_encoder_count;          ///< sharedEncoderCount
+  unsigned int shared_jpeg_count;             ///< sharedJpegCount
+  unsigned int shared_ofa_count;              ///< sharedOfaCount
+  unsigned int gpu_instance_slice_count;      ///< gpuInstanceSliceCount: compute slices of the GPU instance
+  unsigned int compute_instance_slice_count;  ///< computeInstanceSliceCount
+  unsigned long long memory_size_mb;          ///< memorySizeMB: device memory in MiB
+};
+
+/// `nvmlGpuInstanceProfileInfo_v2_t` (nvml.h "Multi Instance GPU Management"), filled by
+/// nvmlDeviceGetGpuInstanceProfileInfoV; `version` must be nvmlGpuInstanceProfileInfo_v2 =
+/// struct_version(sizeof, 2).
+struct GpuInstanceProfileInfoV2 {
+  unsigned int version;
+  unsigned int id;                         ///< profile id (nvidia-smi mig -lgip "ID", e.g. 9 for 3g.40gb)
+  unsigned int is_p2p_supported;           ///< isP2pSupported
+  unsigned int slice_count;                ///< sliceCount: compute slices
+  unsigned int instance_count;             ///< instanceCount: how many such instances fit
+  unsigned int multiprocessor_count;       ///< multiprocessorCount: SMs
+  unsigned int copy_engine_count;          ///< copyEngineCount
+  unsigned int decoder_count;              ///< decoderCount
+  unsigned int encoder_count;              ///< encoderCount
+  unsigned int jpeg_count;                 ///< jpegCount
+  unsigned int ofa_count;                  ///< ofaCount
+  unsigned long long memory_size_mb;       ///< memorySizeMB: MiB
+  std::array<char, kNameBufferSize> name;  ///< name, e.g. "MIG 3g.40gb"
+};
+inline constexpr unsigned int kGpuInstanceProfileInfoV2Version =
+    struct_version(sizeof(GpuInstanceProfileInfoV2), 2);
+
 // Sizes implied by the nvml.h layouts on LP64 (x86-64 and aarch64 Linux).
 static_assert(sizeof(PciInfo) == 68 && offsetof(PciInfo, bus_id) == 36);
 static_assert(sizeof(Utilization) == 8);
@@ -190,6 +231,9 @@ static_assert(sizeof(ProcessInfo) == 24 && sizeof(ProcessInfoV1) == 16);
 static_assert(sizeof(GpmMetric) == 40 && offsetof(GpmMetric, value) == 8);
 static_assert(offsetof(GpmMetricsGet, metrics) == 24);
 static_assert(sizeof(GpmSupport) == 8);
+static_assert(sizeof(DeviceAttributes) == 40 && offsetof(DeviceAttributes, memory_size_mb) == 32);
+static_assert(sizeof(GpuInstanceProfileInfoV2) == 152 && offsetof(GpuInstanceProfileInfoV2, name) == 56);
+static_assert(kGpuInstanceProfileInfoV2Version == 0x02000098U);
 
 }  // namespace nvml
 
@@ -235,6 +279,20 @@ struct NvmlOptionalFns {
                                                           nvml::ProcessInfoV1*) = nullptr;
   /// nvmlDeviceGetMigMode(device, &current, &pending)
   nvml::Return (*device_get_mig_mode)(nvml::Device, unsigned int*, unsigned int*) = nullptr;
+  // MIG (Ampere and newer, Linux; nvml.h "Multi Instance GPU Management"). Enumeration needs all but the
+  // profile query and GPM (missing_mig_function()).
+  nvml::Return (*device_get_max_mig_device_count)(nvml::Device, unsigned int*) = nullptr;
+  /// nvmlDeviceGetMigDeviceHandleByIndex(parent, index, &mig): NOT_FOUND for an index with no MIG device
+  nvml::Return (*device_get_mig_device_handle_by_index)(nvml::Device, unsigned int, nvml::Device*) = nullptr;
+  nvml::Return (*device_is_mig_device_handle)(nvml::Device, unsigned int*) = nullptr;
+  nvml::Return (*device_get_device_handle_from_mig_device_handle)(nvml::Device, nvml::Device*) = nullptr;
+  nvml::Return (*device_get_gpu_instance_id)(nvml::Device, unsigned int*) = nullptr;      ///< GPU_I_ID
+  nvml::Return (*device_get_compute_instance_id)(nvml::Device, unsigned int*) = nullptr;  ///< CI id
+  /// nvmlDeviceGetAttributes_v2 (MIG device handles only)
+  nvml::Return (*device_get_attributes)(nvml::Device, nvml::DeviceAttributes*) = nullptr;
+  /// nvmlDeviceGetGpuInstanceProfileInfoV(parent, NVML_GPU_INSTANCE_PROFILE_*, &info): the parent's profiles
+  nvml::Return (*device_get_gpu_instance_profile_info_v)(nvml::Device, unsigned int,
+                                                         nvml::GpuInstanceProfileInfoV2*) = nullptr;
   nvml::Return (*device_get_architecture)(nvml::Device, nvml::Architecture*) = nullptr;
   // GPM (Hopper and newer; NVML 12+).
   nvml::Return (*gpm_query_device_support)(nvml::Device, nvml::GpmSupport*) = nullptr;
@@ -242,6 +300,13 @@ struct NvmlOptionalFns {
   nvml::Return (*gpm_sample_free)(nvml::GpmSample) = nullptr;
   nvml::Return (*gpm_sample_get)(nvml::Device, nvml::GpmSample) = nullptr;
   nvml::Return (*gpm_metrics_get)(nvml::GpmMetricsGet*) = nullptr;
+  /// nvmlGpmMigSampleGet(parent, GPU instance id, sample): GPM of one MIG GPU instance (Hopper and newer)
+  nvml::Return (*gpm_mig_sample_get)(nvml::Device, unsigned int, nvml::GpmSample) = nullptr;
+
+  /// The first MIG function that enumeration needs and the library lacks ("" when all are there):
+  /// nvmlDeviceGetMaxMigDeviceCount, nvmlDeviceGetMigDeviceHandleByIndex, nvmlDeviceGetGpuInstanceId,
+  /// nvmlDeviceGetComputeInstanceId, nvmlDeviceGetAttributes_v2.
+  [[nodiscard]] auto missing_mig_function() const -> const char*;
 
   /// True when every GPM function is present.
   [[nodiscard]] auto has_gpm() const -> bool {
@@ -266,7 +331,8 @@ using SymbolLookup = std::function<void*(const char* name)>;
 /// Fills an NvmlApi from `lookup`, newest symbol version first (nvmlInit_v2 before nvmlInit, GetPciInfo_v3
 /// before _v2 before the plain one, GetComputeRunningProcesses_v3 before _v2 before the plain one). Errors:
 /// NotFound "libnvidia-ml lacks <symbol>" for a missing required symbol, with a hint to update the driver.
-/// Optional symbols (GPM, MIG, each figure) may be missing.
+/// Optional symbols (GPM, MIG, each figure) may be missing: a driver without the MIG functions gets its
+/// MIG-enabled GPUs sampled whole, with the reason (NvmlReader::mig_note).
 [[nodiscard]] auto resolve_nvml(const SymbolLookup& lookup) -> core::Result<NvmlApi>;
 
 /// Loads libnvidia-ml (the first of `sonames` that opens) and resolves it (resolve_nvml). Does not call

@@ -6,6 +6,7 @@
 
 #include "core/enum_table.hpp"
 #include "core/units.hpp"
+#include "sources/nvidia/detail/mig_devices.hpp"
 
 namespace solscope::nvidia {
 namespace {
@@ -126,7 +127,39 @@ auto NvmlReader::open(NvmlApi api) -> core::Result<NvmlReader> {
     }
     reader.read_static(i, dev);
   }
+  reader.physical_count_ = count;
+  for (std::uint32_t i = 0; i < count; ++i) reader.add_mig_devices(i);
   return reader;
+}
+
+void NvmlReader::add_mig_devices(std::uint32_t gpu) {
+  if (devices_[gpu].lost || !devices_[gpu].mig_enabled) return;
+  MigLayout layout = enumerate_mig_devices(api_, devices_[gpu].handle, devices_[gpu].info,
+                                           static_cast<std::uint32_t>(devices_.size()));
+  if (layout.lost)
+    mark_lost(gpu, device_name(gpu, devices_[gpu].info) + " lost while listing its MIG devices");
+  devices_[gpu].mig_note = std::move(layout.note);
+  const nvml::Architecture arch = devices_[gpu].arch;
+  for (MigDevice& mig : layout.devices) {
+    DeviceState state;
+    state.handle = mig.handle;
+    state.info = std::move(mig.info);
+    state.arch = arch;
+    devices_.push_back(std::move(state));
+  }
+}
+
+auto NvmlReader::mig_devices(std::uint32_t gpu) const -> std::vector<std::uint32_t> {
+  std::vector<std::uint32_t> out;
+  for (std::size_t i = physical_count_; i < devices_.size(); ++i) {
+    if (devices_[i].info.gpu_index == static_cast<std::int32_t>(gpu))
+      out.push_back(static_cast<std::uint32_t>(i));
+  }
+  return out;
+}
+
+auto NvmlReader::mig_note(std::uint32_t gpu) const -> const std::string& {
+  return devices_.at(gpu).mig_note;
 }
 
 NvmlReader::NvmlReader(NvmlReader&& other) noexcept
@@ -134,6 +167,7 @@ NvmlReader::NvmlReader(NvmlReader&& other) noexcept
       driver_version_(std::move(other.driver_version_)),
       driver_major_(std::exchange(other.driver_major_, 0)),
       devices_(std::move(other.devices_)),
+      physical_count_(std::exchange(other.physical_count_, 0)),
       session_(std::move(other.session_)) {
   other.devices_.clear();
 }
@@ -146,6 +180,7 @@ auto NvmlReader::operator=(NvmlReader&& other) noexcept -> NvmlReader& {
     driver_major_ = std::exchange(other.driver_major_, 0);
     devices_ = std::move(other.devices_);
     other.devices_.clear();
+    physical_count_ = std::exchange(other.physical_count_, 0);
     session_ = std::move(other.session_);
   }
   return *this;

@@ -128,15 +128,23 @@ class NvmlReader {
   [[nodiscard]] auto driver_version() const -> const std::string& { return driver_version_; }
   /// The driver's major version (565 for "565.57.01"); 0 when unknown.
   [[nodiscard]] auto driver_major() const -> int { return driver_major_; }
-  /// Devices NVML counts (indices 0 .. count-1).
-  [[nodiscard]] auto device_count() const -> std::uint32_t {
+  /// Whole GPUs NVML counts (indices 0 .. count-1).
+  [[nodiscard]] auto device_count() const -> std::uint32_t { return physical_count_; }
+  /// Whole GPUs and MIG devices: the MIG devices of MIG-enabled GPUs are numbered from device_count() on, GPU
+  /// by GPU in NVML order, each GPU's in NVML's MIG device order (detail/mig_devices.hpp). Every index below
+  /// this count is valid for the calls below.
+  [[nodiscard]] auto all_device_count() const -> std::uint32_t {
     return static_cast<std::uint32_t>(devices_.size());
   }
+  /// The indices of a whole GPU's MIG devices; empty when MIG is off or they could not be listed (mig_note).
+  [[nodiscard]] auto mig_devices(std::uint32_t gpu) const -> std::vector<std::uint32_t>;
+  /// Why a MIG-enabled GPU is not split into MIG devices ("" when it is, or when MIG is off).
+  [[nodiscard]] auto mig_note(std::uint32_t gpu) const -> const std::string&;
 
   /// Static facts of a device, read at open(): index, UUID, name, PCI bus id, memory total, max SM and memory
   /// clocks, peak DRAM bandwidth (core/device_info.hpp formula from nvmlDeviceGetMemoryBusWidth and the max
-  /// memory clock). `chip` and `sm_count` stay unknown (NVML gives neither). `index` must be <
-  /// device_count().
+  /// memory clock). `chip` and `sm_count` stay unknown for a whole GPU (NVML gives neither); a MIG device has
+  /// the fields enumerate_mig_devices fills. `index` must be < all_device_count().
   [[nodiscard]] auto device_info(std::uint32_t index) const -> const core::DeviceInfo&;
 
   /// The device handle for other NVML users (GPM); null when NVML gave none. `index` < device_count().
@@ -179,10 +187,13 @@ class NvmlReader {
     NvmlCapabilities caps;
     bool legacy_temperature = false;  ///< nvmlDeviceGetTemperatureV failed: use the unversioned call
     bool legacy_memory = false;       ///< nvmlDeviceGetMemoryInfo_v2 failed: use the v1 call
+    std::string mig_note;             ///< MigLayout::note of a MIG-enabled GPU
   };
 
   explicit NvmlReader(NvmlApi api) : api_(std::move(api)) {}
   void read_static(std::uint32_t index, DeviceState& dev);
+  /// Appends the MIG devices of a MIG-enabled whole GPU (detail/mig_devices.hpp) or notes why there are none.
+  void add_mig_devices(std::uint32_t gpu);
   /// Books the result of one query call: true on success; marks the query unsupported or the device lost.
   auto note(DeviceState& dev, NvmlQuery query, nvml::Return rc) -> bool;
   /// Whether a query may be called now (device not lost, query not unsupported).
@@ -196,7 +207,8 @@ class NvmlReader {
   NvmlApi api_;
   std::string driver_version_;
   int driver_major_ = 0;
-  std::vector<DeviceState> devices_;
+  std::vector<DeviceState> devices_;  ///< whole GPUs, then MIG devices
+  std::uint32_t physical_count_ = 0;  ///< whole GPUs
   NvmlSession session_;  ///< last member: NVML is shut down before anything else of the reader goes
 };
 

@@ -2,6 +2,8 @@
 # CounterSource that composes them with the CUPTI PM sampler (solscope_nvidia_cupti). libnvidia-ml is dlopen'ed.
 solscope_add_library(nvidia SOURCES
   gpm_reader.cpp
+  mig_devices.cpp
+  nvidia_source_mig.cpp
   nvidia_source.cpp
   nvidia_source_plan.cpp
   nvidia_source_probe.cpp

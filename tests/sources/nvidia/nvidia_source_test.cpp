@@ -315,7 +315,11 @@ TEST_F(NvidiaSourceTest, mig_enabled_gpu_skips_pm_sampling) {
   NvidiaSource source(deps());
   ASSERT_TRUE(start(source).has_value());
   EXPECT_TRUE(pm_->open_calls.empty());
-  EXPECT_EQ(source.status(0).reason, "PM sampling not available: MIG is enabled on this GPU");
+  // No MIG instance exists yet, so the GPU is sampled whole, and says why.
+  EXPECT_EQ(
+      source.status(0).reason,
+      "PM sampling not available: MIG is enabled on this GPU; MIG is on but the GPU has no MIG instance "
+      "(create them: sudo nvidia-smi mig -i 0 -cgi <profiles> -C)");
   EXPECT_EQ(source.status(0).hint, "disable MIG for PM sampling (sudo nvidia-smi -i 0 -mig 0)");
 }
 

@@ -75,6 +75,21 @@ TEST(NvmlApiTest, missing_optional_symbols_leave_null_pointers) {
   EXPECT_NE(api->device_get_enforced_power_limit, nullptr);
 }
 
+TEST(NvmlApiTest, mig_functions_resolve_and_the_first_missing_one_is_named) {
+  FakeNvml fake;
+  const NvmlApi full = fake.api();
+  EXPECT_STREQ(full.missing_mig_function(), "");
+  EXPECT_NE(full.device_get_gpu_instance_profile_info_v, nullptr);
+  EXPECT_NE(full.device_is_mig_device_handle, nullptr);
+  EXPECT_NE(full.device_get_device_handle_from_mig_device_handle, nullptr);
+  EXPECT_NE(full.gpm_mig_sample_get, nullptr);
+  fake.missing = {"nvmlDeviceGetAttributes_v2", "nvmlGpmMigSampleGet"};
+  const NvmlApi older = fake.api();
+  EXPECT_STREQ(older.missing_mig_function(), "nvmlDeviceGetAttributes_v2");
+  EXPECT_EQ(older.gpm_mig_sample_get, nullptr);
+  EXPECT_NE(older.device_get_mig_device_handle_by_index, nullptr);
+}
+
 TEST(NvmlApiTest, error_text_uses_nvml_error_string_or_the_code) {
   FakeNvml fake;
   EXPECT_EQ(nvml_error_text(fake.api(), nvml::kErrorGpuIsLost), "GPU is lost");

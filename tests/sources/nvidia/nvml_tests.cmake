@@ -8,6 +8,8 @@ if(TARGET solscope_nvidia)
             ${CMAKE_CURRENT_LIST_DIR}/nvidia_source_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/nvidia_source_plan_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/nvidia_source_yield_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/nvidia_source_mig_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../../support/fake_nvml.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/../../support/fake_nvml_mig.cpp
     LIBS solscope::nvidia)
 endif()

@@ -46,10 +46,13 @@ struct GpmMetricMap {
 class GpmReader {
  public:
   /// Checks support, allocates two sample buffers and takes the first sample at `now_ns` (Unix-epoch ns, host
-  /// clock). Errors: Unimplemented (no GPM on this device or driver, with the reason), Unavailable (GPU lost
-  /// or NVML refused a buffer or the first sample).
+  /// clock). With `gpu_instance_id`, `device` is the parent GPU and every sample is that MIG GPU instance's
+  /// (nvmlGpmMigSampleGet(device, id, sample), Hopper and newer) instead of nvmlGpmSampleGet's. Errors:
+  /// Unimplemented (no GPM on this device or driver, or no nvmlGpmMigSampleGet for an instance, with the
+  /// reason), Unavailable (GPU lost or NVML refused a buffer or the first sample).
   [[nodiscard]] static auto open(NvmlApi api, nvml::Device device, std::uint32_t device_index,
-                                 std::int64_t now_ns) -> core::Result<GpmReader>;
+                                 std::int64_t now_ns, std::optional<unsigned int> gpu_instance_id = {})
+      -> core::Result<GpmReader>;
 
   GpmReader(GpmReader&& other) noexcept;
   auto operator=(GpmReader&& other) noexcept -> GpmReader&;
@@ -70,11 +73,14 @@ class GpmReader {
  private:
   GpmReader(NvmlApi api, nvml::Device device, std::uint32_t device_index);
   void release();
+  /// nvmlGpmSampleGet, or nvmlGpmMigSampleGet for a GPU instance.
+  auto take(nvml::GpmSample sample) -> nvml::Return;
   auto compute(core::RawSample& out) -> nvml::Return;
 
   NvmlApi api_;
   nvml::Device device_ = nullptr;
   std::uint32_t device_index_ = 0;
+  std::optional<unsigned int> gpu_instance_id_;  ///< set: a MIG GPU instance of `device_`
   nvml::GpmSample previous_ = nullptr;
   nvml::GpmSample current_ = nullptr;
   std::int64_t previous_ns_ = 0;

@@ -33,6 +33,18 @@ inline constexpr std::string_view kBusyCountersHint =
 [[nodiscard]] auto plan_pm_sampling(std::uint32_t device_index, bool mig_enabled,
                                     const ProfilingPermission& permission, bool pm_available) -> PmChoice;
 
+/// How a MIG device is sampled: never PM sampling (CUPTI answers CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED on MIG;
+/// docs/design/cupti-pm-sampling.md section 5), GPM of its GPU instance when the parent supports GPM and NVML
+/// has nvmlGpmMigSampleGet, else NVML only.
+struct MigChoice {
+  PmChoice pm;         ///< try_pm false, with the reason and the fix
+  GpmSupportInfo gpm;  ///< unsupported: "no per-instance counters on <arch> MIG: <why>"
+};
+
+/// The MigChoice of a MIG device of the GPU `parent` (NVML index `parent_index`, architecture `arch`).
+[[nodiscard]] auto plan_mig_device(const NvmlApi& api, nvml::Device parent, nvml::Architecture arch,
+                                   std::uint32_t parent_index) -> MigChoice;
+
 /// The reason and hint for a failed PmSampling::open, by error code: PermissionDenied -> "PM sampling denied:
 /// profiling is restricted to admin users" (+ the permission fix); Unavailable -> "PM sampling unavailable:
 /// counters held by another profiler (DCGM, Nsight, another solscope)"; Unimplemented -> "PM sampling not
