@@ -12,6 +12,7 @@
 #include "core/units.hpp"
 #include "imports/detail/dcgmi_dmon.hpp"
 #include "imports/detail/text_lines.hpp"
+#include "net/dcgm_exposition.hpp"
 #include "net/prom_query.hpp"
 #include "wire/json_fields.hpp"
 
@@ -56,6 +57,24 @@ auto solscope_target(std::string_view name, const Labels& metric) -> std::option
   return std::nullopt;
 }
 
+/// Fills the fields of `d` still unknown from `seen` (another series of the same device, whose labels may
+/// carry more: a solscope_* series has no modelName).
+void fill_unknown(core::DeviceInfo& d, const core::DeviceInfo& seen) {
+  const auto fill = [](std::string& into, const std::string& from) {
+    if (into.empty()) into = from;
+  };
+  fill(d.host, seen.host);
+  fill(d.uuid, seen.uuid);
+  fill(d.parent_uuid, seen.parent_uuid);
+  fill(d.name, seen.name);
+  fill(d.pci_bus_id, seen.pci_bus_id);
+  fill(d.mig_profile, seen.mig_profile);
+  if (d.gpu_index < 0) d.gpu_index = seen.gpu_index;
+  if (d.mig_instance_id < 0) d.mig_instance_id = seen.mig_instance_id;
+  if (std::isnan(d.mig_sm_share)) d.mig_sm_share = seen.mig_sm_share;
+  if (std::isnan(d.mig_memory_share)) d.mig_memory_share = seen.mig_memory_share;
+}
+
 struct Builder {
   Recording recording;
   std::map<GpuKey, std::uint32_t> indices;
@@ -66,19 +85,18 @@ struct Builder {
   bool any_solscope = false;
 
   auto device_for(const Labels& metric) -> std::uint32_t {
-    const GpuKey key{first_label(metric, {"Hostname", "hostname", "instance"}), label(metric, "gpu"),
-                     label(metric, "GPU_I_ID")};
+    const net::DcgmDeviceLabels labels{.host = first_label(metric, {"Hostname", "hostname", "instance"}),
+                                       .gpu = label(metric, "gpu"),
+                                       .uuid = label(metric, "UUID"),
+                                       .model = label(metric, "modelName"),
+                                       .pci_bus_id = label(metric, "pci_bus_id"),
+                                       .mig_profile = label(metric, "GPU_I_PROFILE"),
+                                       .mig_id = label(metric, "GPU_I_ID")};
+    const GpuKey key{labels.host, labels.gpu, labels.mig_id};
     auto [it, fresh] = indices.try_emplace(key, static_cast<std::uint32_t>(recording.devices.size()));
     if (fresh) recording.devices.push_back(core::DeviceInfo{.index = it->second});
     core::DeviceInfo& d = recording.devices[it->second];
-    if (d.host.empty()) d.host = std::get<0>(key);
-    if (d.uuid.empty()) d.uuid = label(metric, "UUID");
-    if (d.name.empty()) d.name = label(metric, "modelName");
-    if (d.mig_profile.empty()) d.mig_profile = label(metric, "GPU_I_PROFILE");
-    if (d.mig_instance_id < 0 && !std::get<2>(key).empty()) {
-      const auto id = parse_finite(std::get<2>(key));
-      if (id && *id >= 0 && *id < 1e6) d.mig_instance_id = static_cast<std::int32_t>(*id);
-    }
+    fill_unknown(d, net::dcgm_device_identity(labels, it->second));
     if (d.attribution.empty()) {
       const std::string ns = first_label(metric, {"namespace", "exported_namespace"});
       const std::string pod = first_label(metric, {"pod", "exported_pod"});

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <span>
 #include <string>
 #include <utility>
 
 #include "core/dcgm_fields.hpp"
+#include "core/mig_profile.hpp"
 #include "net/prometheus_text.hpp"
 
 namespace solscope::net {
@@ -50,15 +52,14 @@ auto attribution_of(const PromSample& s) -> std::string {
 
 /// The device facts carried by a sample's labels.
 auto device_from_labels(const PromSample& s, std::uint32_t index) -> core::DeviceInfo {
-  core::DeviceInfo d;
-  d.index = index;
-  d.uuid = label_or_empty(s, "UUID");
-  d.name = label_or_empty(s, "modelName");
-  d.pci_bus_id = label_or_empty(s, "pci_bus_id");
-  d.host = host_of(s);
-  d.mig_profile = label_or_empty(s, "GPU_I_PROFILE");
-  const std::string mig_id = label_or_empty(s, "GPU_I_ID");
-  if (!mig_id.empty()) d.mig_instance_id = static_cast<std::int32_t>(parse_int(mig_id, -1));
+  core::DeviceInfo d = dcgm_device_identity({.host = host_of(s),
+                                             .gpu = label_or_empty(s, "gpu"),
+                                             .uuid = label_or_empty(s, "UUID"),
+                                             .model = label_or_empty(s, "modelName"),
+                                             .pci_bus_id = label_or_empty(s, "pci_bus_id"),
+                                             .mig_profile = label_or_empty(s, "GPU_I_PROFILE"),
+                                             .mig_id = label_or_empty(s, "GPU_I_ID")},
+                                            index);
   d.attribution = attribution_of(s);
   return d;
 }
@@ -165,7 +166,35 @@ auto no_dcgm_series() -> core::Unexpected<core::Error> {
                     "give the /metrics page of NVIDIA dcgm-exporter (default port 9400)");
 }
 
+/// A label's small non-negative integer (an index, an instance id below 2^31), or -1.
+auto label_index(const std::string& text) -> std::int32_t {
+  constexpr std::int64_t kMaxIndex = std::numeric_limits<std::int32_t>::max();
+  const std::int64_t v = parse_int(text, -1);
+  return v >= 0 && v <= kMaxIndex ? static_cast<std::int32_t>(v) : -1;
+}
+
 }  // namespace
+
+auto dcgm_device_identity(const DcgmDeviceLabels& labels, std::uint32_t index) -> core::DeviceInfo {
+  core::DeviceInfo d;
+  d.index = index;
+  d.name = labels.model;
+  d.pci_bus_id = labels.pci_bus_id;
+  d.host = labels.host;
+  d.gpu_index = label_index(labels.gpu);
+  d.mig_profile = labels.mig_profile;
+  if (!labels.mig_id.empty()) d.mig_instance_id = label_index(labels.mig_id);
+  if (!d.is_mig()) {
+    d.uuid = labels.uuid;
+    return d;
+  }
+  constexpr std::string_view kMigUuidPrefix = "MIG-";
+  (labels.uuid.starts_with(kMigUuidPrefix) ? d.uuid : d.parent_uuid) = labels.uuid;
+  const core::MigShares shares = core::mig_shares_from_profile(d.mig_profile, d.name);
+  d.mig_sm_share = shares.sm_share;
+  d.mig_memory_share = shares.memory_share;
+  return d;
+}
 
 auto DcgmDeviceIndex::index_of(const DcgmGpuKey& key) -> std::uint32_t {
   const auto [it, inserted] = indices_.emplace(key, static_cast<std::uint32_t>(indices_.size()));

@@ -26,6 +26,27 @@
 
 namespace solscope::net {
 
+/// The labels dcgm-exporter puts on every series of one device (empty = absent). The same names serve
+/// solscope's own /metrics series, which keep dcgm-exporter's spelling (docs/design/style.md section 5).
+struct DcgmDeviceLabels {
+  std::string host;         ///< `Hostname` (up to 4.x) or `hostname`
+  std::string gpu;          ///< `gpu`: the physical GPU's NVML index
+  std::string uuid;         ///< `UUID`: the physical GPU's "GPU-..." UUID, also on a MIG instance's series
+  std::string model;        ///< `modelName`
+  std::string pci_bus_id;   ///< `pci_bus_id`
+  std::string mig_profile;  ///< `GPU_I_PROFILE`, e.g. "3g.40gb"; empty for a whole GPU
+  std::string mig_id;       ///< `GPU_I_ID`; empty for a whole GPU
+};
+
+/// The device that `labels` name, numbered `index`: gpu_index from `gpu`, name from `modelName`. A MIG
+/// instance (a `GPU_I_ID` or `GPU_I_PROFILE`) gets mig_instance_id and mig_profile, parent_uuid = `UUID`
+/// (dcgm-exporter labels an instance with its parent's "GPU-..." UUID and exports no "MIG-..." UUID, so
+/// `uuid` stays empty; a `UUID` that is already "MIG-..." is kept as `uuid`), and the shares of its profile
+/// name (core::mig_shares_from_profile: N of the GPU's compute slices, M GB of its memory). Attribution is
+/// not set here.
+[[nodiscard]] auto dcgm_device_identity(const DcgmDeviceLabels& labels, std::uint32_t index)
+    -> core::DeviceInfo;
+
 /// Identity of one GPU or MIG slice across scrapes: (Hostname, gpu label, GPU_I_ID or "").
 using DcgmGpuKey = std::tuple<std::string, std::string, std::string>;
 

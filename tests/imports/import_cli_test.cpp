@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/device_info.hpp"
 #include "support/process.hpp"
 #include "support/solscope_cli.hpp"
 #include "trace/reader.hpp"
@@ -86,6 +87,34 @@ TEST_F(ImportCli, real_dcgm_exporter_scrape_of_a_mig_slice_replays_with_its_sol)
   EXPECT_TRUE(lines[0]["memory_sol_pct"].is_null());
   EXPECT_EQ(lines[0]["t_end_ns"].get<std::int64_t>() - lines[0]["t_start_ns"].get<std::int64_t>(),
             1'000'000'000);
+}
+
+// Issue 23: a real scrape with the MIG instances of two A30s (dcgm-exporter issue #317) imports as five
+// named instance devices, each with its parent's UUID; before, five "GPU 0".."GPU 4" shared two UUIDs.
+TEST_F(ImportCli, real_mig_scrape_names_its_instances) {
+  const std::string out = path("mig5.sqlite");
+  const auto r = solscope({"import", kData + "/real/dcgm-exporter/a30-mig-issue317.prom", "-o", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto reader = trace::Reader::open(out);
+  ASSERT_TRUE(reader) << reader.error().describe();
+  std::vector<std::string> labels;
+  for (const core::DeviceInfo& d : reader->devices()) {
+    labels.push_back(core::device_label(d) + " " + d.parent_uuid);
+    EXPECT_DOUBLE_EQ(d.mig_sm_share, 0.25);
+    EXPECT_DOUBLE_EQ(d.mig_memory_share, 0.25);
+  }
+  const std::string a = " GPU-265c9814-6156-355b-e589-ff2064894f16";
+  const std::string b = " GPU-2d20791a-b4a6-ba59-97f1-e95b99fe5b49";
+  EXPECT_EQ(labels,
+            (std::vector<std::string>{"GPU 0 \u00b7 MIG 1g.6gb #3" + a, "GPU 0 \u00b7 MIG 1g.6gb #4" + a,
+                                      "GPU 0 \u00b7 MIG 1g.6gb #5" + a, "GPU 0 \u00b7 MIG 1g.6gb #6" + a,
+                                      "GPU 1 \u00b7 MIG 1g.6gb #3" + b}));
+  // The report names them the same way.
+  const auto report = solscope({"report", out});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(report.out.find("\nGPU 0 \u00b7 MIG 1g.6gb #4  NVIDIA A30  source dcgm\n"), std::string::npos)
+      << report.out;
+  EXPECT_NE(report.out.find("\nGPU 1 \u00b7 MIG 1g.6gb #3  NVIDIA A30  source dcgm\n"), std::string::npos);
 }
 
 TEST_F(ImportCli, every_other_format_imports) {

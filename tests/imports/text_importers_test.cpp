@@ -184,6 +184,13 @@ TEST(PrometheusJsonImport, dcgm_series_with_mig_and_pod_labels) {
   EXPECT_EQ(r->devices[0].attribution, "ml/train-0/pytorch");
   EXPECT_EQ(r->devices[1].mig_profile, "1g.10gb");
   EXPECT_EQ(r->devices[1].mig_instance_id, 3);
+  // Issue 23: a MIG instance, named after its parent GPU (`gpu` label 1) and carrying its parent's UUID.
+  EXPECT_EQ(core::device_label(r->devices[1]), "GPU 1 \u00b7 MIG 1g.10gb #3");
+  EXPECT_EQ(r->devices[1].parent_uuid, "GPU-11111111-synthetic");
+  EXPECT_EQ(r->devices[1].uuid, "");
+  EXPECT_DOUBLE_EQ(r->devices[1].mig_sm_share, 1.0 / 7.0);  // an A100: 7 compute slices
+  EXPECT_TRUE(std::isnan(r->devices[1].mig_memory_share));  // "SYNTHETIC A100" names no size
+  EXPECT_EQ(r->devices[0].parent_uuid, "");
   EXPECT_EQ(r->unmapped.at("up"), 1u);
   // Time order: device 0 and 1 at ...400, then at ...410, then device 0 at ...420.
   EXPECT_EQ(r->samples[0].t_end_ns, 1740830400LL * kS);

@@ -37,7 +37,10 @@ TEST(DcgmExpositionReal, a30_mig_slice_from_dcgm_exporter_issue_68) {
   const auto& g = s.gpus[0];
   EXPECT_EQ(g.device.index, 0u);
   EXPECT_EQ(g.device.name, "NVIDIA A30");
-  EXPECT_EQ(g.device.uuid, "GPU-603a8873-0edd-c157-ce48-2078e8b1a935");
+  // A MIG slice: the `UUID` label is its parent GPU's (issue 23: two slices no longer share one UUID).
+  EXPECT_EQ(g.device.parent_uuid, "GPU-603a8873-0edd-c157-ce48-2078e8b1a935");
+  EXPECT_EQ(g.device.uuid, "");
+  EXPECT_EQ(core::device_label(g.device), "GPU 0 \u00b7 MIG 2g.12gb #1");
   EXPECT_EQ(g.device.host, "dcgm-exporter-sn5rp");
   EXPECT_EQ(g.device.mig_profile, "2g.12gb");
   EXPECT_EQ(g.device.mig_instance_id, 1);
@@ -165,7 +168,10 @@ TEST(DcgmExpositionSynthetic, mig_slices_are_devices_of_their_own) {
   EXPECT_EQ(s.gpus[0].device.mig_instance_id, 1);
   EXPECT_EQ(s.gpus[1].device.mig_profile, "4g.40gb");
   EXPECT_EQ(s.gpus[1].device.mig_instance_id, 2);
-  EXPECT_EQ(s.gpus[0].device.uuid, s.gpus[1].device.uuid);
+  EXPECT_EQ(s.gpus[0].device.parent_uuid, s.gpus[1].device.parent_uuid);  // one parent GPU
+  EXPECT_EQ(s.gpus[0].device.parent_uuid, "GPU-22222222-2222-2222-2222-222222222222");
+  EXPECT_DOUBLE_EQ(s.gpus[0].device.mig_sm_share, 3.0 / 7.0);
+  EXPECT_DOUBLE_EQ(s.gpus[1].device.mig_memory_share, 0.5);
   EXPECT_DOUBLE_EQ(s.gpus[0].sample.value(MetricId::TensorPipe), 50.0);
   EXPECT_DOUBLE_EQ(s.gpus[1].sample.value(MetricId::DramThroughput), 75.0);
   EXPECT_EQ(index.size(), 2u);

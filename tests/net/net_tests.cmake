@@ -4,6 +4,7 @@
 solscope_add_test(net
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/dcgm_exposition_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/dcgm_mig_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/http_client_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/loopback_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/prom_query_test.cpp
