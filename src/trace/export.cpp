@@ -19,7 +19,9 @@ namespace {
 constexpr std::string_view kCsvFixedColumns =
     "device,uuid,t_start_ns,t_end_ns,source,flags,compute_sol_pct,compute_pipe,memory_sol_pct,memory_path,"
     "bound,"
-    "dram_bytes_per_s,attainable_compute_sol_pct,attainable_memory_sol_pct";
+    "dram_bytes_per_s,attainable_compute_sol_pct,attainable_memory_sol_pct,pm_pause,gpu,parent_uuid,mig_"
+    "profile,"
+    "mig_instance_id";
 
 /// The first characters that make a spreadsheet read a cell as a formula (OWASP "CSV Injection": `=`, `+`,
 /// `-`, `@`, tab and carriage return).
@@ -68,6 +70,21 @@ void append_name(std::string& line, Enum value, Enum none) {
   if (value != none) append_csv_cell(line, core::to_string(value));
 }
 
+/// The device's MIG columns: ",gpu,parent_uuid,mig_profile,mig_instance_id" (empty cells when unknown or a
+/// whole GPU; gpu is core::DeviceInfo::gpu_number(), the physical GPU).
+void append_device_columns(std::string& line, const core::DeviceInfo* device) {
+  if (device == nullptr) {
+    line += ",,,,";
+    return;
+  }
+  fmt::format_to(std::back_inserter(line), ",{},", device->gpu_number());
+  append_csv_cell(line, device->parent_uuid);
+  line += ',';
+  append_csv_cell(line, device->mig_profile);
+  line += ',';
+  if (device->mig_instance_id >= 0) fmt::format_to(std::back_inserter(line), "{}", device->mig_instance_id);
+}
+
 void append_csv_row(std::string& line, const core::SolSample& s, const core::DeviceInfo* device) {
   fmt::format_to(std::back_inserter(line), "{},", s.device_index);
   if (device != nullptr) append_csv_cell(line, device->uuid);
@@ -87,6 +104,9 @@ void append_csv_row(std::string& line, const core::SolSample& s, const core::Dev
     line += ',';
     append_number(line, v);
   }
+  line += ',';
+  append_name(line, s.pm_pause, core::PmPauseReason::kNone);
+  append_device_columns(line, device);
   for (const core::MetricDef& def : core::metric_catalog()) {
     line += ',';
     append_number(line, s.metrics[core::index_of(def.id)]);

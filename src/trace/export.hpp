@@ -23,7 +23,9 @@ void append_csv_cell(std::string& line, std::string_view text);
 /// comma, quote or line break; every text cell through append_csv_cell()). One header row, then one row per
 /// sample in time order. Columns, always in this order: device, uuid, t_start_ns, t_end_ns, source, flags,
 /// compute_sol_pct, compute_pipe, memory_sol_pct, memory_path, bound, dram_bytes_per_s,
-/// attainable_compute_sol_pct, attainable_memory_sol_pct, then every catalog metric by name in
+/// attainable_compute_sol_pct, attainable_memory_sol_pct, pm_pause (core::PmPauseReason's name; empty when
+/// PM sampling was not paused), the device's gpu (the physical GPU's index, core::DeviceInfo::gpu_number()),
+/// parent_uuid, mig_profile and mig_instance_id (empty for a whole GPU), then every catalog metric by name in
 /// core::metric_catalog() order. Unknown values (NaN) are empty cells. Numbers are locale-independent, in the
 /// shortest form that reads back to the same double.
 ///

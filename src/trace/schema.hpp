@@ -1,4 +1,4 @@
-// The solscope trace format (schema 3): one SQLite database per recording. docs/trace-format.md is the user's
+// The solscope trace format (schema 4): one SQLite database per recording. docs/trace-format.md is the user's
 // guide; this header is the reference the code follows.
 //
 // Tables (every column that can be unknown is NULL when unknown, never 0):
@@ -7,13 +7,16 @@
 //   devices(device INTEGER PRIMARY KEY,             -- NVML index; samples.device refers to it
 //           uuid, name, chip, pci_bus_id TEXT, sm_count INTEGER, max_sm_clock_mhz REAL, max_mem_clock_mhz
 //           REAL, memory_total_bytes INTEGER, dram_peak_bytes_per_s REAL,
-//           host, mig_profile TEXT, mig_instance_id INTEGER, attribution TEXT)  -- schema 3
+//           host, mig_profile TEXT, mig_instance_id INTEGER, attribution TEXT,  -- schema 3
+//           parent_uuid TEXT, gpu_index INTEGER, mig_compute_instance_id INTEGER,  -- schema 4
+//           mig_sm_share REAL, mig_memory_share REAL)
 //   metrics(id INTEGER PRIMARY KEY,                 -- position of the metric in sample_counters.raw
 //           name TEXT UNIQUE, unit TEXT, help TEXT) -- from core::metric_catalog() at write time
 //   samples(id INTEGER PRIMARY KEY,                 -- then SOLSCOPE_TRACE_HEAD_COLUMNS (device, times,
 //   source,
 //           ...)                                    -- flags, SOL figures, bound) and the REAL
 //                                                   -- SOLSCOPE_TRACE_FIGURE_COLUMNS below: the one list
+//                                                   -- then pm_pause TEXT (schema 4, TAIL_COLUMNS below)
 //   sample_counters(sample_id INTEGER PRIMARY KEY,  -- = samples.id
 //                   raw BLOB)                       -- count(metrics) little-endian IEEE-754 doubles
 //   kernels(id INTEGER PRIMARY KEY,                 -- schema 2: one row per kernel execution
@@ -59,7 +62,7 @@
 namespace solscope::trace {
 
 /// Schema version this build writes, and the newest it reads (see "Schema history" above).
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 /// Oldest schema version this build still reads; older files are refused with a message.
 inline constexpr int kOldestReadableSchema = 1;
 /// Largest schema version a reader accepts as real; a meta table claiming more (or less than 1) is damaged.
@@ -88,6 +91,9 @@ inline constexpr std::string_view kMetaTimeOrdered = "time_ordered";
 /// "1" once any sample carries an attainable SOL (set by the writer before that sample is committed); readers
 /// fetch the attainable columns only then.
 inline constexpr std::string_view kMetaHasAttainable = "has_attainable";
+/// Schema 4. "1" once any sample was taken while PM sampling was paused (its pm_pause is not NULL; set by the
+/// writer before that sample is committed); readers fetch the pm_pause column only then.
+inline constexpr std::string_view kMetaHasPmPause = "has_pm_pause";
 /// Schema 2. Where the kernels table's rows come from: "cupti" (`solscope run`'s injection library, CUPTI
 /// Activity API) or "synthetic"; absent when no kernel log was recorded (an empty table then means "not
 /// recorded", not "no kernel ran").
@@ -126,6 +132,11 @@ inline constexpr std::string_view kMetaKernelsDropped = "kernels_dropped";
   X(memory_sol_pct, "REAL") X(memory_path, "TEXT") X(bound, "TEXT NOT NULL")
 // clang-format on
 
+/// The columns of `samples` after the figure columns (schema 4 and later: appended, so an older file that
+/// gains them by ALTER TABLE has the same table), bound by the writer one by one: X(column, "SQL type").
+/// pm_pause: core::to_string(PmPauseReason) of a sample taken while PM sampling was paused, NULL otherwise.
+#define SOLSCOPE_TRACE_TAIL_COLUMNS(X) X(pm_pause, "TEXT")
+
 /// The columns of `kernels` after `id`, in table order: X(column, "SQL type"). Times are ns since the Unix
 /// epoch on the samples' clock (CLOCK_REALTIME, after kMetaKernelClockOffsetNs), `[start_ns, end_ns)`.
 // clang-format off
@@ -141,17 +152,20 @@ inline constexpr std::string_view kMetaKernelsDropped = "kernels_dropped";
 #define SOLSCOPE_TRACE_DDL_HEAD(name, type) ", " #name " " type
 #define SOLSCOPE_TRACE_DDL_FIGURE(name, expr) ", " #name " REAL"
 
-/// The DDL of schema 3, run by the writer in one transaction.
+/// The DDL of schema 4, run by the writer in one transaction.
 inline constexpr std::string_view kSchemaSql =
     "CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;\n"
     "CREATE TABLE devices(\n"
     "  device INTEGER PRIMARY KEY NOT NULL, uuid TEXT, name TEXT, chip TEXT, pci_bus_id TEXT, sm_count INTEGER,\n"
     "  max_sm_clock_mhz REAL, max_mem_clock_mhz REAL, memory_total_bytes INTEGER, dram_peak_bytes_per_s REAL,\n"
-    "  host TEXT, mig_profile TEXT, mig_instance_id INTEGER, attribution TEXT);\n"
+    "  host TEXT, mig_profile TEXT, mig_instance_id INTEGER, attribution TEXT, parent_uuid TEXT, gpu_index "
+    "INTEGER,\n"
+    "  mig_compute_instance_id INTEGER, mig_sm_share REAL, mig_memory_share REAL);\n"
     "CREATE TABLE metrics(id INTEGER PRIMARY KEY NOT NULL, name TEXT NOT NULL UNIQUE, unit TEXT NOT NULL, help "
     "TEXT);\n"
     "CREATE TABLE samples(id INTEGER PRIMARY KEY NOT NULL" SOLSCOPE_TRACE_HEAD_COLUMNS(
-        SOLSCOPE_TRACE_DDL_HEAD) SOLSCOPE_TRACE_FIGURE_COLUMNS(SOLSCOPE_TRACE_DDL_FIGURE) ");\n"
+        SOLSCOPE_TRACE_DDL_HEAD) SOLSCOPE_TRACE_FIGURE_COLUMNS(SOLSCOPE_TRACE_DDL_FIGURE)
+        SOLSCOPE_TRACE_TAIL_COLUMNS(SOLSCOPE_TRACE_DDL_HEAD) ");\n"
     "CREATE TABLE sample_counters(sample_id INTEGER PRIMARY KEY NOT NULL, raw BLOB NOT NULL);\n"
     "CREATE TABLE kernels(id INTEGER PRIMARY KEY NOT NULL" SOLSCOPE_TRACE_KERNEL_COLUMNS(
         SOLSCOPE_TRACE_DDL_HEAD) ");\n";

@@ -90,6 +90,7 @@ struct Writer::Impl {
   bool closed = false;
   bool stopped = false;             ///< a write failed: nothing more is written (stop())
   bool attainable_flagged = false;  ///< meta has_attainable is written
+  bool pause_flagged = false;       ///< meta has_pm_pause is written
 
   void note_clock(const core::RawSample& raw);
   /// True when a commit is due by time: `sample_span_ns` (sample or kernel time since the last commit) and
@@ -211,6 +212,8 @@ auto Writer::Impl::insert_row(const Row& row) -> core::Result<void> {
   for (std::size_t i = 0; i < row.figures.size(); ++i) {
     detail::bind_real_or_null(s, detail::kFirstFigureParam + static_cast<int>(i), row.figures[i]);
   }
+  detail::bind_text_or_null(s, detail::kPmPauseParam,
+                            raw.pm_pause == core::PmPauseReason::kNone ? "" : core::to_string(raw.pm_pause));
   int rc = sqlite3_step(s);
   sqlite3_reset(s);
   if (rc != SQLITE_DONE) return core::fail(detail::sqlite_error(db.get(), rc, "cannot insert a sample"));
@@ -400,12 +403,11 @@ auto Writer::Impl::write_meta(std::string_view key, std::string_view value) -> c
 auto Writer::set_metadata(std::string_view key, std::string_view value) -> core::Result<void> {
   if (!impl_) return core::fail(moved_from_error());
   if (auto error = impl_->unusable()) return core::fail(*error);
-  constexpr std::string_view kReserved[] = {kMetaSchemaVersion, kMetaOldestReadableVersion,
-                                            kMetaToolVersion,   kMetaHost,
-                                            kMetaStartTimeNs,   kMetaSynthetic,
-                                            kMetaTimeOrdered,   kMetaHasAttainable,
-                                            kMetaKernelLog,     kMetaKernelClockOffsetNs,
-                                            kMetaKernelsDropped};
+  constexpr std::string_view kReserved[] = {
+      kMetaSchemaVersion, kMetaOldestReadableVersion, kMetaToolVersion,
+      kMetaHost,          kMetaStartTimeNs,           kMetaSynthetic,
+      kMetaTimeOrdered,   kMetaHasAttainable,         kMetaHasPmPause,
+      kMetaKernelLog,     kMetaKernelClockOffsetNs,   kMetaKernelsDropped};
   if (key.empty() || std::find(std::begin(kReserved), std::end(kReserved), key) != std::end(kReserved)) {
     return core::fail(core::ErrorCode::InvalidArgument,
                       "trace meta key \"" + std::string(key) + "\" is reserved or empty",
@@ -431,6 +433,10 @@ auto Writer::append(const core::RawSample& raw, const core::SolSample& sol) -> c
     // Committed at once, before the sample: a reader that sees the sample also sees the flag.
     if (auto flagged = w.write_meta(kMetaHasAttainable, "1"); !flagged) return flagged;
     w.attainable_flagged = true;
+  }
+  if (!w.pause_flagged && raw.pm_pause != core::PmPauseReason::kNone) {
+    if (auto flagged = w.write_meta(kMetaHasPmPause, "1"); !flagged) return flagged;
+    w.pause_flagged = true;
   }
   w.pending.push_back(make_row(raw, sol));
   w.note_clock(raw);

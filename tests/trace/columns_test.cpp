@@ -31,12 +31,13 @@ auto table_columns(sqlite3* db, const std::string& table) -> std::vector<std::st
   return names;
 }
 
-/// What the writer binds: id, the ten head columns, then figure_columns().
+/// What the writer binds: id, the ten head columns, figure_columns(), then the tail column pm_pause.
 auto bound_columns() -> std::vector<std::string> {
   std::vector<std::string> names{"id",    "device",          "t_start_ns",   "t_end_ns",       "source",
                                  "flags", "compute_sol_pct", "compute_pipe", "memory_sol_pct", "memory_path",
                                  "bound"};
   for (const auto& column : detail::figure_columns()) names.emplace_back(column.name);
+  names.emplace_back("pm_pause");
   return names;
 }
 
@@ -46,14 +47,17 @@ TEST(ColumnsTest, the_schema_columns_equal_the_insert_columns_and_bindings) {
   ASSERT_TRUE(exec_ok(db, kSchemaSql)) << sqlite3_errmsg(db);
   const auto columns = table_columns(db, "samples");
   EXPECT_EQ(columns, bound_columns());
-  EXPECT_EQ(columns.size(), 1 + detail::kHeadColumnCount + detail::kFigureColumnCount);
+  EXPECT_EQ(columns.size(),
+            1 + detail::kHeadColumnCount + detail::kFigureColumnCount + detail::kTailColumnCount);
   sqlite3_stmt* insert = nullptr;
   ASSERT_EQ(sqlite3_prepare_v2(db, std::string(detail::kInsertSampleSql).c_str(), -1, &insert, nullptr),
             SQLITE_OK)
       << sqlite3_errmsg(db);
-  EXPECT_EQ(sqlite3_bind_parameter_count(insert),
-            detail::kHeadColumnCount + static_cast<int>(detail::kFigureColumnCount));
+  EXPECT_EQ(
+      sqlite3_bind_parameter_count(insert),
+      detail::kHeadColumnCount + static_cast<int>(detail::kFigureColumnCount) + detail::kTailColumnCount);
   EXPECT_EQ(detail::kFirstFigureParam, 11);
+  EXPECT_EQ(detail::kPmPauseParam, sqlite3_bind_parameter_count(insert));
   sqlite3_finalize(insert);
   sqlite3_close(db);
 }

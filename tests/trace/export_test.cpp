@@ -110,7 +110,12 @@ TEST_F(ExportTest, csv_has_header_catalog_columns_and_round_trip_numbers) {
                                           "bound",
                                           "dram_bytes_per_s",
                                           "attainable_compute_sol_pct",
-                                          "attainable_memory_sol_pct"};
+                                          "attainable_memory_sol_pct",
+                                          "pm_pause",
+                                          "gpu",
+                                          "parent_uuid",
+                                          "mig_profile",
+                                          "mig_instance_id"};
   ASSERT_EQ(header.size(), fixed.size() + core::kMetricCount);
   for (std::size_t i = 0; i < fixed.size(); ++i) EXPECT_EQ(header[i], fixed[i]);
   for (const core::MetricDef& def : core::metric_catalog()) {
@@ -129,7 +134,10 @@ TEST_F(ExportTest, csv_has_header_catalog_columns_and_round_trip_numbers) {
     EXPECT_EQ(cells[4], "pm_sampling");
     EXPECT_EQ(cells[7], core::to_string(sol.compute_pipe));
     EXPECT_EQ(cells[10], core::to_string(sol.bound));
-    EXPECT_EQ(cells[12], "");  // attainable SOL unknown: an empty cell, not 0
+    EXPECT_EQ(cells[12], "");                                // attainable SOL unknown: an empty cell, not 0
+    EXPECT_EQ(cells[14], "");                                // not paused
+    EXPECT_EQ(cells[15], std::to_string(raw.device_index));  // whole GPUs: the physical index is the device
+    EXPECT_EQ(cells[16], "");                                // no parent: not a MIG instance
     EXPECT_TRUE(same_bits(std::strtod(cells[6].c_str(), nullptr), sol.compute_sol_pct));
     for (std::size_t m = 0; m < core::kMetricCount; ++m) {
       const std::string& cell = cells[fixed.size() + m];

@@ -24,6 +24,8 @@ struct FigureColumnSpec {
 inline constexpr std::size_t kFigureColumnCount = 0 SOLSCOPE_TRACE_FIGURE_COLUMNS(SOLSCOPE_TRACE_COUNT_ONE);
 /// Number of columns bound before them (device ... bound).
 inline constexpr int kHeadColumnCount = 0 SOLSCOPE_TRACE_HEAD_COLUMNS(SOLSCOPE_TRACE_COUNT_ONE);
+/// Number of columns bound after them (pm_pause).
+inline constexpr int kTailColumnCount = 0 SOLSCOPE_TRACE_TAIL_COLUMNS(SOLSCOPE_TRACE_COUNT_ONE);
 #undef SOLSCOPE_TRACE_COUNT_ONE
 
 /// The REAL columns after `bound`, in table order (sm_active_pct ... attainable_memory_sol_pct).
@@ -33,15 +35,19 @@ inline constexpr int kHeadColumnCount = 0 SOLSCOPE_TRACE_HEAD_COLUMNS(SOLSCOPE_T
 #define SOLSCOPE_TRACE_PARAM(name, ...) ", ?"
 /// INSERT for `samples`, both lists expanded from schema.hpp (id NULL: SQLite assigns the next rowid).
 /// Parameters 1-10 are device, t_start_ns, t_end_ns, source, flags, compute_sol_pct, compute_pipe,
-/// memory_sol_pct, memory_path, bound; then figure_columns().
+/// memory_sol_pct, memory_path, bound; then figure_columns(); then pm_pause (kPmPauseParam).
 inline constexpr std::string_view kInsertSampleSql =
-    "INSERT INTO samples(id" SOLSCOPE_TRACE_HEAD_COLUMNS(SOLSCOPE_TRACE_NAME) SOLSCOPE_TRACE_FIGURE_COLUMNS(
-        SOLSCOPE_TRACE_NAME) ") VALUES(NULL" SOLSCOPE_TRACE_HEAD_COLUMNS(SOLSCOPE_TRACE_PARAM)
-        SOLSCOPE_TRACE_FIGURE_COLUMNS(SOLSCOPE_TRACE_PARAM) ")";
+    "INSERT INTO samples(id" SOLSCOPE_TRACE_HEAD_COLUMNS(SOLSCOPE_TRACE_NAME)
+        SOLSCOPE_TRACE_FIGURE_COLUMNS(SOLSCOPE_TRACE_NAME) SOLSCOPE_TRACE_TAIL_COLUMNS(
+            SOLSCOPE_TRACE_NAME) ") VALUES(NULL" SOLSCOPE_TRACE_HEAD_COLUMNS(SOLSCOPE_TRACE_PARAM)
+            SOLSCOPE_TRACE_FIGURE_COLUMNS(SOLSCOPE_TRACE_PARAM)
+                SOLSCOPE_TRACE_TAIL_COLUMNS(SOLSCOPE_TRACE_PARAM) ")";
 #undef SOLSCOPE_TRACE_NAME
 #undef SOLSCOPE_TRACE_PARAM
 /// Parameter number of the first figure column in kInsertSampleSql.
 inline constexpr int kFirstFigureParam = kHeadColumnCount + 1;
+/// Parameter number of pm_pause in kInsertSampleSql (the first tail column).
+inline constexpr int kPmPauseParam = kFirstFigureParam + static_cast<int>(kFigureColumnCount);
 
 /// INSERT for `sample_counters`: ?1 sample_id, ?2 raw.
 inline constexpr std::string_view kInsertCountersSql =
@@ -60,6 +66,7 @@ enum SampleColumn : int {
   kColRaw,
   kColAttainableCompute,
   kColAttainableMemory,
+  kColPmPause,
 };
 
 /// SELECT list and FROM clause matching SampleColumn.
@@ -71,6 +78,13 @@ inline constexpr std::string_view kSelectSamplesSql =
 /// (meta has_attainable absent): reading two more columns of every row costs about a tenth of the read speed.
 inline constexpr std::string_view kSelectSamplesWithoutAttainableSql =
     "SELECT s.id, s.device, s.t_start_ns, s.t_end_ns, s.source, s.flags, c.raw FROM samples AS s "
+    "LEFT JOIN sample_counters AS c ON c.sample_id = s.id ";
+
+/// The same with pm_pause after the attainable columns (up to kColPmPause), for schema-4 traces with meta
+/// has_pm_pause = 1.
+inline constexpr std::string_view kSelectSamplesWithPauseSql =
+    "SELECT s.id, s.device, s.t_start_ns, s.t_end_ns, s.source, s.flags, c.raw, "
+    "s.attainable_compute_sol_pct, s.attainable_memory_sol_pct, s.pm_pause FROM samples AS s "
     "LEFT JOIN sample_counters AS c ON c.sample_id = s.id ";
 
 /// Result columns of kSelectFiguresSql.

@@ -82,7 +82,9 @@ auto make_cursor_state(const std::shared_ptr<const ReaderState>& reader, const R
                         options.to_ns == std::numeric_limits<std::int64_t>::max();
   cursor->step_limit = step_limit(reader->table_rows);
   cursor->report.table_rows = reader->table_rows;
-  std::string sql(reader->has_attainable ? kSelectSamplesSql : kSelectSamplesWithoutAttainableSql);
+  std::string sql(reader->has_pm_pause     ? kSelectSamplesWithPauseSql
+                  : reader->has_attainable ? kSelectSamplesSql
+                                           : kSelectSamplesWithoutAttainableSql);
   sql += cursor->rowid_order
              ? "WHERE s.id >= ?1 ORDER BY s.id"
              : "WHERE s.t_start_ns >= ?1 AND s.t_start_ns < ?2 ORDER BY s.t_start_ns, s.device, s.id";
@@ -132,9 +134,15 @@ void decode_row(const CursorState& cursor, sqlite3_stmt* s, CursorState::Row& ro
   out.t_end_ns = sqlite3_column_int64(s, kColTEnd);
   out.source = core::source_kind_from_string(column_text(s, kColSource)).value_or(core::SourceKind::None);
   out.flags = static_cast<std::uint32_t>(sqlite3_column_int64(s, kColFlags));
-  const bool attainable = cursor.reader->has_attainable;
+  const bool attainable = cursor.reader->has_attainable || cursor.reader->has_pm_pause;
   out.attainable_compute_sol_pct = attainable ? column_real_or_nan(s, kColAttainableCompute) : core::kUnknown;
   out.attainable_memory_sol_pct = attainable ? column_real_or_nan(s, kColAttainableMemory) : core::kUnknown;
+  // NULL, or a reason name this build does not know (a newer writer's), reads as kNone; the flags keep
+  // kSamplePmPaused either way.
+  out.pm_pause =
+      cursor.reader->has_pm_pause
+          ? core::parse_pm_pause_reason(column_text(s, kColPmPause)).value_or(core::PmPauseReason::kNone)
+          : core::PmPauseReason::kNone;
   // A number or NULL where the BLOB belongs must not decode as the digits' bytes; a TEXT of the right length
   // (what SQL such as `substr(raw, ...) || ...` yields) holds the same bytes and decodes.
   const int type = sqlite3_column_type(s, kColRaw);

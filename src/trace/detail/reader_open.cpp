@@ -1,5 +1,6 @@
 // Reader::open: probe the file, connect read-only (with the immutable and writable_schema fallbacks), check
 // that it is a solscope trace of a readable schema, and load devices, metrics and counts.
+#include <algorithm>
 #include <charconv>
 #include <limits>
 #include <optional>
@@ -181,6 +182,7 @@ auto load_meta(ReaderState& state) -> core::Result<void> {
   m.source_description = text(kMetaSourceDescription);
   m.time_ordered = text(kMetaTimeOrdered) != "0";
   state.has_attainable = text(kMetaHasAttainable) == "1";
+  state.has_pm_pause = m.schema_version >= 4 && text(kMetaHasPmPause) == "1";
   m.kernel_log = text(kMetaKernelLog);
   if (parse_int(text(kMetaKernelClockOffsetNs), number)) m.kernel_clock_offset_ns = number;
   m.kernels_dropped =
@@ -211,13 +213,32 @@ auto check_version(const ReaderState& state) -> core::Result<void> {
   return core::ok();
 }
 
-/// Loads the devices table; the schema-3 columns (host, MIG, attribution) only from files that have them.
+/// Reads the schema-4 MIG columns of a devices row, from result column `first` on.
+void read_mig_identity(sqlite3_stmt* s, int first, core::DeviceInfo& d) {
+  const auto int_or = [s](int column, std::int32_t unknown) {
+    return sqlite3_column_type(s, column) == SQLITE_NULL
+               ? unknown
+               : static_cast<std::int32_t>(sqlite3_column_int64(s, column));
+  };
+  d.parent_uuid = column_utf8(s, first);
+  d.gpu_index = std::max(-1, int_or(first + 1, -1));
+  d.mig_compute_instance_id = std::max(-1, int_or(first + 2, -1));
+  d.mig_sm_share = column_real_or_nan(s, first + 3);
+  d.mig_memory_share = column_real_or_nan(s, first + 4);
+}
+
+/// Loads the devices table; the schema-3 columns (host, MIG, attribution) and the schema-4 ones (MIG
+/// identity) only from files that have them.
 auto load_devices(ReaderState& state) -> void {
   const bool placement = state.metadata.schema_version >= 3;
+  const bool mig_identity = state.metadata.schema_version >= 4;
   const std::string sql = std::string(
                               "SELECT device, uuid, name, chip, pci_bus_id, sm_count, max_sm_clock_mhz, "
                               "max_mem_clock_mhz, memory_total_bytes, dram_peak_bytes_per_s") +
                           (placement ? ", host, mig_profile, mig_instance_id, attribution" : "") +
+                          (mig_identity ? ", parent_uuid, gpu_index, mig_compute_instance_id, mig_sm_share, "
+                                          "mig_memory_share"
+                                        : "") +
                           " FROM devices ORDER BY device";
   auto statement = prepare(state.db.get(), sql, "cannot read devices");
   int rc = statement ? SQLITE_OK : SQLITE_CORRUPT;
@@ -242,6 +263,7 @@ auto load_devices(ReaderState& state) -> void {
                               : static_cast<std::int32_t>(sqlite3_column_int64(s, 12));
       d.attribution = column_utf8(s, 13);
     }
+    if (mig_identity) read_mig_identity(s, 14, d);
     state.devices.push_back(std::move(d));
   }
   if (rc != SQLITE_DONE) mark_recovered(state, "has a damaged devices table");

@@ -36,6 +36,9 @@ struct ReaderState {
   /// meta has_attainable = 1 (some sample has an attainable SOL): only then does the sample query fetch those
   /// two columns.
   bool has_attainable = false;
+  /// Schema 4 and meta has_pm_pause = 1 (some sample was taken while PM sampling was paused): only then does
+  /// the sample query fetch pm_pause (kSelectSamplesWithPauseSql, which has the attainable columns too).
+  bool has_pm_pause = false;
   std::int64_t min_id = 0;
   std::int64_t max_id = 0;
   std::string recovery_note;

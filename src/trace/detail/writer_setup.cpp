@@ -192,14 +192,32 @@ auto write_meta_row(sqlite3* db, std::string_view key, std::string_view value, s
   return core::ok();
 }
 
+/// Binds the schema-4 MIG identity of `device` (parent_uuid ... mig_memory_share) from parameter `first` on;
+/// unknown values (-1, NaN, "") as NULL.
+void bind_mig_identity(sqlite3_stmt* s, int first, const core::DeviceInfo& device) {
+  const auto bind_index = [s](int param, std::int32_t value) {
+    if (value < 0) {
+      sqlite3_bind_null(s, param);
+    } else {
+      sqlite3_bind_int64(s, param, value);
+    }
+  };
+  bind_text_or_null(s, first, device.parent_uuid);
+  bind_index(first + 1, device.gpu_index);
+  bind_index(first + 2, device.mig_compute_instance_id);
+  bind_real_or_null(s, first + 3, device.mig_sm_share);
+  bind_real_or_null(s, first + 4, device.mig_memory_share);
+}
+
 auto write_device_rows(sqlite3* db, std::span<const core::DeviceInfo> devices, std::string_view what)
     -> core::Result<void> {
   auto statement =
       prepare(db,
               "INSERT OR REPLACE INTO devices(device, uuid, name, chip, pci_bus_id, sm_count, "
               "max_sm_clock_mhz, max_mem_clock_mhz, memory_total_bytes, dram_peak_bytes_per_s, host, "
-              "mig_profile, mig_instance_id, attribution) "
-              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+              "mig_profile, mig_instance_id, attribution, parent_uuid, gpu_index, mig_compute_instance_id, "
+              "mig_sm_share, mig_memory_share) "
+              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
               what);
   if (!statement) return core::propagate(statement);
   auto done = exec(db, "BEGIN", what);
@@ -231,6 +249,7 @@ auto write_device_rows(sqlite3* db, std::span<const core::DeviceInfo> devices, s
       sqlite3_bind_int64(s, 13, device.mig_instance_id);
     }
     bind_text_or_null(s, 14, device.attribution);
+    bind_mig_identity(s, 15, device);
     const int rc = sqlite3_step(s);
     sqlite3_reset(s);
     if (rc != SQLITE_DONE) done = core::fail(sqlite_error(db, rc, what));
