@@ -1,5 +1,6 @@
 #include "wire/device_json.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,41 @@ namespace solscope::wire {
 
 using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;
+
+namespace {
+
+/// A count or id that is -1 when unknown, as null.
+auto index_or_null(std::int32_t value) -> OrderedJson {
+  return value < 0 ? OrderedJson(nullptr) : OrderedJson(value);
+}
+
+/// The device's name and MIG identity: label (core::device_label), gpu (the physical GPU's index),
+/// parent_uuid, mig_profile, mig_instance_id, mig_compute_instance_id, mig_sm_share, mig_memory_share.
+void add_mig_fields(OrderedJson& out, const core::DeviceInfo& info) {
+  out["label"] = core::device_label(info);
+  out["gpu"] = info.gpu_number();
+  out["parent_uuid"] = info.parent_uuid;
+  out["mig_profile"] = info.mig_profile;
+  out["mig_instance_id"] = index_or_null(info.mig_instance_id);
+  out["mig_compute_instance_id"] = index_or_null(info.mig_compute_instance_id);
+  out["mig_sm_share"] = number_or_null(info.mig_sm_share);
+  out["mig_memory_share"] = number_or_null(info.mig_memory_share);
+}
+
+/// The inverse of add_mig_fields (label is derived, not read; gpu only when it differs from index).
+void read_mig_fields(const Json& json, core::DeviceInfo& info) {
+  info.parent_uuid = string_field(json, "parent_uuid");
+  info.mig_profile = string_field(json, "mig_profile");
+  info.mig_instance_id = std::max(-1, integer_field<std::int32_t>(json, "mig_instance_id", -1));
+  info.mig_compute_instance_id =
+      std::max(-1, integer_field<std::int32_t>(json, "mig_compute_instance_id", -1));
+  info.mig_sm_share = number_field(json, "mig_sm_share");
+  info.mig_memory_share = number_field(json, "mig_memory_share");
+  const auto gpu = integer_field<std::int32_t>(json, "gpu", -1);
+  if (gpu >= 0 && static_cast<std::uint32_t>(gpu) != info.index) info.gpu_index = gpu;
+}
+
+}  // namespace
 
 auto device_state_to_json(const core::DeviceState& device) -> OrderedJson {
   const core::DeviceInfo& info = device.info;
@@ -25,6 +61,7 @@ auto device_state_to_json(const core::DeviceState& device) -> OrderedJson {
   out["max_sm_clock_mhz"] = number_or_null(info.max_sm_clock_mhz);
   out["max_mem_clock_mhz"] = number_or_null(info.max_mem_clock_mhz);
   out["dram_peak_bytes_per_s"] = number_or_null(info.dram_peak_bytes_per_s);
+  add_mig_fields(out, info);
   out["source"] = std::string(core::to_string(device.source));
   out["source_note"] = device.source_note;
   out["workload_note"] = device.workload_note;
@@ -56,6 +93,7 @@ auto device_state_from_json(const Json& json) -> core::Result<core::DeviceState>
   d.info.max_sm_clock_mhz = number_field(json, "max_sm_clock_mhz");
   d.info.max_mem_clock_mhz = number_field(json, "max_mem_clock_mhz");
   d.info.dram_peak_bytes_per_s = number_field(json, "dram_peak_bytes_per_s");
+  read_mig_fields(json, d.info);
   d.source = core::source_kind_from_string(string_field(json, "source")).value_or(core::SourceKind::None);
   d.source_note = string_field(json, "source_note");
   d.workload_note = string_field(json, "workload_note");

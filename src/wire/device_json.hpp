@@ -11,8 +11,11 @@ namespace solscope::wire {
 
 /// One device of /api/v1/devices without its latest window: index, uuid, name, chip, pci_bus_id, sm_count,
 /// memory_total_bytes, max_sm_clock_mhz, max_mem_clock_mhz, dram_peak_bytes_per_s (null when unknown),
-/// source, source_note, workload_note, lost, processes [{pid, user, gpu_memory_bytes, command,
-/// container_id}].
+/// label (core::device_label: "GPU 0" or "GPU 0 · MIG 3g.40gb #1"), gpu (the physical GPU's index,
+/// DeviceInfo::gpu_number()), parent_uuid, mig_profile ("" for a whole GPU), mig_instance_id and
+/// mig_compute_instance_id (null for a whole GPU or unknown), mig_sm_share and mig_memory_share (0-1, null
+/// for a whole GPU or unknown), source, source_note, workload_note, lost, processes [{pid, user,
+/// gpu_memory_bytes, command, container_id}].
 [[nodiscard]] auto device_state_to_json(const core::DeviceState& device) -> nlohmann::ordered_json;
 
 /// The inverse of device_state_to_json (unknown keys ignored, missing ones left at their defaults). Errors:

@@ -93,5 +93,42 @@ TEST(SampleJsonTest, device_state_survives_a_round_trip) {
   EXPECT_FALSE(wire::device_state_from_json(nlohmann::json::parse(R"({"uuid": "x"})")));
 }
 
+// Issue 23: /api/v1/devices names a MIG instance and carries its identity, and the view attached to a daemon
+// reads it back (a whole GPU: label "GPU N", gpu = index, the MIG fields empty or null).
+TEST(SampleJsonTest, a_mig_instance_keeps_its_identity_over_json) {
+  core::DeviceState d = testing::synthetic_device(3);
+  d.info.uuid = "MIG-SYNTHETIC-3";
+  d.info.parent_uuid = "GPU-SYNTHETIC-PARENT";
+  d.info.gpu_index = 1;
+  d.info.mig_profile = "3g.40gb";
+  d.info.mig_instance_id = 2;
+  d.info.mig_compute_instance_id = 0;
+  d.info.mig_sm_share = 3.0 / 7.0;
+  d.info.mig_memory_share = 0.5;
+  const nlohmann::json json = nlohmann::json::parse(wire::device_state_to_json(d).dump());
+  EXPECT_EQ(json.at("label"), "GPU 1 \u00b7 MIG 3g.40gb #2");
+  EXPECT_EQ(json.at("gpu"), 1);
+  EXPECT_EQ(json.at("index"), 3);
+  auto back = wire::device_state_from_json(json);
+  ASSERT_TRUE(back) << back.error().describe();
+  EXPECT_EQ(core::device_label(back->info), "GPU 1 \u00b7 MIG 3g.40gb #2");
+  EXPECT_EQ(back->info.parent_uuid, "GPU-SYNTHETIC-PARENT");
+  EXPECT_EQ(back->info.mig_compute_instance_id, 0);
+  EXPECT_DOUBLE_EQ(back->info.mig_sm_share, 3.0 / 7.0);
+  EXPECT_DOUBLE_EQ(back->info.mig_memory_share, 0.5);
+
+  const nlohmann::json whole =
+      nlohmann::json::parse(wire::device_state_to_json(testing::synthetic_device(0)).dump());
+  EXPECT_EQ(whole.at("label"), "GPU 0");
+  EXPECT_EQ(whole.at("gpu"), 0);
+  EXPECT_EQ(whole.at("parent_uuid"), "");
+  EXPECT_TRUE(whole.at("mig_instance_id").is_null());
+  EXPECT_TRUE(whole.at("mig_sm_share").is_null());
+  auto whole_back = wire::device_state_from_json(whole);
+  ASSERT_TRUE(whole_back);
+  EXPECT_FALSE(whole_back->info.is_mig());
+  EXPECT_EQ(whole_back->info.gpu_index, -1);
+}
+
 }  // namespace
 }  // namespace solscope::server

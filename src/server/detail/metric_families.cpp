@@ -82,12 +82,24 @@ auto with(Labels labels, std::string name, std::string_view value) -> Labels {
   return labels;
 }
 
-/// The labels that join with dcgm-exporter: gpu, UUID, modelName, hostname (its spelling).
+/// The labels that join with dcgm-exporter, as it sets them (its metric template in NVIDIA/dcgm-exporter:
+/// `gpu="{{ $metric.GPU }}",UUID="{{ $metric.GPUUUID }}",...,modelName=...{{if $metric.MigProfile}},
+/// GPU_I_PROFILE=...,GPU_I_ID=...{{end}}`): gpu = the physical GPU's index and UUID = the physical GPU's
+/// "GPU-..." UUID, for a MIG instance too; GPU_I_PROFILE and GPU_I_ID only on a MIG instance's series; then
+/// hostname (docs/design/style.md section 5).
 auto gpu_labels(const core::DeviceState& d, const MetricsContext& context) -> Labels {
-  return {{"gpu", std::to_string(d.info.index)},
-          {"UUID", d.info.uuid},
-          {"modelName", d.info.name},
-          {"hostname", context.hostname}};
+  const core::DeviceInfo& info = d.info;
+  const bool mig = info.is_mig();
+  Labels labels{{"gpu", std::to_string(info.gpu_number())},
+                {"UUID", mig && !info.parent_uuid.empty() ? info.parent_uuid : info.uuid},
+                {"modelName", info.name}};
+  if (mig) {
+    labels.push_back({"GPU_I_PROFILE", info.mig_profile});
+    labels.push_back(
+        {"GPU_I_ID", info.mig_instance_id < 0 ? std::string() : std::to_string(info.mig_instance_id)});
+  }
+  labels.push_back({"hostname", context.hostname});
+  return labels;
 }
 
 auto pipe_name(std::size_t i) -> std::string_view {
