@@ -17,6 +17,7 @@
 
 #include "ceiling/default_gpu_specs.hpp"
 #include "ceiling/parallel.hpp"
+#include "core/device_info.hpp"
 #include "core/guarded_run.hpp"
 #include "core/units.hpp"
 
@@ -207,7 +208,7 @@ auto AttainableSol::figures_for(std::size_t slot, const workload::Workload& w) -
   }
   auto gpu = ceiling::find_gpu(*db_, device.name);
   if (!gpu) {
-    return no_ceiling("GPU " + std::to_string(device.index) + " ('" + device.name +
+    return no_ceiling(core::device_label(device) + " ('" + device.name +
                       "') is not in the GPU spec database");
   }
   const auto& arch = model_arch(w.config_path);

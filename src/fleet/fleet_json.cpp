@@ -12,9 +12,13 @@ namespace {
 using nlohmann::json;
 
 auto key_json(const GpuKey& k, SeriesKind kind) -> json {
-  return json{{"host", k.host}, {"gpu", k.gpu},
-              {"uuid", k.uuid}, {"model_name", k.model_name},
-              {"job", k.job},   {"series", series_kind_name(kind)}};
+  return json{{"host", k.host},
+              {"gpu", k.gpu},
+              {"label", k.label},
+              {"uuid", k.uuid},
+              {"model_name", k.model_name},
+              {"job", k.job},
+              {"series", series_kind_name(kind)}};
 }
 
 }  // namespace

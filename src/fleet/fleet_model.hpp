@@ -22,8 +22,11 @@ enum class SeriesKind : std::uint8_t { Solscope, Dcgm };
 
 /// One GPU of the fleet. (host, gpu) is unique within a snapshot.
 struct GpuKey {
-  std::string host;        ///< `Hostname` (dcgm-exporter) or `host`/`instance` label
-  std::string gpu;         ///< GPU index on the host as the series label it ("0"), "3/1g.10gb/2" for MIG
+  std::string host;  ///< `Hostname` (dcgm-exporter) or `host`/`instance` label
+  std::string gpu;   ///< GPU index on the host as the series label it ("0"), "3/1g.10gb/2" for MIG
+  /// How views name it (core::device_label): "GPU 0", "GPU 3 \u00b7 MIG 1g.10gb #2"; "GPU <gpu label>" when
+  /// the `gpu` label is not an index.
+  std::string label;
   std::string uuid;        ///< "GPU-..." when the series carry it; empty otherwise
   std::string model_name;  ///< "NVIDIA H100 80GB HBM3" when known
   std::string job;  ///< "namespace/pod" (or Prometheus `job` label) for the straggler groups; empty = none

@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <map>
 #include <utility>
 #include <vector>
 
+#include "core/device_info.hpp"
 #include "core/units.hpp"
 #include "fleet/detail/fleet_queries.hpp"
 #include "fleet/detail/prom_api.hpp"
@@ -47,6 +49,24 @@ auto label(const PromSeries& s, const std::string& name) -> std::string {
   return it == s.labels.end() ? std::string() : it->second;
 }
 
+/// A label's whole non-negative number below 2^31, or -1.
+auto label_number(const std::string& text) -> std::int32_t {
+  std::int32_t v = -1;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  return ec == std::errc{} && end == text.data() + text.size() && v >= 0 ? v : -1;
+}
+
+/// core::device_label of the GPU or MIG instance that dcgm-exporter's labels name.
+auto gpu_label(const std::string& gpu, const std::string& profile, const std::string& instance)
+    -> std::string {
+  core::DeviceInfo d;
+  d.gpu_index = label_number(gpu);
+  if (d.gpu_index < 0) return "GPU " + gpu;
+  d.mig_profile = profile;
+  d.mig_instance_id = instance.empty() ? -1 : label_number(instance);
+  return core::device_label(d);
+}
+
 auto key_of(const PromSeries& s) -> GpuKey {
   GpuKey key;
   key.host = label(s, "host");
@@ -54,6 +74,7 @@ auto key_of(const PromSeries& s) -> GpuKey {
   if (const auto profile = label(s, "GPU_I_PROFILE"); !profile.empty()) {
     key.gpu += "/" + profile + "/" + label(s, "GPU_I_ID");
   }
+  key.label = gpu_label(label(s, "gpu"), label(s, "GPU_I_PROFILE"), label(s, "GPU_I_ID"));
   key.uuid = label(s, "UUID");
   key.model_name = label(s, "modelName");
   const auto pod = label(s, "pod");

@@ -1,5 +1,6 @@
 #include "report/report_json.hpp"
 
+#include "core/device_info.hpp"
 #include "report/detail/phase_detection.hpp"
 #include "wire/json_number.hpp"
 
@@ -75,7 +76,12 @@ auto kernel_json(const KernelRow& k) -> Json {
 
 auto gpu_json(const GpuReport& g) -> Json {
   Json out{{"index", g.device.index},
+           {"label", core::device_label(g.device)},
+           {"gpu", g.device.gpu_number()},
            {"uuid", g.device.uuid},
+           {"parent_uuid", g.device.parent_uuid},
+           {"mig_profile", g.device.mig_profile},
+           {"host", g.device.host},
            {"name", g.device.name},
            {"source", std::string(core::to_string(g.source))},
            {"samples", g.samples},

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/device_info.hpp"
 #include "core/text.hpp"
 #include "report/detail/phase_detection.hpp"
 
@@ -138,8 +139,10 @@ void write_kernels(std::string& out, const GpuReport& g, bool has_table) {
 
 void write_gpu(std::string& out, const GpuReport& g, bool has_table) {
   const std::string name = g.device.name.empty() ? std::string("(name unknown)") : g.device.name;
-  fmt::format_to(std::back_inserter(out), "\nGPU {}  {}  source {}\n", g.device.index, fit(name, 60),
-                 core::to_string(g.source));
+  fmt::format_to(std::back_inserter(out), "\n{}  {}  source {}\n", core::device_label(g.device),
+                 fit(name, 60), core::to_string(g.source));
+  if (!g.device.host.empty())
+    fmt::format_to(std::back_inserter(out), "  {:<13} {}\n", "host", fit(g.device.host, 60));
   if (g.samples == 0) {
     out += "  no samples\n";
   } else {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/derive.hpp"
+#include "core/device_info.hpp"
 #include "core/units.hpp"
 #include "runtime/detail/sink_worker.hpp"
 #include "runtime/messages.hpp"
@@ -145,7 +146,7 @@ void Engine::report_lost_devices(RunSummary& summary) {
     const sources::DeviceStatus status = source_.status(index);
     if (!status.lost) continue;
     summary.lost.push_back(index);
-    print_warning(warnings_, "GPU " + std::to_string(index) + " (" + device.uuid + ") stopped answering" +
+    print_warning(warnings_, core::device_label(device) + " (" + device.uuid + ") stopped answering" +
                                  (status.reason.empty() ? std::string() : ": " + status.reason) +
                                  "; the other GPUs continue");
   }

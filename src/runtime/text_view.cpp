@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/derive.hpp"
+#include "core/device_info.hpp"
 #include "core/pm_yield.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
@@ -65,7 +66,9 @@ auto TextViewSink::begin(const std::vector<core::DeviceInfo>& devices) -> core::
   // Names, descriptions and notes come from traces, daemons and endpoints: printed through terminal_safe().
   if (!banner_.empty()) out_ << core::terminal_safe(banner_) << '\n';
   for (const auto& d : devices) {
-    out_ << fmt::format("# gpu {}: {} {} {}\n", d.index, core::terminal_safe(d.name),
+    // The `gpu` column is the device's own number; a MIG instance is named too (core::device_label).
+    const std::string label = d.is_mig() ? core::terminal_safe(core::device_label(d)) + " " : std::string();
+    out_ << fmt::format("# gpu {}: {}{} {} {}\n", d.index, label, core::terminal_safe(d.name),
                         core::terminal_safe(d.uuid), core::terminal_safe(d.chip));
   }
   out_ << header() << '\n';

@@ -156,8 +156,9 @@ void render_detail(const FleetViewData& d, const FleetViewState& s, Frame& f) {
   const std::string title =
       row == nullptr
           ? std::string("no GPU selected")
-          : fmt::format("{} GPU {} | {} | job {} | Compute SOL mean {} | busy-idle {:.2f} GPU-h | gap {}",
-                        row->key.host, row->key.gpu, row->key.model_name.empty() ? "?" : row->key.model_name,
+          : fmt::format("{} {} | {} | job {} | Compute SOL mean {} | busy-idle {:.2f} GPU-h | gap {}",
+                        row->key.host, row->key.label.empty() ? "GPU " + row->key.gpu : row->key.label,
+                        row->key.model_name.empty() ? "?" : row->key.model_name,
                         row->key.job.empty() ? "-" : row->key.job, format_pct(row->compute_sol_mean_pct),
                         row->busy_idle_gpu_hours, gap_cell(row->straggler_gap_pct));
   f.put(0, 0, title, Role::Header);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/device_info.hpp"
 #include "tui/detail/chart.hpp"
 #include "tui/detail/view_parts.hpp"
 #include "tui/format.hpp"
@@ -86,7 +87,7 @@ void draw_charts(const ScreenModel& model, const UiState& ui, const Layout& layo
   static constexpr const char* kTitles[] = {"Compute SOL", "Memory SOL", "Util (smi)"};
   static constexpr Role kRoles[] = {Role::BarCompute, Role::BarMemory, Role::BarUtil};
   const std::string suffix =
-      " GPU " + std::to_string(device.state.info.index) + ", last " + format_span(model.chart_window_ns);
+      " " + core::device_label(device.state.info) + ", last " + format_span(model.chart_window_ns);
   std::vector<ChartPoint> points;
   for (std::size_t i = 0; i < layout.charts.size() && i < 3; ++i) {
     put_series(model, i, points);

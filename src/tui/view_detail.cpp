@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/device_info.hpp"
 #include "core/metric_catalog.hpp"
 #include "tui/detail/view_parts.hpp"
 #include "tui/detail/widgets.hpp"
@@ -19,6 +20,7 @@ constexpr int kValueWidth = 24;
 
 auto facts_line(const core::DeviceInfo& info) -> std::string {
   std::string out = info.uuid.empty() ? "uuid n/a" : info.uuid;
+  if (!info.parent_uuid.empty()) out += "  on " + info.parent_uuid;
   if (!info.pci_bus_id.empty()) out += "  bus " + info.pci_bus_id;
   if (!info.chip.empty()) out += "  chip " + info.chip;
   if (info.sm_count > 0) out += "  " + std::to_string(info.sm_count) + " SMs";

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/attainable_gap.hpp"
+#include "core/device_info.hpp"
 #include "core/limiter.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/pm_yield.hpp"
@@ -120,7 +121,7 @@ auto memory_text(const core::SolSample* w) -> std::string {
 
 auto device_heading(const core::DeviceSnapshot& d) -> std::string {
   const std::string& name = d.state.info.name;
-  return "GPU " + std::to_string(d.state.info.index) + " " + (name.empty() ? "unknown GPU" : name);
+  return core::device_label(d.state.info) + " " + (name.empty() ? "unknown GPU" : name);
 }
 
 auto memory_used_total(const core::DeviceSnapshot& d) -> std::pair<double, double> {

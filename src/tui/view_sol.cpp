@@ -125,10 +125,8 @@ void draw_sol_panel(const core::DeviceSnapshot& d, bool selected, const Rect& ar
     const bool ascii = frame.ascii();
     const int name_width = std::min(22, area.width / 4);
     const std::string mark = selected ? (ascii ? ">" : "\u25B6") : " ";
-    frame.put(
-        area.row, area.col,
-        pad_right(mark + std::to_string(d.state.info.index) + " " + d.state.info.name, name_width, ascii),
-        selected ? Role::Selected : Role::Title, name_width);
+    frame.put(area.row, area.col, pad_right(mark + device_heading(d), name_width, ascii),
+              selected ? Role::Selected : Role::Title, name_width);
     draw_bar_groups(shown_window(d), area.row, area.col + name_width + 1, area.width - name_width - 1, frame);
   }
 }

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/device_info.hpp"
 #include "core/metric_catalog.hpp"
 #include "tui/detail/view_parts.hpp"
 #include "tui/format.hpp"
@@ -41,8 +42,10 @@ auto classic_columns(const core::DeviceSnapshot* d, bool ascii) -> std::vector<C
   const std::string power = format_number(metric_of(w, core::MetricId::PowerW), 0) + "W / " +
                             format_number(metric_of(w, core::MetricId::PowerLimitW), 0) + "W";
   const double util = metric_of(w, core::MetricId::GpuUtil);
-  return {{std::to_string(d->state.info.index), 4},
-          {d->state.info.name, 0},
+  // The GPU column is the device's number; a MIG instance's name says which instance of which GPU it is.
+  const core::DeviceInfo& info = d->state.info;
+  return {{std::to_string(info.index), 4},
+          {info.is_mig() ? device_heading(*d) : info.name, 0},
           {format_value(metric_of(w, core::MetricId::TemperatureC), 0, ascii ? "C" : "\u00B0C"), 6},
           {power, 14},
           {format_gib(used) + " / " + format_gib(total) + " GiB", 18},

@@ -37,6 +37,24 @@ TEST(TextViewTest, prints_one_line_per_device_and_window_with_both_figures) {
   EXPECT_NE(last_line.find("compute"), std::string::npos) << last_line;
 }
 
+// Issue 23: the device lines name a MIG instance by core::device_label, after the device's own number (the
+// `gpu` column); a whole GPU's line is as before.
+TEST(TextViewTest, a_mig_instance_is_named_in_its_device_line) {
+  std::ostringstream out;
+  TextViewSink view(out, 1'000'000'000, "");
+  core::DeviceInfo slice{.index = 1, .uuid = "MIG-x", .name = "NVIDIA A100 80GB PCIe"};
+  slice.gpu_index = 0;
+  slice.mig_profile = "3g.40gb";
+  slice.mig_instance_id = 2;
+  ASSERT_TRUE(
+      view.begin({core::DeviceInfo{.index = 0, .uuid = "GPU-y", .name = "NVIDIA A100 80GB PCIe"}, slice}));
+  const std::string text = out.str();
+  EXPECT_NE(text.find("# gpu 0: NVIDIA A100 80GB PCIe GPU-y \n"), std::string::npos) << text;
+  EXPECT_NE(text.find("# gpu 1: GPU 0 \u00b7 MIG 3g.40gb #2 NVIDIA A100 80GB PCIe MIG-x \n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(TextViewTest, unknown_is_na_and_over_100_is_clamped_for_display) {
   core::SolSample s;
   s.compute_sol_pct = 104.0;

@@ -150,6 +150,8 @@ TEST(PrometheusFleet, reads_solscope_series_first_and_dcgm_for_the_rest) {
   EXPECT_DOUBLE_EQ(d0.gpu_util_mean_pct, 100);
   EXPECT_DOUBLE_EQ(d0.busy_idle_gpu_hours, 241 * 15.0 / 3600);  // every step: util 100 > 80, SOL 12.5 < 20
   EXPECT_EQ(snap->rows[1].key.gpu, "3/1g.10gb/2");
+  EXPECT_EQ(snap->rows[1].key.label, "GPU 3 \u00b7 MIG 1g.10gb #2");  // issue 23: named like every device
+  EXPECT_EQ(d0.key.label, "GPU 0");
   const auto& s0 = snap->rows[2];
   EXPECT_EQ(s0.series, SeriesKind::Solscope);  // the dcgm duplicate of sol/0 (99 %) lost
   EXPECT_DOUBLE_EQ(s0.compute_sol_pct, 40);

@@ -113,6 +113,41 @@ TEST(ReportText, FitsOneHundredColumnsAndEscapesNames) {
   EXPECT_NE(text.find("energy        n/a"), std::string::npos);
 }
 
+// Issue 23: a MIG instance is named by core::device_label in the text and the JSON (which the HTML report
+// shows), with its physical GPU and parent UUID; before, it was "GPU <its own index>" like a whole GPU.
+TEST(ReportText, AMigInstanceIsNamedAsOne) {
+  core::DeviceInfo whole;
+  whole.index = 0;
+  whole.name = "NVIDIA A30";
+  whole.uuid = "GPU-0";
+  core::DeviceInfo slice = whole;
+  slice.index = 1;
+  slice.uuid = "";
+  slice.parent_uuid = "GPU-0";
+  slice.gpu_index = 0;
+  slice.mig_profile = "1g.6gb";
+  slice.mig_instance_id = 3;
+  slice.host = "node-a";
+  const std::vector<core::DeviceInfo> devices{whole, slice};
+  const std::vector<core::KernelRecord> no_kernels;
+  ReportBuilder builder(devices, no_kernels);
+  for (std::uint32_t d = 0; d < 2; ++d) {
+    builder.add(testing::sample(d, 0, 100, Load{.bound = core::Bound::Compute, .compute = 50.0}));
+  }
+  const Report report = builder.finish(TraceFacts{.path = "mig.sqlite"});
+  const std::string text = render_text(report);
+  EXPECT_NE(text.find("\nGPU 0  NVIDIA A30  source "), std::string::npos) << text;
+  EXPECT_NE(text.find("\nGPU 0 \u00b7 MIG 1g.6gb #3  NVIDIA A30  source "), std::string::npos) << text;
+  EXPECT_NE(text.find("  host          node-a\n"), std::string::npos) << text;
+  const auto json = to_json(report);
+  EXPECT_EQ(json["gpus"][0]["label"], "GPU 0");
+  EXPECT_EQ(json["gpus"][1]["label"], "GPU 0 \u00b7 MIG 1g.6gb #3");
+  EXPECT_EQ(json["gpus"][1]["gpu"], 0);
+  EXPECT_EQ(json["gpus"][1]["index"], 1);
+  EXPECT_EQ(json["gpus"][1]["parent_uuid"], "GPU-0");
+  EXPECT_EQ(json["gpus"][1]["mig_profile"], "1g.6gb");
+}
+
 TEST(ReportText, ARunTraceNamesItsCommandAndHowItEnded) {
   Report report = sample_report();
   report.trace.command = "python train.py --steps 10";

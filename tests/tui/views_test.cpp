@@ -83,6 +83,27 @@ TEST(ViewsTest, compact_rows_at_80x24_still_show_every_gpu) {
   EXPECT_NE(text.find("Compute SOL GPU 0"), std::string::npos) << text;
 }
 
+// Issue 23: a MIG instance is named "GPU <parent> · MIG <profile> #<GPU_I_ID>" (core::device_label) in the
+// SOL view, its chart titles and the classic table; before, it was "GPU <its own index>" like a whole GPU.
+TEST(ViewsTest, a_mig_instance_is_named_by_its_gpu_profile_and_id) {
+  ScreenModel m = model_of(1);
+  auto slice = device(1, core::SourceKind::Gpm, window(1, 40.0, 20.0, 90.0));
+  slice.state.info.name = "NVIDIA H100 80GB HBM3";
+  slice.state.info.gpu_index = 0;
+  slice.state.info.mig_profile = "3g.40gb";
+  slice.state.info.mig_instance_id = 1;
+  m.devices.push_back(slice);
+  UiState ui;
+  ui.selected = 1;
+  std::string text = draw(m, ui, 50, 200);
+  EXPECT_NE(text.find("GPU 0 \u00b7 MIG 3g.40gb #1 NVIDIA H100 80GB HBM3"), std::string::npos) << text;
+  EXPECT_NE(text.find("Compute SOL GPU 0 \u00b7 MIG 3g.40gb #1, last"), std::string::npos) << text;
+  EXPECT_EQ(text.find("GPU 1 "), std::string::npos) << "no whole GPU 1 here: " << text;
+  ui.view = View::Classic;
+  text = draw(m, ui, 24, 160);
+  EXPECT_NE(text.find("GPU 0 \u00b7 MIG 3g.40gb #1 NVIDIA H100"), std::string::npos) << text;
+}
+
 TEST(ViewsTest, sol_na_says_why) {
   ScreenModel m = model_of(0);
   auto d = device(0, core::SourceKind::NvmlOnly, window(0, std::nan(""), std::nan(""), 40.0));

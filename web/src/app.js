@@ -35,6 +35,8 @@
   const kDevicesRefreshMs = 10000;   // processes, notes and the lost flag change slowly
   const kMaxRetryMs = 30000;
   const kCatchUpMs = 500;            // after dropped events, the stream goes on this long before a fetch
+  // How the device is named: the API's `label` ("GPU 0", "GPU 0 \u00b7 MIG 3g.40gb #1": core::device_label).
+  const deviceLabel = (d) => d.label || `GPU ${d.index}`;
 
   const state = {
     windowNs: 1e9,
@@ -91,6 +93,7 @@
   class Gpu {
     constructor(device) {
       this.index = device.index;
+      this.label = deviceLabel(device);
       this.windows = new Map();  // window key (Unix s) -> window JSON
       this.lastKey = null;       // newest key in `windows`
       this.missed = null;        // after dropped events: { afterKey } (null key = from the start), else null
@@ -108,13 +111,13 @@
         out.setAttribute('aria-labelledby', label.id);
       }
       this.chartEl = $('[data-chart]', this.el);
-      this.chartEl.setAttribute('aria-label', `GPU ${device.index}: Compute SOL, Memory SOL and classic ` +
+      this.chartEl.setAttribute('aria-label', `${deviceLabel(device)}: Compute SOL, Memory SOL and classic ` +
                                 `utilization over the last ${kHistorySeconds / 60} minutes`);
       this.setFacts(device);
     }
     setFacts(d) {
       const facts = {
-        index: `GPU ${d.index}`, name: d.name || 'unknown GPU', chip: d.chip || 'n/a',
+        index: deviceLabel(d), name: d.name || 'unknown GPU', chip: d.chip || 'n/a',
         sm_count: isNum(d.sm_count) && d.sm_count > 0 ? String(d.sm_count) : 'n/a',
         memory_total: fmtBytes(d.memory_total_bytes), max_sm_clock: fmtClock(d.max_sm_clock_mhz),
         dram_peak: fmtRate(d.dram_peak_bytes_per_s), pci_bus_id: d.pci_bus_id || 'n/a', uuid: d.uuid || 'n/a',
@@ -312,7 +315,7 @@
       for (const w of completeWindows(doc)) if (!g.windows.has(windowKey(w))) g.addWindow(w, 'refetch');
       markDirty(g);
     } catch (err) {
-      showError(`could not fetch the windows of GPU ${g.index}: ${err.message}`);
+      showError(`could not fetch the windows of ${g.label}: ${err.message}`);
     }
   }
 

@@ -152,6 +152,7 @@
     const tr = document.createElement('tr');
     tr.dataset.host = r.host;
     tr.dataset.gpu = r.gpu;
+    tr.dataset.label = r.label || `GPU ${r.gpu}`;
     tr.tabIndex = 0;
     tr.setAttribute('aria-rowindex', String(index + 2));
     if (isNum(r.busy_idle_gpu_hours) && r.busy_idle_gpu_hours > 0) tr.classList.add('busy-idle');
@@ -243,14 +244,15 @@
   }
 
   // ---------------------------------------------------------------- history (uPlot)
-  async function openHistory(host, gpu) {
+  // `label`: how the row's GPU is named ("GPU 0", "GPU 3 \u00b7 MIG 1g.10gb #2": the API's label).
+  async function openHistory(host, gpu, label) {
     const panel = $('#fleet-history');
     state.historyKey = `${host}\u0000${gpu}`;
     panel.hidden = false;
     panel.dataset.host = host;
     panel.dataset.gpu = gpu;
     panel.dataset.points = '0';
-    $('#history-title').textContent = `${host} \u00b7 GPU ${gpu}: loading`;
+    $('#history-title').textContent = `${host} \u00b7 ${label}: loading`;
     scheduleRender();
     try {
       const doc = await getJson(`/api/v1/fleet/history?host=${encodeURIComponent(host)}&gpu=${encodeURIComponent(gpu)}`);
@@ -259,7 +261,7 @@
       const data = [pts.map((p) => p.t_ns / 1e9), pts.map((p) => p.compute_sol_pct),
                     pts.map((p) => p.memory_sol_pct), pts.map((p) => p.gpu_util_pct)];
       const model = doc.model_name ? ` (${doc.model_name})` : '';
-      $('#history-title').textContent = `${host} \u00b7 GPU ${gpu}${model}`;
+      $('#history-title').textContent = `${host} \u00b7 ${label}${model}`;
       const notes = $('#history-notes');
       notes.textContent = (doc.notes || []).join(' ');
       notes.hidden = !(doc.notes || []).length;
@@ -272,7 +274,7 @@
       panel.dataset.points = String(pts.length);
       panel.scrollIntoView({ block: 'nearest' });
     } catch (err) {
-      $('#history-title').textContent = `${host} \u00b7 GPU ${gpu}: ${err.message}`;
+      $('#history-title').textContent = `${host} \u00b7 ${label}: ${err.message}`;
     }
   }
 
@@ -294,11 +296,11 @@
     const body = $('#fleet-body');
     body.addEventListener('click', (e) => {
       const tr = e.target.closest('tr[data-host]');
-      if (tr) openHistory(tr.dataset.host, tr.dataset.gpu);
+      if (tr) openHistory(tr.dataset.host, tr.dataset.gpu, tr.dataset.label);
     });
     body.addEventListener('keydown', (e) => {
       const tr = e.target.closest('tr[data-host]');
-      if (tr && e.key === 'Enter') openHistory(tr.dataset.host, tr.dataset.gpu);
+      if (tr && e.key === 'Enter') openHistory(tr.dataset.host, tr.dataset.gpu, tr.dataset.label);
     });
     $('#history-close').addEventListener('click', closeHistory);
     solscope.onTokenForm(refresh);

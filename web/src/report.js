@@ -254,7 +254,7 @@
   function renderGpu(report, gpu, t0Ns) {
     const sec = $('#gpu-section').content.firstElementChild.cloneNode(true);
     sec.dataset.gpu = String(gpu.index);
-    $('[data-fact="index"]', sec).textContent = `GPU ${gpu.index}`;
+    $('[data-fact="index"]', sec).textContent = gpu.label || `GPU ${gpu.index}`;  // core::device_label
     $('[data-fact="name"]', sec).textContent = gpu.name || '';
     $('#gpus').append(sec);
     renderFigures(sec, gpu);

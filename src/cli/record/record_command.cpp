@@ -7,6 +7,7 @@
 #include "attainable/attainable_wiring.hpp"
 #include "cli/commands.hpp"
 #include "cli/config/option_table.hpp"
+#include "core/device_info.hpp"
 #include "runtime/engine_loop.hpp"
 #include "runtime/exit_codes.hpp"
 #include "runtime/messages.hpp"
@@ -25,7 +26,7 @@ auto describe_recording(const OpenedSource& opened, const CommonOptions& common,
   std::string names;
   for (const auto& d : opened.source->devices()) {
     if (!names.empty()) names += ", ";
-    names += d.name.empty() ? "GPU " + std::to_string(d.index) : d.name;
+    names += d.name.empty() ? core::device_label(d) : d.name;
   }
   const std::string how =
       fmt::format("solscope {} record --interval {}", SOLSCOPE_VERSION, config::format_duration(interval_ns));

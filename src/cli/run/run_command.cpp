@@ -15,6 +15,7 @@
 #include "cli/commands.hpp"
 #include "cli/config/option_table.hpp"
 #include "cli/run/run_report.hpp"
+#include "core/device_info.hpp"
 #include "inject/kernel_wire.hpp"
 #include "run/child_process.hpp"
 #include "run/run_inject.hpp"
@@ -73,7 +74,7 @@ auto open_sampling(const RunHooks& hooks, const sources::SourceConfig& config, s
   }
   Sampling s{std::move(opened->source), {}};
   for (const auto& d : s.source->devices()) {
-    s.names += (s.names.empty() ? "" : ", ") + (d.name.empty() ? "GPU " + std::to_string(d.index) : d.name);
+    s.names += (s.names.empty() ? "" : ", ") + (d.name.empty() ? core::device_label(d) : d.name);
   }
   return s;
 }

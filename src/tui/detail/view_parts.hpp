@@ -34,7 +34,8 @@ namespace solscope::tui::detail {
 /// "64.2% tensor" / "n/a": Compute SOL and its pipe; Memory SOL and its path.
 [[nodiscard]] auto compute_text(const core::SolSample* w) -> std::string;
 [[nodiscard]] auto memory_text(const core::SolSample* w) -> std::string;
-/// "GPU 0 NVIDIA H100 80GB HBM3" (name "unknown GPU" when empty).
+/// "GPU 0 NVIDIA H100 80GB HBM3", "GPU 0 · MIG 3g.40gb #1 NVIDIA H100 80GB HBM3" (core::device_label, then
+/// the name; "unknown GPU" when empty).
 [[nodiscard]] auto device_heading(const core::DeviceSnapshot& d) -> std::string;
 /// "SM 1755 MHz  power 512/700 W  62 °C  mem 61.2/80.0 GiB" (ascii: "C" without the degree sign).
 [[nodiscard]] auto state_line(const core::DeviceSnapshot& d, bool ascii) -> std::string;
