@@ -4,9 +4,11 @@
 // Series read: dcgm-exporter's `DCGM_FI_*` (through core/dcgm_fields.hpp; SourceKind::Dcgm) and solscope's
 // own `solscope_*` (metric_catalog prom_name / prom_scale; the pipe and memory-path families by their
 // `pipe` / `path` label; `solscope_gpu_info{source=...}` gives the source, else SourceKind::Replay). A GPU is
-// one (Hostname or hostname or instance, gpu, GPU_I_ID) label set; UUID, modelName, GPU_I_PROFILE and
-// namespace/pod/container fill its DeviceInfo. The points of all series of a GPU at one timestamp make one
-// sample, spanning from that GPU's previous timestamp. Other series are ignored (counted in `unmapped`).
+// one (Hostname or hostname or instance, gpu, GPU_I_ID) label set; its DeviceInfo is what
+// net::dcgm_device_identity makes of the labels (a MIG instance: parent_uuid from UUID, gpu_index from gpu,
+// profile shares), with namespace/pod/container as its attribution. The points of all series of a GPU at one
+// timestamp make one sample, spanning from that GPU's previous timestamp. Other series are ignored (counted
+// in `unmapped`).
 #pragma once
 
 #include <cstdint>
