@@ -20,20 +20,7 @@ auto index_or_null(std::int32_t value) -> OrderedJson {
   return value < 0 ? OrderedJson(nullptr) : OrderedJson(value);
 }
 
-/// The device's name and MIG identity: label (core::device_label), gpu (the physical GPU's index),
-/// parent_uuid, mig_profile, mig_instance_id, mig_compute_instance_id, mig_sm_share, mig_memory_share.
-void add_mig_fields(OrderedJson& out, const core::DeviceInfo& info) {
-  out["label"] = core::device_label(info);
-  out["gpu"] = info.gpu_number();
-  out["parent_uuid"] = info.parent_uuid;
-  out["mig_profile"] = info.mig_profile;
-  out["mig_instance_id"] = index_or_null(info.mig_instance_id);
-  out["mig_compute_instance_id"] = index_or_null(info.mig_compute_instance_id);
-  out["mig_sm_share"] = number_or_null(info.mig_sm_share);
-  out["mig_memory_share"] = number_or_null(info.mig_memory_share);
-}
-
-/// The inverse of add_mig_fields (label is derived, not read; gpu only when it differs from index).
+/// The inverse of add_mig_identity (label is derived, not read; gpu only when it differs from index).
 void read_mig_fields(const Json& json, core::DeviceInfo& info) {
   info.parent_uuid = string_field(json, "parent_uuid");
   info.mig_profile = string_field(json, "mig_profile");
@@ -48,6 +35,17 @@ void read_mig_fields(const Json& json, core::DeviceInfo& info) {
 
 }  // namespace
 
+void add_mig_identity(OrderedJson& out, const core::DeviceInfo& info) {
+  out["label"] = core::device_label(info);
+  out["gpu"] = info.gpu_number();
+  out["parent_uuid"] = info.parent_uuid;
+  out["mig_profile"] = info.mig_profile;
+  out["mig_instance_id"] = index_or_null(info.mig_instance_id);
+  out["mig_compute_instance_id"] = index_or_null(info.mig_compute_instance_id);
+  out["mig_sm_share"] = number_or_null(info.mig_sm_share);
+  out["mig_memory_share"] = number_or_null(info.mig_memory_share);
+}
+
 auto device_state_to_json(const core::DeviceState& device) -> OrderedJson {
   const core::DeviceInfo& info = device.info;
   OrderedJson out = OrderedJson::object();
@@ -61,7 +59,7 @@ auto device_state_to_json(const core::DeviceState& device) -> OrderedJson {
   out["max_sm_clock_mhz"] = number_or_null(info.max_sm_clock_mhz);
   out["max_mem_clock_mhz"] = number_or_null(info.max_mem_clock_mhz);
   out["dram_peak_bytes_per_s"] = number_or_null(info.dram_peak_bytes_per_s);
-  add_mig_fields(out, info);
+  add_mig_identity(out, info);
   out["source"] = std::string(core::to_string(device.source));
   out["source_note"] = device.source_note;
   out["workload_note"] = device.workload_note;

@@ -18,6 +18,12 @@ namespace solscope::wire {
 /// gpu_memory_bytes, command, container_id}].
 [[nodiscard]] auto device_state_to_json(const core::DeviceState& device) -> nlohmann::ordered_json;
 
+/// Adds a device's name and MIG identity to `out`: label (core::device_label), gpu (the physical GPU's
+/// index), parent_uuid, mig_profile, mig_instance_id, mig_compute_instance_id (null for a whole GPU or
+/// unknown), mig_sm_share, mig_memory_share (null for a whole GPU or unknown). The one spelling of these
+/// fields in every JSON output (/api/v1/devices, `solscope devices --json`).
+void add_mig_identity(nlohmann::ordered_json& out, const core::DeviceInfo& info);
+
 /// The inverse of device_state_to_json (unknown keys ignored, missing ones left at their defaults). Errors:
 /// InvalidArgument "device JSON ..." when `json` is not an object or has no integer `index`.
 [[nodiscard]] auto device_state_from_json(const nlohmann::json& json) -> core::Result<core::DeviceState>;

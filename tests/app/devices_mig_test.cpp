@@ -75,17 +75,17 @@ TEST_F(DevicesMigTest, json_gives_each_instance_its_dcgm_exporter_fields) {
   EXPECT_EQ(first["label"], "GPU 0 \u00b7 MIG 3g.40gb #1");
   EXPECT_EQ(first["uuid"], "MIG-a1000000-0003-4000-8000-000000000001");
   EXPECT_EQ(first["parent_uuid"], "GPU-a1000000-0000-4000-8000-000000000080");
-  EXPECT_EQ(first["gpu_index"], 0);
-  EXPECT_EQ(first["gpu_i_id"], 1);
-  EXPECT_EQ(first["gpu_i_profile"], "3g.40gb");
-  EXPECT_EQ(first["ci_id"], 0);
+  EXPECT_EQ(first["gpu"], 0);
+  EXPECT_EQ(first["mig_instance_id"], 1);
+  EXPECT_EQ(first["mig_profile"], "3g.40gb");
+  EXPECT_EQ(first["mig_compute_instance_id"], 0);
   EXPECT_EQ(first["sm_count"], 42);
   EXPECT_EQ(first["source"], "nvml");
   EXPECT_DOUBLE_EQ(first["mig_sm_share"].get<double>(), 42.0 / 98.0);
   EXPECT_DOUBLE_EQ(first["mig_memory_share"].get<double>(), 40192.0 / 80896.0);
   const nlohmann::json& hopper = j["devices"][5];
-  EXPECT_EQ(hopper["gpu_index"], 1);
-  EXPECT_EQ(hopper["gpu_i_id"], 7);
+  EXPECT_EQ(hopper["gpu"], 1);
+  EXPECT_EQ(hopper["mig_instance_id"], 7);
   EXPECT_EQ(hopper["source"], "gpm");
 }
 

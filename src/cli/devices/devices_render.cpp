@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/device_info.hpp"
+#include "wire/device_json.hpp"
 #include "wire/json_number.hpp"
 
 namespace solscope::app {
@@ -82,15 +83,10 @@ auto devices_json(const GpuProbe& probe) -> nlohmann::json {
       dev["mig_note"] = d.mig_note;
     }
     if (d.info.is_mig()) {
-      dev["label"] = core::device_label(d.info);
-      dev["parent_uuid"] = d.info.parent_uuid;
-      dev["gpu_index"] = d.info.gpu_number();
-      dev["gpu_i_id"] = d.info.mig_instance_id;
-      dev["gpu_i_profile"] = d.info.mig_profile;
-      dev["ci_id"] = d.info.mig_compute_instance_id;
+      nlohmann::ordered_json identity;
+      wire::add_mig_identity(identity, d.info);
+      dev.update(nlohmann::json(identity));
       dev["sm_count"] = d.info.sm_count;
-      dev["mig_sm_share"] = wire::number_or_null(d.info.mig_sm_share);
-      dev["mig_memory_share"] = wire::number_or_null(d.info.mig_memory_share);
     }
     j["devices"].push_back(std::move(dev));
   }
