@@ -37,7 +37,8 @@ endif()
 # `solscope devices` over the synthetic NVML's MIG layouts (needs the NVIDIA source and its fake).
 if(TARGET solscope_app AND TARGET solscope_nvidia)
   solscope_add_test(app_mig
-    SOURCES ${CMAKE_CURRENT_LIST_DIR}/devices_mig_test.cpp ${CMAKE_CURRENT_LIST_DIR}/../support/fake_nvml.cpp
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/devices_mig_test.cpp ${CMAKE_CURRENT_LIST_DIR}/mig_metrics_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/../support/fake_nvml.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../support/fake_nvml_mig.cpp
     LIBS solscope_app solscope::nvidia nlohmann_json::nlohmann_json)
 endif()
