@@ -57,7 +57,8 @@ struct BackgroundEngineOptions {
   /// owner goes on); no other thread may touch the source after that. False: the owner stops it.
   bool stop_source = false;
   /// PM yield (pm_yield_driver.hpp): with a board and a source that offers CounterYield, a ProfilerWatch runs
-  /// beside the engine and a PmYieldStep before every poll; none without a board.
+  /// beside the engine and a PmYieldStep before every poll; under PmPolicy::kNever neither, and every sample
+  /// is marked instead (mark_policy_pause); nothing without a board.
   PmYieldSetup pm_yield;
 };
 

@@ -41,6 +41,12 @@ auto apply_system_wide_lock(std::vector<core::ProfilerSighting> seen,
   return seen;
 }
 
+void mark_policy_pause(core::RawSample& sample) {
+  if (sample.pm_pause != core::PmPauseReason::kNone) return;
+  sample.pm_pause = core::PmPauseReason::kPolicy;
+  sample.flags |= core::kSamplePmPaused;
+}
+
 ProfilerWatch::ProfilerWatch(std::shared_ptr<core::PmYieldBoard> board, std::vector<core::DeviceInfo> devices,
                              std::filesystem::path procfs_root, EpochClock now_ns, std::int64_t interval_ns)
     : board_(std::move(board)),

@@ -20,6 +20,7 @@
 #include "core/device_info.hpp"
 #include "core/guarded_run.hpp"
 #include "core/pm_yield.hpp"
+#include "core/raw_sample.hpp"
 #include "sources/counter_source.hpp"
 
 namespace solscope::app {
@@ -55,6 +56,11 @@ struct PmYieldSetup {
 [[nodiscard]] auto apply_system_wide_lock(std::vector<core::ProfilerSighting> seen,
                                           const std::vector<core::DeviceInfo>& devices)
     -> std::vector<core::ProfilerSighting>;
+
+/// Marks `sample` as paused by `--pm-policy never` (kSamplePmPaused, reason kPolicy) unless the source gave
+/// it a reason of its own: under that policy PM sampling is never opened (source_config_from asks for GPM at
+/// best), so the source has no pause of its own to report.
+void mark_policy_pause(core::RawSample& sample);
 
 /// Scans `procfs_root` every `interval_ns` (workload::scan_profilers over `devices`, then
 /// apply_system_wide_lock) and tells `board` what each whole scan saw (PmYieldBoard::observe at the scan's

@@ -26,6 +26,10 @@ if(TARGET solscope_app)
             ${CMAKE_CURRENT_LIST_DIR}/pm_yield_step_test.cpp ${CMAKE_CURRENT_LIST_DIR}/pm_yield_serve_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../support/process.cpp
     LIBS solscope_app solscope_httplib Threads::Threads CLI11::CLI11 nlohmann_json::nlohmann_json SQLite::SQLite3)
+  if(TARGET solscope_nvidia)  # automatic yielding end to end over the real NVIDIA source and a synthetic NVML
+    target_sources(solscope_app_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/pm_yield_nvidia_test.cpp
+                                             ${CMAKE_CURRENT_LIST_DIR}/../support/fake_nvml.cpp)
+  endif()
   target_compile_definitions(solscope_app_test PRIVATE SOLSCOPE_BINARY="$<TARGET_FILE:solscope>"
                              SOLSCOPE_MAKE_TRACE="$<TARGET_FILE:solscope_make_synthetic_trace>")
   add_dependencies(solscope_app_test solscope solscope_make_synthetic_trace)

@@ -143,5 +143,38 @@ TEST(PmYieldServeTest, a_fake_ncu_pauses_pm_sampling_within_1_s_and_its_end_resu
   EXPECT_EQ(source.pause_calls.size(), 2u);  // one pause, one resume: no flapping
 }
 
+TEST(PmYieldServeTest, policy_never_marks_every_sample_and_watches_nothing) {
+  testing::ScratchDir scratch("solscope-yield-never");
+  start_fake_ncu(scratch.path(), scratch.path() / "staging");  // would pause, were profilers watched
+  testing::FakeCounterSource source;
+  core::DeviceInfo h100;
+  h100.chip = "GH100";
+  source.devices_list = {h100};
+  source.yields_counters = true;
+  source.generate = true;
+  core::LiveState state;
+  Published published;
+  const std::atomic<bool> no_signal{false};
+  PmYieldSetup yield = pm_yield_setup(core::PmPolicy::kNever, /*live=*/true);
+  yield.procfs_root = scratch.path();
+  const auto started = Clock::now();
+  {
+    LiveSampling live(
+        source, state, no_signal,
+        LiveSamplingOptions{.engine = {.poll_interval_ns = 100'000'000},
+                            .publish = [&published](const core::SolSample& s) { published.add(s); },
+                            .pm_yield = std::move(yield)});
+    std::this_thread::sleep_for(milliseconds(400));
+  }
+  const auto any = [](const Seen&) { return true; };
+  const auto by_policy = [](const Seen& s) {
+    return s.reason == core::PmPauseReason::kPolicy && (s.flags & core::kSamplePmPaused) != 0;
+  };
+  EXPECT_GE(published.count_between(started, Clock::now(), any), 2);
+  EXPECT_EQ(published.count_between(started, Clock::now(), by_policy),
+            published.count_between(started, Clock::now(), any));
+  EXPECT_TRUE(source.pause_calls.empty());  // nothing to give back: PM sampling was never asked for
+}
+
 }  // namespace
 }  // namespace solscope::app

@@ -144,6 +144,18 @@ TEST(PmYieldStepTest, policy_never_asks_the_source_for_no_pm_sampling_at_all) {
   EXPECT_EQ(pm_yield_setup(core::PmPolicy::kHold, /*live=*/true).board->policy(), core::PmPolicy::kHold);
 }
 
+TEST(PmYieldStepTest, the_policy_mark_keeps_a_reason_the_source_gave) {
+  core::RawSample s;
+  mark_policy_pause(s);
+  EXPECT_EQ(s.pm_pause, PmPauseReason::kPolicy);
+  EXPECT_NE(s.flags & core::kSamplePmPaused, 0u);
+  core::RawSample busy;
+  busy.pm_pause = PmPauseReason::kCountersBusy;
+  busy.flags = core::kSamplePmPaused;
+  mark_policy_pause(busy);
+  EXPECT_EQ(busy.pm_pause, PmPauseReason::kCountersBusy);
+}
+
 TEST(PmYieldStepTest, a_source_without_counter_yield_is_left_alone) {
   Rig rig;
   rig.source.yields_counters = false;
