@@ -26,10 +26,6 @@ if(TARGET solscope_app)
             ${CMAKE_CURRENT_LIST_DIR}/pm_yield_step_test.cpp ${CMAKE_CURRENT_LIST_DIR}/pm_yield_serve_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../support/process.cpp
     LIBS solscope_app solscope_httplib Threads::Threads CLI11::CLI11 nlohmann_json::nlohmann_json SQLite::SQLite3)
-  if(TARGET solscope_nvidia)  # automatic yielding end to end over the real NVIDIA source and a synthetic NVML
-    target_sources(solscope_app_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/pm_yield_nvidia_test.cpp
-                                             ${CMAKE_CURRENT_LIST_DIR}/../support/fake_nvml.cpp)
-  endif()
   target_compile_definitions(solscope_app_test PRIVATE SOLSCOPE_BINARY="$<TARGET_FILE:solscope>"
                              SOLSCOPE_MAKE_TRACE="$<TARGET_FILE:solscope_make_synthetic_trace>")
   add_dependencies(solscope_app_test solscope solscope_make_synthetic_trace)
@@ -39,10 +35,12 @@ if(TARGET solscope_app)
 endif()
 
 
-# `solscope devices` over the synthetic NVML's MIG layouts (needs the NVIDIA source and its fake).
+# App tests over the synthetic NVML (they need the NVIDIA source and its fake): `solscope devices` on its MIG
+# layouts, and automatic yielding end to end through serve's wiring over the real NVIDIA source.
 if(TARGET solscope_app AND TARGET solscope_nvidia)
   solscope_add_test(app_mig
-    SOURCES ${CMAKE_CURRENT_LIST_DIR}/devices_mig_test.cpp ${CMAKE_CURRENT_LIST_DIR}/../support/fake_nvml.cpp
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/devices_mig_test.cpp ${CMAKE_CURRENT_LIST_DIR}/pm_yield_nvidia_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/../support/fake_nvml.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../support/fake_nvml_mig.cpp
     LIBS solscope_app solscope::nvidia nlohmann_json::nlohmann_json)
 endif()
