@@ -92,11 +92,13 @@ auto attainable_for(AttainablePlan plan, const OpenedSource& opened) -> std::uni
 }
 
 auto run_engine_with_attainable(sources::CounterSource& source, std::vector<SampleSink*> sinks,
-                                const EngineOptions& options, AttainableSol* attainable, std::ostream& err)
-    -> int {
-  if (attainable == nullptr) return run_engine(source, std::move(sinks), options, err);
+                                const EngineOptions& options, AttainableSol* attainable, std::ostream& err,
+                                PmYieldSetup pm_yield) -> int {
+  if (attainable == nullptr)
+    return run_engine(source, std::move(sinks), options, err, {}, std::move(pm_yield));
   attainable->start();
-  const int code = run_engine(source, std::move(sinks), options, err, attainable->annotator());
+  const int code =
+      run_engine(source, std::move(sinks), options, err, attainable->annotator(), std::move(pm_yield));
   attainable->stop();
   return code;
 }

@@ -11,6 +11,7 @@
 #include "core/device_info.hpp"
 #include "core/result.hpp"
 #include "runtime/engine.hpp"
+#include "runtime/pm_yield_driver.hpp"
 #include "runtime/sampling_options.hpp"
 #include "runtime/source_factory.hpp"
 #include "workload/declaration.hpp"
@@ -70,10 +71,11 @@ struct SamplingPlan {
 /// when there is one. Ends with a newline.
 [[nodiscard]] auto format_devices_workloads(const AttainableSnapshot& snapshot) -> std::string;
 
-/// run_engine() (run_support.hpp) with `attainable` (may be null: no annotation) started before the run, its
-/// annotator on every sample, and stopped after. Returns the exit code as run_engine() does.
+/// run_engine() (engine_loop.hpp) with `attainable` (may be null: no annotation) started before the run, its
+/// annotator on every sample, and stopped after, and with `pm_yield` (run_engine's). Returns the exit code as
+/// run_engine() does.
 [[nodiscard]] auto run_engine_with_attainable(sources::CounterSource& source, std::vector<SampleSink*> sinks,
                                               const EngineOptions& options, AttainableSol* attainable,
-                                              std::ostream& err) -> int;
+                                              std::ostream& err, PmYieldSetup pm_yield = {}) -> int;
 
 }  // namespace solscope::app

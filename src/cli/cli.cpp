@@ -33,6 +33,21 @@ constexpr const char* kDescription =
     "counters,\n"
     "shown next to the classic 'GPU utilization' that only says a kernel was running.";
 
+/// Binds --pm-policy (a Text row of the option table) to its enum: "yield", "hold" or "never"
+/// (core::parse_pm_policy), whichever layer gives it; any other word is a usage error naming the three.
+void add_pm_policy_option(CLI::App& app, core::PmPolicy& policy) {
+  const config::OptionSpec& spec = config::require_option(config::Scope::Global, "--pm-policy");
+  auto store = [&policy](const std::string& text) { policy = core::parse_pm_policy(text).value_or(policy); };
+  auto* option = app.add_option_function<std::string>(std::string(spec.name), store, config::help_text(spec));
+  option->type_name("yield|hold|never");
+  option->check(CLI::Validator(
+      [](std::string& value) {
+        return core::parse_pm_policy(value) ? std::string() : "'" + value + "' is not yield, hold or never";
+      },
+      ""));
+  (void)config::finish_option(*option, spec, config::Target::Other);
+}
+
 /// Adds the options every command shares.
 void add_common_options(CLI::App& app, CommonOptions& common, std::string& config_file) {
   using config::Scope;
@@ -44,6 +59,7 @@ void add_common_options(CLI::App& app, CommonOptions& common, std::string& confi
   config::add_option(app, Scope::Global, "--dcgm-exporter", common.dcgm_exporter);
   config::add_option(app, Scope::Global, "--dcgm-exporter-token-file", common.dcgm_exporter_token_file);
   config::add_option(app, Scope::Global, "--dcgm-exporter-ca", common.dcgm_exporter_ca);
+  add_pm_policy_option(app, common.pm_policy);
 }
 
 void add_workload_options(CLI::App& app, WorkloadOptions& workloads) {

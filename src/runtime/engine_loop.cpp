@@ -16,9 +16,11 @@ auto poll_interval_for(std::int64_t interval_ns) -> std::int64_t {
 }
 
 auto run_engine(sources::CounterSource& source, std::vector<SampleSink*> sinks, const EngineOptions& options,
-                std::ostream& err, std::function<void(core::RawSample&)> annotate) -> int {
-  BackgroundEngine engine(source, std::move(sinks), options, install_stop_signals(),
-                          {.annotate = std::move(annotate), .warnings = &err});
+                std::ostream& err, std::function<void(core::RawSample&)> annotate, PmYieldSetup pm_yield)
+    -> int {
+  BackgroundEngine engine(
+      source, std::move(sinks), options, install_stop_signals(),
+      {.annotate = std::move(annotate), .warnings = &err, .pm_yield = std::move(pm_yield)});
   const auto summary = engine.wait();
   source.stop();
   if (!summary && is_reader_gone(summary.error())) return kExitOk;  // `solscope --json | head`

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "runtime/engine.hpp"
+#include "runtime/pm_yield_driver.hpp"
 
 namespace solscope::app {
 
@@ -18,10 +19,12 @@ namespace solscope::app {
 
 /// Runs a BackgroundEngine over `source` and waits for it: until SIGINT/SIGTERM, the duration, or the end of
 /// a replay; then stops the source. `annotate`, when set, completes each raw sample first
-/// (Engine::set_annotator). The engine's warnings go to `err` as they happen. Prints a failure and returns
-/// its exit code (kExitOk when stopped by a signal, or when the reader of stdout went away).
+/// (Engine::set_annotator). `pm_yield` yields the counters to profilers (BackgroundEngineOptions::pm_yield;
+/// none without a board). The engine's warnings go to `err` as they happen. Prints a failure and returns its
+/// exit code (kExitOk when stopped by a signal, or when the reader of stdout went away).
 [[nodiscard]] auto run_engine(sources::CounterSource& source, std::vector<SampleSink*> sinks,
                               const EngineOptions& options, std::ostream& err,
-                              std::function<void(core::RawSample&)> annotate = {}) -> int;
+                              std::function<void(core::RawSample&)> annotate = {}, PmYieldSetup pm_yield = {})
+    -> int;
 
 }  // namespace solscope::app

@@ -41,9 +41,27 @@ BackgroundEngine::BackgroundEngine(sources::CounterSource& source, std::vector<S
     : source_(source),
       engine_(std::make_unique<Engine>(source, std::move(sinks),
                                        extras.warnings != nullptr ? *extras.warnings : warnings_)) {
-  if (extras.annotate) engine_->set_annotator(std::move(extras.annotate));
+  auto annotate = std::move(extras.annotate);
+  const PmYieldSetup& y = extras.pm_yield;
+  if (y.board && source.counter_yield() != nullptr) {
+    if (y.board->policy() == core::PmPolicy::kNever) {
+      // PM sampling is never opened: no profiler to watch, and the samples say why there is none.
+      annotate = [inner = std::move(annotate)](core::RawSample& sample) {
+        if (inner) inner(sample);
+        mark_policy_pause(sample);
+      };
+    } else {
+      pm_yield_step_ = std::make_unique<PmYieldStep>(y.board, y.now_ns);
+      profiler_watch_ = std::make_unique<ProfilerWatch>(y.board, source.devices(), y.procfs_root, y.now_ns,
+                                                        y.scan_interval_ns);
+    }
+  }
+  if (annotate) engine_->set_annotator(std::move(annotate));
   engine_->set_external_stop(external_stop);
-  engine_->set_before_poll([this] { run_commands(); });
+  engine_->set_before_poll([this] {
+    run_commands();
+    if (pm_yield_step_) pm_yield_step_->run(source_);
+  });
   thread_ = std::thread([this, options, extras = std::move(extras)] { run(options, extras); });
 }
 
@@ -91,10 +109,12 @@ void BackgroundEngine::stop() {
   stop_.store(true);
   engine_->wake();
   if (thread_.joinable()) thread_.join();
+  profiler_watch_.reset();
 }
 
 auto BackgroundEngine::wait() -> core::Result<RunSummary> {
   if (thread_.joinable()) thread_.join();
+  profiler_watch_.reset();
   const std::scoped_lock lock(mutex_);
   return *result_;  // set by the thread before it ended
 }

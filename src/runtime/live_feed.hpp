@@ -17,6 +17,7 @@
 #include "core/guarded_run.hpp"
 #include "core/live_state.hpp"
 #include "runtime/engine.hpp"
+#include "runtime/pm_yield_driver.hpp"
 #include "runtime/source_factory.hpp"
 
 namespace solscope::app {
@@ -55,6 +56,10 @@ struct BackgroundEngineOptions {
   /// Stop the source on the engine thread as soon as the run ends (it then holds no GPU counters while the
   /// owner goes on); no other thread may touch the source after that. False: the owner stops it.
   bool stop_source = false;
+  /// PM yield (pm_yield_driver.hpp): with a board and a source that offers CounterYield, a ProfilerWatch runs
+  /// beside the engine and a PmYieldStep before every poll; under PmPolicy::kNever neither, and every sample
+  /// is marked instead (mark_policy_pause); nothing without a board.
+  PmYieldSetup pm_yield;
 };
 
 /// The one way solscope drives a source (docs/design/architecture.md section 5): Engine::run on a thread of
@@ -62,7 +67,9 @@ struct BackgroundEngineOptions {
 /// (a replay), or an error. The thread runs under core::guarded_run: an exception ends the run with Internal
 /// "<thread_name> stopped: <what>" as its result instead of terminating the process. Commands posted with
 /// post() run on the engine thread between two polls (the only safe place to touch the source: sources are
-/// not thread-safe), e.g. pausing or seeking a replay. Synchronous commands wait(); views poll done().
+/// not thread-safe), e.g. pausing or seeking a replay. With BackgroundEngineOptions::pm_yield, the PM yield
+/// step runs there too, after the posted commands, and the profiler watch runs until stop(). Synchronous
+/// commands wait(); views poll done().
 class BackgroundEngine {
  public:
   /// Starts at once. `sinks`, `source` and `external_stop` must outlive this object. Warnings (a lost GPU)
@@ -103,6 +110,8 @@ class BackgroundEngine {
   /// writes it then, and done_'s store/load orders the writes before the read).
   std::ostringstream warnings_;
   std::unique_ptr<Engine> engine_;
+  std::unique_ptr<PmYieldStep> pm_yield_step_;     ///< touched only by the engine thread once it runs
+  std::unique_ptr<ProfilerWatch> profiler_watch_;  ///< stopped by stop()
   core::ThreadFault fault_;
   std::thread thread_;
 };

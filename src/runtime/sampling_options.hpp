@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/pm_yield.hpp"
 #include "runtime/options.hpp"
 
 namespace solscope::app {
@@ -24,6 +25,10 @@ struct CommonOptions {
   std::string dcgm_exporter;  ///< --dcgm-exporter URL: scrape dcgm-exporter instead of the GPUs
   std::string dcgm_exporter_token_file;  ///< --dcgm-exporter-token-file FILE: its bearer token
   std::string dcgm_exporter_ca;          ///< --dcgm-exporter-ca FILE: PEM CA of an https exporter
+  /// --pm-policy yield|hold|never / SOLSCOPE_PM_POLICY: whether PM sampling gives the counters to a profiler
+  /// on this node (yield), keeps them (hold, a manual pause still works) or is never used (never: GPM or
+  /// NVML only; source_config_from). Live NVIDIA sources only (docs/design/sol-metrics.md "Pause states").
+  core::PmPolicy pm_policy = core::PmPolicy::kYield;
 };
 
 /// Workload discovery and the attainable SOL it feeds (README "Attainable SOL and workloads"); live sources

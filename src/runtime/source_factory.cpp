@@ -53,6 +53,8 @@ auto source_config_from(const CommonOptions& common) -> core::Result<sources::So
   sources::SourceConfig config;
   config.interval_ns = *interval;
   config.devices = common.devices;
+  // --pm-policy never: PM sampling is never opened, not even until the first poll's yield step.
+  if (common.pm_policy == core::PmPolicy::kNever) config.best_source = core::SourceKind::Gpm;
   return config;
 }
 

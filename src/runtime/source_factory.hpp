@@ -45,8 +45,8 @@ struct OpenedSource {
 [[nodiscard]] auto sampling_interval_ns(const CommonOptions& common) -> core::Result<std::int64_t>;
 
 /// The SourceConfig of the common options (already parsed and range-checked where they were bound): the
-/// devices, and sampling_interval_ns(). Errors: InvalidArgument for --replay with --dcgm-exporter, and
-/// sampling_interval_ns()'s.
+/// devices, sampling_interval_ns(), and best_source Gpm under --pm-policy never. Errors: InvalidArgument for
+/// --replay with --dcgm-exporter, and sampling_interval_ns()'s.
 [[nodiscard]] auto source_config_from(const CommonOptions& common) -> core::Result<sources::SourceConfig>;
 
 /// Opens and starts the NVIDIA source (PM sampling, GPM or NVML per GPU). Errors: as NvidiaSource::start();

@@ -23,6 +23,7 @@ if(TARGET solscope_app)
             ${CMAKE_CURRENT_LIST_DIR}/model_config_file_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/dcgm_exporter_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/dcgm_suggestion_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/stop_cli_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/pm_yield_step_test.cpp ${CMAKE_CURRENT_LIST_DIR}/pm_yield_serve_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../support/process.cpp
     LIBS solscope_app solscope_httplib Threads::Threads CLI11::CLI11 nlohmann_json::nlohmann_json SQLite::SQLite3)
   target_compile_definitions(solscope_app_test PRIVATE SOLSCOPE_BINARY="$<TARGET_FILE:solscope>"
@@ -34,10 +35,12 @@ if(TARGET solscope_app)
 endif()
 
 
-# `solscope devices` over the synthetic NVML's MIG layouts (needs the NVIDIA source and its fake).
+# App tests over the synthetic NVML (they need the NVIDIA source and its fake): `solscope devices` on its MIG
+# layouts, and automatic yielding end to end through serve's wiring over the real NVIDIA source.
 if(TARGET solscope_app AND TARGET solscope_nvidia)
   solscope_add_test(app_mig
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/devices_mig_test.cpp ${CMAKE_CURRENT_LIST_DIR}/mig_metrics_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/pm_yield_nvidia_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../support/fake_nvml.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../support/fake_nvml_mig.cpp
     LIBS solscope_app solscope::nvidia nlohmann_json::nlohmann_json)

@@ -294,6 +294,30 @@ TEST_F(ConfigTest, command_line_beats_environment_beats_config_file_beats_defaul
   EXPECT_EQ(layered({"--interval", "400ms", "serve", "--max-clients", "512"}, file).max_clients, 512U);
 }
 
+TEST_F(ConfigTest, pm_policy_is_yield_hold_or_never_from_every_layer) {
+  for (const std::string word : {"yield", "hold", "never"}) {
+    auto args = prefix(Scope::Global);
+    args.insert(args.begin(), {"--pm-policy", word});
+    const RunResult r = run_cli(args);
+    EXPECT_NE(r.code, kExitUsage) << word << ": " << r.err;  // the missing trace's exit code
+  }
+  auto args = prefix(Scope::Global);
+  args.insert(args.begin(), {"--pm-policy", "sometimes"});
+  RunResult r = run_cli(args);
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_NE(r.err.find("'sometimes' is not yield, hold or never"), std::string::npos) << r.err;
+  ::setenv("SOLSCOPE_PM_POLICY", "sometimes", 1);
+  r = run_cli(prefix(Scope::Global));
+  ::unsetenv("SOLSCOPE_PM_POLICY");
+  EXPECT_EQ(r.code, kExitUsage) << r.err;
+  const std::string file = write("policy.toml", "# solscope\npm-policy = \"sometimes\"\n");
+  args = prefix(Scope::Global);
+  args.insert(args.begin(), {"--config", file});
+  r = run_cli(args);
+  EXPECT_EQ(r.code, kExitUsage) << r.err;
+  EXPECT_NE(r.err.find(file + ":2: key pm-policy: "), std::string::npos) << r.err;
+}
+
 TEST_F(ConfigTest, durations_and_device_lists_reach_the_command_typed_from_every_layer) {
   std::optional<std::int64_t> interval_ns;
   std::vector<std::uint32_t> devices;

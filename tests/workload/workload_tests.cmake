@@ -8,6 +8,7 @@ solscope_add_test(workload
     ${CMAKE_CURRENT_LIST_DIR}/engine_cmdline_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/engine_layout_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/process_info_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/profiler_scan_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/prometheus_live_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/serve_live_test.cpp
   LIBS solscope::workload solscope_httplib Threads::Threads)

@@ -13,6 +13,7 @@
 #include "ceiling/serving.hpp"
 #include "ceiling/workload.hpp"
 #include "core/duration.hpp"
+#include "core/pm_yield.hpp"
 #include "core/units.hpp"
 #include "fleet/prometheus_fleet.hpp"
 #include "runtime/options.hpp"
@@ -129,6 +130,10 @@ auto global_options() -> std::vector<OptionSpec> {
        "", 0, 0, true, true},
       {"--dcgm-exporter-ca", Scope::Global, Text, "PEM file of the CA that signed an https --dcgm-exporter",
        "the system's CAs", 0, 0, true, true},
+      {"--pm-policy", Scope::Global, Text,
+       "yield: give the GPU counters to a profiler (ncu, nsys, DCGM profiling) while it runs; hold: keep "
+       "them (a manual pause still works); never: no PM sampling (GPM or NVML only)",
+       std::string(core::to_string(core::PmPolicy::kYield)), 0, 0, true, true},
   };
 }
 

@@ -8,6 +8,7 @@
 #include "runtime/engine_loop.hpp"
 #include "runtime/exit_codes.hpp"
 #include "runtime/messages.hpp"
+#include "runtime/pm_yield_driver.hpp"
 #include "runtime/signals.hpp"
 #include "runtime/sinks.hpp"
 #include "runtime/source_factory.hpp"
@@ -68,7 +69,8 @@ auto run_live(const CommonOptions& common, const WorkloadOptions& workloads, std
                                    .attainable = attainable.get(),
                                    .replay_path = trace,
                                    .speed = 1.0,
-                                   .started_steady_ns = started_ns};
+                                   .started_steady_ns = started_ns,
+                                   .pm_yield = pm_yield_setup(common.pm_policy, opened->live)};
     const int code = run_terminal_view(*opened, view, err);
     const int read = report_replay_end(*opened, err);  // --replay of a damaged trace: what was read
     return code != kExitOk ? code : read;
@@ -79,7 +81,8 @@ auto run_live(const CommonOptions& common, const WorkloadOptions& workloads, std
     text.set_device_notes([&attainable](std::uint32_t device) { return attainable->description_of(device); });
   }
   SampleSink* sink = common.json ? static_cast<SampleSink*>(&json) : &text;
-  const int code = run_engine_with_attainable(*opened->source, {sink}, options, attainable.get(), err);
+  const int code = run_engine_with_attainable(*opened->source, {sink}, options, attainable.get(), err,
+                                              pm_yield_setup(common.pm_policy, opened->live));
   const int read = report_replay_end(*opened, err);
   return code != kExitOk ? code : read;
 }

@@ -101,7 +101,8 @@ auto run_terminal_view(OpenedSource& opened, const TerminalViewOptions& options,
   const auto& stop = install_stop_signals();
   auto result = [&]() -> core::Result<void> {
     BackgroundEngine engine(source, {&sink}, options.engine, stop,
-                            {.annotate = attainable != nullptr ? attainable->annotator() : nullptr});
+                            {.annotate = attainable != nullptr ? attainable->annotator() : nullptr,
+                             .pm_yield = options.pm_yield});
     std::unique_ptr<ReplayControls> controls;
     std::unique_ptr<ProcessRefresher> refresher;
     if (adjustable) {

@@ -9,6 +9,7 @@
 
 #include "attainable/attainable_sol.hpp"
 #include "runtime/engine.hpp"
+#include "runtime/pm_yield_driver.hpp"
 #include "runtime/source_factory.hpp"
 #include "tui/tui.hpp"
 
@@ -27,7 +28,8 @@ struct TerminalViewOptions {
   std::string replay_path;
   double speed = 1.0;
   std::int64_t started_steady_ns =
-      0;  ///< when the command started (tui::steady_now_ns), for the first-frame time
+      0;                  ///< when the command started (tui::steady_now_ns), for the first-frame time
+  PmYieldSetup pm_yield;  ///< live GPUs: yield the counters to profilers (BackgroundEngineOptions::pm_yield)
 };
 
 /// The terminal view's options for `source`: $NO_COLOR, $SOLSCOPE_COLORS, $SOLSCOPE_ASCII and

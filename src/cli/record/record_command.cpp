@@ -13,6 +13,7 @@
 #include "runtime/messages.hpp"
 #include "runtime/options.hpp"
 #include "runtime/output_path.hpp"
+#include "runtime/pm_yield_driver.hpp"
 #include "runtime/sinks.hpp"
 #include "runtime/source_factory.hpp"
 #include "trace/writer.hpp"
@@ -77,7 +78,8 @@ auto run_record(const CommonOptions& common, const WorkloadOptions& workloads, c
                               .duration_ns = args.duration_ns,
                               .pace = opened->paced};
   const auto attainable = attainable_for(std::move(planned->attainable), *opened);
-  const int code = run_engine_with_attainable(*opened->source, {&sink}, options, attainable.get(), err);
+  const int code = run_engine_with_attainable(*opened->source, {&sink}, options, attainable.get(), err,
+                                              pm_yield_setup(common.pm_policy, opened->live));
   if (auto closed = writer->close(); !closed) {
     print_error(err, closed.error());
     return kExitFailure;

@@ -29,6 +29,7 @@
 #include "runtime/live_feed.hpp"
 #include "runtime/messages.hpp"
 #include "runtime/output_path.hpp"
+#include "runtime/pm_yield_driver.hpp"
 #include "runtime/signals.hpp"
 #include "runtime/source_factory.hpp"
 #include "trace/schema.hpp"
@@ -123,6 +124,8 @@ struct Job {
   const std::atomic<bool> no_signal_stop{false};
   std::unique_ptr<BackgroundEngine> engine;
   std::int64_t ended_ns = 0;  ///< CLOCK_REALTIME ns when CMD was seen ending (before the kernel log's grace)
+  /// --pm-policy: CMD may itself be a profiler (`solscope run -- ncu ...`), which then gets the counters.
+  core::PmPolicy pm_policy = core::PmPolicy::kYield;
 };
 
 void start_engine(Job& job, std::int64_t interval_ns) {
@@ -131,7 +134,9 @@ void start_engine(Job& job, std::int64_t interval_ns) {
   job.engine = std::make_unique<BackgroundEngine>(
       *job.sampling->source, std::vector<SampleSink*>{&job.sink},
       EngineOptions{.poll_interval_ns = poll_interval_for(interval_ns)}, job.no_signal_stop,
-      BackgroundEngineOptions{.warnings = &job.err, .stop_source = true});
+      BackgroundEngineOptions{.warnings = &job.err,
+                              .stop_source = true,
+                              .pm_yield = pm_yield_setup(job.pm_policy, /*live=*/true)});
 }
 
 /// Waits for CMD, matching its process tree against the GPUs' process lists meanwhile.
@@ -329,6 +334,7 @@ auto run_job_with(const CommonOptions& common, const RunArgs& args, const RunHoo
           RunTraceSink(shared, config->devices.empty()),
           std::move(sampling),
           plan_kernels(hooks, args, err)};
+  job.pm_policy = common.pm_policy;
   std::optional<std::string> cuda_visible;
   if (auto value = config::process_environment()("CUDA_VISIBLE_DEVICES")) cuda_visible = *value;
   if (job.pipe) (void)writer->set_kernel_log("cupti");

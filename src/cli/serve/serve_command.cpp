@@ -14,8 +14,9 @@
 #include "runtime/engine_loop.hpp"
 #include "runtime/exit_codes.hpp"
 #include "runtime/live_feed.hpp"
+#include "runtime/live_sampling.hpp"
 #include "runtime/messages.hpp"
-#include "runtime/process_refresh.hpp"
+#include "runtime/pm_yield_driver.hpp"
 #include "runtime/signals.hpp"
 #include "runtime/source_factory.hpp"
 #include "server/server.hpp"
@@ -179,6 +180,9 @@ auto run_serve(const CommonOptions& common, const WorkloadOptions& workloads, co
     return opened.error().exit_code;
   }
   const auto attainable = attainable_for(std::move(*plan), *opened);
+  // The PM yield's board: the profiler watch and the engine read it; the HTTP API's pause and resume write
+  // it.
+  PmYieldSetup pm_yield = pm_yield_setup(common.pm_policy, opened->live);
   options->api.source_description = opened->description;
   options->api.synthetic = opened->synthetic;
   core::LiveState state;
@@ -197,25 +201,24 @@ auto run_serve(const CommonOptions& common, const WorkloadOptions& workloads, co
   print_note(err, "listening on " + (*server)->url());
   err.flush();
   server::Server& http = **server;
-  LiveStateSink sink(state, *opened->source, [&http](const core::SolSample& s) { http.publish(s); });
-  // A replay at --speed 0 is paced by its sinks (nothing dropped), as in `replay` and `record`.
-  const EngineOptions engine_options{.poll_interval_ns = poll_interval_for(config->interval_ns),
-                                     .pace = opened->paced};
-  if (attainable) attainable->start();
+  LiveSamplingOptions sampling{
+      // A replay at --speed 0 is paced by its sinks (nothing dropped), as in `replay` and `record`.
+      .engine = {.poll_interval_ns = poll_interval_for(config->interval_ns), .pace = opened->paced},
+      .annotate = attainable ? attainable->annotator() : std::function<void(core::RawSample&)>{},
+      .publish = [&http](const core::SolSample& s) { http.publish(s); },
+      .notes = {},
+      .pm_yield = std::move(pm_yield)};
+  if (attainable) {
+    sampling.notes = [a = attainable.get()](std::uint32_t device) { return a->description_of(device); };
+    attainable->start();
+  }
   int code = kExitOk;
   bool read_reported = false;  // a replay's account is told at its end, or at shutdown
   {
-    BackgroundEngine engine(
-        *opened->source, {&sink}, engine_options, install_stop_signals(),
-        {.annotate = attainable ? attainable->annotator() : std::function<void(core::RawSample&)>{}});
-    // Processes (NVML + /proc) and workload notes, refreshed on the engine thread.
-    std::function<std::string(std::uint32_t)> notes;
-    if (attainable)
-      notes = [a = attainable.get()](std::uint32_t device) { return a->description_of(device); };
-    ProcessRefresher refresher(engine, state, std::move(notes));
-    code = serve_until_stopped(engine, *opened, read_reported, err);
-    engine.stop();
-    err << engine.warnings();  // a lost GPU, a view that fell behind
+    LiveSampling live(*opened->source, state, install_stop_signals(), std::move(sampling));
+    code = serve_until_stopped(live.engine(), *opened, read_reported, err);
+    live.stop();
+    err << live.engine().warnings();  // a lost GPU, a view that fell behind
   }
   http.stop();
   opened->source->stop();
