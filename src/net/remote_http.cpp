@@ -117,9 +117,10 @@ class HttplibRemote final : public RemoteHttp {
     return response;
   }
 
-  auto post_form(std::string_view path, std::string_view form) -> core::Result<HttpResponse> override {
-    auto response = client_->send("POST", url_.prefix + std::string(path), std::string(form),
-                                  "application/x-www-form-urlencoded");
+  auto post(std::string_view path, std::string_view body, std::string_view content_type)
+      -> core::Result<HttpResponse> override {
+    auto response =
+        client_->send("POST", url_.prefix + std::string(path), std::string(body), std::string(content_type));
     if (!response) return core::fail(with_hint(response.error()));
     return response;
   }

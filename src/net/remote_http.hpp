@@ -1,7 +1,7 @@
-// HTTP GET and form POST to a service on another machine (dcgm-exporter, a Prometheus server): a base URL, a
-// bearer token and TLS, with the bounds every outgoing request keeps (http_client.hpp: connect, idle and
-// total timeouts, head and body caps, a stop flag). Unlike http_client.hpp (discovery, loopback only), this
-// client contacts the address the user gave on the command line, and nothing else.
+// HTTP GET and POST (a form, a JSON document) to a service on another machine (dcgm-exporter, a Prometheus
+// server): a base URL, a bearer token and TLS, with the bounds every outgoing request keeps (http_client.hpp:
+// connect, idle and total timeouts, head and body caps, a stop flag). Unlike http_client.hpp (discovery,
+// loopback only), this client contacts the address the user gave on the command line, and nothing else.
 #pragma once
 
 #include <cstddef>
@@ -58,10 +58,18 @@ class RemoteHttp {
   /// kMaxResponseHeadLines or kMaxResponseHeadBytes or the body max_body_bytes (naming the limit); Aborted
   /// when the stop flag cancelled it.
   [[nodiscard]] virtual auto get(std::string_view path_and_query) -> core::Result<HttpResponse> = 0;
-  /// POST PREFIX + `path` with `form` as an application/x-www-form-urlencoded body (already encoded:
-  /// "a=1&b=2"). Answers and errors as get().
-  [[nodiscard]] virtual auto post_form(std::string_view path, std::string_view form)
+  /// POST PREFIX + `path` with `body` of media type `content_type` (sent with its Content-Length). Answers
+  /// and errors as get().
+  [[nodiscard]] virtual auto post(std::string_view path, std::string_view body, std::string_view content_type)
       -> core::Result<HttpResponse> = 0;
+  /// post() of an application/x-www-form-urlencoded body (already encoded: "a=1&b=2").
+  [[nodiscard]] auto post_form(std::string_view path, std::string_view form) -> core::Result<HttpResponse> {
+    return post(path, form, "application/x-www-form-urlencoded");
+  }
+  /// post() of a JSON document (`json`: its text), as application/json.
+  [[nodiscard]] auto post_json(std::string_view path, std::string_view json) -> core::Result<HttpResponse> {
+    return post(path, json, "application/json");
+  }
   /// The service's URL, without the token, for messages: "https://prom.example:9090".
   [[nodiscard]] virtual auto describe() const -> std::string = 0;
 

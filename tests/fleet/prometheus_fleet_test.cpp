@@ -44,7 +44,8 @@ class StubHttp final : public net::RemoteHttp {
   using Handler = std::function<HttpResponse(const std::string& path, const std::string& query)>;
   StubHttp(Handler handler, std::vector<std::string>* log) : handler_(std::move(handler)), log_(log) {}
   /// The fleet reader sends every query as a POST; it is logged and answered as the GET of path?form.
-  auto post_form(std::string_view path, std::string_view form) -> core::Result<HttpResponse> override {
+  auto post(std::string_view path, std::string_view form, std::string_view /*content_type*/)
+      -> core::Result<HttpResponse> override {
     return get(std::string(path) + "?" + std::string(form));
   }
   auto get(std::string_view path_and_query) -> core::Result<HttpResponse> override {
