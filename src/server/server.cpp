@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <climits>
 #include <functional>
 #include <future>
@@ -155,7 +156,9 @@ void configure(httplib::Server& http, const ServerOptions& o, const std::shared_
   };
   // No read/write timeouts or keep-alive settings: detail::GuardedServer serves each connection itself
   // (non-blocking, one request, its own deadlines), so cpp-httplib's would not apply.
-  http.set_payload_max_length(0);
+  // Bodies: only the write endpoints take one (pre_route refuses a body anywhere else, and a write's body
+  // over the cap, before it is read); this is cpp-httplib's own bound behind that check.
+  http.set_payload_max_length(detail::kMaxWriteBodyBytes);
 }
 
 /// SO_REUSEADDR only: cpp-httplib's default also sets SO_REUSEPORT, which would let a second daemon bind the
@@ -185,6 +188,13 @@ auto Server::start(ServerOptions options, const core::LiveState& state)
   }
   if (options.api.hostname.empty()) options.api.hostname = local_hostname();
   if (options.api.version.empty()) options.api.version = SOLSCOPE_VERSION;
+  if (!options.realtime_ns) {
+    options.realtime_ns = [] {
+      return static_cast<std::int64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                           std::chrono::system_clock::now().time_since_epoch())
+                                           .count());
+    };
+  }
   options.api.fleet = options.fleet != nullptr;
   auto impl = std::make_unique<Impl>(std::move(options), state);
   auto http = make_http(impl->options, impl->registry);

@@ -1,8 +1,8 @@
 // The HTTP server of `solscope serve` (docs/http-api.md): /metrics, /api/v1/devices, /api/v1/samples,
-// /api/v1/stream (Server-Sent Events), /api/v1/fleet (with a fleet provider), /healthz, /readyz and the
-// built-in web dashboard, over HTTP or HTTPS,
-// on one address. Read-only; it reads a core::LiveState and streams the samples it is given with publish(),
-// and the state's windows as they complete.
+// /api/v1/stream (Server-Sent Events), /api/v1/fleet (with a fleet provider), /api/v1/profiling (with a PM
+// yield board: the status, and the only writes, pause and resume), /healthz, /readyz and the built-in web
+// dashboard, over HTTP or HTTPS, on one address. It reads a core::LiveState and streams the samples it is
+// given with publish(), and the state's windows as they complete.
 //
 // Example:
 //   core::LiveState state;
@@ -14,11 +14,13 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include "core/live_state.hpp"
+#include "core/pm_yield.hpp"
 #include "core/result.hpp"
 #include "server/detail/api.hpp"
 #include "server/detail/event_stream.hpp"
@@ -70,6 +72,12 @@ struct ServerOptions {
   /// No local source (serve --prometheus on a machine without a GPU): /readyz answers 200 once listening
   /// instead of waiting for a sample that never comes.
   bool fleet_only = false;
+  /// The PM yield board behind GET /api/v1/profiling and POST /api/v1/profiling/pause and /resume (the
+  /// runtime applies its decisions to the source); null = those paths answer 404.
+  std::shared_ptr<core::PmYieldBoard> pm_yield;
+  /// Now as Unix-epoch ns, for the pauses' times (since, until, expiry); empty = the system clock
+  /// (std::chrono::system_clock). Tests give a fixed clock.
+  std::function<std::int64_t()> realtime_ns;
 };
 
 /// A running server. Thread-safe: publish() from the engine thread, stop() from any thread.

@@ -5,12 +5,15 @@
 #include <memory>
 #include <semaphore>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "server/auth.hpp"
 #include "server/detail/api.hpp"
 #include "server/detail/assets.hpp"
+#include "server/detail/profiling_api.hpp"
+#include "server/detail/write_guard.hpp"
 #include "wire/json_text.hpp"
 
 namespace solscope::server::detail {
@@ -79,15 +82,24 @@ auto open_without_token(const std::string& path) -> bool {
          path == "/fleet.html" || path.starts_with("/assets/");
 }
 
+void refuse(Response& res, const Refusal& refusal) {
+  if (!refusal.allow.empty()) res.set_header("Allow", refusal.allow);
+  set_error(res, refusal.status, refusal.error, refusal.hint);
+}
+
 auto pre_route(const Request& req, Response& res, const RouteContext& ctx) -> Handled {
-  if (req.method != "GET" && req.method != "HEAD") {
+  // The write endpoints take POST with a body (check_write, after the token); every other path is read-only.
+  const bool write = is_write_path(req.path);
+  if (!write && req.method != "GET" && req.method != "HEAD") {
     res.set_header("Allow", "GET, HEAD");
-    set_error(res, 405, "method " + req.method + " is not allowed", "the API is read-only: use GET");
+    set_error(
+        res, 405, "method " + req.method + " is not allowed",
+        "this path is read-only: use GET (the only writes are POST /api/v1/profiling/pause and /resume)");
     return Handled::Handled;
   }
   const bool has_body = req.has_header("Transfer-Encoding") ||
                         (req.has_header("Content-Length") && req.get_header_value("Content-Length") != "0");
-  if (has_body) {
+  if (!write && has_body) {
     set_error(res, 413, "requests must not carry a body");
     return Handled::Handled;
   }
@@ -99,6 +111,13 @@ auto pre_route(const Request& req, Response& res, const RouteContext& ctx) -> Ha
   if (open_without_token(req.path)) return Handled::Unhandled;
   switch (check_bearer(req.get_header_value("Authorization"), ctx.options.token)) {
     case AuthCheck::Ok:
+      if (write) {
+        const bool tls = !ctx.options.tls_cert_path.empty();
+        if (auto refusal = check_write(req, ctx.options.token, tls, kMaxWriteBodyBytes)) {
+          refuse(res, *refusal);
+          return Handled::Handled;
+        }
+      }
       return Handled::Unhandled;
     case AuthCheck::Missing:
       res.set_header("WWW-Authenticate", "Bearer");
@@ -213,6 +232,47 @@ void get_fleet_history(const Request& req, Response& res, const RouteContext& ct
   set_json(req, res, ctx, std::move(*json));
 }
 
+/// The profiling endpoints without a PM yield board.
+void no_board(Response& res) {
+  set_error(res, 404, "this server offers no PM pause (/api/v1/profiling)",
+            "a `solscope serve` that samples this node's GPUs (or a replay) offers it; a fleet-only one does "
+            "not");
+}
+
+auto device_indices(const core::LiveState& state) -> std::vector<std::uint32_t> {
+  std::vector<std::uint32_t> indices;
+  for (const auto& d : state.devices()) indices.push_back(d.info.index);
+  return indices;
+}
+
+void get_profiling(const Request& req, Response& res, const RouteContext& ctx) {
+  if (!ctx.options.pm_yield) return no_board(res);
+  set_json(
+      req, res, ctx,
+      profiling_status_json(*ctx.options.pm_yield, device_indices(ctx.state), ctx.options.realtime_ns()));
+}
+
+void post_pause(const Request& req, Response& res, const RouteContext& ctx) {
+  if (!ctx.options.pm_yield) return no_board(res);
+  const std::int64_t now_ns = ctx.options.realtime_ns();
+  const auto devices = device_indices(ctx.state);
+  auto pause = parse_pause_request(req.body, req.remote_addr, now_ns, devices);
+  if (!pause) return set_error(res, pause.error());
+  if (auto started = ctx.options.pm_yield->pause(std::move(*pause)); !started) {
+    return set_error(res, started.error());
+  }
+  set_json(req, res, ctx, profiling_status_json(*ctx.options.pm_yield, devices, now_ns));
+}
+
+void post_resume(const Request& req, Response& res, const RouteContext& ctx) {
+  if (!ctx.options.pm_yield) return no_board(res);
+  if (auto read = parse_resume_request(req.body); !read) return set_error(res, read.error());
+  const std::int64_t now_ns = ctx.options.realtime_ns();
+  const bool resumed = ctx.options.pm_yield->resume(now_ns);
+  set_json(req, res, ctx,
+           profiling_status_json(*ctx.options.pm_yield, device_indices(ctx.state), now_ns, resumed));
+}
+
 /// One stream connection's state, owned by its content provider.
 struct StreamConnection {
   std::shared_ptr<StreamClient> client;
@@ -320,6 +380,11 @@ void install_routes(httplib::Server& http, const RouteContext& context) {
   http.Get("/api/v1/fleet", [ctx](const Request& req, Response& res) { get_fleet(req, res, *ctx); });
   http.Get("/api/v1/fleet/history",
            [ctx](const Request& req, Response& res) { get_fleet_history(req, res, *ctx); });
+  http.Get("/api/v1/profiling", [ctx](const Request& req, Response& res) { get_profiling(req, res, *ctx); });
+  http.Post("/api/v1/profiling/pause",
+            [ctx](const Request& req, Response& res) { post_pause(req, res, *ctx); });
+  http.Post("/api/v1/profiling/resume",
+            [ctx](const Request& req, Response& res) { post_resume(req, res, *ctx); });
   http.Get("/healthz", [](const Request&, Response& res) {
     res.set_header("Cache-Control", "no-store");
     res.set_content("ok\n", "text/plain; charset=utf-8");
