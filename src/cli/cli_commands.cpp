@@ -11,6 +11,7 @@
 #include "cli/fleet/fleet_command.hpp"
 #include "cli/import/import_command.hpp"
 #include "cli/live/top_command.hpp"
+#include "cli/profile/profile_command.hpp"
 #include "cli/report/report_command.hpp"
 #include "cli/serve/serve_command.hpp"
 #include "runtime/exit_codes.hpp"
@@ -201,6 +202,12 @@ auto declare_check(CommandContext& c) -> DeclaredCommand {
   })};
 }
 
+auto declare_profile(CommandContext& c) -> DeclaredCommand {
+  auto args = std::make_shared<ProfileArgs>();
+  add_profile_options(c.sub, *args);
+  return {handler(args, run_profile)};
+}
+
 constexpr CommandSpec kCommands[] = {
     {"top", "live view of every GPU (the default command)", declare_top, true},
     {"serve", "daemon: sampling plus HTTP (/metrics, /api/v1, live stream, web dashboard)", declare_serve},
@@ -218,6 +225,8 @@ constexpr CommandSpec kCommands[] = {
      declare_fleet},
     {"check", "run calibrated kernels and show expected next to measured, per source; sampling overhead",
      declare_check},
+    {"profile", "pause or resume a daemon's PM sampling for a profiler (ncu, nsys), or show its state",
+     declare_profile},
 };
 
 }  // namespace

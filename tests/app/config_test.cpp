@@ -66,6 +66,8 @@ auto prefix(Scope scope) -> std::vector<std::string> {
       return {"import", "/nonexistent/never.prom", "-o", "/nonexistent/never.sqlite"};
     case Scope::Fleet:  // nothing listens on port 1: a quick failure should the value ever pass
       return {"fleet", "--prometheus", "http://127.0.0.1:1"};
+    case Scope::Profile:  // nothing listens on port 1: a quick failure should the value ever pass
+      return {"profile", "pause", "--url", "http://127.0.0.1:1"};
   }
   return {};
 }

@@ -303,10 +303,27 @@ auto check_options() -> std::vector<OptionSpec> {
   };
 }
 
+/// `solscope profile pause|resume|status`: the daemon's PM pause (docs/http-api.md "/api/v1/profiling").
+auto profile_options() -> std::vector<OptionSpec> {
+  using enum Kind;
+  return {
+      {"--url", Scope::Profile, Text, "the daemon's URL (http[s]://HOST:PORT)", "http://" + listen_default(),
+       0, 0, false, true},
+      {"--token-file", Scope::Profile, Text, "file holding the daemon's bearer token (as serve's)", "", 0, 0,
+       true, true},
+      {"--for", Scope::Profile, Duration, "with pause: how long the pause lasts (it always ends)",
+       format_duration(core::kDefaultPmPauseNs), kS, static_cast<double>(core::kMaxPmPauseNs), false, false},
+      {"--devices", Scope::Profile, DeviceList, "with pause: GPU indices to pause, e.g. 0,2", "all", 0, 0,
+       false, false},
+      {"--json", Scope::Profile, Flag, "print the daemon's JSON answer (GET /api/v1/profiling's document)",
+       "", 0, 0, false, false},
+  };
+}
+
 auto build_table() -> std::vector<OptionSpec> {
   std::vector<OptionSpec> table;
-  for (auto part :
-       {global_options, serve_options, trace_options, ceiling_options, fleet_options, check_options}) {
+  for (auto part : {global_options, serve_options, trace_options, ceiling_options, fleet_options,
+                    check_options, profile_options}) {
     for (OptionSpec& row : part()) table.push_back(std::move(row));
   }
   return table;
@@ -377,6 +394,8 @@ auto scope_name(Scope scope) -> std::string_view {
       return "import";
     case Scope::Fleet:
       return "fleet";
+    case Scope::Profile:
+      return "profile";
   }
   return "";
 }

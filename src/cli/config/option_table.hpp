@@ -18,7 +18,7 @@ namespace solscope::app::config {
 
 /// Where an option is given on the command line: before any subcommand (and inherited by them), or after the
 /// named subcommand. The config file has one TOML table per subcommand scope ([serve], [record], ...).
-enum class Scope { Global, Serve, Record, Replay, Ceiling, Check, Report, Run, Import, Fleet };
+enum class Scope { Global, Serve, Record, Replay, Ceiling, Check, Report, Run, Import, Fleet, Profile };
 
 /// How an option's value is read and checked.
 enum class Kind {

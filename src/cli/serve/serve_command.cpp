@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <chrono>
+#include <memory>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -9,6 +10,7 @@
 #include "attainable/attainable_wiring.hpp"
 #include "cli/config/bind.hpp"
 #include "core/guarded_run.hpp"
+#include "core/pm_yield.hpp"
 #include "net/loopback.hpp"
 #include "net/token_file.hpp"
 #include "runtime/engine_loop.hpp"
@@ -185,6 +187,9 @@ auto run_serve(const CommonOptions& common, const WorkloadOptions& workloads, co
   PmYieldSetup pm_yield = pm_yield_setup(common.pm_policy, opened->live);
   options->api.source_description = opened->description;
   options->api.synthetic = opened->synthetic;
+  // The PM yield board behind /api/v1/profiling (`solscope profile pause|resume|status`), for every source,
+  // a replay included; the runtime applies its decisions to the source.
+  options->pm_yield = std::make_shared<core::PmYieldBoard>();
   core::LiveState state;
   auto server = server::Server::start(std::move(*options), state);
   if (!server) {
