@@ -10,5 +10,6 @@ if(TARGET solscope_server)
             ${CMAKE_CURRENT_LIST_DIR}/http_hardening_test.cpp ${CMAKE_CURRENT_LIST_DIR}/tls_files_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/remote_feed_test.cpp ${CMAKE_CURRENT_LIST_DIR}/fleet_api_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/stream_window_test.cpp ${CMAKE_CURRENT_LIST_DIR}/http_compression_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/profiling_api_test.cpp
     LIBS solscope::server solscope::wire solscope::trace solscope_httplib nlohmann_json::nlohmann_json Threads::Threads)
 endif()

@@ -51,7 +51,7 @@ auto device_line(const nlohmann::json& d) -> std::string {
   const auto index = wire::integer_field<std::int64_t>(d, "index", -1);
   const auto flag = d.is_object() ? d.find("paused") : d.end();
   const bool paused = flag != d.end() && flag->is_boolean() && flag->get<bool>();
-  if (!paused) return fmt::format("  GPU {}: PM sampling\n", index);
+  if (!paused) return fmt::format("  GPU {}: not paused\n", index);
   std::string line = fmt::format("  GPU {}: paused ({}", index, shown(wire::string_field(d, "reason", "?")));
   if (const std::string detail = wire::string_field(d, "detail"); !detail.empty())
     line += ": " + shown(detail);
