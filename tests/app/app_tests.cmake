@@ -22,7 +22,7 @@ if(TARGET solscope_app)
             ${CMAKE_CURRENT_LIST_DIR}/run_hooks_test.cpp ${CMAKE_CURRENT_LIST_DIR}/man_page_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/model_config_file_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/dcgm_exporter_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/dcgm_suggestion_test.cpp
-            ${CMAKE_CURRENT_LIST_DIR}/stop_cli_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/stop_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/profile_cli_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/pm_yield_step_test.cpp ${CMAKE_CURRENT_LIST_DIR}/pm_yield_serve_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../support/process.cpp
     LIBS solscope_app solscope_httplib Threads::Threads CLI11::CLI11 nlohmann_json::nlohmann_json SQLite::SQLite3)
