@@ -17,7 +17,7 @@ using Json = nlohmann::ordered_json;
 
 constexpr std::int64_t kNsPerS = 1'000'000'000;
 constexpr double kMinPauseS = 1.0;
-constexpr double kMaxPauseS = static_cast<double>(core::kMaxPmPauseNs / kNsPerS);
+constexpr double kMaxPauseS = static_cast<double>(core::kMaxPmPauseNs) / static_cast<double>(kNsPerS);
 
 auto bad(std::string message, std::string hint = {}) -> core::Unexpected<core::Error> {
   return core::fail(core::ErrorCode::InvalidArgument, std::move(message), std::move(hint));

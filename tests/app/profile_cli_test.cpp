@@ -170,7 +170,7 @@ TEST_F(ProfileCliTest, no_daemon_says_to_start_solscope_serve) {
   // Port 1 (tcpmux) is not served on a test machine: the connection is refused at once.
   const auto r = profile({"status", "--url", "http://127.0.0.1:1"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("solscope: error: no solscope daemon answers at http://127.0.0.1:1"),
+  EXPECT_NE(r.err.find("solscope: error: no solscope daemon answers at http://127.0.0.1:1 ("),
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("start one with `solscope serve`"), std::string::npos) << r.err;

@@ -95,8 +95,14 @@ auto answer_failure(const net::HttpResponse& response, const std::string& url) -
   }
 }
 
+/// The daemon's answer: its text as sent and the document read from it.
+struct Answer {
+  std::string text;
+  nlohmann::json json;
+};
+
 /// Sends the action's request; the daemon's JSON document, or why not.
-auto ask_daemon(const ProfileArgs& args) -> Outcome<nlohmann::json> {
+auto ask_daemon(const ProfileArgs& args) -> Outcome<Answer> {
   net::RemoteEndpoint endpoint{.url = args.url,
                                .connect_timeout_s = kConnectTimeoutS,
                                .total_timeout_s = kTotalTimeoutS,
@@ -112,12 +118,16 @@ auto ask_daemon(const ProfileArgs& args) -> Outcome<nlohmann::json> {
                   : args.action == "pause" ? (*http)->post_json(kPausePath, pause_body(args))
                                            : (*http)->post_json(kResumePath, "{}");
   if (!response) {
-    return core::fail(Failure{
-        core::Error{core::ErrorCode::Unavailable,
-                    "no solscope daemon answers at " + (*http)->describe() + ": " + response.error().message,
-                    "start one with `solscope serve` (it listens on " + default_daemon_url() +
-                        " by default), or give --url URL of a running one"},
-        kExitFailure});
+    // "no answer from URL/PATH: Connection refused" -> "Connection refused": the URL is said once.
+    const std::string& why = response.error().message;
+    const auto colon = why.rfind(": ");
+    const std::string reason = colon == std::string::npos ? why : why.substr(colon + 2);
+    return core::fail(
+        Failure{core::Error{core::ErrorCode::Unavailable,
+                            "no solscope daemon answers at " + (*http)->describe() + " (" + reason + ")",
+                            "start one with `solscope serve` (it listens on " + default_daemon_url() +
+                                " by default), or give --url URL of a running one"},
+                kExitFailure});
   }
   if (response->status != 200) return core::fail(answer_failure(*response, (*http)->describe()));
   auto json = nlohmann::json::parse(response->body, nullptr, false);
@@ -127,7 +137,7 @@ auto ask_daemon(const ProfileArgs& args) -> Outcome<nlohmann::json> {
                                           "check that --url names a solscope daemon"},
                               kExitFailure});
   }
-  return json;
+  return Answer{.text = std::move(response->body), .json = std::move(json)};
 }
 
 /// The first line of what an action did.
@@ -136,7 +146,8 @@ auto headline(const ProfileArgs& args, const nlohmann::json& status) -> std::str
     const auto it = status.find("manual");
     const std::string until =
         it != status.end() && it->is_object() ? wire::string_field(*it, "until", "?") : std::string("?");
-    return "PM sampling paused until " + until + "; `solscope profile resume` ends it sooner\n";
+    return "PM sampling paused until " + terminal_safe(until) +
+           "; `solscope profile resume` ends it sooner\n";
   }
   if (args.action == "resume") {
     const auto it = status.find("resumed");
@@ -174,16 +185,16 @@ auto run_profile(const ProfileArgs& args, std::ostream& out, std::ostream& err) 
                          .error);
     return kExitUsage;
   }
-  auto status = ask_daemon(args);
-  if (!status) {
-    print_error(err, status.error().error);
-    return status.error().exit_code;
+  auto answer = ask_daemon(args);
+  if (!answer) {
+    print_error(err, answer.error().error);
+    return answer.error().exit_code;
   }
-  if (args.json) {
-    out << wire::json_text(*status) << "\n";
+  if (args.json) {  // the daemon's document as it sent it (its field order, one line)
+    out << answer->text << (answer->text.ends_with('\n') ? "" : "\n");
     return kExitOk;
   }
-  out << headline(args, *status) << render_profiling_status(*status);
+  out << headline(args, answer->json) << render_profiling_status(answer->json);
   return kExitOk;
 }
 

@@ -11,12 +11,8 @@ namespace {
 
 constexpr std::int64_t kNsPerS = 1'000'000'000;
 
-/// Text from the daemon as a terminal may show it: control characters (escape sequences) as '?'.
 auto shown(std::string text) -> std::string {
-  std::replace_if(
-      text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; },
-      '?');
-  return text;
+  return terminal_safe(std::move(text));
 }
 
 /// "every GPU" for an empty (or absent) list, else "GPU 0" / "GPUs 0, 2".
@@ -74,6 +70,13 @@ auto profilers_text(const nlohmann::json& status) -> std::string {
 }
 
 }  // namespace
+
+auto terminal_safe(std::string text) -> std::string {
+  std::replace_if(
+      text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; },
+      '?');
+  return text;
+}
 
 auto span_text(std::int64_t ns) -> std::string {
   const std::int64_t s = std::max<std::int64_t>(ns, 0) / kNsPerS;

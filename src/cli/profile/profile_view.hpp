@@ -15,6 +15,9 @@ namespace solscope::app {
 /// with control characters as '?'.
 [[nodiscard]] auto render_profiling_status(const nlohmann::json& status) -> std::string;
 
+/// Text from the daemon as a terminal may show it: control characters (escape sequences) as '?'.
+[[nodiscard]] auto terminal_safe(std::string text) -> std::string;
+
 /// A time span for people, to the second: "45s", "9m 58s", "2h 0m 5s"; "0s" for 0 or less.
 [[nodiscard]] auto span_text(std::int64_t ns) -> std::string;
 
