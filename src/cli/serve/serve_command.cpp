@@ -187,9 +187,11 @@ auto run_serve(const CommonOptions& common, const WorkloadOptions& workloads, co
   PmYieldSetup pm_yield = pm_yield_setup(common.pm_policy, opened->live);
   options->api.source_description = opened->description;
   options->api.synthetic = opened->synthetic;
-  // The PM yield board behind /api/v1/profiling (`solscope profile pause|resume|status`), for every source,
-  // a replay included; the runtime applies its decisions to the source.
-  options->pm_yield = std::make_shared<core::PmYieldBoard>();
+  // The board behind /api/v1/profiling (`solscope profile pause|resume|status`): the runtime's for a live
+  // source; for a replay one of the API's own (a pause is kept and shown; there are no counters to give
+  // back).
+  options->pm_yield =
+      pm_yield.board ? pm_yield.board : std::make_shared<core::PmYieldBoard>(common.pm_policy);
   core::LiveState state;
   auto server = server::Server::start(std::move(*options), state);
   if (!server) {
