@@ -16,7 +16,7 @@ auto default_check_catalog() -> CheckCatalog {
 
 auto run_check_command(const CommonOptions& common, const CheckArgs& args, std::ostream& out,
                        std::ostream& err) -> int {
-  CheckDeps deps{.probe = probe_gpus,
+  CheckDeps deps{.probe = [] { return probe_gpus(); },
                  .make_runner = args.make_runner,
                  .start_source = start_gpu_source,
                  .catalog = default_check_catalog(),
