@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "ceiling/default_gpu_specs.hpp"
+#include "ceiling/mig_spec.hpp"
 #include "ceiling/parallel.hpp"
 #include "core/device_info.hpp"
 #include "core/guarded_run.hpp"
@@ -211,15 +212,18 @@ auto AttainableSol::figures_for(std::size_t slot, const workload::Workload& w) -
     return no_ceiling(core::device_label(device) + " ('" + device.name +
                       "') is not in the GPU spec database");
   }
+  // A MIG instance is modelled against its own share of the GPU's SMs and memory slices.
+  const auto spec = ceiling::mig_instance_spec(**gpu, device);
+  if (!spec) return no_ceiling(spec.error().describe());
   const auto& arch = model_arch(w.config_path);
   if (!arch) return no_ceiling(arch.error().describe());
   const double clock_mhz = sm_clock_mhz_[slot].load(std::memory_order_relaxed);
   if (w.serve) {
-    serving_figures(**gpu, *arch, w, clock_mhz, f);
+    serving_figures(*spec, *arch, w, clock_mhz, f);
     return f;
   }
   std::string layout_note;
-  auto c = evaluate_workload(*db_, **gpu, *arch, w, clock_mhz, &layout_note);
+  auto c = evaluate_workload(*db_, *spec, *arch, w, clock_mhz, &layout_note);
   if (!c) return no_ceiling(c.error().describe());
   f.compute_sol_pct = c->tensor_activity_pct;  // what the tensor-pipe counter reads (2.7)
   f.useful_compute_sol_pct = c->useful_compute_sol_pct;
@@ -228,7 +232,7 @@ auto AttainableSol::figures_for(std::size_t slot, const workload::Workload& w) -
   f.ceiling_note = fmt::format(
       "{}, {} on {} at {:.0f} MHz: attainable compute {:.1f}% (tensor-pipe activity; useful "
       "{:.1f}%), memory {:.1f}%, limited by {}",
-      shape_text(*w.shape), layout_text(*c), (*gpu)->id, c->sm_clock_mhz, c->tensor_activity_pct,
+      shape_text(*w.shape), layout_text(*c), spec->id, c->sm_clock_mhz, c->tensor_activity_pct,
       c->useful_compute_sol_pct, c->memory_sol_pct, limiter_text(c->limiter));
   f.ceiling_note += "; " + dtypes_brief(c->dtypes);
   if (!layout_note.empty()) f.ceiling_note += "; " + layout_note;

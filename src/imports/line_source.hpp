@@ -55,7 +55,7 @@ class TextLines final : public LineSource {
 /// outlive the source.
 class StreamLines final : public LineSource {
  public:
-  static constexpr std::size_t kReadBlockBytes = 64 * 1024;
+  static constexpr std::size_t kReadBlockBytes = std::size_t{64} * 1024;
   explicit StreamLines(std::istream& in) : in_(in), block_(kReadBlockBytes) {}
   [[nodiscard]] auto next() -> core::Result<std::optional<std::string_view>> override;
 

@@ -87,6 +87,7 @@ void write_figures(std::string& out, const GpuReport& g) {
 /// The phases to list: all, or the kTextPhases longest in time order.
 auto shown_phases(const std::vector<Phase>& phases) -> std::vector<const Phase*> {
   std::vector<const Phase*> shown;
+  shown.reserve(phases.size());
   for (const auto& p : phases) shown.push_back(&p);
   if (shown.size() <= kTextPhases) return shown;
   std::stable_sort(shown.begin(), shown.end(),

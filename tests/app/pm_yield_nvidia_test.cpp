@@ -2,7 +2,10 @@
 // serve` runs it) over NvidiaSource on a synthetic NVML (FakeNvml, an H100-like GPU with GPM) and a PM
 // sampler that produces a sample per poll for every open GPU. A fake `ncu` appears in a fake /proc: the PM
 // session is closed within 1 s and the GPM figures go on, flagged; it ends: the PM session is reopened within
-// 5 s. Every figure is synthetic. The measured delays are printed for the record.
+// 5 s. The daemon's HTTP server says so meanwhile: /metrics `solscope_pm_paused{reason="profiler"} 1` and the
+// profiler on /api/v1/profiling. Every figure is synthetic. The measured delays are printed for the record.
+#include <httplib.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,11 +19,13 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "runtime/live_sampling.hpp"
+#include "server/server.hpp"
 #include "sources/nvidia/detail/pm_sampling.hpp"
 #include "sources/nvidia/nvidia_source.hpp"
 #include "support/fake_nvml.hpp"
@@ -83,6 +88,27 @@ class GeneratingPm final : public nvidia::PmSampling {
   std::map<std::uint32_t, std::int64_t> open_;  ///< open GPU -> end of its last sample
 };
 
+/// The body of GET `path` from the server on 127.0.0.1:`port`; "" when it does not answer 200.
+auto http_get(std::uint16_t port, const std::string& path) -> std::string {
+  httplib::Client client("127.0.0.1", port);
+  client.set_read_timeout(5, 0);
+  const auto answer = client.Get(path);
+  return answer && answer->status == 200 ? answer->body : std::string();
+}
+
+/// The value of the `solscope_pm_paused` series of GPU 0 with this reason, as /metrics writes it ("" if
+/// none).
+auto pm_paused_series(const std::string& metrics, const std::string& reason) -> std::string {
+  std::istringstream lines(metrics);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("solscope_pm_paused{gpu=\"0\"") &&
+        line.find("reason=\"" + reason + "\"}") != std::string::npos) {
+      return line.substr(line.rfind(' ') + 1);
+    }
+  }
+  return {};
+}
+
 struct Seen {
   Clock::time_point at;
   core::SourceKind source = core::SourceKind::None;
@@ -135,6 +161,9 @@ TEST(PmYieldNvidiaTest, a_fake_ncu_closes_the_pm_session_within_1_s_gpm_goes_on_
   const std::atomic<bool> no_signal{false};
   PmYieldSetup yield = pm_yield_setup(core::PmPolicy::kYield, /*live=*/true);
   yield.procfs_root = proc;
+  auto http = server::Server::start({.host = "127.0.0.1", .port = 0, .pm_yield = yield.board}, state);
+  ASSERT_TRUE(http.has_value()) << http.error().message;
+  const std::uint16_t port = (*http)->port();
   LiveSampling live(source, state, no_signal,
                     LiveSamplingOptions{.engine = {.poll_interval_ns = 100'000'000},
                                         .publish =
@@ -169,6 +198,18 @@ TEST(PmYieldNvidiaTest, a_fake_ncu_closes_the_pm_session_within_1_s_gpm_goes_on_
               3);
   }
 
+  // What the daemon shows while paused: the state set on /metrics, the profiler on /api/v1/profiling.
+  const std::string metrics = http_get(port, "/metrics");
+  EXPECT_EQ(pm_paused_series(metrics, "profiler"), "1") << metrics;
+  EXPECT_EQ(pm_paused_series(metrics, "manual"), "0") << metrics;
+  std::istringstream metric_lines(metrics);
+  for (std::string line; std::getline(metric_lines, line);) {
+    if (line.starts_with("solscope_pm_paused{")) std::printf("[ /metrics ] %s\n", line.c_str());
+  }
+  const std::string profiling = http_get(port, "/api/v1/profiling");
+  EXPECT_NE(profiling.find("\"reason\":\"profiler\""), std::string::npos) << profiling;
+  EXPECT_NE(profiling.find("ncu (pid 31337)"), std::string::npos) << profiling;
+
   std::filesystem::rename(proc / "31337", scratch.path() / "ended");
   const auto ended = Clock::now();
   ASSERT_TRUE(first_after(ended, sampling, milliseconds(7000))) << "PM sampling did not come back";
@@ -180,7 +221,9 @@ TEST(PmYieldNvidiaTest, a_fake_ncu_closes_the_pm_session_within_1_s_gpm_goes_on_
   }
   const auto reopen_delay = std::chrono::duration_cast<milliseconds>(reopened_at - ended);
   EXPECT_LT(reopen_delay, milliseconds(5000));
+  EXPECT_EQ(pm_paused_series(http_get(port, "/metrics"), "profiler"), "0");
   live.stop();
+  (*http)->stop();
   source.stop();
   std::printf("[ measured ] NvidiaSource: fake ncu appeared -> PM session closed: %lld ms\n",
               static_cast<long long>(close_delay.count()));

@@ -79,6 +79,18 @@ auto sampled_by_pm(const Seen& s) -> bool {
 }
 
 /// Writes a process directory beside `proc` and renames it in, so that a scan sees it whole or not at all.
+/// `source` as one H100-like GPU (chip GH100: its perfmon lock is per GPU) that holds exclusive counters and
+/// makes samples continuously.
+void hopper_with_counters(testing::FakeCounterSource& source) {
+  core::DeviceInfo h100;
+  h100.index = 0;
+  h100.uuid = "GPU-aaaa1111-2222-3333-4444-555566667777";
+  h100.chip = "GH100";
+  source.devices_list = {h100};
+  source.yields_counters = true;
+  source.generate = true;
+}
+
 void start_fake_ncu(const std::filesystem::path& proc, const std::filesystem::path& staging) {
   const auto dir = staging / "31337";
   std::filesystem::create_directories(dir);
@@ -93,13 +105,7 @@ TEST(PmYieldServeTest, a_fake_ncu_pauses_pm_sampling_within_1_s_and_its_end_resu
   const auto proc = scratch.path() / "proc";
   std::filesystem::create_directories(proc);
   testing::FakeCounterSource source;
-  core::DeviceInfo h100;
-  h100.index = 0;
-  h100.uuid = "GPU-aaaa1111-2222-3333-4444-555566667777";
-  h100.chip = "GH100";
-  source.devices_list = {h100};
-  source.yields_counters = true;
-  source.generate = true;
+  hopper_with_counters(source);
   core::LiveState state;
   Published published;
   const std::atomic<bool> no_signal{false};
@@ -147,11 +153,7 @@ TEST(PmYieldServeTest, policy_never_marks_every_sample_and_watches_nothing) {
   testing::ScratchDir scratch("solscope-yield-never");
   start_fake_ncu(scratch.path(), scratch.path() / "staging");  // would pause, were profilers watched
   testing::FakeCounterSource source;
-  core::DeviceInfo h100;
-  h100.chip = "GH100";
-  source.devices_list = {h100};
-  source.yields_counters = true;
-  source.generate = true;
+  hopper_with_counters(source);
   core::LiveState state;
   Published published;
   const std::atomic<bool> no_signal{false};

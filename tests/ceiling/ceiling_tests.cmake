@@ -13,6 +13,7 @@ solscope_add_test(ceiling
     ${CMAKE_CURRENT_LIST_DIR}/kv_bytes_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/measured_rows.cpp
     ${CMAKE_CURRENT_LIST_DIR}/measured_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/mig_spec_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/model_arch_2026_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/model_config_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/operators_test.cpp

@@ -98,7 +98,7 @@ auto session_settings(const PmSamplerOptions& options, std::uint32_t max_samples
 }  // namespace
 
 PmSampler::PmSampler(PmSamplerOptions options, PmSamplerDeps deps)
-    : options_(options), deps_(std::move(deps)) {
+    : options_(std::move(options)), deps_(std::move(deps)) {
   if (!deps_.load_cupti) {
     deps_.load_cupti = [search = options_.cupti_search]() -> core::Result<std::shared_ptr<CuptiApi>> {
       auto api = load_cupti(search);
@@ -281,7 +281,7 @@ auto PmSampler::dropped_counters(std::uint32_t nvml_index) const -> std::vector<
 }
 
 auto make_pm_sampler(PmSamplerOptions options) -> std::unique_ptr<PmSampling> {
-  return std::make_unique<PmSampler>(options);
+  return std::make_unique<PmSampler>(std::move(options));
 }
 
 }  // namespace solscope::nvidia

@@ -19,7 +19,7 @@ struct FigureColumnSpec {
   double (*get)(const core::SolSample&);
 };
 
-#define SOLSCOPE_TRACE_COUNT_ONE(name, ...) +1
+#define SOLSCOPE_TRACE_COUNT_ONE(name, ...) +1  // NOLINT(bugprone-macro-parentheses): a term of a sum
 /// Number of REAL columns after `bound`.
 inline constexpr std::size_t kFigureColumnCount = 0 SOLSCOPE_TRACE_FIGURE_COLUMNS(SOLSCOPE_TRACE_COUNT_ONE);
 /// Number of columns bound before them (device ... bound).

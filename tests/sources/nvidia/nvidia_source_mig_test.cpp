@@ -7,10 +7,9 @@
 #include <string>
 
 #include "core/device_info.hpp"
+#include "nvidia_source_fixture.hpp"
 #include "sources/nvidia/detail/mig_devices.hpp"
 #include "sources/nvidia/nvidia_source.hpp"
-#include "support/fake_nvml.hpp"
-#include "support/fake_pm_sampling.hpp"
 
 namespace solscope::nvidia {
 namespace {
@@ -22,45 +21,15 @@ using testing::FakeNvml;
 using testing::FakePmState;
 using testing::FakeProcfsTree;
 
-constexpr std::int64_t kT0 = 1'700'000'000'000'000'000;  // synthetic epoch time
-constexpr std::int64_t kMs = 1'000'000;
-constexpr std::int64_t kInterval = 100 * kMs;
+using testing::contains;
+using testing::kInterval;
+using testing::kMs;
+using testing::kT0;
 constexpr double kMibBytes = 1024.0 * 1024.0;
 constexpr unsigned int kAnyTensorUtil = 5;  // nvml.h nvmlGpmMetricId_t
 constexpr unsigned int kDramBwUtil = 10;
 
-auto contains(const std::string& text, const std::string& part) -> bool {
-  return text.find(part) != std::string::npos;
-}
-
-class NvidiaMigTest : public ::testing::Test {
- protected:
-  auto deps() -> NvidiaSourceDeps {
-    NvidiaSourceDeps d;
-    d.load_nvml = [this]() -> core::Result<NvmlApi> { return fake_.api(); };
-    d.make_pm_sampling = testing::fake_pm_factory(pm_);
-    d.procfs_root = procfs_.root();
-    d.euid = [] { return 1000U; };
-    d.now_ns = [this] { return now_; };
-    return d;
-  }
-
-  auto start(NvidiaSource& source, std::vector<std::uint32_t> devices = {}) -> core::Result<void> {
-    return source.start({.interval_ns = kInterval, .devices = std::move(devices)});
-  }
-
-  auto poll_at(NvidiaSource& source, std::int64_t t_ns) -> std::vector<core::RawSample> {
-    now_ = t_ns;
-    auto polled = source.poll();
-    EXPECT_TRUE(polled.has_value()) << (polled ? "" : polled.error().message);
-    return polled ? *polled : std::vector<core::RawSample>{};
-  }
-
-  FakeNvml fake_;
-  std::shared_ptr<FakePmState> pm_ = std::make_shared<FakePmState>();
-  FakeProcfsTree procfs_{testing::nvidia_params(0), testing::status_with_cap_eff(0)};
-  std::int64_t now_ = kT0;
-};
+class NvidiaMigTest : public testing::NvidiaSourceFixture {};
 
 TEST_F(NvidiaMigTest, a100_layout_is_three_devices_numbered_after_the_whole_gpus) {
   fake_.gpus = {testing::a100_80gb_mig_gpu(), FakeGpu{}};

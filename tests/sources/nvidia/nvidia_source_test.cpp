@@ -7,8 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "support/fake_nvml.hpp"
-#include "support/fake_pm_sampling.hpp"
+#include "nvidia_source_fixture.hpp"
 
 namespace solscope::nvidia {
 namespace {
@@ -21,58 +20,13 @@ using testing::FakePmState;
 using testing::FakeProcfsTree;
 using testing::synthetic_pm_sample;
 
-constexpr std::int64_t kT0 = 1'700'000'000'000'000'000;  // synthetic epoch time
-constexpr std::int64_t kMs = 1'000'000;
-constexpr std::int64_t kInterval = 100 * kMs;
+using testing::ampere_like;
+using testing::contains;
+using testing::kInterval;
+using testing::kMs;
+using testing::kT0;
 
-auto contains(const std::string& text, const std::string& part) -> bool {
-  return text.find(part) != std::string::npos;
-}
-
-auto ampere_like() -> FakeGpu {
-  FakeGpu gpu;
-  gpu.name = "Synthetic A100-like GPU";
-  gpu.arch = nvml::kArchAmpere;
-  gpu.gpm_supported = false;
-  return gpu;
-}
-
-class NvidiaSourceTest : public ::testing::Test {
- protected:
-  NvidiaSourceTest() { set_procfs(0); }
-
-  /// RmProfilingAdminOnly as given, no capabilities, a non-root user.
-  void set_procfs(int admin_only) {
-    procfs_ =
-        std::make_unique<FakeProcfsTree>(testing::nvidia_params(admin_only), testing::status_with_cap_eff(0));
-  }
-
-  auto deps() -> NvidiaSourceDeps {
-    NvidiaSourceDeps d;
-    d.load_nvml = [this]() -> core::Result<NvmlApi> { return fake_.api(); };
-    d.make_pm_sampling = testing::fake_pm_factory(pm_);
-    d.procfs_root = procfs_->root();
-    d.euid = [] { return 1000U; };
-    d.now_ns = [this] { return now_; };
-    return d;
-  }
-
-  auto start(NvidiaSource& source, std::vector<std::uint32_t> devices = {}) -> core::Result<void> {
-    return source.start({.interval_ns = kInterval, .devices = std::move(devices)});
-  }
-
-  auto poll_at(NvidiaSource& source, std::int64_t t_ns) -> std::vector<core::RawSample> {
-    now_ = t_ns;
-    auto polled = source.poll();
-    EXPECT_TRUE(polled.has_value()) << (polled ? "" : polled.error().message);
-    return polled ? *polled : std::vector<core::RawSample>{};
-  }
-
-  FakeNvml fake_;
-  std::shared_ptr<FakePmState> pm_ = std::make_shared<FakePmState>();
-  std::unique_ptr<FakeProcfsTree> procfs_;
-  std::int64_t now_ = kT0;
-};
+class NvidiaSourceTest : public testing::NvidiaSourceFixture {};
 
 TEST_F(NvidiaSourceTest, no_driver_is_unavailable_without_any_cupti_call) {
   NvidiaSourceDeps d = deps();

@@ -10,9 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "nvidia_source_fixture.hpp"
 #include "sources/nvidia/nvidia_source.hpp"
-#include "support/fake_nvml.hpp"
-#include "support/fake_pm_sampling.hpp"
 
 namespace solscope::nvidia {
 namespace {
@@ -26,9 +25,10 @@ using testing::FakePmState;
 using testing::FakeProcfsTree;
 using testing::synthetic_pm_sample;
 
-constexpr std::int64_t kT0 = 1'700'000'000'000'000'000;  // synthetic epoch time
-constexpr std::int64_t kMs = 1'000'000;
-constexpr std::int64_t kInterval = 100 * kMs;
+using testing::ampere_like;
+using testing::kInterval;
+using testing::kMs;
+using testing::kT0;
 constexpr unsigned int kGpmTensorMetric = 5;  // the GPM metric id the fake maps to TensorPipe's catalog row
 constexpr std::uint32_t kNoFlags = 0;
 
@@ -44,33 +44,14 @@ auto busy_reason() -> std::string {
 
 using Busy = std::vector<std::pair<std::uint32_t, std::string>>;
 
-auto ampere_like() -> FakeGpu {
-  FakeGpu gpu;
-  gpu.name = "Synthetic A100-like GPU";
-  gpu.arch = nvml::kArchAmpere;
-  gpu.gpm_supported = false;
-  return gpu;
-}
-
 auto busy_error() -> core::Result<std::string> {
   return core::fail(core::ErrorCode::Unavailable, kBusyMessage, "pause DCGM profiling");
 }
 
-class NvidiaSourceYieldTest : public ::testing::Test {
+class NvidiaSourceYieldTest : public testing::NvidiaSourceFixture {
  protected:
-  NvidiaSourceYieldTest()
-      : procfs_(testing::nvidia_params(0), testing::status_with_cap_eff(0)), source_([this] {
-          NvidiaSourceDeps d;
-          d.load_nvml = [this]() -> core::Result<NvmlApi> { return fake_.api(); };
-          d.make_pm_sampling = testing::fake_pm_factory(pm_);
-          d.procfs_root = procfs_.root();
-          d.euid = [] { return 1000U; };
-          d.now_ns = [this] { return now_; };
-          return d;
-        }()) {}
-
   void start() {
-    const auto started = source_.start({.interval_ns = kInterval, .devices = {}});
+    const auto started = NvidiaSourceFixture::start(source_);
     ASSERT_TRUE(started.has_value()) << started.error().message;
   }
 
@@ -80,17 +61,10 @@ class NvidiaSourceYieldTest : public ::testing::Test {
   }
 
   auto poll_at(std::int64_t t_ns) -> std::vector<core::RawSample> {
-    now_ = t_ns;
-    auto polled = source_.poll();
-    EXPECT_TRUE(polled.has_value()) << (polled ? "" : polled.error().message);
-    return polled ? *polled : std::vector<core::RawSample>{};
+    return NvidiaSourceFixture::poll_at(source_, t_ns);
   }
 
-  FakeNvml fake_;
-  std::shared_ptr<FakePmState> pm_ = std::make_shared<FakePmState>();
-  FakeProcfsTree procfs_;
-  std::int64_t now_ = kT0;
-  NvidiaSource source_;
+  NvidiaSource source_{deps()};
 };
 
 TEST_F(NvidiaSourceYieldTest,
