@@ -1,7 +1,10 @@
 #include "workload/profiler_scan.hpp"
 
+#include <string.h>  // memmem (glibc)
+
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <set>
 #include <utility>
 
@@ -117,7 +120,8 @@ auto read_text(const std::filesystem::path& path, std::size_t cap) -> std::optio
 
 /// The sighting of one process, if it is one.
 auto sight_process(const std::filesystem::path& dir, std::int64_t pid,
-                   const std::vector<core::DeviceInfo>& devices) -> std::optional<core::ProfilerSighting> {
+                   const std::vector<core::DeviceInfo>& devices, std::string& maps)
+    -> std::optional<core::ProfilerSighting> {
   constexpr std::size_t kCmdlineCap = 64u << 10;
   const auto cmdline = read_text(dir / "cmdline", kCmdlineCap);
   if (!cmdline || cmdline->empty()) return std::nullopt;  // gone, unreadable, or a kernel thread
@@ -126,9 +130,8 @@ auto sight_process(const std::filesystem::path& dir, std::int64_t pid,
   const std::string_view argv0(cmdline->data(), std::min(cmdline->find('\0'), cmdline->size()));
   ProfilerKind kind = profiler_by_name(comm, basename_of(argv0));
   if (kind == ProfilerKind::kNone) {
-    const auto maps = read_text(dir / "maps", kMaxMapsBytesPerProcess);
-    if (!maps) return std::nullopt;
-    kind = profiler_in_maps(*maps);
+    if (!detail::read_file_into(dir / "maps", kMaxMapsBytesPerProcess, maps)) return std::nullopt;
+    kind = profiler_in_maps(maps);
   }
   if (kind == ProfilerKind::kNone) return std::nullopt;
   const std::string name = comm.empty() ? std::string(basename_of(argv0)) : comm;
@@ -156,11 +159,47 @@ auto profiler_by_name(std::string_view comm, std::string_view argv0) -> Profiler
   return ProfilerKind::kNone;
 }
 
+namespace {
+
+/// Whether `text` holds `needle`: glibc's memmem, as `grep -F` searches. A plain find() of "lib..." stops and
+/// compares at every "lib" of a maps file, one per line (bench/profiler_scan_bench.cpp).
+auto holds(std::string_view text, std::string_view needle) -> bool {
+  return ::memmem(text.data(), text.size(), needle.data(), needle.size()) != nullptr;
+}
+
+/// Every Nsight injection library's name holds this: maps is searched once for its rare letter 'j' (memchr),
+/// and only the lines where "njection" follows are matched against the names (instead of one pass per name).
+constexpr std::string_view kInjectionAnchor = "njection";
+constexpr std::size_t kAnchorLetterAt = 1;  // the 'j' of kInjectionAnchor
+
+/// Whether a line of maps that holds kInjectionAnchor names one of Nsight's injection libraries.
+auto names_injection_library(std::string_view maps, std::size_t at) -> bool {
+  const std::size_t newline_before = maps.rfind('\n', at);
+  const std::size_t start = newline_before == std::string_view::npos ? 0 : newline_before + 1;
+  const std::size_t end = std::min(maps.find('\n', at), maps.size());
+  const std::string_view line = maps.substr(start, end - start);
+  return std::any_of(
+      kNsightInjectionLibraries.begin(), kNsightInjectionLibraries.end(),
+      [line](std::string_view library) { return line.find(library) != std::string_view::npos; });
+}
+
+}  // namespace
+
 auto profiler_in_maps(std::string_view maps) -> ProfilerKind {
-  for (const std::string_view library : kNsightInjectionLibraries) {
-    if (maps.find(library) != std::string_view::npos) return ProfilerKind::kNsightInjected;
+  const char* const begin = maps.data();
+  const char* const end = begin + maps.size();
+  for (const char* p = begin; p < end;) {
+    const void* hit = std::memchr(p, kInjectionAnchor[kAnchorLetterAt], static_cast<std::size_t>(end - p));
+    if (hit == nullptr) break;
+    const auto j = static_cast<std::size_t>(static_cast<const char*>(hit) - begin);
+    if (j >= kAnchorLetterAt &&
+        maps.substr(j - kAnchorLetterAt, kInjectionAnchor.size()) == kInjectionAnchor &&
+        names_injection_library(maps, j)) {
+      return ProfilerKind::kNsightInjected;
+    }
+    p = begin + j + 1;
   }
-  if (maps.find(kDcgmProfilingModule) != std::string_view::npos) return ProfilerKind::kDcgmProfiling;
+  if (holds(maps, kDcgmProfilingModule)) return ProfilerKind::kDcgmProfiling;
   return ProfilerKind::kNone;
 }
 
@@ -202,9 +241,10 @@ auto scan_profilers(const std::filesystem::path& procfs_root, const std::vector<
   auto pids = detail::numeric_entries(procfs_root);
   std::sort(pids.begin(), pids.end());
   std::vector<core::ProfilerSighting> seen;
+  std::string maps;  // one buffer for every process's maps: no allocation per process
   for (const std::int64_t pid : pids) {
     if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) break;
-    if (auto sighting = sight_process(procfs_root / std::to_string(pid), pid, devices)) {
+    if (auto sighting = sight_process(procfs_root / std::to_string(pid), pid, devices, maps)) {
       seen.push_back(std::move(*sighting));
     }
   }

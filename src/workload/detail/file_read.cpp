@@ -32,24 +32,34 @@ auto errno_error(int err, const std::string& what, const std::filesystem::path& 
 
 }  // namespace
 
-auto read_file(const std::filesystem::path& path, std::size_t max_bytes) -> core::Result<std::string> {
+auto read_file_into(const std::filesystem::path& path, std::size_t max_bytes, std::string& text)
+    -> core::Result<void> {
+  text.clear();
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return errno_error(errno, "cannot open", path);
-  std::string text;
-  std::array<char, 8192> buffer{};
+  constexpr std::size_t kChunkBytes = 8192;
   while (text.size() < max_bytes) {
-    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    const std::size_t have = text.size();
+    text.resize(have + kChunkBytes);
+    const ssize_t n = ::read(fd, text.data() + have, kChunkBytes);
+    text.resize(have + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
     if (n < 0) {
       if (errno == EINTR) continue;
       const int err = errno;
       ::close(fd);
+      text.clear();
       return errno_error(err, "cannot read", path);
     }
     if (n == 0) break;
-    text.append(buffer.data(), static_cast<std::size_t>(n));
   }
   ::close(fd);
   if (text.size() > max_bytes) text.resize(max_bytes);
+  return core::ok();
+}
+
+auto read_file(const std::filesystem::path& path, std::size_t max_bytes) -> core::Result<std::string> {
+  std::string text;
+  if (auto read = read_file_into(path, max_bytes, text); !read) return core::propagate(std::move(read));
   return text;
 }
 
