@@ -97,8 +97,11 @@ void PmYieldStep::run(sources::CounterSource& source) {
     board_->counters_busy(device, now_ns, std::move(what));
     applied_[device] = core::PmPauseReason::kCountersBusy;  // the source already moved it to its fallback
   }
-  for (const auto& info : source.devices()) {
-    if (counters->yields(info.index)) apply(*counters, info.index, now_ns);
+  if (devices_.empty()) {
+    for (const auto& info : source.devices()) devices_.push_back(info.index);
+  }
+  for (const std::uint32_t device : devices_) {
+    if (counters->yields(device)) apply(*counters, device, now_ns);
   }
 }
 

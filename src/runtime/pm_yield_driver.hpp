@@ -117,6 +117,7 @@ class PmYieldStep {
 
   std::shared_ptr<core::PmYieldBoard> board_;
   EpochClock now_ns_;
+  std::vector<std::uint32_t> devices_;  ///< the source's devices, read once (they are fixed after start)
   std::map<std::uint32_t, core::PmPauseReason> applied_;
   std::map<std::uint32_t, std::int64_t> retry_at_ns_;  ///< device -> no new try before this time
   std::string last_error_;

@@ -1,9 +1,8 @@
 #include "server/detail/write_guard.hpp"
 
-#include <algorithm>
-#include <cctype>
 #include <charconv>
 
+#include "core/text.hpp"
 #include "net/loopback.hpp"
 
 namespace solscope::server::detail {
@@ -11,13 +10,6 @@ namespace {
 
 constexpr std::string_view kPausePath = "/api/v1/profiling/pause";
 constexpr std::string_view kResumePath = "/api/v1/profiling/resume";
-
-auto lower(std::string_view text) -> std::string {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 /// The host of a Host header value ("127.0.0.1:9741" -> "127.0.0.1", "[::1]:9741" -> "[::1]").
 auto host_of(std::string_view authority) -> std::string_view {
@@ -28,7 +20,8 @@ auto host_of(std::string_view authority) -> std::string_view {
 /// A peer address as the socket gave it; an IPv4-mapped IPv6 address ("::ffff:127.0.0.1") as its IPv4.
 auto peer_is_loopback(std::string_view address) -> bool {
   constexpr std::string_view kMapped = "::ffff:";
-  if (lower(address.substr(0, kMapped.size())) == kMapped && address.find('.') != std::string_view::npos) {
+  if (core::to_lower_ascii(address.substr(0, kMapped.size())) == kMapped &&
+      address.find('.') != std::string_view::npos) {
     address.remove_prefix(kMapped.size());
   }
   return net::is_loopback_host(address);
@@ -39,7 +32,7 @@ auto media_type(std::string_view value) -> std::string {
   value = value.substr(0, value.find(';'));
   while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
   while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-  return lower(value);
+  return core::to_lower_ascii(value);
 }
 
 auto forbidden(std::string error, std::string hint) -> Refusal {
@@ -61,8 +54,8 @@ auto check_origin(const httplib::Request& req, std::string_view token, bool tls)
     }
   }
   if (req.has_header("Origin")) {
-    const std::string own = std::string(tls ? "https://" : "http://") + lower(host);
-    if (lower(req.get_header_value("Origin")) != own) {
+    const std::string own = std::string(tls ? "https://" : "http://") + core::to_lower_ascii(host);
+    if (core::to_lower_ascii(req.get_header_value("Origin")) != own) {
       return forbidden("cross-origin writes are refused", "send the request from a program, not a web page");
     }
   }
