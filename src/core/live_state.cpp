@@ -113,6 +113,10 @@ void LiveState::set_workload_note(std::uint32_t device, std::string note) {
   set_state(device, &DeviceState::workload_note, std::move(note));
 }
 
+void LiveState::set_workloads(std::uint32_t device, GpuWorkloads workloads) {
+  set_state(device, &DeviceState::workloads, std::move(workloads));
+}
+
 void LiveState::set_source_note(std::uint32_t device, std::string note) {
   set_state(device, &DeviceState::source_note, std::move(note));
 }
@@ -147,13 +151,19 @@ void LiveState::add(const SolSample& sample) {
   d.open.add(sample);
   d.latest = sample;
   accumulate(d.counters, sample);
+  d.workload_counters.add(
+      d.state.workloads, sample.bound,
+      static_cast<double>(sample.t_end_ns - sample.t_start_ns) / static_cast<double>(kNsPerS));
   newest_ns_ = std::max(newest_ns_, sample.t_end_ns);
   ++version_;
 }
 
 auto LiveState::snapshot_of(const Device& d) -> DeviceSnapshot {
-  DeviceSnapshot snap{
-      .state = d.state, .latest = d.latest, .latest_window = std::nullopt, .counters = d.counters};
+  DeviceSnapshot snap{.state = d.state,
+                      .latest = d.latest,
+                      .latest_window = std::nullopt,
+                      .counters = d.counters,
+                      .workload_counters = d.workload_counters};
   if (!d.complete.empty()) {
     snap.latest_window = d.complete.back();
   } else if (!d.open.empty()) {

@@ -18,6 +18,7 @@
 #include "core/sol_sample.hpp"
 #include "core/units.hpp"
 #include "core/window.hpp"
+#include "core/workload.hpp"
 
 namespace solscope::core {
 
@@ -27,7 +28,11 @@ struct GpuProcess {
   std::string user;                    ///< owner's user name (or numeric uid); empty when unknown
   std::uint64_t gpu_memory_bytes = 0;  ///< GPU memory it uses; 0 when unknown
   std::string command;                 ///< command line, arguments separated by spaces
-  std::string container_id;  ///< from /proc/PID/cgroup (Docker, containerd, CRI-O, Podman); or empty
+  std::string container_id;   ///< from /proc/PID/cgroup (Docker, containerd, CRI-O, Podman); or empty
+  WorkloadIdentity workload;  ///< its pod, namespace, container, Slurm job (core/workload.hpp); empty unknown
+  WorkloadOrigin origin = WorkloadOrigin::kNone;  ///< where `workload` came from
+  std::optional<double> sm_pct;  ///< NVML process utilization (SM %) over the last window; nullopt unknown
+  bool mps = false;              ///< an MPS client
 
   /// Field-wise equality (LiveState::set_processes skips an unchanged list).
   friend auto operator==(const GpuProcess&, const GpuProcess&) -> bool = default;
@@ -41,6 +46,7 @@ struct DeviceState {
   std::string workload_note;  ///< the workload on it and its attainable SOL, or why unknown; or empty
   bool lost = false;          ///< stopped answering (fell off the bus, driver reset)
   std::vector<GpuProcess> processes;
+  GpuWorkloads workloads;  ///< who the GPU's work belongs to (attribute_gpu over `processes`)
 };
 
 /// Seconds of busy time accumulated over every sample seen, so that a monitoring system can take the rate of
@@ -65,8 +71,8 @@ struct BusyCounters {
   double gpu_util_known_seconds = 0.0;
   double dram_bytes = 0.0;  ///< bytes moved to/from DRAM (dram_bytes_per_s x seconds)
   std::uint64_t samples = 0;
-  std::uint64_t gaps = 0;                        ///< samples flagged kSampleGapBefore (data lost before them)
-  std::array<std::uint64_t, 5> bound_samples{};  ///< per Bound value, samples classified so
+  std::uint64_t gaps = 0;  ///< samples flagged kSampleGapBefore (data lost before them)
+  std::array<std::uint64_t, kBoundCount> bound_samples{};  ///< per Bound value, samples classified so
   /// Per PmPauseReason, seconds of samples taken while PM sampling was paused for that reason (the kNone
   /// entry stays 0): rate() is the fraction of time the GPU yielded its counters.
   std::array<double, kPmPauseReasonCount> pm_paused_seconds{};
@@ -89,6 +95,7 @@ struct DeviceSnapshot {
   std::optional<SolSample> latest;         ///< the newest sample, as derived
   std::optional<SolSample> latest_window;  ///< the newest complete window (see LiveState), else the open one
   BusyCounters counters;
+  WorkloadCounters workload_counters;  ///< GPU-seconds per workload and bound class since start
 };
 
 /// A device's newest complete window and its number: the count of windows completed by every device of the
@@ -121,6 +128,8 @@ class LiveState {
   /// status changed while it runs (a dcgm-exporter that stopped answering). Unknown devices are ignored.
   void set_source_note(std::uint32_t device, std::string note);
   void set_workload_note(std::uint32_t device, std::string note);
+  /// Replaces a device's workloads; every later sample's seconds count for them (WorkloadCounters::add).
+  void set_workloads(std::uint32_t device, GpuWorkloads workloads);
   void set_lost(std::uint32_t device, bool lost);
 
   /// Forgets every sample, window and counter but keeps the devices (e.g. after seeking in a replay).
@@ -169,6 +178,7 @@ class LiveState {
     std::deque<SolSample> complete;          ///< oldest first
     std::uint64_t newest_closed_number = 0;  ///< ClosedWindow::number of complete.back(); 0 when none
     BusyCounters counters;
+    WorkloadCounters workload_counters;
   };
   auto device_for(std::uint32_t index) -> Device&;
   [[nodiscard]] static auto snapshot_of(const Device& d) -> DeviceSnapshot;  ///< caller holds mutex_

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "core/guarded_run.hpp"
 #include "core/live_state.hpp"
 #include "runtime/live_feed.hpp"
+#include "workload/pod_resources.hpp"
 #include "workload/process_info.hpp"
 
 namespace solscope::app {
@@ -26,6 +28,19 @@ namespace solscope::app {
 struct PidMemory {
   std::int32_t pid = 0;
   std::uint64_t gpu_memory_bytes = 0;
+};
+
+/// How the process and workload refresh runs (issue 24; docs/design/sol-metrics.md section 11).
+struct WorkloadRefreshOptions {
+  std::chrono::milliseconds period{2000};       ///< how often; > 0
+  std::filesystem::path procfs_root = "/proc";  ///< a fake tree in tests
+  /// The kubelet's PodResources socket; empty: not asked (switched off by SOLSCOPE_KUBELET_SOCKET=off).
+  std::string kubelet_socket = std::string(workload::kKubeletPodResourcesSocket);
+  std::optional<std::filesystem::path> job_mapping_dir;  ///< `--job-mapping-dir`; nullopt: none
+  bool read_environ = true;  ///< false (SOLSCOPE_READ_ENVIRON=0): never read /proc/PID/environ
+  /// Called on the refresher's thread when a device's workloads changed, with the sample clock's newest time
+  /// (LiveState::newest_ns()): the trace writer's `workloads` table. May be empty.
+  std::function<void(std::uint32_t device, std::int64_t t_ns, const core::GpuWorkloads& workloads)> on_change;
 };
 
 /// The view's process rows for NVML entries, attributed from `<procfs_root>/<pid>/` (read_process_info):

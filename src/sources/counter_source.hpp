@@ -43,6 +43,12 @@ struct DeviceProcess {
   std::int32_t pid = 0;
   /// Device memory the process uses, in bytes; nullopt when the source cannot tell.
   std::optional<std::uint64_t> gpu_memory_bytes;
+  /// Its SM utilization over the last window, percent of the device's SM time (NVML
+  /// nvmlDeviceGetProcessUtilization `smUtil` of the samples since the previous refresh); nullopt when the
+  /// driver does not report it (NVML_ERROR_NOT_SUPPORTED, or no sample for this pid).
+  std::optional<double> sm_pct;
+  bool graphics = false;  ///< listed by nvmlDeviceGetGraphicsRunningProcesses (and not as compute)
+  bool mps = false;       ///< listed by nvmlDeviceGetMPSComputeRunningProcesses: an MPS client
 };
 
 /// Optional capability of a source: the processes on each device (the NVIDIA source, through NVML).

@@ -1,0 +1,67 @@
+// Workload identity per GPU: joins what NVML lists on each GPU (processes with their SM share) with what the
+// node knows about them (procfs and cgroups: container and pod UID; the environment: the Slurm job only; the
+// kubelet's PodResources map; dcgm-exporter-style job mapping files) and applies core::attribute_gpu. The
+// rules are core/workload.hpp's; the sources of each field are in docs/design/sol-metrics.md section 11.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/device_info.hpp"
+#include "core/live_state.hpp"
+#include "core/workload.hpp"
+#include "workload/pod_resources.hpp"
+#include "workload/process_info.hpp"
+
+namespace solscope::workload {
+
+/// The environment keys an attribution reads from /proc/PID/environ; no other key is kept.
+inline constexpr std::string_view kSlurmJobIdKey = "SLURM_JOB_ID";
+inline constexpr std::string_view kSlurmJobUserKey = "SLURM_JOB_USER";
+
+/// One process NVML lists on a GPU (sources::DeviceProcess without the source room's type).
+struct ListedProcess {
+  std::int32_t pid = 0;
+  std::uint64_t gpu_memory_bytes = 0;  ///< 0 when unknown
+  std::optional<double> sm_pct;        ///< NVML process utilization, SM %; nullopt unknown
+  bool mps = false;                    ///< an MPS client
+};
+
+/// What the node knows besides procfs, gathered once per refresh.
+struct NodeAttribution {
+  /// The kubelet's map; nullopt when not asked (switched off) or unavailable (`kubelet_note` says which).
+  std::optional<PodResourcesMap> pods;
+  std::string kubelet_note;  ///< "kubelet PodResources" or why not, e.g. "no kubelet socket at ..."
+  /// Job IDs per GPU index from `--job-mapping-dir` files; empty when not configured or unreadable.
+  std::map<std::uint32_t, std::vector<std::string>> jobs_by_gpu;
+  bool read_environ =
+      true;  ///< false: never read /proc/PID/environ (the switch in the runtime's environment)
+};
+
+/// The processes and workloads of one GPU.
+struct ResolvedGpu {
+  std::vector<core::GpuProcess> processes;  ///< view rows, one per listed process, identity filled in
+  core::GpuWorkloads workloads;             ///< core::attribute_gpu over them and the GPU's allocations
+};
+
+/// Attributes the processes NVML listed on `device`. Identity, best first: the kubelet's pod for the device's
+/// ID (its MIG UUID for a MIG device, else its UUID) when exactly one container holds it, else the process's
+/// cgroup pod UID as pod "uid:<uid>" and container id; the job mapping file's job for the GPU; SLURM_JOB_ID
+/// and SLURM_JOB_USER from the process's environment; the process owner's name. Allocations with no process
+/// become workloads with no PIDs. Never fails: what cannot be read stays unknown and is named in
+/// `workloads.note` ("pid 412: environ: permission denied").
+[[nodiscard]] auto resolve_gpu(const core::DeviceInfo& device, const std::vector<ListedProcess>& listed,
+                               const NodeAttribution& node, const std::filesystem::path& procfs_root,
+                               const UserNameLookup& user_name) -> ResolvedGpu;
+
+/// Reads dcgm-exporter-style job mapping files: in `dir`, a file named after a GPU index ("0", "1", ...)
+/// holds one job ID per line (blank lines ignored). Files of other names are ignored. Errors: NotFound or
+/// PermissionDenied for the directory, with its path.
+[[nodiscard]] auto read_job_mapping(const std::filesystem::path& dir)
+    -> core::Result<std::map<std::uint32_t, std::vector<std::string>>>;
+
+}  // namespace solscope::workload
