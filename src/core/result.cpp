@@ -4,10 +4,10 @@
 
 namespace solscope::core {
 
-constexpr EnumNames<ErrorCode, 10> kErrorCodeNames({"invalid argument", "not found", "permission denied",
+constexpr EnumNames<ErrorCode, 11> kErrorCodeNames({"invalid argument", "not found", "permission denied",
                                                     "unavailable", "resource exhausted", "data loss",
                                                     "failed precondition", "aborted", "unimplemented",
-                                                    "internal"},
+                                                    "internal", "deadline exceeded"},
                                                    "unknown");
 
 auto to_string(ErrorCode code) -> std::string_view {

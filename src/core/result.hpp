@@ -3,9 +3,10 @@
 // The codes follow abseil's canonical set (absl/status/status.h) so that each failure maps to one meaning:
 // InvalidArgument for bad user input, NotFound for a missing library or file, PermissionDenied for missing
 // profiling privilege, Unavailable for a device or counter unit that is busy or gone, DataLoss for a damaged
-// trace, FailedPrecondition for a call made in the wrong state, Unimplemented for an unsupported chip, and
-// Internal for a bug. `tl::expected` (Debian libexpected-dev) stands in for std::expected, which g++ 12 lacks
-// in C++20; switching is a change to this file alone.
+// trace, FailedPrecondition for a call made in the wrong state, Unimplemented for an unsupported chip,
+// Internal for a bug, and DeadlineExceeded for a call to another service that did not answer in time.
+// `tl::expected` (Debian libexpected-dev) stands in for std::expected, which g++ 12 lacks in C++20; switching
+// is a change to this file alone.
 #pragma once
 
 #include <string>
@@ -28,6 +29,7 @@ enum class ErrorCode {
   Aborted,             ///< an operation was cut short and its work lost (a kernel fault); others may go on
   Unimplemented,       ///< the chip, version or feature is not supported
   Internal,            ///< an invariant broke: a bug in solscope
+  DeadlineExceeded,    ///< a call to another service did not finish within its deadline (a kubelet socket)
 };
 
 /// Short lowercase name of an error code, e.g. "permission denied".

@@ -44,6 +44,7 @@ TEST(EnumNamesTest, core_names_are_unchanged) {
   EXPECT_EQ(to_string(ErrorCode::InvalidArgument), "invalid argument");
   EXPECT_EQ(to_string(ErrorCode::FailedPrecondition), "failed precondition");
   EXPECT_EQ(to_string(ErrorCode::Internal), "internal");
+  EXPECT_EQ(to_string(ErrorCode::DeadlineExceeded), "deadline exceeded");
   EXPECT_EQ(to_string(Unit::Percent), "pct");
   EXPECT_EQ(to_string(Unit::BytesPerSecond), "bytes_per_s");
   EXPECT_EQ(to_string(Unit::Bytes), "bytes");
