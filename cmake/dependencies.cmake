@@ -77,6 +77,48 @@ if(NOT TARGET solscope_httplib)
 endif()
 
 
+# gRPC and protobuf for the kubelet's PodResources client (src/workload/pod_resources.cpp): Debian's
+# libgrpc++-dev and libprotobuf-dev, with protoc (protobuf-compiler) and grpc_cpp_plugin (protobuf-compiler-grpc),
+# which generate the client from proto/podresources/v1/api.proto at build time (src/workload/CMakeLists.txt).
+# gRPC through pkg-config (grpc++.pc), the interface Debian documents for it. A portable build links the static
+# archives Debian ships beside the shared libraries (pkg-config --static), so the bundle needs no libgrpc on the
+# user's machine; glibc's own libraries stay shared.
+solscope_require(Protobuf libprotobuf-dev)
+if(NOT Protobuf_PROTOC_EXECUTABLE)
+  message(FATAL_ERROR "solscope: protoc not found: install the Debian package protobuf-compiler "
+                      "(scripts/setup.sh installs everything the build needs)")
+endif()
+find_program(SOLSCOPE_GRPC_CPP_PLUGIN grpc_cpp_plugin)
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(SOLSCOPE_GRPCXX QUIET grpc++)
+endif()
+if(NOT SOLSCOPE_GRPC_CPP_PLUGIN OR NOT SOLSCOPE_GRPCXX_FOUND)
+  message(FATAL_ERROR "solscope: gRPC not found: install the Debian packages libgrpc++-dev and "
+                      "protobuf-compiler-grpc (scripts/setup.sh installs everything the build needs)")
+endif()
+if(NOT TARGET solscope_grpc)
+  add_library(solscope_grpc INTERFACE)
+  if(SOLSCOPE_GRPCXX_INCLUDE_DIRS)  # empty for /usr/include
+    target_include_directories(solscope_grpc SYSTEM INTERFACE ${SOLSCOPE_GRPCXX_INCLUDE_DIRS})
+  endif()
+  if(SOLSCOPE_PORTABLE)
+    # Every library of `pkg-config --static --libs grpc++` as its archive, but glibc's and the compiler's.
+    set(_grpc_static "")
+    foreach(_lib IN LISTS SOLSCOPE_GRPCXX_STATIC_LIBRARIES)
+      if(NOT _lib MATCHES "^(m|dl|rt|pthread|c|atomic)$")
+        list(APPEND _grpc_static "-l${_lib}")
+      endif()
+    endforeach()
+    find_library(SOLSCOPE_PROTOBUF_A NAMES libprotobuf.a REQUIRED)
+    target_link_libraries(solscope_grpc INTERFACE -Wl,--push-state,-Bstatic ${_grpc_static} -Wl,--pop-state
+                                                  ${SOLSCOPE_PROTOBUF_A} Threads::Threads ${CMAKE_DL_LIBS} rt)
+  else()
+    target_link_libraries(solscope_grpc INTERFACE ${SOLSCOPE_GRPCXX_LINK_LIBRARIES} protobuf::libprotobuf
+                                                  Threads::Threads)
+  endif()
+endif()
+
 # CUDA toolkit headers (cupti_*.h, cuda.h) for the NVIDIA source's parameter structs. No NVIDIA library is
 # linked: libcupti, libcuda and libnvidia-ml are dlopen'ed at run time.
 find_path(SOLSCOPE_CUPTI_INCLUDE_DIR cupti_pmsampling.h

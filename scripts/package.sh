@@ -61,7 +61,8 @@ install -m 0644 -t "$tree/share/doc/solscope" README.md
 install -m 0644 -t "$tree" README.md
 # The copyright notices of everything linked in, from the Debian packages it was built from.
 for pkg in libstdc++-12-dev libfmt-dev libtomlplusplus-dev libcpp-httplib-dev prometheus-cpp-dev libsqlite3-dev \
-           libncurses-dev libssl-dev zlib1g-dev nlohmann-json3-dev libcli11-dev libexpected-dev; do
+           libncurses-dev libssl-dev zlib1g-dev nlohmann-json3-dev libcli11-dev libexpected-dev \
+           libgrpc++-dev libgrpc-dev libprotobuf-dev libabsl-dev libre2-dev libc-ares-dev; do
   src="/usr/share/doc/$pkg/copyright"
   [ -f "$src" ] && install -m 0644 "$src" "$tree/share/doc/solscope/third-party/$pkg.copyright"
 done

@@ -10,6 +10,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev libcpp-httplib-dev
   libsqlite3-dev sqlite3 libncurses-dev libexpected-dev prometheus-cpp-dev libssl-dev
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler  # the kubelet PodResources client
   libgtest-dev libgmock-dev libbenchmark-dev
   tmux python3 clang-format locales curl
   clang libclang-rt-dev  # libFuzzer for scripts/fuzz.sh (clang 14 and its runtime on Debian 12)
