@@ -92,6 +92,15 @@ def check_kubernetes():
     check(container["args"][0] == "serve" and any(a.startswith("--token-file=") for a in container["args"]),
           f"the DaemonSet must run `serve --token-file=...` (it listens off loopback): {container['args']}")
     check(container["livenessProbe"]["httpGet"]["path"] == "/healthz", "liveness must use /healthz (no token)")
+    # The kubelet's PodResources socket (pod, namespace and container of each GPU): the host's folder, read-only.
+    pod_resources = "/var/lib/kubelet/pod-resources"
+    mounts = {m["name"]: m for m in container.get("volumeMounts", [])}
+    volumes = {v["name"]: v for v in kinds["DaemonSet"]["spec"]["template"]["spec"].get("volumes", [])}
+    mount = mounts.get("pod-resources", {})
+    check(mount.get("mountPath") == pod_resources and mount.get("readOnly") is True,
+          f"the DaemonSet must mount {pod_resources} read-only (volume pod-resources): {mount}")
+    check(volumes.get("pod-resources", {}).get("hostPath", {}).get("path") == pod_resources,
+          f"volume pod-resources must be the host's {pod_resources}")
     print(f"kubernetes: {len(docs)} objects")
 
 
