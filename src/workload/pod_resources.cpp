@@ -34,12 +34,18 @@ constexpr std::string_view kReplicaSeparator = "::";
 /// (defaultPodResourcesMaxSize, passed to k8s.io/kubernetes/pkg/kubelet/apis/podresources GetV1Client);
 /// gRPC's default of 4 MiB is too small for a node with many pods.
 constexpr int kMaxListAnswerBytes = 16 * 1024 * 1024;
+/// The kubelet's folder of the socket, which a container mounts from the host.
+constexpr std::string_view kPodResourcesFolder =
+    kKubeletPodResourcesSocket.substr(0, kKubeletPodResourcesSocket.rfind('/'));
+
 /// What to do when solscope cannot reach the socket.
-constexpr std::string_view kMountHint =
-    "mount the host's /var/lib/kubelet/pod-resources into solscope's pod (hostPath, read-only; "
-    "deploy/kubernetes/daemonset.yaml does), or run solscope on the node itself; until then pods are named "
-    "from "
-    "the cgroup path";
+auto mount_hint() -> std::string {
+  return fmt::format(
+      "mount the host's {} into solscope's pod (hostPath, read-only, as deploy/kubernetes/daemonset.yaml "
+      "does), or run solscope on the node itself; until then pods are known only by the UID in the cgroup "
+      "path",
+      kPodResourcesFolder);
+}
 
 auto is_gpu_resource(std::string_view resource_name) -> bool {
   return resource_name == kNvidiaGpuResource || resource_name.starts_with(kNvidiaMigResourcePrefix);
@@ -47,15 +53,14 @@ auto is_gpu_resource(std::string_view resource_name) -> bool {
 
 auto unreachable(std::string_view socket_path, std::string_view why) -> core::Error {
   return core::Error{core::ErrorCode::Unavailable,
-                     fmt::format("kubelet PodResources socket {}: {}", socket_path, why),
-                     std::string(kMountHint)};
+                     fmt::format("kubelet PodResources socket {}: {}", socket_path, why), mount_hint()};
 }
 
 auto not_permitted(std::string_view socket_path, std::string_view why) -> core::Error {
   return core::Error{
       core::ErrorCode::PermissionDenied, fmt::format("kubelet PodResources socket {}: {}", socket_path, why),
-      "run solscope as root, or as a user that may write the socket (the kubelet creates it "
-      "root-only); in Kubernetes, run solscope's container as root with the directory mounted"};
+      "run solscope as root, or as a user that may write the socket (the kubelet's socket and folder are "
+      "root's); in Kubernetes, run solscope's container as user 0 with the folder mounted"};
 }
 
 /// Checks the socket file before gRPC sees it, so that an absent socket or a missing permission is answered
@@ -88,12 +93,12 @@ auto status_error(const grpc::Status& status, std::string_view socket_path,
     case grpc::StatusCode::UNAVAILABLE:
       return unreachable(socket_path, fmt::format("nobody answers ({})", status.error_message()));
     case grpc::StatusCode::DEADLINE_EXCEEDED:
-      return core::Error{
-          core::ErrorCode::DeadlineExceeded,
-          fmt::format("kubelet PodResources socket {}: List did not answer within {} ms", socket_path,
-                      deadline.count()),
-          "check that the kubelet on this node is running and healthy; pods are named from the cgroup path "
-          "meanwhile"};
+      return core::Error{core::ErrorCode::DeadlineExceeded,
+                         fmt::format("kubelet PodResources socket {}: List did not answer within {} ms",
+                                     socket_path, deadline.count()),
+                         "check that the kubelet on this node is running and healthy; until it answers, pods "
+                         "are known only by "
+                         "the UID in the cgroup path"};
     case grpc::StatusCode::PERMISSION_DENIED:
       return not_permitted(socket_path, status.error_message());
     default:
@@ -101,7 +106,7 @@ auto status_error(const grpc::Status& status, std::string_view socket_path,
           core::ErrorCode::Internal,
           fmt::format("kubelet PodResources socket {}: List failed with gRPC status {} ({})", socket_path,
                       static_cast<int>(status.error_code()), status.error_message()),
-          "the kubelet may not serve PodResources v1 (Kubernetes 1.20 or newer does)"};
+          "the kubelet may not serve PodResources v1 (kubelets of Kubernetes 1.20 and newer do)"};
   }
 }
 
