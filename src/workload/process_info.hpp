@@ -92,8 +92,8 @@ using UserNameLookup = std::function<std::string(std::uint32_t uid)>;
 inline constexpr std::size_t kMaxEnvironBytes = 256u << 10;
 
 /// The values of `keys` in the NUL-separated "KEY=VALUE" text of /proc/PID/environ: a key that is absent (or
-/// an entry without '=') is absent from the result; when a key appears twice the first wins, as getenv(3)
-/// finds it. Nothing else of the text is copied. Pure.
+/// an entry without '=') is absent from the result; when a key appears twice the first wins, as the C
+/// library's lookup (getenv, POSIX) finds it. Nothing else of the text is copied. Pure.
 [[nodiscard]] auto environ_values(std::string_view environ_text, std::span<const std::string_view> keys)
     -> std::map<std::string, std::string, std::less<>>;
 
