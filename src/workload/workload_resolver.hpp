@@ -65,6 +65,14 @@ struct ResolvedGpu {
 /// and SLURM_JOB_USER from the process's environment; the process owner's name. Allocations with no process
 /// become workloads with no PIDs. Never fails: what cannot be read stays unknown and is named in
 /// `workloads.note` ("pid 412: environ: permission denied").
+/// Details: a kubelet holder is the identity of every process on the device, read or not; when several
+/// containers hold it (time-slicing replicas) the kubelet does not say which process is whose, so processes
+/// are named by their cgroups and the holders are allocations only while no process runs (the note says so).
+/// A cgroup names pod "uid:<pod UID>" and container kShortContainerIdChars hex digits of the container id.
+/// Mapped jobs are allocations when no kubelet holder is known; a SLURM_JOB_ID that a mapping file also names
+/// keeps only the job (the mapping's workload), another also SLURM_JOB_USER (else the owner). environ is
+/// opened only when `node.read_environ` and no better source named the process; only the two Slurm keys are
+/// kept (read_environ_keys).
 [[nodiscard]] auto resolve_gpu(const core::DeviceInfo& device, const std::vector<ListedProcess>& listed,
                                const NodeAttribution& node, const std::filesystem::path& procfs_root,
                                const UserNameLookup& user_name) -> ResolvedGpu;
