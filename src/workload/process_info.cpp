@@ -176,6 +176,30 @@ auto read_environ(const std::filesystem::path& procfs_root, std::int32_t pid) ->
   return split_nul(*text);
 }
 
+auto environ_values(std::string_view environ_text, std::span<const std::string_view> keys)
+    -> std::map<std::string, std::string, std::less<>> {
+  std::map<std::string, std::string, std::less<>> out;
+  while (!environ_text.empty() && out.size() < keys.size()) {
+    const auto nul = std::min(environ_text.find('\0'), environ_text.size());
+    const std::string_view entry = environ_text.substr(0, nul);
+    environ_text.remove_prefix(std::min(nul + 1, environ_text.size()));
+    const auto eq = entry.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string_view key = entry.substr(0, eq);
+    if (std::find(keys.begin(), keys.end(), key) == keys.end() || out.contains(key)) continue;
+    out.emplace(std::string(key), std::string(entry.substr(eq + 1)));
+  }
+  return out;
+}
+
+auto read_environ_keys(const std::filesystem::path& procfs_root, std::int32_t pid,
+                       std::span<const std::string_view> keys)
+    -> core::Result<std::map<std::string, std::string, std::less<>>> {
+  auto text = detail::read_file(procfs_root / std::to_string(pid) / "environ", kMaxEnvironBytes);
+  if (!text) return core::fail(text.error());
+  return environ_values(*text, keys);
+}
+
 auto env_value(const std::vector<std::string>& environ, std::string_view key) -> std::optional<std::string> {
   for (const std::string& entry : environ) {
     if (entry.size() > key.size() && entry.compare(0, key.size(), key) == 0 && entry[key.size()] == '=') {

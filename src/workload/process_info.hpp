@@ -9,13 +9,18 @@
 // one unreadable process never stops the others from being attributed.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/result.hpp"
 
 namespace solscope::workload {
 
@@ -80,6 +85,25 @@ using UserNameLookup = std::function<std::string(std::uint32_t uid)>;
 /// add a phrase to `problems`. `user_name` may be empty (then `user` stays empty).
 [[nodiscard]] auto read_process_info(const std::filesystem::path& procfs_root, std::int32_t pid,
                                      const UserNameLookup& user_name) -> ProcessInfo;
+
+/// The most of one process's /proc/PID/environ any reader takes (256 KiB; Linux caps the whole argument and
+/// environment area of a new program at a quarter of its stack limit, 2 MiB by default: execve(2)). An entry
+/// past it is not seen.
+inline constexpr std::size_t kMaxEnvironBytes = 256u << 10;
+
+/// The values of `keys` in the NUL-separated "KEY=VALUE" text of /proc/PID/environ: a key that is absent (or
+/// an entry without '=') is absent from the result; when a key appears twice the first wins, as the C
+/// library's lookup (getenv, POSIX) finds it. Nothing else of the text is copied. Pure.
+[[nodiscard]] auto environ_values(std::string_view environ_text, std::span<const std::string_view> keys)
+    -> std::map<std::string, std::string, std::less<>>;
+
+/// Reads at most kMaxEnvironBytes of `<procfs_root>/<pid>/environ` and keeps only `keys` (environ_values):
+/// the rest of the environment is dropped with the read buffer. Errors: NotFound (the process is gone),
+/// PermissionDenied (environ is readable only by the owner or root: proc(5)), Unavailable, each naming the
+/// file.
+[[nodiscard]] auto read_environ_keys(const std::filesystem::path& procfs_root, std::int32_t pid,
+                                     std::span<const std::string_view> keys)
+    -> core::Result<std::map<std::string, std::string, std::less<>>>;
 
 /// The environment of a process as "KEY=VALUE" entries (/proc/<pid>/environ, readable only by the owner or
 /// root); empty when unreadable.

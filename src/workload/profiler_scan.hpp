@@ -27,15 +27,13 @@
 
 #include "core/device_info.hpp"
 #include "core/pm_yield.hpp"
+#include "workload/process_info.hpp"  // kMaxEnvironBytes
 
 namespace solscope::workload {
 
 /// The most of one process's /proc/PID/maps a scan reads (1 MiB, about 10,000 mappings: a PyTorch process
 /// maps a few thousand); a library listed past it is not seen.
 inline constexpr std::size_t kMaxMapsBytesPerProcess = 1u << 20;
-/// The most of one process's /proc/PID/environ a scan reads (256 KiB; Linux caps the whole argument and
-/// environment area of a new program at a quarter of its stack limit, 2 MiB by default: execve(2)).
-inline constexpr std::size_t kMaxEnvironBytes = 256u << 10;
 
 /// What one process is, as far as the counters go.
 enum class ProfilerKind : std::uint8_t {
@@ -87,8 +85,8 @@ struct VisibilityEnv {
 /// profiling module". A process that cannot be read (gone, or another user's without privilege) is skipped
 /// without a word; kernel threads (empty cmdline) are skipped. Work per process: comm, cmdline, at most
 /// kMaxMapsBytesPerProcess of maps (not read for an Nsight CLI found by name) and, for a sighting,
-/// kMaxEnvironBytes of environ. `cancel` (may be null), when set, ends the scan before the next process (what
-/// it found so far is returned). Never fails.
+/// kMaxEnvironBytes (process_info.hpp) of environ. `cancel` (may be null), when set, ends the scan before the
+/// next process (what it found so far is returned). Never fails.
 [[nodiscard]] auto scan_profilers(const std::filesystem::path& procfs_root,
                                   const std::vector<core::DeviceInfo>& devices,
                                   const std::atomic<bool>* cancel = nullptr)

@@ -4,6 +4,7 @@
 // rules are core/workload.hpp's; the sources of each field are in docs/design/sol-metrics.md section 11.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -22,6 +23,16 @@ namespace solscope::workload {
 /// The environment keys an attribution reads from /proc/PID/environ; no other key is kept.
 inline constexpr std::string_view kSlurmJobIdKey = "SLURM_JOB_ID";
 inline constexpr std::string_view kSlurmJobUserKey = "SLURM_JOB_USER";
+
+/// A container named by its runtime id only (no kubelet name) is labelled with this many leading hex digits
+/// of it, as `docker ps` and `crictl ps` abbreviate ids.
+inline constexpr std::size_t kShortContainerIdChars = 12;
+/// GpuWorkloads::note names at most this many processes that could not be read, then "N more".
+inline constexpr std::size_t kMaxNotedProcessProblems = 3;
+/// A job mapping file larger than this (64 KiB, thousands of job IDs) is refused as not one.
+inline constexpr std::size_t kMaxJobMappingFileBytes = 64u << 10;
+/// A job mapping file with more job IDs than this is refused (a GPU runs a handful of jobs at once).
+inline constexpr std::size_t kMaxJobsPerMappingFile = 64;
 
 /// One process NVML lists on a GPU (sources::DeviceProcess without the source room's type).
 struct ListedProcess {
@@ -54,6 +65,14 @@ struct ResolvedGpu {
 /// and SLURM_JOB_USER from the process's environment; the process owner's name. Allocations with no process
 /// become workloads with no PIDs. Never fails: what cannot be read stays unknown and is named in
 /// `workloads.note` ("pid 412: environ: permission denied").
+/// Details: a kubelet holder is the identity of every process on the device, read or not; when several
+/// containers hold it (time-slicing replicas) the kubelet does not say which process is whose, so processes
+/// are named by their cgroups and the holders are allocations only while no process runs (the note says so).
+/// A cgroup names pod "uid:<pod UID>" and container kShortContainerIdChars hex digits of the container id.
+/// Mapped jobs are allocations when no kubelet holder is known; a SLURM_JOB_ID that a mapping file also names
+/// keeps only the job (the mapping's workload), another also SLURM_JOB_USER (else the owner). environ is
+/// opened only when `node.read_environ` and no better source named the process; only the two Slurm keys are
+/// kept (read_environ_keys).
 [[nodiscard]] auto resolve_gpu(const core::DeviceInfo& device, const std::vector<ListedProcess>& listed,
                                const NodeAttribution& node, const std::filesystem::path& procfs_root,
                                const UserNameLookup& user_name) -> ResolvedGpu;
@@ -61,6 +80,13 @@ struct ResolvedGpu {
 /// Reads dcgm-exporter-style job mapping files: in `dir`, a file named after a GPU index ("0", "1", ...)
 /// holds one job ID per line (blank lines ignored). Files of other names are ignored. Errors: NotFound or
 /// PermissionDenied for the directory, with its path.
+/// Format: dcgm-exporter's HPC job mapping (`--hpc-job-mapping-dir`, internal/pkg/transformation/hpc.go):
+/// regular files whose name is a GPU index, each line a job ID; directories and other names are skipped. Here
+/// a name must be the index written canonically ("7", not "07" or "+7": dcgm-exporter matches the name
+/// against its `gpu` label as a string), lines are trimmed, and a job listed twice counts once. A file that
+/// vanished since the listing (the job's epilog removed it) is skipped. Further errors, each naming the file:
+/// PermissionDenied (a file that cannot be read), InvalidArgument (a file over kMaxJobMappingFileBytes or
+/// with more than kMaxJobsPerMappingFile job IDs).
 [[nodiscard]] auto read_job_mapping(const std::filesystem::path& dir)
     -> core::Result<std::map<std::uint32_t, std::vector<std::string>>>;
 

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <filesystem>
 #include <string>
 
@@ -155,6 +156,18 @@ TEST(ProcessInfoTest, reads_environment_and_children) {
   EXPECT_TRUE(read_environ(procfs_host(), 1001).empty());
   EXPECT_THAT(child_pids(procfs_host(), 3000), ElementsAre(3001, 3002, 3003));
   EXPECT_THAT(child_pids(procfs_host(), 1001), ElementsAre(1002, 1003));
+}
+
+TEST(ProcessInfoTest, environ_values_keeps_only_the_keys_asked_for) {
+  constexpr char kText[] = "PATH=/bin\0NOEQUALS\0SLURM_JOB_ID=7\0SLURM_JOB_IDX=8\0SLURM_JOB_ID=9\0EMPTY=\0";
+  const std::string_view text(kText, sizeof kText - 1);
+  const std::array<std::string_view, 3> keys{"SLURM_JOB_ID", "EMPTY", "MISSING"};
+  const auto values = environ_values(text, keys);
+  ASSERT_EQ(values.size(), 2u);
+  EXPECT_EQ(values.at("SLURM_JOB_ID"), "7");  // the first, as the C library's lookup finds it
+  EXPECT_EQ(values.at("EMPTY"), "");
+  EXPECT_TRUE(environ_values(text, {}).empty());
+  EXPECT_TRUE(environ_values("", keys).empty());
 }
 
 TEST(ProcessInfoTest, system_user_name_knows_root) {
