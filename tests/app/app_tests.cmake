@@ -43,5 +43,6 @@ if(TARGET solscope_app AND TARGET solscope_nvidia)
             ${CMAKE_CURRENT_LIST_DIR}/pm_yield_nvidia_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../support/fake_nvml.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../support/fake_nvml_mig.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/../support/fake_nvml_processes.cpp
     LIBS solscope_app solscope::nvidia solscope_httplib nlohmann_json::nlohmann_json)
 endif()
