@@ -13,6 +13,8 @@ if(TARGET solscope_app)
             ${CMAKE_CURRENT_LIST_DIR}/live_feed_test.cpp ${CMAKE_CURRENT_LIST_DIR}/sink_worker_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/engine_driver_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/trace_output_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/source_capabilities_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/process_refresh_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/workload_refresh_options_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/foreign_text_cli_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/output_checks_cli_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/check/check_run_test.cpp ${CMAKE_CURRENT_LIST_DIR}/check/phase_means_test.cpp
