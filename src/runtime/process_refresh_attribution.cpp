@@ -9,7 +9,8 @@ namespace solscope::app {
 namespace {
 
 /// The kubelet's note when it is not asked.
-constexpr std::string_view kKubeletOffNote = "kubelet PodResources switched off (SOLSCOPE_KUBELET_SOCKET=off)";
+constexpr std::string_view kKubeletOffNote =
+    "kubelet PodResources switched off (SOLSCOPE_KUBELET_SOCKET=off)";
 
 auto listed_of(const std::vector<sources::DeviceProcess>& processes) -> std::vector<workload::ListedProcess> {
   std::vector<workload::ListedProcess> out;

@@ -76,6 +76,9 @@ auto find_process_symbol(std::string_view name) -> void* {
   static const std::map<std::string, void*, std::less<>> kTable{
       {"nvmlDeviceGetGraphicsRunningProcesses_v3", symbol(&graphics_v3)},
       {"nvmlDeviceGetMPSComputeRunningProcesses_v3", symbol(&mps_v3)},
+      // _v2 fills the same nvmlProcessInfo_v2_t (nvml.h); the fake counts its calls under the _v3 name.
+      {"nvmlDeviceGetGraphicsRunningProcesses_v2", symbol(&graphics_v3)},
+      {"nvmlDeviceGetMPSComputeRunningProcesses_v2", symbol(&mps_v3)},
       {"nvmlDeviceGetProcessUtilization", symbol(&process_utilization)},
   };
   const auto it = kTable.find(name);

@@ -110,7 +110,8 @@ TEST_F(NvmlProcessesTest, not_supported_leaves_the_share_unknown_and_is_probed_o
 
 TEST_F(NvmlProcessesTest, a_driver_without_the_optional_functions_lists_compute_processes_only) {
   fake_.missing = {kUtil, "nvmlDeviceGetGraphicsRunningProcesses_v3",
-                   "nvmlDeviceGetMPSComputeRunningProcesses_v3"};
+                   "nvmlDeviceGetGraphicsRunningProcesses_v2", "nvmlDeviceGetMPSComputeRunningProcesses_v3",
+                   "nvmlDeviceGetMPSComputeRunningProcesses_v2"};
   fake_.gpus[0].graphics_processes = {info(300, 1)};
   NvmlReader reader = open();
   const auto processes = listed(reader);
@@ -143,6 +144,23 @@ TEST_F(NvmlProcessesTest, graphics_only_and_mps_processes_are_flagged_and_comput
   EXPECT_TRUE(processes[3].graphics);
   EXPECT_FALSE(processes[3].mps);
   EXPECT_EQ(processes[3].used_memory_bytes, 4ULL << 20);
+}
+
+TEST(NvmlProcessApiTest, the_optional_process_functions_resolve_newest_first_and_may_be_missing) {
+  FakeNvml fake;
+  const NvmlApi api = fake.api();
+  EXPECT_EQ(reinterpret_cast<void*>(api.device_get_graphics_running_processes),
+            fake.lookup("nvmlDeviceGetGraphicsRunningProcesses_v3"));
+  EXPECT_EQ(reinterpret_cast<void*>(api.device_get_mps_compute_running_processes),
+            fake.lookup("nvmlDeviceGetMPSComputeRunningProcesses_v3"));
+  EXPECT_EQ(reinterpret_cast<void*>(api.device_get_process_utilization), fake.lookup(kUtil));
+  fake.missing = {"nvmlDeviceGetGraphicsRunningProcesses_v3", "nvmlDeviceGetMPSComputeRunningProcesses_v3",
+                  "nvmlDeviceGetMPSComputeRunningProcesses_v2", kUtil};
+  const NvmlApi older = fake.api();
+  EXPECT_EQ(reinterpret_cast<void*>(older.device_get_graphics_running_processes),
+            fake.lookup("nvmlDeviceGetGraphicsRunningProcesses_v2"));
+  EXPECT_EQ(older.device_get_mps_compute_running_processes, nullptr);
+  EXPECT_EQ(older.device_get_process_utilization, nullptr);
 }
 
 TEST(ProcessSmPctTest, divides_each_pids_sum_by_the_periods_of_the_batch) {
