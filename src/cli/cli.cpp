@@ -65,6 +65,7 @@ void add_common_options(CLI::App& app, CommonOptions& common, std::string& confi
 void add_workload_options(CLI::App& app, WorkloadOptions& workloads) {
   config::add_option(app, config::Scope::Global, "--workloads", workloads.file);
   config::add_option(app, config::Scope::Global, "--no-workloads", workloads.disabled);
+  config::add_option(app, config::Scope::Global, "--job-mapping-dir", workloads.job_mapping_dir);
 }
 
 /// Names a user could have meant: the subcommands and the long options of the app and its chosen subcommand.

@@ -39,6 +39,16 @@ auto environment_with(const std::vector<std::pair<std::string, std::string>>& ov
   return out;
 }
 
+auto workload_refresh_options(const WorkloadOptions& workloads, const EnvLookup& env)
+    -> WorkloadRefreshOptions {
+  WorkloadRefreshOptions options;
+  if (!workloads.job_mapping_dir.empty()) options.job_mapping_dir = workloads.job_mapping_dir;
+  if (const auto socket = env(kKubeletSocketEnv); socket && !socket->empty())
+    options.kubelet_socket = *socket == kKubeletOff ? std::string() : *socket;
+  if (const auto environ_switch = env(kReadEnvironEnv)) options.read_environ = *environ_switch != "0";
+  return options;
+}
+
 auto temporary_directory() -> std::string {
   const std::string dir = env_or_empty("TMPDIR");
   return dir.empty() ? std::string("/tmp") : dir;

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/process_refresh.hpp"
+#include "runtime/sampling_options.hpp"
 #include "sources/library_search.hpp"
 #include "workload/model_config_path.hpp"
 
@@ -35,6 +37,21 @@ using EnvLookup = workload::EnvLookup;
 /// $XDG_CONFIG_HOME/solscope, else $HOME/.config/solscope (XDG Base Directory specification); empty when
 /// neither variable is set and non-empty.
 [[nodiscard]] auto config_dir(const EnvLookup& env) -> std::filesystem::path;
+
+/// The variable that names the kubelet's PodResources socket; kKubeletOff switches the kubelet off.
+inline constexpr std::string_view kKubeletSocketEnv = "SOLSCOPE_KUBELET_SOCKET";
+inline constexpr std::string_view kKubeletOff = "off";
+/// The variable that, set to "0", stops every read of /proc/PID/environ (the Slurm job then comes from job
+/// mapping files only).
+inline constexpr std::string_view kReadEnvironEnv = "SOLSCOPE_READ_ENVIRON";
+
+/// The process and workload refresh's settings (process_refresh.hpp) from the options and `env`:
+/// `workloads.job_mapping_dir` (none when empty); SOLSCOPE_KUBELET_SOCKET, a socket path, "off" (the kubelet
+/// is not asked), or unset or empty (the kubelet's default socket, workload::kKubeletPodResourcesSocket);
+/// SOLSCOPE_READ_ENVIRON=0 (environ never read; any other value or unset: read). The period, /proc and the
+/// change callback keep their defaults.
+[[nodiscard]] auto workload_refresh_options(const WorkloadOptions& workloads, const EnvLookup& env)
+    -> WorkloadRefreshOptions;
 
 /// The directory for temporary files: $TMPDIR when set and not empty, else /tmp.
 [[nodiscard]] auto temporary_directory() -> std::string;

@@ -11,9 +11,9 @@ LiveSampling::LiveSampling(sources::CounterSource& source, core::LiveState& stat
       source, std::vector<SampleSink*>{&sink_}, options.engine, external_stop,
       BackgroundEngineOptions{.annotate = std::move(options.annotate),
                               .pm_yield = std::move(options.pm_yield)});
-  // Processes (NVML + /proc) and workload notes, refreshed on the engine thread.
-  refresher_ =
-      std::make_unique<ProcessRefresher>(*engine_, state, std::move(options.notes), options.process_period);
+  // Processes and workloads: NVML's lists on the engine thread, their attribution on the refresher's own.
+  refresher_ = std::make_unique<ProcessRefresher>(*engine_, state, std::move(options.notes),
+                                                  std::move(options.refresh));
 }
 
 LiveSampling::~LiveSampling() {

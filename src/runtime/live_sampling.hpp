@@ -25,8 +25,8 @@ struct LiveSamplingOptions {
   LiveStateSink::Listener publish;                  ///< every sample, on the sink's thread; none when empty
   std::function<std::string(std::uint32_t)> notes;  ///< workload note of a device; none when empty
   PmYieldSetup pm_yield;  ///< yield the counters to profilers (none without a board)
-  /// How often the processes on the GPUs are refreshed (ProcessRefresher).
-  std::chrono::milliseconds process_period{2000};
+  /// The process and workload refresh (ProcessRefresher): its period, the kubelet, job mapping and environ.
+  WorkloadRefreshOptions refresh;
 };
 
 /// Starts at once: a BackgroundEngine over `source` with a LiveStateSink on `state` (and `publish`), the PM

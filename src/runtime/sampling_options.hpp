@@ -38,6 +38,9 @@ struct WorkloadOptions {
   /// $XDG_CONFIG_HOME/solscope/workloads.toml (or ~/.config/solscope/workloads.toml) when it exists.
   std::string file;
   bool disabled = false;  ///< --no-workloads: no discovery and no attainable SOL
+  /// --job-mapping-dir DIR / SOLSCOPE_JOB_MAPPING_DIR: dcgm-exporter-style job mapping files (a file per GPU
+  /// index, a job ID per line), the GPU's Slurm job (workload::read_job_mapping); empty = none.
+  std::string job_mapping_dir;
 };
 
 }  // namespace solscope::app

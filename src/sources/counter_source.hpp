@@ -44,8 +44,9 @@ struct DeviceProcess {
   /// Device memory the process uses, in bytes; nullopt when the source cannot tell.
   std::optional<std::uint64_t> gpu_memory_bytes;
   /// Its SM utilization over the last window, percent of the device's SM time (NVML
-  /// nvmlDeviceGetProcessUtilization `smUtil` of the samples since the previous refresh); nullopt when the
-  /// driver does not report it (NVML_ERROR_NOT_SUPPORTED, or no sample for this pid).
+  /// nvmlDeviceGetProcessUtilization `smUtil` of the samples since the previous refresh); 0 when the driver
+  /// has no sample for it (NVML samples only processes with non-zero utilization: it was idle); nullopt when
+  /// the driver does not report per-process utilization (NVML_ERROR_NOT_SUPPORTED, an older driver).
   std::optional<double> sm_pct;
   bool graphics = false;  ///< listed by nvmlDeviceGetGraphicsRunningProcesses (and not as compute)
   bool mps = false;       ///< listed by nvmlDeviceGetMPSComputeRunningProcesses: an MPS client

@@ -13,6 +13,8 @@ if(TARGET solscope_app)
             ${CMAKE_CURRENT_LIST_DIR}/live_feed_test.cpp ${CMAKE_CURRENT_LIST_DIR}/sink_worker_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/engine_driver_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/trace_output_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/source_capabilities_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/process_refresh_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/workload_refresh_options_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/foreign_text_cli_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/output_checks_cli_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/check/check_run_test.cpp ${CMAKE_CURRENT_LIST_DIR}/check/phase_means_test.cpp
@@ -43,5 +45,6 @@ if(TARGET solscope_app AND TARGET solscope_nvidia)
             ${CMAKE_CURRENT_LIST_DIR}/pm_yield_nvidia_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../support/fake_nvml.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../support/fake_nvml_mig.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/../support/fake_nvml_processes.cpp
     LIBS solscope_app solscope::nvidia solscope_httplib nlohmann_json::nlohmann_json)
 endif()

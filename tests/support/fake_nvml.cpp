@@ -360,7 +360,8 @@ auto symbol_table() -> const std::map<std::string, void*, std::less<>>& {
 
 auto find_symbol(std::string_view name) -> void* {
   if (const auto it = symbol_table().find(name); it != symbol_table().end()) return it->second;
-  return find_mig_symbol(name);
+  if (void* mig = find_mig_symbol(name)) return mig;
+  return find_process_symbol(name);
 }
 
 }  // namespace

@@ -79,6 +79,15 @@ struct FakeGpu {
   std::vector<nvml::ProcessInfo> processes;
   /// Processes that start right after the first count-only process query (exercises the retry).
   std::vector<nvml::ProcessInfo> processes_started_after_count;
+  /// nvmlDeviceGetGraphicsRunningProcesses_v3's and nvmlDeviceGetMPSComputeRunningProcesses_v3's lists (a MIG
+  /// device handle answers both with an empty list).
+  std::vector<nvml::ProcessInfo> graphics_processes;
+  std::vector<nvml::ProcessInfo> mps_processes;
+  /// The driver's process utilization samples; nvmlDeviceGetProcessUtilization answers those with a timeStamp
+  /// above its lastSeenTimeStamp, NVML_ERROR_NOT_FOUND when there is none.
+  std::vector<nvml::ProcessUtilizationSample> utilization_samples;
+  /// The lastSeenTimeStamp of each nvmlDeviceGetProcessUtilization call, in call order.
+  std::vector<unsigned long long> utilization_since;
   /// GPM: cumulative value per nvmlGpmMetricId_t; nvmlGpmMetricsGet answers sample2 - sample1.
   std::map<unsigned int, double> gpm_counters;
   /// GPM metric ids whose per-metric status is NVML_ERROR_NOT_SUPPORTED.

@@ -36,4 +36,8 @@ struct FakeGpmSample {
 /// The MIG functions by exported name (fake_nvml_mig.cpp); nullptr for other names.
 [[nodiscard]] auto find_mig_symbol(std::string_view name) -> void*;
 
+/// The graphics and MPS process lists and the process utilization samples by exported name
+/// (fake_nvml_processes.cpp); nullptr for other names.
+[[nodiscard]] auto find_process_symbol(std::string_view name) -> void*;
+
 }  // namespace solscope::nvidia::testing

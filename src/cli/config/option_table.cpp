@@ -120,6 +120,10 @@ auto global_options() -> std::vector<OptionSpec> {
        "~/.config/solscope/workloads.toml", 0, 0, true, true},
       {"--no-workloads", Scope::Global, Flag, "no workload discovery and no attainable SOL", "", 0, 0, true,
        true},
+      {"--job-mapping-dir", Scope::Global, Text,
+       "directory of dcgm-exporter-style job mapping files: a file per GPU index (0, 1, ...) whose lines are "
+       "the IDs of the jobs on that GPU (the workload's hpc_job)",
+       "", 0, 0, true, true},
       {"--connect", Scope::Global, Text, "show a running `solscope serve` (HOST:PORT)", "", 0, 0, true, true},
       {"--dcgm-exporter", Scope::Global, Text,
        "read the GPUs from NVIDIA dcgm-exporter at this URL (e.g. http://127.0.0.1:9400/metrics) instead of "

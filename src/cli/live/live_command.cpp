@@ -6,6 +6,7 @@
 #include "cli/live/tui_session.hpp"
 #include "core/units.hpp"
 #include "runtime/engine_loop.hpp"
+#include "runtime/environment.hpp"
 #include "runtime/exit_codes.hpp"
 #include "runtime/messages.hpp"
 #include "runtime/pm_yield_driver.hpp"
@@ -64,13 +65,15 @@ auto run_live(const CommonOptions& common, const WorkloadOptions& workloads, std
   if (want_terminal_view(common.json)) {
     const std::string trace =
         opened->live ? std::string() : (common.replay.empty() ? find_demo_trace() : common.replay);
-    const TerminalViewOptions view{.title = view_title(common, *opened, trace),
-                                   .engine = options,
-                                   .attainable = attainable.get(),
-                                   .replay_path = trace,
-                                   .speed = 1.0,
-                                   .started_steady_ns = started_ns,
-                                   .pm_yield = pm_yield_setup(common.pm_policy, opened->live)};
+    const TerminalViewOptions view{
+        .title = view_title(common, *opened, trace),
+        .engine = options,
+        .attainable = attainable.get(),
+        .replay_path = trace,
+        .speed = 1.0,
+        .started_steady_ns = started_ns,
+        .pm_yield = pm_yield_setup(common.pm_policy, opened->live),
+        .refresh = config::workload_refresh_options(workloads, config::process_environment())};
     const int code = run_terminal_view(*opened, view, err);
     const int read = report_replay_end(*opened, err);  // --replay of a damaged trace: what was read
     return code != kExitOk ? code : read;

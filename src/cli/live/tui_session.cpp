@@ -112,7 +112,7 @@ auto run_terminal_view(OpenedSource& opened, const TerminalViewOptions& options,
       std::function<std::string(std::uint32_t)> notes;
       if (attainable != nullptr)
         notes = [attainable](std::uint32_t d) { return attainable->description_of(d); };
-      refresher = std::make_unique<ProcessRefresher>(engine, state, std::move(notes));
+      refresher = std::make_unique<ProcessRefresher>(engine, state, std::move(notes), options.refresh);
     }
     tui::TuiOptions view = tui_options_from_env(
         tui::SourceInfo{.title = options.title,

@@ -10,6 +10,7 @@
 #include "attainable/attainable_sol.hpp"
 #include "runtime/engine.hpp"
 #include "runtime/pm_yield_driver.hpp"
+#include "runtime/process_refresh.hpp"
 #include "runtime/source_factory.hpp"
 #include "tui/tui.hpp"
 
@@ -30,6 +31,7 @@ struct TerminalViewOptions {
   std::int64_t started_steady_ns =
       0;                  ///< when the command started (tui::steady_now_ns), for the first-frame time
   PmYieldSetup pm_yield;  ///< live GPUs: yield the counters to profilers (BackgroundEngineOptions::pm_yield)
+  WorkloadRefreshOptions refresh;  ///< live GPUs: the process and workload refresh (ProcessRefresher)
 };
 
 /// The terminal view's options for `source`: $NO_COLOR, $SOLSCOPE_COLORS, $SOLSCOPE_ASCII and

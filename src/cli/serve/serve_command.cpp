@@ -14,6 +14,7 @@
 #include "net/loopback.hpp"
 #include "net/token_file.hpp"
 #include "runtime/engine_loop.hpp"
+#include "runtime/environment.hpp"
 #include "runtime/exit_codes.hpp"
 #include "runtime/live_feed.hpp"
 #include "runtime/live_sampling.hpp"
@@ -214,7 +215,8 @@ auto run_serve(const CommonOptions& common, const WorkloadOptions& workloads, co
       .annotate = attainable ? attainable->annotator() : std::function<void(core::RawSample&)>{},
       .publish = [&http](const core::SolSample& s) { http.publish(s); },
       .notes = {},
-      .pm_yield = std::move(pm_yield)};
+      .pm_yield = std::move(pm_yield),
+      .refresh = config::workload_refresh_options(workloads, config::process_environment())};
   if (attainable) {
     sampling.notes = [a = attainable.get()](std::uint32_t device) { return a->description_of(device); };
     attainable->start();

@@ -301,7 +301,10 @@ auto NvidiaSource::processes_on(std::uint32_t device) -> core::Result<std::vecto
     out.push_back(sources::DeviceProcess{.pid = static_cast<std::int32_t>(p.pid),
                                          .gpu_memory_bytes = p.used_memory_bytes == kUnknownMemory
                                                                  ? std::nullopt
-                                                                 : std::optional(p.used_memory_bytes)});
+                                                                 : std::optional(p.used_memory_bytes),
+                                         .sm_pct = p.sm_pct,
+                                         .graphics = p.graphics,
+                                         .mps = p.mps});
   }
   return out;
 }

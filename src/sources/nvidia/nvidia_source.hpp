@@ -123,9 +123,10 @@ class NvidiaSource final : public sources::CounterSource,
   /// Errors: as start() for the driver and NVML.
   [[nodiscard]] auto probe() const -> core::Result<NvidiaProbe>;
 
-  /// Compute processes on a device being sampled (NvmlReader::processes; unknown memory becomes nullopt), the
-  /// ProcessLister capability. Errors: FailedPrecondition when not started, InvalidArgument for a device not
-  /// sampled, NvmlReader::processes' errors.
+  /// Processes on a device being sampled (NvmlReader::processes: compute, MPS clients, graphics-only, with
+  /// their SM share; unknown memory becomes nullopt), the ProcessLister capability. Errors:
+  /// FailedPrecondition when not started, InvalidArgument for a device not sampled, NvmlReader::processes'
+  /// errors.
   [[nodiscard]] auto processes_on(std::uint32_t device)
       -> core::Result<std::vector<sources::DeviceProcess>> override;
   [[nodiscard]] auto process_lister() -> sources::ProcessLister* override { return this; }

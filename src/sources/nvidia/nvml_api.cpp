@@ -76,6 +76,11 @@ void resolve_optional(const SymbolLookup& lookup, NvmlApi& api) {
     resolve_first(lookup, api.device_get_compute_running_processes_v1,
                   {"nvmlDeviceGetComputeRunningProcesses"});
   }
+  resolve_first(lookup, api.device_get_graphics_running_processes,
+                {"nvmlDeviceGetGraphicsRunningProcesses_v3", "nvmlDeviceGetGraphicsRunningProcesses_v2"});
+  resolve_first(lookup, api.device_get_mps_compute_running_processes,
+                {"nvmlDeviceGetMPSComputeRunningProcesses_v3", "nvmlDeviceGetMPSComputeRunningProcesses_v2"});
+  resolve_first(lookup, api.device_get_process_utilization, {"nvmlDeviceGetProcessUtilization"});
   resolve_first(lookup, api.device_get_mig_mode, {"nvmlDeviceGetMigMode"});
   resolve_first(lookup, api.device_get_architecture, {"nvmlDeviceGetArchitecture"});
   resolve_first(lookup, api.device_get_max_mig_device_count, {"nvmlDeviceGetMaxMigDeviceCount"});

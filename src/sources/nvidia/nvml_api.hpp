@@ -145,6 +145,18 @@ struct ProcessInfoV1 {
   unsigned long long used_gpu_memory;
 };
 
+/// `nvmlProcessUtilizationSample_t` (nvml.h "Device Structs"), filled by nvmlDeviceGetProcessUtilization: one
+/// entry per process that had non-zero utilization in one of the driver's sample periods (NVML API
+/// reference, nvmlDeviceGetProcessUtilization).
+struct ProcessUtilizationSample {
+  unsigned int pid;
+  unsigned long long time_stamp;  ///< timeStamp: CPU time of the sample, microseconds
+  unsigned int sm_util;           ///< smUtil: SM (3D/compute) utilization, % of the sample period
+  unsigned int mem_util;          ///< memUtil: frame buffer memory utilization, %
+  unsigned int enc_util;          ///< encUtil: video encoder utilization, %
+  unsigned int dec_util;          ///< decUtil: video decoder utilization, %
+};
+
 /// NVML_VALUE_NOT_AVAILABLE as an unsigned long long (nvml.h: -1): process memory that NVML cannot report.
 inline constexpr unsigned long long kValueNotAvailable = ~0ULL;
 
@@ -228,6 +240,7 @@ static_assert(sizeof(MemoryV1) == 24);
 static_assert(sizeof(MemoryV2) == 40 && kMemoryV2Version == 0x02000028U);
 static_assert(sizeof(TemperatureV1) == 12 && kTemperatureV1Version == 0x0100000CU);
 static_assert(sizeof(ProcessInfo) == 24 && sizeof(ProcessInfoV1) == 16);
+static_assert(sizeof(ProcessUtilizationSample) == 32 && offsetof(ProcessUtilizationSample, sm_util) == 16);
 static_assert(sizeof(GpmMetric) == 40 && offsetof(GpmMetric, value) == 8);
 static_assert(offsetof(GpmMetricsGet, metrics) == 24);
 static_assert(sizeof(GpmSupport) == 8);
@@ -277,6 +290,17 @@ struct NvmlOptionalFns {
   /// present
   nvml::Return (*device_get_compute_running_processes_v1)(nvml::Device, unsigned int*,
                                                           nvml::ProcessInfoV1*) = nullptr;
+  /// nvmlDeviceGetGraphicsRunningProcesses_v3, else _v2 (nvmlProcessInfo_v2_t; the size protocol of the
+  /// compute list). Absent: graphics processes unknown.
+  nvml::Return (*device_get_graphics_running_processes)(nvml::Device, unsigned int*,
+                                                        nvml::ProcessInfo*) = nullptr;
+  /// nvmlDeviceGetMPSComputeRunningProcesses_v3, else _v2: the MPS clients. Absent: MPS unknown.
+  nvml::Return (*device_get_mps_compute_running_processes)(nvml::Device, unsigned int*,
+                                                           nvml::ProcessInfo*) = nullptr;
+  /// nvmlDeviceGetProcessUtilization(device, samples or NULL, &count, lastSeenTimeStamp in us): per-process
+  /// SM utilization samples newer than lastSeenTimeStamp. Absent: per-process SM share unknown.
+  nvml::Return (*device_get_process_utilization)(nvml::Device, nvml::ProcessUtilizationSample*, unsigned int*,
+                                                 unsigned long long) = nullptr;
   /// nvmlDeviceGetMigMode(device, &current, &pending)
   nvml::Return (*device_get_mig_mode)(nvml::Device, unsigned int*, unsigned int*) = nullptr;
   // MIG (Ampere and newer, Linux; nvml.h "Multi Instance GPU Management"). Enumeration needs all but the

@@ -13,9 +13,6 @@ namespace {
 
 using core::MetricId;
 
-constexpr std::size_t kProcessSlack = 8;  // room for processes that start between the two calls
-constexpr int kProcessListAttempts = 3;
-
 constexpr std::string_view kDriverCheckHint =
     "check the driver with nvidia-smi; after a driver update the host may need a reboot (driver/library "
     "version mismatch)";
@@ -48,33 +45,14 @@ auto device_name(std::uint32_t index, const core::DeviceInfo& info) -> std::stri
   return name;
 }
 
-// Lists processes with one of NVML's process-info layouts: a count-0 call first, then a buffer with slack,
-// again while the list outgrows it.
-template <class Info, class Fn>
-auto list_with(Fn fn, nvml::Device handle, std::vector<GpuProcess>& out) -> nvml::Return {
-  unsigned int count = 0;
-  nvml::Return rc = fn(handle, &count, nullptr);
-  out.clear();
-  if (rc == nvml::kSuccess) return rc;
-  std::vector<Info> infos;
-  for (int attempt = 0; attempt < kProcessListAttempts && rc == nvml::kErrorInsufficientSize; ++attempt) {
-    infos.assign(count + kProcessSlack, Info{});
-    count = static_cast<unsigned int>(infos.size());
-    rc = fn(handle, &count, infos.data());
-  }
-  if (rc != nvml::kSuccess) return rc;
-  for (std::size_t i = 0; i < count && i < infos.size(); ++i) {
-    out.push_back({.pid = infos[i].pid, .used_memory_bytes = infos[i].used_gpu_memory});
-  }
-  return rc;
-}
-
 }  // namespace
 
 constexpr core::EnumNames<NvmlQuery> kNvmlQueryNames(
     {"nvmlDeviceGetUtilizationRates", "nvmlDeviceGetClockInfo(NVML_CLOCK_SM)",
      "nvmlDeviceGetClockInfo(NVML_CLOCK_MEM)", "nvmlDeviceGetPowerUsage", "nvmlDeviceGetEnforcedPowerLimit",
-     "nvmlDeviceGetTemperature", "nvmlDeviceGetMemoryInfo", "nvmlDeviceGetComputeRunningProcesses"},
+     "nvmlDeviceGetTemperature", "nvmlDeviceGetMemoryInfo", "nvmlDeviceGetComputeRunningProcesses",
+     "nvmlDeviceGetGraphicsRunningProcesses", "nvmlDeviceGetMPSComputeRunningProcesses",
+     "nvmlDeviceGetProcessUtilization"},
     "?");
 
 auto to_string(NvmlQuery query) -> std::string_view {
@@ -251,6 +229,10 @@ void NvmlReader::mark_lost(std::uint32_t index, std::string reason) {
   dev.lost_reason = std::move(reason);
 }
 
+auto NvmlReader::name_of(std::uint32_t index) const -> std::string {
+  return device_name(index, devices_.at(index).info);
+}
+
 auto NvmlReader::lost_error(std::uint32_t index) const -> core::Unexpected<core::Error> {
   const DeviceState& dev = devices_.at(index);
   std::string message = dev.lost_reason.empty() ? device_name(index, dev.info) + " lost" : dev.lost_reason;
@@ -371,36 +353,6 @@ auto NvmlReader::capabilities(std::uint32_t index) -> NvmlCapabilities {
   if (!dev.lost) (void)read(index, scratch);
   if (!dev.lost && dev.caps.of(NvmlQuery::Processes) == QuerySupport::Unprobed) (void)processes(index);
   return dev.caps;
-}
-
-auto NvmlReader::list_processes(DeviceState& dev, std::vector<GpuProcess>& out) -> nvml::Return {
-  if (api_.device_get_compute_running_processes != nullptr) {
-    return list_with<nvml::ProcessInfo>(api_.device_get_compute_running_processes, dev.handle, out);
-  }
-  if (api_.device_get_compute_running_processes_v1 != nullptr) {
-    return list_with<nvml::ProcessInfoV1>(api_.device_get_compute_running_processes_v1, dev.handle, out);
-  }
-  return nvml::kErrorFunctionNotFound;
-}
-
-auto NvmlReader::processes(std::uint32_t index) -> core::Result<std::vector<GpuProcess>> {
-  DeviceState& dev = devices_.at(index);
-  if (dev.lost) return lost_error(index);
-  const auto unsupported = [&] {
-    const nvml::Return why = dev.caps.failure[index_of(NvmlQuery::Processes)];
-    return core::fail(core::ErrorCode::Unimplemented, device_name(index, dev.info) +
-                                                          ": NVML cannot list its processes (" +
-                                                          nvml_error_text(api_, why) + ")");
-  };
-  if (!callable(dev, NvmlQuery::Processes)) return unsupported();
-  std::vector<GpuProcess> out;
-  const nvml::Return rc = list_processes(dev, out);
-  if (note(dev, NvmlQuery::Processes, rc)) return out;
-  if (dev.lost) return lost_error(index);
-  if (dev.caps.of(NvmlQuery::Processes) == QuerySupport::Unsupported) return unsupported();
-  return core::fail(core::ErrorCode::Unavailable,
-                    device_name(index, dev.info) +
-                        ": nvmlDeviceGetComputeRunningProcesses failed: " + nvml_error_text(api_, rc));
 }
 
 }  // namespace solscope::nvidia

@@ -4,7 +4,10 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -26,7 +29,10 @@ enum class NvmlQuery : std::uint8_t {
   PowerLimit,   ///< nvmlDeviceGetEnforcedPowerLimit -> PowerLimitW
   Temperature,  ///< nvmlDeviceGetTemperatureV, else nvmlDeviceGetTemperature -> TemperatureC
   Memory,  ///< nvmlDeviceGetMemoryInfo_v2, else nvmlDeviceGetMemoryInfo -> MemoryUsedBytes, MemoryTotalBytes
-  Processes,  ///< nvmlDeviceGetComputeRunningProcesses_v3/_v2/plain -> processes()
+  Processes,           ///< nvmlDeviceGetComputeRunningProcesses_v3/_v2/plain -> processes()
+  GraphicsProcesses,   ///< nvmlDeviceGetGraphicsRunningProcesses_v3/_v2 -> GpuProcess::graphics
+  MpsProcesses,        ///< nvmlDeviceGetMPSComputeRunningProcesses_v3/_v2 -> GpuProcess::mps
+  ProcessUtilization,  ///< nvmlDeviceGetProcessUtilization -> GpuProcess::sm_pct
   kCount,
 };
 inline constexpr std::size_t kNvmlQueryCount = static_cast<std::size_t>(NvmlQuery::kCount);
@@ -62,12 +68,17 @@ struct NvmlCapabilities {
   [[nodiscard]] auto of(NvmlQuery q) const -> QuerySupport { return support[static_cast<std::size_t>(q)]; }
 };
 
-/// One process with a compute context on a GPU.
+/// One process with a context on a GPU (nvml_processes.cpp says how the lists are merged).
 struct GpuProcess {
   std::uint32_t pid = 0;
   /// Device memory the process uses in bytes; `kUnknownMemory` when NVML cannot say
   /// (NVML_VALUE_NOT_AVAILABLE).
   std::uint64_t used_memory_bytes = 0;
+  /// SM utilization over the samples since the previous processes() call, percent of the device's SM time,
+  /// 0-100 (process_sm_pct()); nullopt when NVML cannot report it on this device.
+  std::optional<double> sm_pct;
+  bool graphics = false;  ///< listed only by nvmlDeviceGetGraphicsRunningProcesses (no compute context)
+  bool mps = false;       ///< listed by nvmlDeviceGetMPSComputeRunningProcesses: an MPS client
 };
 /// GpuProcess::used_memory_bytes when unknown.
 inline constexpr std::uint64_t kUnknownMemory = nvml::kValueNotAvailable;
@@ -169,8 +180,12 @@ class NvmlReader {
   /// Probes every query of the device once (a read() whose values are dropped) and returns what it found.
   [[nodiscard]] auto capabilities(std::uint32_t index) -> NvmlCapabilities;
 
-  /// Processes with a compute context on the device and their device memory. Errors: Unimplemented when NVML
-  /// cannot list them on this device, Unavailable when the device is lost or the list kept growing.
+  /// Processes with a context on the device, their device memory and SM share (nvml_processes.cpp): the
+  /// compute list, then the MPS clients and the graphics-only processes not in it, and each one's SM % from
+  /// the process utilization samples newer than the previous call's newest (kept per device). The graphics,
+  /// MPS and utilization queries are optional: unsupported, they are probed once and their fields stay
+  /// unknown (graphics/mps false, sm_pct nullopt). Errors: Unimplemented when NVML cannot list the compute
+  /// processes on this device, Unavailable when the device is lost or the list kept growing.
   [[nodiscard]] auto processes(std::uint32_t index) -> core::Result<std::vector<GpuProcess>>;
 
   /// The function table in use.
@@ -188,6 +203,8 @@ class NvmlReader {
     bool legacy_temperature = false;  ///< nvmlDeviceGetTemperatureV failed: use the unversioned call
     bool legacy_memory = false;       ///< nvmlDeviceGetMemoryInfo_v2 failed: use the v1 call
     std::string mig_note;             ///< MigLayout::note of a MIG-enabled GPU
+    /// The newest process utilization sample's timeStamp seen (us): the next call's lastSeenTimeStamp.
+    unsigned long long last_seen_util_us = 0;
   };
 
   explicit NvmlReader(NvmlApi api) : api_(std::move(api)) {}
@@ -202,7 +219,13 @@ class NvmlReader {
   void read_temperature(DeviceState& dev, core::RawSample& sample);
   void read_memory(DeviceState& dev, core::RawSample& sample);
   auto lost_error(std::uint32_t index) const -> core::Unexpected<core::Error>;
+  /// "device 3 (GPU-...)": how messages name a device.
+  [[nodiscard]] auto name_of(std::uint32_t index) const -> std::string;
   auto list_processes(DeviceState& dev, std::vector<GpuProcess>& out) -> nvml::Return;
+  /// Adds the MPS clients and graphics-only processes to the compute list (optional queries).
+  void merge_optional_lists(DeviceState& dev, std::vector<GpuProcess>& out);
+  /// Sets each process's sm_pct from the utilization samples since the last call (optional query).
+  void read_process_utilization(DeviceState& dev, std::vector<GpuProcess>& out);
 
   NvmlApi api_;
   std::string driver_version_;
@@ -211,6 +234,16 @@ class NvmlReader {
   std::uint32_t physical_count_ = 0;  ///< whole GPUs
   NvmlSession session_;  ///< last member: NVML is shut down before anything else of the reader goes
 };
+
+/// SM % per pid over one batch of NVML process utilization samples: the pid's smUtil summed over the batch
+/// divided by the number of distinct sample periods (distinct timeStamps) in the batch. NVML returns a sample
+/// only for a process with non-zero utilization in a period (NVML API reference,
+/// nvmlDeviceGetProcessUtilization), so a period without the pid's sample counts as 0 for it: the result is
+/// the mean over the window's periods, and two time-sliced processes' values keep the ratio of their SM time.
+/// The max would overstate a process busy in one period only, and shares could sum past 100. Empty batch:
+/// empty map.
+[[nodiscard]] auto process_sm_pct(std::span<const nvml::ProcessUtilizationSample> samples)
+    -> std::map<std::uint32_t, double>;
 
 /// The major number of a driver version string: 565 for "565.57.01"; 0 when it does not start with digits.
 [[nodiscard]] auto driver_major_version(std::string_view version) -> int;

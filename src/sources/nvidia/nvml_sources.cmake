@@ -9,6 +9,7 @@ solscope_add_library(nvidia SOURCES
   nvidia_source_probe.cpp
   nvidia_source_yield.cpp
   nvml_api.cpp
+  nvml_processes.cpp
   nvml_reader.cpp
   profiling_permission.cpp
   PUBLIC solscope::sources solscope_nvidia_cupti)

@@ -3,6 +3,7 @@ if(TARGET solscope_nvidia)
   solscope_add_test(nvidia
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/nvml_api_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/nvml_reader_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/nvml_processes_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/nvml_gpm_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/profiling_permission_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/nvidia_source_test.cpp
@@ -11,5 +12,6 @@ if(TARGET solscope_nvidia)
             ${CMAKE_CURRENT_LIST_DIR}/nvidia_source_mig_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../../support/fake_nvml.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../../support/fake_nvml_mig.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/../../support/fake_nvml_processes.cpp
     LIBS solscope::nvidia)
 endif()
