@@ -5,6 +5,7 @@ if(TARGET solscope_server)
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/auth_test.cpp ${CMAKE_CURRENT_LIST_DIR}/api_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/metrics_test.cpp ${CMAKE_CURRENT_LIST_DIR}/metrics_mig_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/metrics_workload_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/workload_json_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/event_stream_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/sse_parser_test.cpp ${CMAKE_CURRENT_LIST_DIR}/sample_json_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/http_server_test.cpp ${CMAKE_CURRENT_LIST_DIR}/http_limits_test.cpp
