@@ -14,4 +14,8 @@ if(TARGET solscope_server)
             ${CMAKE_CURRENT_LIST_DIR}/stream_window_test.cpp ${CMAKE_CURRENT_LIST_DIR}/http_compression_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/profiling_api_test.cpp
     LIBS solscope::server solscope::wire solscope::trace solscope_httplib nlohmann_json::nlohmann_json Threads::Threads)
+  # A SYNTHETIC daemon whose GPUs hold workloads, for the dashboard's browser test (integration.dashboard_browser).
+  add_executable(solscope_workload_dashboard_server ${CMAKE_CURRENT_LIST_DIR}/workload_dashboard_server.cpp)
+  target_include_directories(solscope_workload_dashboard_server PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(solscope_workload_dashboard_server PRIVATE solscope::server Threads::Threads solscope_options)
 endif()
