@@ -8,9 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/duration.hpp"
+#include "core/workload_rollup.hpp"
 #include "wire/device_json.hpp"
 #include "wire/json_text.hpp"
 #include "wire/sample_json.hpp"
+#include "wire/workload_json.hpp"
 
 namespace solscope::server {
 namespace {
@@ -170,11 +172,13 @@ auto samples_json(const core::LiveState& state, const SamplesQuery& query, std::
 
 auto devices_json(const core::LiveState& state, const ApiContext& context) -> std::string {
   Json devices = Json::array();
+  std::vector<core::DeviceState> states;
   for (const core::DeviceSnapshot& d : state.snapshot()) {
     Json device = wire::device_state_to_json(d.state);
     device["latest_window"] =
         d.latest_window ? wire::window_to_json(*d.latest_window, &d.state.info) : Json(nullptr);
     devices.push_back(std::move(device));
+    states.push_back(d.state);
   }
   Json out = Json::object();
   out["host"] = context.hostname;
@@ -185,6 +189,7 @@ auto devices_json(const core::LiveState& state, const ApiContext& context) -> st
   out["window_ns"] = state.options().window_ns;
   out["newest_ns"] = state.newest_ns();
   out["devices"] = std::move(devices);
+  out["workloads"] = wire::workload_rollup_to_json(core::workload_rollup(states));
   return wire::json_text(out);
 }
 

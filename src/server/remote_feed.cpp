@@ -170,6 +170,7 @@ auto RemoteFeed::Impl::load_devices(net::RemoteHttp& client, bool first) -> core
   }
   for (auto& d : devices) {
     state.set_processes(d.info.index, std::move(d.processes));
+    state.set_workloads(d.info.index, std::move(d.workloads));
     state.set_workload_note(d.info.index, std::move(d.workload_note));
     state.set_lost(d.info.index, d.lost);
   }

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
 #include "wire/json_fields.hpp"
 #include "wire/json_number.hpp"
+#include "wire/workload_json.hpp"
 
 namespace solscope::wire {
 
@@ -66,13 +68,16 @@ auto device_state_to_json(const core::DeviceState& device) -> OrderedJson {
   out["lost"] = device.lost;
   OrderedJson processes = OrderedJson::array();
   for (const core::GpuProcess& p : device.processes) {
-    processes.push_back(OrderedJson{{"pid", p.pid},
-                                    {"user", p.user},
-                                    {"gpu_memory_bytes", p.gpu_memory_bytes},
-                                    {"command", p.command},
-                                    {"container_id", p.container_id}});
+    OrderedJson process{{"pid", p.pid},
+                        {"user", p.user},
+                        {"gpu_memory_bytes", p.gpu_memory_bytes},
+                        {"command", p.command},
+                        {"container_id", p.container_id}};
+    add_process_workload(process, p);
+    processes.push_back(std::move(process));
   }
   out["processes"] = std::move(processes);
+  out["workloads"] = gpu_workloads_to_json(device.workloads);
   return out;
 }
 
@@ -100,14 +105,16 @@ auto device_state_from_json(const Json& json) -> core::Result<core::DeviceState>
   if (const auto it = json.find("processes"); it != json.end() && it->is_array()) {
     for (const Json& p : *it) {
       if (!p.is_object()) continue;
-      d.processes.push_back(
-          core::GpuProcess{.pid = integer_field<std::int32_t>(p, "pid", 0),
-                           .user = string_field(p, "user"),
-                           .gpu_memory_bytes = integer_field<std::uint64_t>(p, "gpu_memory_bytes", 0),
-                           .command = string_field(p, "command"),
-                           .container_id = string_field(p, "container_id")});
+      core::GpuProcess process{.pid = integer_field<std::int32_t>(p, "pid", 0),
+                               .user = string_field(p, "user"),
+                               .gpu_memory_bytes = integer_field<std::uint64_t>(p, "gpu_memory_bytes", 0),
+                               .command = string_field(p, "command"),
+                               .container_id = string_field(p, "container_id")};
+      read_process_workload(p, process);
+      d.processes.push_back(std::move(process));
     }
   }
+  if (const auto it = json.find("workloads"); it != json.end()) d.workloads = gpu_workloads_from_json(*it);
   return d;
 }
 

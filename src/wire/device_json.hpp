@@ -15,7 +15,8 @@ namespace solscope::wire {
 /// DeviceInfo::gpu_number()), parent_uuid, mig_profile ("" for a whole GPU), mig_instance_id and
 /// mig_compute_instance_id (null for a whole GPU or unknown), mig_sm_share and mig_memory_share (0-1, null
 /// for a whole GPU or unknown), source, source_note, workload_note, lost, processes [{pid, user,
-/// gpu_memory_bytes, command, container_id}].
+/// gpu_memory_bytes, command, container_id, workload {pod, namespace, container, hpc_job, user, display},
+/// origin, sm_pct, mps}] and workloads {sharing, sharing_label, note, items} (wire/workload_json.hpp).
 [[nodiscard]] auto device_state_to_json(const core::DeviceState& device) -> nlohmann::ordered_json;
 
 /// Adds a device's name and MIG identity to `out`: label (core::device_label), gpu (the physical GPU's

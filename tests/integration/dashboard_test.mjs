@@ -20,6 +20,10 @@
 // source gpm: a trace cannot record a pause yet, so the page's requests are answered with the daemon's own
 // windows so marked); its card must show the badge with the reason and the source that stood in, and no other
 // card may. Part 1 checks that an unpaused trace shows no badge.
+// Part 6 (workloads, with --workload-server BIN: tests/server/workload_dashboard_server.cpp, a SYNTHETIC daemon
+// whose LiveState has a pod on GPUs 0 and 3, two pods time-sliced 0.75 / 0.25 on GPU 1 and nothing on GPU 2):
+// each card's workload line and its process table's Workload column name the daemon's workloads, and the roll-up
+// table has one row per workload with its GPUs, sharing and the latest Compute/Memory SOL of each of its GPUs.
 // Exit status: 0 pass, 1 fail (with the reason), 77 skip (Chromium or playwright-core missing).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, copyFileSync } from 'node:fs';
@@ -46,7 +50,12 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // ---------------------------------------------------------------- the daemon
 async function startDaemon(solscope, args, listen = '127.0.0.1:0') {
-  const proc = spawn(solscope, ['serve', '--listen', listen, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  return startListening(solscope, ['serve', '--listen', listen, ...args]);
+}
+
+// Runs `bin argv...` until it writes "listening on URL" to stderr.
+async function startListening(bin, argv) {
+  const proc = spawn(bin, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Failure(`no 'listening on' line within 30 s:\n${stderr}`)), 30000);
@@ -415,6 +424,101 @@ async function pausePart(browser, args, speedArgs) {
   }
 }
 
+// ---------------------------------------------------------------- part 6: workloads
+// What the page shows of the workloads: each card's line, the process table's Workload column, the roll-up rows.
+async function readWorkloads(page) {
+  return page.evaluate(() => ({
+    cards: [...document.querySelectorAll('section.gpu')].map((card) => {
+      const line = card.querySelector('[data-field="workloads"]');
+      return { gpu: Number(card.dataset.gpu), sharing: line.dataset.value, displays: line.dataset.displays,
+               text: line.textContent.trim(),
+               processes: [...card.querySelectorAll('[data-field="processes"] tr')].map((tr) => tr.lastElementChild.textContent) };
+    }),
+    rollupVisible: !document.querySelector('#workloads').hidden,
+    rows: [...document.querySelectorAll('#workloads tr[data-workload]')].map((tr) => {
+      const td = (f) => tr.querySelector(`[data-field="${f}"]`);
+      return { workload: tr.dataset.workload, gpus: td('gpus').dataset.value, gpusText: td('gpus').textContent,
+               sharing: td('sharing').textContent, compute: td('compute_sol_pct').dataset.value,
+               computeText: td('compute_sol_pct').textContent, memory: td('memory_sol_pct').dataset.value,
+               memoryText: td('memory_sol_pct').textContent };
+    }),
+  }));
+}
+
+// The fixture of tests/server/workload_dashboard_server.cpp, written out here.
+const kWorkloadCards = [
+  { gpu: 0, sharing: 'exclusive', displays: 'ml/train-0/trainer', text: 'ml/train-0/trainer \u00b7 exclusive',
+    processes: ['ml/train-0/trainer'] },
+  { gpu: 1, sharing: 'time_sliced', displays: 'ml/infer-a/server|web/front/srv',
+    text: 'ml/infer-a/server 75.0\u202f%, web/front/srv 25.0\u202f% \u00b7 shared (time-sliced)',
+    processes: ['ml/infer-a/server', 'web/front/srv'] },
+  { gpu: 2, sharing: 'none', displays: '', text: 'none', processes: [] },
+  { gpu: 3, sharing: 'exclusive', displays: 'ml/train-0/trainer', text: 'ml/train-0/trainer \u00b7 exclusive',
+    processes: ['ml/train-0/trainer'] },
+];
+const kWorkloadRows = [  // Compute SOL 40 + 10 x GPU, Memory SOL 20 + 10 x GPU (percent)
+  { workload: 'ml/train-0/trainer', gpus: '0,3', gpusText: 'GPU 0, GPU 3', sharing: 'exclusive', compute: [40, 70],
+    memory: [20, 50], computeText: 'GPU 0 40.0\u202f% \u00b7 GPU 3 70.0\u202f%', memoryText: 'GPU 0 20.0\u202f% \u00b7 GPU 3 50.0\u202f%' },
+  { workload: 'ml/infer-a/server', gpus: '1', gpusText: 'GPU 1', sharing: 'shared (time-sliced)', compute: [50],
+    memory: [30], computeText: '50.0\u202f%', memoryText: '30.0\u202f%' },
+  { workload: 'web/front/srv', gpus: '1', gpusText: 'GPU 1', sharing: 'shared (time-sliced)', compute: [50],
+    memory: [30], computeText: '50.0\u202f%', memoryText: '30.0\u202f%' },
+];
+
+async function workloadPart(browser, args) {
+  const daemon = await startListening(args['workload-server'], []);
+  const problems = [];
+  try {
+    const doc = await getJson(daemon.url, '/api/v1/devices');
+    check(doc.workloads.length === kWorkloadRows.length,
+          `/api/v1/devices has ${doc.workloads.length} roll-up rows, the fixture ${kWorkloadRows.length}`);
+    const { context, page } = await openDashboard(browser, daemon, { width: 1280, height: 900 }, problems);
+    await page.waitForFunction(() => [...document.querySelectorAll('#workloads [data-field="compute_sol_pct"]')]
+      .some((td) => td.dataset.value !== ''), null, { timeout: 20000 });
+    const shown = await readWorkloads(page);
+    check(shown.cards.length === kWorkloadCards.length, `workloads: ${shown.cards.length} cards, want 4`);
+    for (const want of kWorkloadCards) {
+      const card = shown.cards.find((c) => c.gpu === want.gpu);
+      const api = doc.devices.find((d) => d.index === want.gpu).workloads;
+      check(card.sharing === want.sharing && card.sharing === api.sharing && card.displays === want.displays &&
+            card.text === want.text,
+            `workloads: GPU ${want.gpu} line ${JSON.stringify(card)}, want ${JSON.stringify(want)} (API ${api.sharing})`);
+      check(JSON.stringify(card.processes) === JSON.stringify(want.processes),
+            `workloads: GPU ${want.gpu} Workload column ${JSON.stringify(card.processes)}, want ${JSON.stringify(want.processes)}`);
+    }
+    check(shown.rollupVisible, 'workloads: the roll-up table is hidden');
+    check(shown.rows.length === kWorkloadRows.length, `workloads: ${shown.rows.length} roll-up rows, want 3`);
+    const near = (got, want) => got.split(',').length === want.length &&
+      got.split(',').every((v, i) => v !== '' && Math.abs(Number(v) - want[i]) <= 1e-9);
+    kWorkloadRows.forEach((want, i) => {
+      const row = shown.rows[i];
+      check(row.workload === want.workload && row.gpus === want.gpus && row.gpusText === want.gpusText &&
+            row.sharing === want.sharing && near(row.compute, want.compute) && near(row.memory, want.memory) &&
+            row.computeText === want.computeText && row.memoryText === want.memoryText,
+            `workloads: roll-up row ${i} ${JSON.stringify(row)}, want ${JSON.stringify(want)}`);
+      // The SOL of each GPU of the row is that GPU's latest window, as the daemon has it.
+      want.gpus.split(',').forEach((gpu, k) => {
+        const latest = doc.devices.find((d) => d.index === Number(gpu)).latest_window;
+        check(Math.abs(Number(row.compute.split(',')[k]) - latest.compute_sol_pct) <= 1e-9,
+              `workloads: row ${want.workload} GPU ${gpu} Compute SOL ${row.compute}, the daemon's window ${latest.compute_sol_pct}`);
+      });
+    });
+    await page.screenshot({ path: path.join(args.workdir, 'dashboard-workloads.png'), fullPage: true });
+    await context.close();
+    const phone = await openDashboard(browser, daemon, { width: 390, height: 844 }, problems);
+    await phone.page.waitForSelector('#workloads tr[data-workload]', { timeout: 20000 });
+    const overflow = await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    check(overflow <= 1, `workloads: at 390 px the page is ${overflow} px wider than the screen`);
+    await phone.context.close();
+    check(problems.length === 0, problems.join('\n'));
+    console.log(`workloads: ${shown.cards.length} cards name their workloads, ${shown.rows.length} roll-up rows ` +
+                'with the latest SOL of their GPUs');
+  } finally {
+    const code = await daemon.stop();
+    check(code === 0, `the workload server exited with ${code} after SIGTERM`);
+  }
+}
+
 async function main() {
   const args = parseArgs();
   const require = createRequire(import.meta.url);
@@ -433,6 +537,8 @@ async function main() {
     await droppedPart(browser, args);
     if (speedArgs.length) await pausePart(browser, args, speedArgs);
     else console.log('pause: skipped (this solscope serve has no --speed, so the replay would go on streaming)');
+    if (args['workload-server']) await workloadPart(browser, args);
+    else console.log('workloads: skipped (no --workload-server)');
   } finally {
     await browser.close();
   }

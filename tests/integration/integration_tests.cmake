@@ -46,7 +46,8 @@ if(SOLSCOPE_NODE)
   solscope_integration_test(NAME dashboard_browser TIMEOUT 180
     COMMAND ${SOLSCOPE_NODE} ${solscope_it_dir}/dashboard_test.mjs --solscope $<TARGET_FILE:solscope>
             --workdir ${solscope_it_out}/dashboard
-            --screenshot ${solscope_it_out}/screenshots/dashboard.png)
+            --screenshot ${solscope_it_out}/screenshots/dashboard.png
+            --workload-server $<TARGET_FILE:solscope_workload_dashboard_server>)
   solscope_integration_test(NAME report_html_browser TIMEOUT 120
     COMMAND ${SOLSCOPE_NODE} ${solscope_it_dir}/report_html_test.mjs --solscope $<TARGET_FILE:solscope>
             --workdir ${solscope_it_out}/report_html

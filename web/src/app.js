@@ -7,6 +7,8 @@
 // by the daemon's core). After `event: dropped` (a slow page) the windows it may have missed are fetched.
 // With a fleet (serve --prometheus: /api/v1/devices says "fleet": true), a link to the fleet view (fleet.html).
 // A window whose PM sampling was paused (`pm_pause`) gets a badge with the reason and the source that stood in.
+// Who uses each GPU (its workload line, the process table's Workload column) and the per-workload roll-up come
+// computed from the daemon (workloads.js).
 // Test hooks: body[data-state] (loading|live|reconnecting|error); section.gpu[data-gpu][data-window-start-ns];
 // [data-field=NAME][data-value] holds each unrounded figure ("" = unknown); [data-chart][data-points].
 'use strict';
@@ -128,6 +130,7 @@
       lost.hidden = !d.lost;
       lost.dataset.value = d.lost ? '1' : '0';
       this.setProcesses(d.processes || []);
+      solscopeWorkloads.setCard(this.el, d.workloads);
     }
     setProcesses(procs) {
       setField(this.el, 'process_count', procs.length, String(procs.length));
@@ -135,7 +138,7 @@
       body.replaceChildren(...procs.map((p) => {
         const tr = document.createElement('tr');
         for (const text of [String(p.pid), p.user || '?', fmtBytes(p.gpu_memory_bytes), p.command || '',
-                            p.container_id ? p.container_id.slice(0, 12) : '']) {
+                            p.container_id ? p.container_id.slice(0, 12) : '', solscopeWorkloads.processText(p)]) {
           const td = document.createElement('td');
           td.textContent = text;
           tr.append(td);
@@ -257,6 +260,10 @@
         g.dirty = false;
         g.render();
       }
+      solscopeWorkloads.renderRollup((index) => {
+        const g = state.gpus.get(index);
+        return g && g.lastKey !== null ? g.windows.get(g.lastKey) : null;
+      });
     });
   }
   const markDirty = (g) => { g.dirty = true; scheduleRender(); };
@@ -291,6 +298,8 @@
       state.gpus.delete(index);
     }
     $('#empty').hidden = state.gpus.size > 0;
+    solscopeWorkloads.setRollup(doc.workloads);
+    scheduleRender();
   }
 
   // The complete windows of the last 15 minutes (the open one comes as an `event: window` once it completes).

@@ -11,82 +11,17 @@
 #include "core/pm_yield.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
+#include "server/detail/metric_builder.hpp"
+#include "server/detail/workload_metrics.hpp"
 
 namespace solscope::server::detail {
 namespace {
-
-using prometheus::ClientMetric;
-using prometheus::MetricFamily;
-using prometheus::MetricType;
-using Labels = std::vector<ClientMetric::Label>;
-
-/// HELP text as the text format wants it (backslash and newline escaped): prometheus-cpp 1.0's TextSerializer
-/// writes HELP verbatim.
-auto escape_help(std::string_view help) -> std::string {
-  std::string out;
-  for (const char c : help) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-/// Families in first-use order; a family is created by its first series, so empty ones never appear.
-class Families {
- public:
-  /// Adds one series; `labels` (Labels or const Labels&) is copied or moved only for a known value.
-  template <class L>
-  void add(std::string_view name, std::string_view help, MetricType type, L&& labels, double value) {
-    if (std::isnan(value)) return;  // unknown: left out, never 0
-    auto it = index_.find(name);
-    if (it == index_.end()) {
-      it = index_.emplace(std::string(name), families_.size()).first;
-      families_.push_back(MetricFamily{std::string(name), escape_help(help), type, {}});
-    }
-    ClientMetric metric;
-    metric.label = std::forward<L>(labels);
-    // The text format requires UTF-8 label values, and Prometheus refuses the whole scrape over one that is
-    // not; prometheus-cpp's TextSerializer escapes but does not check them. Every series passes here.
-    for (ClientMetric::Label& label : metric.label) {
-      if (!core::is_valid_utf8(label.value)) label.value = core::valid_utf8(label.value);
-    }
-    if (type == MetricType::Counter) {
-      metric.counter.value = value;
-    } else {
-      metric.gauge.value = value;
-    }
-    families_[it->second].metric.push_back(std::move(metric));
-  }
-  template <class L>
-  void gauge(std::string_view name, std::string_view help, L&& labels, double value) {
-    add(name, help, MetricType::Gauge, std::forward<L>(labels), value);
-  }
-  template <class L>
-  void counter(std::string_view name, std::string_view help, L&& labels, double value) {
-    add(name, help, MetricType::Counter, std::forward<L>(labels), value);
-  }
-  auto take() -> std::vector<MetricFamily> { return std::move(families_); }
-
- private:
-  std::map<std::string, std::size_t, std::less<>> index_;  ///< family name -> families_ index
-  std::vector<MetricFamily> families_;
-};
-
-auto with(Labels labels, std::string name, std::string_view value) -> Labels {
-  labels.push_back({std::move(name), std::string(value)});
-  return labels;
-}
 
 /// The labels that join with dcgm-exporter, as it sets them (its metric template in NVIDIA/dcgm-exporter:
 /// `gpu="{{ $metric.GPU }}",UUID="{{ $metric.GPUUUID }}",...,modelName=...{{if $metric.MigProfile}},
 /// GPU_I_PROFILE=...,GPU_I_ID=...{{end}}`): gpu = the physical GPU's index and UUID = the physical GPU's
 /// "GPU-..." UUID, for a MIG instance too; GPU_I_PROFILE and GPU_I_ID only on a MIG instance's series; then
-/// hostname (docs/design/style.md section 5).
+/// hostname (docs/design/style.md section 5). Without the workload labels (gpu_series_labels adds them).
 auto gpu_labels(const core::DeviceState& d, const MetricsContext& context) -> Labels {
   const core::DeviceInfo& info = d.info;
   const bool mig = info.is_mig();
@@ -230,7 +165,8 @@ void add_counters(Families& f, const core::DeviceSnapshot& d, const Labels& gpu)
 }
 
 void add_device(Families& f, const core::DeviceSnapshot& d, const MetricsContext& context) {
-  const Labels gpu = gpu_labels(d.state, context);
+  const Labels base = gpu_labels(d.state, context);
+  const Labels gpu = gpu_series_labels(base, d.state.workloads);
   Labels info = gpu;
   info.push_back({"chip", d.state.info.chip});
   info.push_back({"pci_bus_id", d.state.info.pci_bus_id});
@@ -245,6 +181,7 @@ void add_device(Families& f, const core::DeviceSnapshot& d, const MetricsContext
   }
   add_pause_gauges(f, d, gpu);
   add_counters(f, d, gpu);
+  add_workload_families(f, d, base, gpu);
 }
 
 }  // namespace
