@@ -447,13 +447,13 @@ TEST(PromApi, workload_queries_group_solscope_series_by_the_dcgm_exporter_labels
   EXPECT_EQ(workload_expr(WorkloadQuery::BusyIdleSteps, GroupBy::Namespace, "", kWindowNs, kStep),
             "sum by (namespace) (count_over_time(((100 * max by (namespace, " + gpu +
                 R"() (solscope_gpu_utilization_ratio{namespace!=""}) > 80) and (100 * max by (namespace, )" +
-                gpu + R"() (solscope_compute_sol_ratio{namespace!=""}) < 20))[3600s:15s]))");
+                gpu + R"() (solscope_compute_sol_ratio{namespace!=""}) < 20))[3600s:15s])))");
   EXPECT_EQ(workload_expr(WorkloadQuery::ComputeSolSum, GroupBy::Namespace, "", kWindowNs, kStep),
             "sum by (namespace) (sum_over_time((100 * max by (namespace, " + gpu +
-                R"() (solscope_compute_sol_ratio{namespace!=""}))[3600s:15s]))");
+                R"() (solscope_compute_sol_ratio{namespace!=""}))[3600s:15s])))");
   EXPECT_EQ(workload_expr(WorkloadQuery::ComputeSolSteps, GroupBy::Namespace, "", kWindowNs, kStep),
             "sum by (namespace) (count_over_time((100 * max by (namespace, " + gpu +
-                R"() (solscope_compute_sol_ratio{namespace!=""}))[3600s:15s]))");
+                R"() (solscope_compute_sol_ratio{namespace!=""}))[3600s:15s])))");
   EXPECT_EQ(group_of(GroupBy::Pod, {{"namespace", "ml"}, {"pod", "train-1"}}), "ml/train-1");
   EXPECT_EQ(group_of(GroupBy::Pod, {{"pod", "train-1"}}), "train-1");
   EXPECT_EQ(group_of(GroupBy::Job, {{"hpc_job", "1234"}, {"namespace", "ml"}}), "1234");
