@@ -21,6 +21,22 @@ auto key_json(const GpuKey& k, SeriesKind kind) -> json {
               {"series", series_kind_name(kind)}};
 }
 
+auto workload_row_json(const WorkloadRow& r) -> json {
+  return json{{"group", r.group},
+              {"gpus", r.gpus},
+              {"allocated_gpu_hours", r.allocated_gpu_hours},
+              {"idle_gpu_hours", r.idle_gpu_hours},
+              {"busy_idle_gpu_hours", r.busy_idle_gpu_hours},
+              {"wasted_gpu_hours", r.wasted_gpu_hours},
+              {"compute_sol_mean_pct", wire::number_or_null<json>(r.compute_sol_mean_pct)}};
+}
+
+auto thresholds_json() -> json {
+  return {{"busy_util_pct", kBusyUtilPct},
+          {"idle_compute_sol_pct", kIdleComputeSolPct},
+          {"straggler_gap_pct", kStragglerGapPct}};
+}
+
 }  // namespace
 
 auto series_kind_name(SeriesKind kind) -> const char* {
@@ -49,15 +65,31 @@ auto snapshot_json(const FleetSnapshot& s) -> std::string {
       {"window_end_ns", s.window_end_ns},
       {"step_ns", s.step_ns},
       {"notes", s.notes},
-      {"thresholds",
-       {{"busy_util_pct", kBusyUtilPct},
-        {"idle_compute_sol_pct", kIdleComputeSolPct},
-        {"straggler_gap_pct", kStragglerGapPct}}},
+      {"thresholds", thresholds_json()},
       {"totals",
        {{"gpus", t.gpus},
         {"stragglers", t.stragglers},
         {"busy_idle_gpu_hours", t.busy_idle_gpu_hours},
         {"compute_sol_mean_pct", wire::number_or_null<json>(t.compute_sol_mean_pct)}}},
+      {"rows", std::move(rows)},
+  };
+  return wire::json_text(doc);
+}
+
+auto workloads_json(const WorkloadRollup& r) -> std::string {
+  json rows = json::array();
+  for (const auto& row : r.rows) rows.push_back(workload_row_json(row));
+  json totals = workload_row_json(workload_totals(r.rows));
+  totals.erase("group");
+  const json doc = {
+      {"source", r.source},
+      {"by", group_by_name(r.by)},
+      {"window_start_ns", r.window_start_ns},
+      {"window_end_ns", r.window_end_ns},
+      {"step_ns", r.step_ns},
+      {"notes", r.notes},
+      {"thresholds", thresholds_json()},
+      {"totals", std::move(totals)},
       {"rows", std::move(rows)},
   };
   return wire::json_text(doc);

@@ -18,6 +18,12 @@ namespace solscope::fleet {
 /// "memory_sol_pct", "gpu_util_pct"}]}`, compact.
 [[nodiscard]] auto history_json(const GpuHistory& history) -> std::string;
 
+/// `{"source", "by", "window_start_ns", "window_end_ns", "step_ns", "notes": [...], "thresholds": {...},
+/// "totals": {...}, "rows": [{"group", "gpus", "allocated_gpu_hours", "idle_gpu_hours",
+/// "busy_idle_gpu_hours", "wasted_gpu_hours", "compute_sol_mean_pct"}]}`, compact; rows most wasted first
+/// (docs/fleet.md).
+[[nodiscard]] auto workloads_json(const WorkloadRollup& rollup) -> std::string;
+
 /// "solscope" or "dcgm".
 [[nodiscard]] auto series_kind_name(SeriesKind kind) -> const char*;
 

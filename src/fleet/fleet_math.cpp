@@ -12,6 +12,8 @@
 namespace solscope::fleet {
 namespace {
 
+constexpr std::array<std::string_view, kGroupByCount> kGroupByNames = {"namespace", "pod", "job"};
+
 constexpr std::array<std::string_view, kSortKeyCount> kSortNames = {
     "host", "compute-mean", "compute-now", "memory-mean", "util-mean", "busy-idle", "straggler"};
 
@@ -196,6 +198,65 @@ auto fleet_totals(const std::vector<FleetRow>& rows) -> FleetTotals {
   for (const auto& r : rows) {
     if (r.straggler) ++t.stragglers;
     t.busy_idle_gpu_hours += r.busy_idle_gpu_hours;
+    mean.add(r.compute_sol_mean_pct);
+  }
+  t.compute_sol_mean_pct = mean.mean();
+  return t;
+}
+
+auto group_by_name(GroupBy by) -> std::string_view {
+  return kGroupByNames.at(static_cast<std::size_t>(by));
+}
+
+auto parse_group_by(std::string_view text) -> std::optional<GroupBy> {
+  for (std::size_t i = 0; i < kGroupByNames.size(); ++i) {
+    if (kGroupByNames[i] == text) return static_cast<GroupBy>(i);
+  }
+  return std::nullopt;
+}
+
+auto group_by_names() -> std::vector<std::string> {
+  return {kGroupByNames.begin(), kGroupByNames.end()};
+}
+
+namespace {
+auto known_or_zero(double v) -> double {
+  return std::isnan(v) || v < 0 ? 0.0 : v;
+}
+}  // namespace
+
+auto workload_row(std::string group, const WorkloadSums& sums, std::int64_t step_ns) -> WorkloadRow {
+  WorkloadRow row;
+  row.group = std::move(group);
+  row.gpus = static_cast<std::size_t>(std::llround(known_or_zero(sums.gpus)));
+  row.allocated_gpu_hours = known_or_zero(sums.allocated_seconds) / core::kSecondsPerHour;
+  row.idle_gpu_hours = known_or_zero(sums.idle_seconds) / core::kSecondsPerHour;
+  row.busy_idle_gpu_hours = known_or_zero(sums.busy_idle_steps) *
+                            (static_cast<double>(step_ns) / static_cast<double>(core::kNsPerS)) /
+                            core::kSecondsPerHour;
+  row.wasted_gpu_hours = row.idle_gpu_hours + row.busy_idle_gpu_hours;
+  const double steps = known_or_zero(sums.compute_sol_steps);
+  row.compute_sol_mean_pct =
+      steps > 0 && !std::isnan(sums.compute_sol_sum_pct) ? sums.compute_sol_sum_pct / steps : core::kUnknown;
+  return row;
+}
+
+void sort_workloads(std::vector<WorkloadRow>& rows) {
+  std::stable_sort(rows.begin(), rows.end(), [](const WorkloadRow& a, const WorkloadRow& b) {
+    if (a.wasted_gpu_hours != b.wasted_gpu_hours) return a.wasted_gpu_hours > b.wasted_gpu_hours;
+    return natural_less(a.group, b.group);
+  });
+}
+
+auto workload_totals(const std::vector<WorkloadRow>& rows) -> WorkloadRow {
+  WorkloadRow t;
+  Accumulator mean;
+  for (const auto& r : rows) {
+    t.gpus += r.gpus;
+    t.allocated_gpu_hours += r.allocated_gpu_hours;
+    t.idle_gpu_hours += r.idle_gpu_hours;
+    t.busy_idle_gpu_hours += r.busy_idle_gpu_hours;
+    t.wasted_gpu_hours += r.wasted_gpu_hours;
     mean.add(r.compute_sol_mean_pct);
   }
   t.compute_sol_mean_pct = mean.mean();

@@ -86,4 +86,37 @@ struct FleetTotals {
 };
 [[nodiscard]] auto fleet_totals(const std::vector<FleetRow>& rows) -> FleetTotals;
 
+/// The ways of GroupBy, in order.
+inline constexpr std::size_t kGroupByCount = 3;
+/// "namespace", "pod", "job": the values of `--by`.
+[[nodiscard]] auto group_by_name(GroupBy by) -> std::string_view;
+/// Parses a group_by_name() spelling; nullopt for any other text (case-sensitive).
+[[nodiscard]] auto parse_group_by(std::string_view text) -> std::optional<GroupBy>;
+/// Every group_by_name(), in order, for messages ("namespace, pod or job") and "did you mean".
+[[nodiscard]] auto group_by_names() -> std::vector<std::string>;
+
+/// What Prometheus answered for one workload group (fleet_queries.hpp WorkloadQuery): NaN or negative values
+/// count as 0, except the Compute SOL sum, whose mean is unknown without steps.
+struct WorkloadSums {
+  double gpus = 0;               ///< distinct GPUs
+  double allocated_seconds = 0;  ///< GPU-seconds of every bound class
+  double idle_seconds = 0;       ///< GPU-seconds of bound class "idle"
+  double busy_idle_steps = 0;  ///< steps with utilization > kBusyUtilPct and Compute SOL < kIdleComputeSolPct
+  double compute_sol_sum_pct = 0;  ///< sum of the known Compute SOL steps, percent
+  double compute_sol_steps = 0;    ///< how many steps that sum holds
+};
+
+/// A group's row: seconds / 3600 as GPU-hours, busy-idle steps x step_ns in hours, wasted = idle + busy-idle
+/// (disjoint: idle needs engine activity below 5 %, busy-idle classic utilization above 80 %), the Compute
+/// SOL mean as sum / steps (NaN with no step). step_ns > 0.
+[[nodiscard]] auto workload_row(std::string group, const WorkloadSums& sums, std::int64_t step_ns)
+    -> WorkloadRow;
+
+/// Sorts rows by wasted GPU-hours, most first; ties by group (natural order). Stable.
+void sort_workloads(std::vector<WorkloadRow>& rows);
+
+/// The sum of every row's GPU-hours (`gpus` is the sum of the rows' GPUs: a GPU shared by groups counts in
+/// each), and the mean of the rows' known Compute SOL means.
+[[nodiscard]] auto workload_totals(const std::vector<WorkloadRow>& rows) -> WorkloadRow;
+
 }  // namespace solscope::fleet

@@ -8,6 +8,7 @@
 // (`solscope serve --prometheus URL`, GET /api/v1/fleet) show the same FleetSnapshot.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -82,6 +83,38 @@ struct GpuHistory {
   std::vector<std::string> notes;
 };
 
+/// How `solscope fleet --by` groups the fleet's GPUs into workloads, by the dcgm-exporter labels that
+/// solscope's series carry while one workload holds a GPU (docs/fleet.md "Workloads").
+enum class GroupBy : std::uint8_t {
+  Namespace,  ///< label `namespace`
+  Pod,        ///< labels `namespace` and `pod` ("namespace/pod")
+  Job,        ///< label `hpc_job` (a Slurm job)
+};
+
+/// One workload group over the window (fleet_math.hpp workload_row()). GPU-hours >= 0.
+struct WorkloadRow {
+  std::string
+      group;  ///< "ml" (namespace), "ml/train-1" (pod; the pod alone without a namespace), "1234" (job)
+  std::size_t gpus = 0;            ///< distinct GPUs (hostname, gpu, UUID, MIG instance) that counted for it
+  double allocated_gpu_hours = 0;  ///< GPU-hours counted for it in the window, every bound class
+  double idle_gpu_hours = 0;       ///< of those, bound class "idle": allocated but idle
+  /// Busy-idle GPU-hours (WindowFigures::busy_idle_gpu_hours) of the GPUs whose series carried its label.
+  double busy_idle_gpu_hours = 0;
+  double wasted_gpu_hours = 0;                   ///< idle_gpu_hours + busy_idle_gpu_hours
+  double compute_sol_mean_pct = core::kUnknown;  ///< mean over its GPUs' steps (each step alike), 0-100
+};
+
+/// A fleet's workloads over a window.
+struct WorkloadRollup {
+  GroupBy by = GroupBy::Namespace;
+  std::vector<WorkloadRow> rows;     ///< most wasted GPU-hours first (fleet_math.hpp sort_workloads())
+  std::int64_t window_start_ns = 0;  ///< Unix ns
+  std::int64_t window_end_ns = 0;
+  std::int64_t step_ns = 0;        ///< subquery step of the busy-idle and Compute SOL figures
+  std::string source;              ///< as FleetSnapshot::source
+  std::vector<std::string> notes;  ///< why the roll-up is empty, and other notes
+};
+
 /// Where fleet figures come from: the Prometheus reader (prometheus_fleet.hpp), or a fake in tests.
 /// One thread at a time.
 class FleetProvider {
@@ -93,6 +126,12 @@ class FleetProvider {
   [[nodiscard]] virtual auto snapshot() -> core::Result<FleetSnapshot> = 0;
   /// One GPU over the window. Errors: as snapshot(); NotFound when no series matches the key.
   [[nodiscard]] virtual auto history(const GpuKey& key) -> core::Result<GpuHistory> = 0;
+  /// The GPUs rolled up by workload over the window. Errors: as snapshot(); Unimplemented for a provider that
+  /// has no workload series (this default).
+  [[nodiscard]] virtual auto workloads(GroupBy by) -> core::Result<WorkloadRollup> {
+    (void)by;
+    return core::fail(core::ErrorCode::Unimplemented, "this fleet source has no workload roll-up");
+  }
   /// "prometheus at URL, selector S, window 1h" for titles.
   [[nodiscard]] virtual auto describe() const -> std::string = 0;
 

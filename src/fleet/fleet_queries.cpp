@@ -141,6 +141,103 @@ auto gpu_restriction(const GpuKey& key) -> std::string {
   return fmt::format(R"({},gpu="{}")", host_matchers({key.host}), regex_literal(index));
 }
 
+constexpr core::EnumNames<WorkloadQuery, kWorkloadQueryCount> kWorkloadQueryNames(
+    {"GPUs per workload", "allocated GPU-seconds", "idle GPU-seconds", "busy-idle steps per workload",
+     "Compute SOL sum per workload", "Compute SOL steps per workload"},
+    "?");
+
+auto workload_query_name(WorkloadQuery query) -> std::string {
+  return std::string(kWorkloadQueryNames(query));
+}
+
+namespace {
+
+/// The labels that name one GPU (or MIG instance) in solscope's series.
+constexpr std::string_view kGpuLabels = "hostname, gpu, UUID, GPU_I_PROFILE, GPU_I_ID";
+
+/// The matcher that requires the group's own label (the pod's for Pod: a pod names the group).
+auto group_present(GroupBy by) -> std::string_view {
+  switch (by) {
+    case GroupBy::Namespace:
+      return R"(namespace!="")";
+    case GroupBy::Pod:
+      return R"(pod!="")";
+    case GroupBy::Job:
+      break;
+  }
+  return R"(hpc_job!="")";
+}
+
+/// One figure of solscope's per-GPU series in percent, one series per (group, GPU).
+auto group_figure(Figure figure, GroupBy by, std::string_view matchers) -> std::string {
+  const std::string_view name =
+      figure == Figure::ComputeSol ? core::kPromComputeSolName : presence_metric(SeriesKind::Solscope);
+  return fmt::format("100 * max by ({}, {}) ({})", group_labels(by), kGpuLabels,
+                     with_matchers(name, matchers));
+}
+
+}  // namespace
+
+auto group_labels(GroupBy by) -> std::string {
+  switch (by) {
+    case GroupBy::Namespace:
+      return "namespace";
+    case GroupBy::Pod:
+      return "namespace, pod";
+    case GroupBy::Job:
+      break;
+  }
+  return "hpc_job";
+}
+
+auto workload_expr(WorkloadQuery query, GroupBy by, std::string_view inner, std::int64_t window_ns,
+                   std::int64_t step_ns) -> std::string {
+  const std::string matchers = join(inner, group_present(by));
+  const std::string labels = group_labels(by);
+  const auto window_s = std::max<std::int64_t>(1, window_ns / core::kNsPerS);
+  const auto increase = [&](std::string_view extra) {
+    return fmt::format("increase({}[{}s])", with_matchers(kWorkloadSecondsMetric, join(matchers, extra)),
+                       window_s);
+  };
+  const std::string compute = group_figure(Figure::ComputeSol, by, matchers);
+  switch (query) {
+    case WorkloadQuery::Gpus:
+      return fmt::format("count by ({0}) (sum by ({0}, {1}) ({2}) > 0)", labels, kGpuLabels, increase(""));
+    case WorkloadQuery::AllocatedSeconds:
+      return fmt::format("sum by ({}) ({})", labels, increase(""));
+    case WorkloadQuery::IdleSeconds:
+      return fmt::format("sum by ({}) ({})", labels, increase(R"(bound="idle")"));
+    case WorkloadQuery::BusyIdleSteps:
+      return fmt::format(
+          "sum by ({}) ({})", labels,
+          busy_idle_steps_expr(group_figure(Figure::GpuUtil, by, matchers), compute, window_ns, step_ns));
+    case WorkloadQuery::ComputeSolSum:
+      return fmt::format("sum by ({}) ({})", labels, subquery("sum_over_time", compute, window_ns, step_ns));
+    case WorkloadQuery::ComputeSolSteps:
+      break;
+  }
+  return fmt::format("sum by ({}) ({})", labels, subquery("count_over_time", compute, window_ns, step_ns));
+}
+
+auto group_of(GroupBy by, const std::map<std::string, std::string>& labels) -> std::string {
+  const auto get = [&labels](const char* name) {
+    const auto it = labels.find(name);
+    return it == labels.end() ? std::string() : it->second;
+  };
+  switch (by) {
+    case GroupBy::Namespace:
+      return get("namespace");
+    case GroupBy::Pod: {
+      const std::string pod = get("pod");
+      const std::string ns = get("namespace");
+      return pod.empty() || ns.empty() ? pod : ns + "/" + pod;
+    }
+    case GroupBy::Job:
+      break;
+  }
+  return get("hpc_job");
+}
+
 auto instant_call(std::string_view expr, std::int64_t time_ns, double timeout_s) -> PromCall {
   return {"/api/v1/query", fmt::format("query={}&time={}&timeout={}s", net::url_encode(expr),
                                        net::prom_time(time_ns), static_cast<long>(std::ceil(timeout_s)))};

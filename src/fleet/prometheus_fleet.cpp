@@ -181,6 +181,44 @@ class PrometheusFleet final : public FleetProvider {
                       "the GPU may have stopped reporting; widen --since or refresh the fleet");
   }
 
+  auto workloads(GroupBy by) -> core::Result<WorkloadRollup> override {
+    const Window w = window();
+    WorkloadRollup rollup;
+    rollup.by = by;
+    rollup.window_start_ns = w.start_ns;
+    rollup.window_end_ns = w.end_ns;
+    rollup.step_ns = w.step_ns;
+    rollup.source = describe();
+    // Each query's value lands in one field of its group's sums (kWorkloadQueries' order is WorkloadQuery's).
+    static constexpr double WorkloadSums::*kFields[kWorkloadQueryCount] = {&WorkloadSums::gpus,
+                                                                           &WorkloadSums::allocated_seconds,
+                                                                           &WorkloadSums::idle_seconds,
+                                                                           &WorkloadSums::busy_idle_steps,
+                                                                           &WorkloadSums::compute_sol_sum_pct,
+                                                                           &WorkloadSums::compute_sol_steps};
+    std::map<std::string, WorkloadSums> groups;
+    for (std::size_t q = 0; q < kWorkloadQueryCount; ++q) {
+      const auto query = static_cast<WorkloadQuery>(q);
+      auto answer = instant(workload_query_name(query),
+                            workload_expr(query, by, inner_, w.end_ns - w.start_ns, w.step_ns), w);
+      if (!answer) return core::propagate(answer);
+      for (const auto& s : *answer) {
+        std::string group = group_of(by, s.labels);
+        if (s.points.empty() || group.empty()) continue;
+        groups[std::move(group)].*kFields[q] = s.points.front().second;
+      }
+    }
+    for (const auto& [group, sums] : groups) rollup.rows.push_back(workload_row(group, sums, w.step_ns));
+    sort_workloads(rollup.rows);
+    if (rollup.rows.empty()) {
+      rollup.notes.push_back(fmt::format(
+          "no {} series with a {} label in the window: the nodes' solscope serve labels a GPU's workload "
+          "only where it can read it (docs/fleet.md \"Workloads\")",
+          kWorkloadSecondsMetric, group_labels(by)));
+    }
+    return rollup;
+  }
+
   auto describe() const -> std::string override {
     return fmt::format("prometheus at {}, selector {}, window {}s", http_->describe(),
                        inner_.empty() ? std::string("(none)") : "{" + inner_ + "}",

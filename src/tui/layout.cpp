@@ -97,9 +97,25 @@ void layout_detail(const LayoutRequest& req, Layout& layout) {
   place_lower(Rect{body.row + height, body.col, body.height - height, body.width}, req, layout);
 }
 
+/// A heading row, the roll-up's rows (room for the process table kept when there is any), the process table.
+void layout_workloads(const LayoutRequest& req, Layout& layout) {
+  const Rect& body = layout.body;
+  layout.table_header = Rect{body.row, body.col, 1, body.width};
+  const int rows_left = body.height - 1;
+  const int wanted = static_cast<int>(std::min<std::size_t>(std::max<std::size_t>(req.workload_count, 1),
+                                                            static_cast<std::size_t>(rows_left)));
+  const int spare = rows_left - kProcessesMinHeight;
+  const int height = wanted <= spare ? wanted : std::max(std::min(wanted, spare), 1);
+  layout.workloads = Rect{body.row + 1, body.col, height, body.width};
+  LayoutRequest lower = req;
+  lower.show_charts = false;
+  const int used = 1 + height;
+  place_lower(Rect{body.row + used, body.col, body.height - used, body.width}, lower, layout);
+}
+
 }  // namespace
 
-constexpr core::EnumNames<View, 4> kViewNames({"sol", "classic", "dcgm", "detail"}, "sol");
+constexpr core::EnumNames<View, 5> kViewNames({"sol", "classic", "dcgm", "detail", "workloads"}, "sol");
 
 auto to_string(View view) -> std::string_view {
   return kViewNames(view);
@@ -128,6 +144,9 @@ auto compute_layout(const LayoutRequest& request) -> Layout {
       break;
     case View::Detail:
       layout_detail(request, layout);
+      break;
+    case View::Workloads:
+      layout_workloads(request, layout);
       break;
   }
   return layout;

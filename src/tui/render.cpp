@@ -2,17 +2,20 @@
 
 #include "tui/detail/view_parts.hpp"
 #include "tui/detail/views.hpp"
+#include "tui/detail/workload_rollup.hpp"
 
 namespace solscope::tui {
 
 auto layout_request(const ScreenModel& model, const UiState& ui, int rows, int cols) -> LayoutRequest {
-  return LayoutRequest{.rows = rows,
-                       .cols = cols,
-                       .device_count = model.devices.size(),
-                       .view = ui.view,
-                       .selected = ui.selected,
-                       .show_charts = true,
-                       .show_processes = true};
+  return LayoutRequest{
+      .rows = rows,
+      .cols = cols,
+      .device_count = model.devices.size(),
+      .view = ui.view,
+      .selected = ui.selected,
+      .show_charts = true,
+      .show_processes = true,
+      .workload_count = ui.view == View::Workloads ? workload_rollup(model.devices).size() : 0};
 }
 
 auto panel_columns(const Layout& layout) -> int {
@@ -49,7 +52,12 @@ void render(const ScreenModel& model, const UiState& ui, const Layout& layout, F
       case View::Detail:
         detail::draw_detail(device, layout.panels[i], frame);
         break;
+      case View::Workloads:  // no GPU panels: the roll-up below
+        break;
     }
+  }
+  if (ui.view == View::Workloads && !layout.workloads.empty()) {
+    detail::draw_workloads(workload_rollup(model.devices), layout.workloads, frame);
   }
   if (model.devices.empty() && !layout.body.empty()) {
     frame.put(layout.body.row + 1, 2, "waiting for the GPU list from the source...", Role::Dim);

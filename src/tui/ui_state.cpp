@@ -29,6 +29,8 @@ constexpr CharKey kCharKeys[] = {
     {U'3', Action::ShowDcgm},
     {U'd', Action::ShowDcgm},
     {U'4', Action::ShowDetail},
+    {U'5', Action::ToggleWorkloads},
+    {U'u', Action::ToggleWorkloads},
     {U'w', Action::WindowLonger},
     {U'W', Action::WindowShorter},
     {U'+', Action::Faster},
@@ -58,6 +60,12 @@ auto map_char(char32_t c) -> Action {
 void show(UiState& s, View view, std::size_t device_count) {
   if (view == View::Detail && device_count == 0) return;
   if (view == View::Detail && s.view != View::Detail) s.back_view = s.view;
+  if (view == View::Workloads && s.view != View::Workloads) {
+    // Where to return: the view it is opened from, or the one Detail was opened from; never Detail or
+    // itself, so that Esc always ends in a view that quits.
+    const View from = s.view == View::Detail ? s.back_view : s.view;
+    s.workloads_back = from == View::Workloads || from == View::Detail ? View::Sol : from;
+  }
   s.view = view;
 }
 
@@ -70,9 +78,20 @@ auto next_view(View v) -> View {
     case View::Dcgm:
       return View::Detail;
     case View::Detail:
+      return View::Workloads;
+    case View::Workloads:
       return View::Sol;
   }
   return View::Sol;
+}
+
+/// Opens the Workloads view, or leaves it for the view it was opened from.
+void toggle_workloads(UiState& s, std::size_t device_count) {
+  if (s.view == View::Workloads) {
+    s.view = s.workloads_back;
+    return;
+  }
+  show(s, View::Workloads, device_count);
 }
 
 /// Moves the selection by `delta`, clamped to the list.
@@ -180,6 +199,10 @@ auto apply(UiState& s, Action action, std::size_t device_count, int columns) -> 
     case Action::Quit:
       return Command{Kind::Quit};
     case Action::Back:
+      if (s.view == View::Workloads) {
+        s.view = s.workloads_back;
+        break;
+      }
       if (s.view != View::Detail) return Command{Kind::Quit};
       s.view = s.back_view;
       break;
@@ -202,6 +225,9 @@ auto apply(UiState& s, Action action, std::size_t device_count, int columns) -> 
       break;
     case Action::ShowDetail:
       show(s, View::Detail, device_count);
+      break;
+    case Action::ToggleWorkloads:
+      toggle_workloads(s, device_count);
       break;
     case Action::Open:
       if (s.view == View::Detail) {

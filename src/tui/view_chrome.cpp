@@ -22,6 +22,7 @@ constexpr const char* kHelp[] = {
     "Enter        detail of the selected GPU (Enter or Esc: back)",
     "1 s  2 c     SOL view; classic view (what nvidia-smi shows)",
     "3 d  4       DCGM-like view (SM active, occupancy); detail view",
+    "5 u          workloads: GPUs, sharing, share, SOL (5/u/Esc: back)",
     "v Tab        next view",
     "w W          chart window longer/shorter: 1m 5m 15m 30m 1h",
     "[ ]  { }     replay: seek back/forward 10 s; 60 s",
@@ -76,7 +77,7 @@ void draw_footer(const ScreenModel& model, const UiState& ui, const Rect& area, 
   const bool ascii = frame.ascii();
   std::string keys = std::string(" q quit  ? help  p pause  ") +
                      (ascii ? "arrows" : "\u2190\u2191\u2193\u2192") +
-                     " select  Enter detail  1-4/v view  w/W chart " + format_span(ui.chart_window_ns());
+                     " select  Enter detail  1-5/v view  w/W chart " + format_span(ui.chart_window_ns());
   if (!model.playback.empty()) keys += "  [ ] seek  +/- speed";
   frame.put(area.row, area.col, keys, Role::Footer, area.width);
 }
@@ -102,8 +103,8 @@ void draw_charts(const ScreenModel& model, const UiState& ui, const Layout& layo
 void draw_processes(const ScreenModel& model, const UiState& ui, const Rect& area, Frame& frame) {
   if (area.empty()) return;
   char heading[160];
-  std::snprintf(heading, sizeof heading, "%-4s %-8s %-12s %9s  %-12s  %s", "GPU", "PID", "USER", "GPU MEM",
-                "CONTAINER", "COMMAND");
+  std::snprintf(heading, sizeof heading, "%-4s %-8s %-12s %9s  %-24s  %-12s  %s", "GPU", "PID", "USER",
+                "GPU MEM", "WORKLOAD", "CONTAINER", "COMMAND");
   frame.put(area.row, area.col, heading, Role::Title, area.width);
   if (!model.source.process_note.empty()) {
     frame.put(area.row + 1, area.col, model.source.process_note, Role::Dim, area.width);
@@ -128,8 +129,9 @@ void draw_processes(const ScreenModel& model, const UiState& ui, const Rect& are
   for (int i = 0; i < shown; ++i) {
     const auto& [gpu, p] = rows[static_cast<std::size_t>(i)];
     char line[160];
-    std::snprintf(line, sizeof line, "%-4u %-8d %-12.12s %5s GiB  %-12.12s  ", gpu, p->pid, p->user.c_str(),
-                  format_gib(static_cast<double>(p->gpu_memory_bytes)).c_str(), p->container_id.c_str());
+    std::snprintf(line, sizeof line, "%-4u %-8d %-12.12s %5s GiB  %-24.24s  %-12.12s  ", gpu, p->pid,
+                  p->user.c_str(), format_gib(static_cast<double>(p->gpu_memory_bytes)).c_str(),
+                  p->workload.display().c_str(), p->container_id.c_str());
     frame.put(area.row + 1 + i, area.col, std::string(line) + p->command, Role::Normal, area.width);
   }
   if (cut) {

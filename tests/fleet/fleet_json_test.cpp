@@ -61,5 +61,30 @@ TEST(FleetJson, history_lists_points_in_order) {
   EXPECT_EQ(doc["points"][0]["gpu_util_pct"], 90);
 }
 
+TEST(FleetJson, workloads_carry_rows_totals_and_nulls) {
+  WorkloadRollup r;
+  r.by = GroupBy::Pod;
+  r.source = "prometheus at http://p:9090";
+  r.step_ns = 15'000'000'000;
+  r.rows.push_back(WorkloadRow{.group = "ml/train-1",
+                               .gpus = 2,
+                               .allocated_gpu_hours = 2,
+                               .idle_gpu_hours = 0.5,
+                               .busy_idle_gpu_hours = 0.25,
+                               .wasted_gpu_hours = 0.75,
+                               .compute_sol_mean_pct = core::kUnknown});
+  const auto doc = nlohmann::json::parse(workloads_json(r));
+  EXPECT_EQ(doc["by"], "pod");
+  EXPECT_EQ(doc["step_ns"], 15'000'000'000);
+  EXPECT_EQ(doc["thresholds"]["idle_compute_sol_pct"], kIdleComputeSolPct);
+  ASSERT_EQ(doc["rows"].size(), 1u);
+  EXPECT_EQ(doc["rows"][0]["group"], "ml/train-1");
+  EXPECT_EQ(doc["rows"][0]["gpus"], 2);
+  EXPECT_EQ(doc["rows"][0]["wasted_gpu_hours"], 0.75);
+  EXPECT_TRUE(doc["rows"][0]["compute_sol_mean_pct"].is_null());
+  EXPECT_EQ(doc["totals"]["idle_gpu_hours"], 0.5);
+  EXPECT_FALSE(doc["totals"].contains("group"));
+}
+
 }  // namespace
 }  // namespace solscope::fleet

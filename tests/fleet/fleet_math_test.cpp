@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 namespace solscope::fleet {
 namespace {
@@ -148,6 +150,62 @@ TEST(FleetMath, totals_add_busy_idle_hours_and_average_known_means) {
   EXPECT_EQ(t.gpus, 3u);
   EXPECT_DOUBLE_EQ(t.busy_idle_gpu_hours, 0.75);
   EXPECT_DOUBLE_EQ(t.compute_sol_mean_pct, 20);
+}
+
+// Issue 24: the workload roll-up's arithmetic (fleet --by).
+TEST(FleetMath, workload_rows_turn_seconds_and_steps_into_gpu_hours_and_sort_by_waste) {
+  const WorkloadRow a = workload_row("team-a",
+                                     WorkloadSums{.gpus = 2,
+                                                  .allocated_seconds = 7200,
+                                                  .idle_seconds = 1800,
+                                                  .busy_idle_steps = 60,
+                                                  .compute_sol_sum_pct = 482 * 40.0,
+                                                  .compute_sol_steps = 482},
+                                     kStep);
+  EXPECT_EQ(a.group, "team-a");
+  EXPECT_EQ(a.gpus, 2u);
+  EXPECT_DOUBLE_EQ(a.allocated_gpu_hours, 2.0);
+  EXPECT_DOUBLE_EQ(a.idle_gpu_hours, 0.5);
+  EXPECT_DOUBLE_EQ(a.busy_idle_gpu_hours, 0.25);  // 60 steps of 15 s
+  EXPECT_DOUBLE_EQ(a.wasted_gpu_hours, 0.75);
+  EXPECT_DOUBLE_EQ(a.compute_sol_mean_pct, 40.0);
+  // No Compute SOL step: unknown, never 0; NaN and negative sums count as 0.
+  const WorkloadRow b = workload_row("team-b",
+                                     WorkloadSums{.gpus = 1,
+                                                  .allocated_seconds = 3600,
+                                                  .idle_seconds = std::nan(""),
+                                                  .busy_idle_steps = -3,
+                                                  .compute_sol_sum_pct = 0,
+                                                  .compute_sol_steps = 0},
+                                     kStep);
+  EXPECT_DOUBLE_EQ(b.idle_gpu_hours, 0);
+  EXPECT_DOUBLE_EQ(b.busy_idle_gpu_hours, 0);
+  EXPECT_TRUE(std::isnan(b.compute_sol_mean_pct));
+  WorkloadRow c = b;
+  c.group = "team-c";
+  c.wasted_gpu_hours = 1.5;
+  std::vector<WorkloadRow> rows = {b, a, c};
+  sort_workloads(rows);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].group, "team-c");  // 1.5 wasted
+  EXPECT_EQ(rows[1].group, "team-a");  // 0.75
+  EXPECT_EQ(rows[2].group, "team-b");  // 0
+  const WorkloadRow t = workload_totals(rows);
+  EXPECT_EQ(t.gpus, 4u);
+  EXPECT_DOUBLE_EQ(t.allocated_gpu_hours, 4.0);
+  EXPECT_DOUBLE_EQ(t.wasted_gpu_hours, 2.25);
+  EXPECT_DOUBLE_EQ(t.compute_sol_mean_pct, 40.0);  // the only known mean
+}
+
+TEST(FleetMath, group_by_names_round_trip_and_nothing_else_parses) {
+  for (const auto by : {GroupBy::Namespace, GroupBy::Pod, GroupBy::Job}) {
+    EXPECT_EQ(parse_group_by(group_by_name(by)), by);
+  }
+  EXPECT_EQ(group_by_name(GroupBy::Job), "job");
+  EXPECT_FALSE(parse_group_by("Namespace").has_value());
+  EXPECT_FALSE(parse_group_by("hpc_job").has_value());
+  EXPECT_FALSE(parse_group_by("").has_value());
+  EXPECT_EQ(group_by_names(), (std::vector<std::string>{"namespace", "pod", "job"}));
 }
 
 }  // namespace

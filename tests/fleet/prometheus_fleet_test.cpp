@@ -370,6 +370,96 @@ TEST(PrometheusFleet, refuses_a_gpu_count_that_is_not_a_count) {
   EXPECT_EQ(gpu_count(kMaxGpuCount, "GPU count", "x").value(), 16'777'216u);
 }
 
+/// Issue 24: Prometheus' answers to the roll-up's 6 queries for two namespaces (SYNTHETIC): team-a has 2
+/// GPUs, 7200 GPU-s allocated, 1800 idle, 60 busy-idle steps, Compute SOL 40 % on 482 steps; team-b 1 GPU,
+/// 3600, 2700, 120 steps, 10 % on 241 steps.
+auto workload_handler(const std::string& path, const std::string& q) -> HttpResponse {
+  if (path != "/api/v1/query") return HttpResponse{.status = 404, .body = "not found"};
+  const auto two = [](double a, double b) {
+    return ok(vector_answer({{R"("namespace":"team-a")", a}, {R"("namespace":"team-b")", b}}));
+  };
+  if (q.rfind("count by (namespace)", 0) == 0) return two(2, 1);
+  if (q.find(R"(bound="idle")") != std::string::npos) return two(1800, 2700);
+  if (q.find("(increase(") != std::string::npos) return two(7200, 3600);
+  if (q.find("count_over_time(((") != std::string::npos) return two(60, 120);
+  if (q.find("sum_over_time(") != std::string::npos) return two(482 * 40.0, 241 * 10.0);
+  if (q.find("count_over_time((100") != std::string::npos) return two(482, 241);
+  return ok(vector_answer({}));
+}
+
+TEST(PrometheusFleet, rolls_gpus_up_by_namespace_most_wasted_first) {
+  std::vector<std::string> log;
+  auto fleet = make_prometheus_fleet(std::make_unique<StubHttp>(workload_handler, &log), query());
+  auto rollup = fleet->workloads(GroupBy::Namespace);
+  ASSERT_TRUE(rollup.has_value()) << rollup.error().describe();
+  EXPECT_EQ(rollup->by, GroupBy::Namespace);
+  EXPECT_EQ(rollup->step_ns, 15'000'000'000);
+  EXPECT_EQ(rollup->window_end_ns - rollup->window_start_ns, kWindowNs);
+  ASSERT_EQ(rollup->rows.size(), 2u);
+  const auto& b = rollup->rows[0];  // 0.75 + 0.5 = 1.25 wasted GPU-hours against team-a's 0.5 + 0.25
+  EXPECT_EQ(b.group, "team-b");
+  EXPECT_EQ(b.gpus, 1u);
+  EXPECT_DOUBLE_EQ(b.allocated_gpu_hours, 1.0);
+  EXPECT_DOUBLE_EQ(b.idle_gpu_hours, 0.75);
+  EXPECT_DOUBLE_EQ(b.busy_idle_gpu_hours, 0.5);
+  EXPECT_DOUBLE_EQ(b.wasted_gpu_hours, 1.25);
+  EXPECT_DOUBLE_EQ(b.compute_sol_mean_pct, 10.0);
+  const auto& a = rollup->rows[1];
+  EXPECT_EQ(a.group, "team-a");
+  EXPECT_EQ(a.gpus, 2u);
+  EXPECT_DOUBLE_EQ(a.allocated_gpu_hours, 2.0);
+  EXPECT_DOUBLE_EQ(a.idle_gpu_hours, 0.5);
+  EXPECT_DOUBLE_EQ(a.busy_idle_gpu_hours, 0.25);
+  EXPECT_DOUBLE_EQ(a.compute_sol_mean_pct, 40.0);
+  EXPECT_TRUE(rollup->notes.empty());
+  // 6 instant queries at the window's end, each bounded by Prometheus' timeout.
+  ASSERT_EQ(log.size(), 6u);
+  for (const auto& q : log) {
+    EXPECT_EQ(q.rfind("/api/v1/query?", 0), 0u) << q;
+    EXPECT_NE(q.find("&time=1700000000.000&timeout=20s"), std::string::npos) << q;
+  }
+  // An empty answer says why in a note instead of an empty table.
+  auto none = make_prometheus_fleet(
+                  std::make_unique<StubHttp>(
+                      [](const std::string&, const std::string&) { return ok(vector_answer({})); }, nullptr),
+                  query())
+                  ->workloads(GroupBy::Job);
+  ASSERT_TRUE(none.has_value());
+  EXPECT_TRUE(none->rows.empty());
+  ASSERT_EQ(none->notes.size(), 1u);
+  EXPECT_NE(none->notes[0].find("no solscope_workload_gpu_seconds_total series with a hpc_job label"),
+            std::string::npos)
+      << none->notes[0];
+}
+
+TEST(PromApi, workload_queries_group_solscope_series_by_the_dcgm_exporter_labels) {
+  constexpr std::int64_t kStep = 15'000'000'000;
+  const std::string gpu = "hostname, gpu, UUID, GPU_I_PROFILE, GPU_I_ID";
+  EXPECT_EQ(workload_expr(WorkloadQuery::Gpus, GroupBy::Namespace, "", kWindowNs, kStep),
+            "count by (namespace) (sum by (namespace, " + gpu +
+                R"() (increase(solscope_workload_gpu_seconds_total{namespace!=""}[3600s])) > 0))");
+  EXPECT_EQ(
+      workload_expr(WorkloadQuery::AllocatedSeconds, GroupBy::Pod, R"(cluster="a")", kWindowNs, kStep),
+      R"(sum by (namespace, pod) (increase(solscope_workload_gpu_seconds_total{cluster="a",pod!=""}[3600s])))");
+  EXPECT_EQ(
+      workload_expr(WorkloadQuery::IdleSeconds, GroupBy::Job, "", kWindowNs, kStep),
+      R"(sum by (hpc_job) (increase(solscope_workload_gpu_seconds_total{hpc_job!="",bound="idle"}[3600s])))");
+  EXPECT_EQ(workload_expr(WorkloadQuery::BusyIdleSteps, GroupBy::Namespace, "", kWindowNs, kStep),
+            "sum by (namespace) (count_over_time(((100 * max by (namespace, " + gpu +
+                R"() (solscope_gpu_utilization_ratio{namespace!=""}) > 80) and (100 * max by (namespace, )" +
+                gpu + R"() (solscope_compute_sol_ratio{namespace!=""}) < 20))[3600s:15s])))");
+  EXPECT_EQ(workload_expr(WorkloadQuery::ComputeSolSum, GroupBy::Namespace, "", kWindowNs, kStep),
+            "sum by (namespace) (sum_over_time((100 * max by (namespace, " + gpu +
+                R"() (solscope_compute_sol_ratio{namespace!=""}))[3600s:15s])))");
+  EXPECT_EQ(workload_expr(WorkloadQuery::ComputeSolSteps, GroupBy::Namespace, "", kWindowNs, kStep),
+            "sum by (namespace) (count_over_time((100 * max by (namespace, " + gpu +
+                R"() (solscope_compute_sol_ratio{namespace!=""}))[3600s:15s])))");
+  EXPECT_EQ(group_of(GroupBy::Pod, {{"namespace", "ml"}, {"pod", "train-1"}}), "ml/train-1");
+  EXPECT_EQ(group_of(GroupBy::Pod, {{"pod", "train-1"}}), "train-1");
+  EXPECT_EQ(group_of(GroupBy::Job, {{"hpc_job", "1234"}, {"namespace", "ml"}}), "1234");
+  EXPECT_EQ(group_of(GroupBy::Namespace, {{"pod", "p"}}), "");
+}
+
 TEST(PromApi, selector_urls_and_times) {
   EXPECT_EQ(selector_inner(R"( {cluster="a", env!="x"} )"), R"(cluster="a", env!="x")");
   EXPECT_EQ(selector_inner(R"(cluster="a")"), R"(cluster="a")");

@@ -5,7 +5,9 @@
   tests/integration/prometheus/ (the alerts fire for the synthetic straggler and low-efficiency GPUs and for
   nothing else);
 - the Grafana dashboard is valid JSON with unique panel ids, a datasource variable on every query, and queries
-  that name only solscope series or the recording rules;
+  that name only solscope series or the recording rules; its per-namespace panel's two queries (allocated and
+  idle GPU-hours from solscope_workload_gpu_seconds_total) give the exact GPU-hours of two SYNTHETIC namespaces
+  under `promtool test rules`, Grafana's variables set as for every node and GPU over 1 h;
 - the Kubernetes manifest parses (when python3-yaml is installed) and holds the DaemonSet, Service and token
   Secret, with the daemon told to use the token;
 - the systemd unit passes `systemd-analyze verify` (when present), apart from the binary not being installed.
@@ -16,6 +18,7 @@ import json
 import os
 import re
 import subprocess
+import tempfile
 
 import harness as h
 from harness import check
@@ -72,6 +75,55 @@ def check_grafana(recorded):
             check(not unknown, f"panel {p.get('title')}: recording rules {unknown} do not exist")
             queries += 1
     print(f"grafana: {len(panels)} panels, {queries} queries")
+    return dash
+
+
+# Issue 24: two namespaces over 1 h at one sample a minute (SYNTHETIC). team-a: GPU 0 of n1 exclusive (45 s of
+# every minute compute-bound, 15 s idle) and half of the time-sliced GPU 1 (30 s a minute compute-bound);
+# team-b: the other half of GPU 1, idle. A series without a namespace (a host process) must not count.
+# Allocated: team-a 60 + 30 = 90 GPU-s a minute = 1.5 GPU-h; team-b 0.5. Idle: team-a 0.25, team-b 0.5.
+NAMESPACE_SERIES = [
+    ('hostname="n1",gpu="0",UUID="GPU-0",namespace="team-a",pod="a-0",sharing="exclusive",bound="compute"', 45),
+    ('hostname="n1",gpu="0",UUID="GPU-0",namespace="team-a",pod="a-0",sharing="exclusive",bound="idle"', 15),
+    ('hostname="n1",gpu="1",UUID="GPU-1",namespace="team-a",pod="a-1",sharing="time_sliced",bound="compute"', 30),
+    ('hostname="n1",gpu="1",UUID="GPU-1",namespace="team-b",pod="b-0",sharing="time_sliced",bound="idle"', 30),
+    ('hostname="n1",gpu="2",UUID="GPU-2",namespace="",pod="",sharing="exclusive",bound="idle"', 60),
+]
+NAMESPACE_EXPECTED = {"allocated": {"team-a": 1.5, "team-b": 0.5}, "idle": {"team-a": 0.25, "team-b": 0.5}}
+
+
+def namespace_panel_exprs(dash):
+    """{"allocated": expr, "idle": expr} of the per-namespace panel (the one grouping the workload counter by
+    namespace)."""
+    for p in dash.get("panels", []):
+        exprs = [t.get("expr", "") for t in p.get("targets", [])]
+        if any("solscope_workload_gpu_seconds_total" in e and "by (namespace)" in e for e in exprs):
+            return {("idle" if 'bound="idle"' in e else "allocated"): e for e in exprs}
+    h.fail("the dashboard has no per-namespace panel on solscope_workload_gpu_seconds_total")
+    return {}
+
+
+def check_namespace_panel(dash, promtool):
+    exprs = namespace_panel_exprs(dash)
+    check(set(exprs) == {"allocated", "idle"}, f"per-namespace panel: want allocated and idle queries: {exprs}")
+    lines = ["rule_files: []", "evaluation_interval: 1m", "tests:", "  - interval: 1m", "    input_series:"]
+    for labels, per_minute in NAMESPACE_SERIES:
+        lines += [f"      - series: 'solscope_workload_gpu_seconds_total{{{labels}}}'",
+                  f"        values: '0+{per_minute}x60'"]
+    lines.append("    promql_expr_test:")
+    for kind, expr in sorted(exprs.items()):
+        # Grafana's variables as a dashboard showing every node and GPU over a 1 h range.
+        promql = expr.replace("$__range", "1h").replace("$hostname", ".*").replace("$gpu", ".*")
+        lines += [f"      - expr: {json.dumps(promql)}", "        eval_time: 60m", "        exp_samples:"]
+        for namespace, hours in sorted(NAMESPACE_EXPECTED[kind].items()):
+            lines += [f"          - labels: '{{namespace=\"{namespace}\"}}'", f"            value: {hours}"]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "namespace-panel.test.yml")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+        res = subprocess.run([promtool, "test", "rules", path], capture_output=True, text=True, check=False)
+    check(res.returncode == 0, f"per-namespace panel under promtool: status {res.returncode}\n{res.stdout}{res.stderr}")
+    print("grafana: the per-namespace panel gives the GPU-hours of both namespaces")
 
 
 def check_kubernetes():
@@ -120,7 +172,8 @@ def check_systemd():
 def main():
     promtool = h.require_tool("promtool")
     files = check_rules(promtool)
-    check_grafana(rule_names(files))
+    dash = check_grafana(rule_names(files))
+    check_namespace_panel(dash, promtool)
     check_kubernetes()
     check_systemd()
 

@@ -14,7 +14,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -149,6 +151,13 @@ class FakePrometheus {
   FakePrometheus(const FakePrometheus&) = delete;
   auto operator=(const FakePrometheus&) -> FakePrometheus& = delete;
 
+  /// Answers the instant queries that `answer` returns a `data.result` array for (JSON text) before any
+  /// canned answer, e.g. the workload roll-up's queries of `fleet --by`; nullopt leaves a query to the canned
+  /// answers. Set it before the first query.
+  void answer_instant_with(std::function<std::optional<std::string>(const std::string& query)> answer) {
+    instant_hook_ = std::move(answer);
+  }
+
   /// GET requests answered so far.
   [[nodiscard]] auto gets() const -> int { return gets_.load(); }
   /// POST requests answered so far, and the largest form body among them in bytes.
@@ -184,6 +193,13 @@ class FakePrometheus {
   }
 
   void answer_query(const std::string& q, httplib::Response& res) const {
+    if (instant_hook_) {
+      if (auto result = instant_hook_(q)) {
+        res.set_content(R"({"status":"success","data":{"resultType":"vector","result":)" + *result + "}}",
+                        "application/json");
+        return;
+      }
+    }
     const bool dcgm = q.find("DCGM_") != std::string::npos;
     if (dcgm && q.rfind("count(", 0) != 0 && q.rfind("count by", 0) != 0) {
       res.set_content(reduction(q), "application/json");
@@ -228,6 +244,7 @@ class FakePrometheus {
   std::string memory_;
   std::string util_;
   std::string compute_last_, compute_mean_, memory_last_, memory_mean_, util_last_, util_mean_, busy_steps_;
+  std::function<std::optional<std::string>(const std::string&)> instant_hook_;
   httplib::Server server_;
   int port_ = 0;
   std::thread thread_;

@@ -9,7 +9,7 @@
 namespace solscope::tui {
 namespace {
 
-constexpr View kViews[] = {View::Sol, View::Classic, View::Dcgm, View::Detail};
+constexpr View kViews[] = {View::Sol, View::Classic, View::Dcgm, View::Detail, View::Workloads};
 
 auto describe(const LayoutRequest& r) -> std::string {
   return std::to_string(r.rows) + "x" + std::to_string(r.cols) + " gpus=" + std::to_string(r.device_count) +
@@ -25,7 +25,7 @@ auto check(const LayoutRequest& req) -> std::string {
     return {};
   }
   if (l.too_small) return "too_small on a big enough screen";
-  std::vector<Rect> all{l.header, l.footer, l.table_header, l.processes};
+  std::vector<Rect> all{l.header, l.footer, l.table_header, l.processes, l.workloads};
   all.insert(all.end(), l.panels.begin(), l.panels.end());
   all.insert(all.end(), l.charts.begin(), l.charts.end());
   for (std::size_t i = 0; i < all.size(); ++i) {
@@ -36,6 +36,19 @@ auto check(const LayoutRequest& req) -> std::string {
     }
   }
   if (l.header.height != 1 || l.footer.height != 1 || l.footer.row != req.rows - 1) return "header/footer";
+  if (req.view == View::Workloads) {  // no GPU panels: the roll-up's rows, then the process table
+    if (req.device_count == 0) return {};
+    if (!l.panels.empty() || !l.charts.empty()) return "GPU panels or charts in the Workloads view";
+    if (l.table_header.height != 1 || l.workloads.height < 1 || l.workloads.row != l.table_header.row + 1)
+      return "workload table missing";
+    if (req.workload_count > 0 && static_cast<std::size_t>(l.workloads.height) > req.workload_count)
+      return "more workload rows than workloads";
+    if (l.processes.empty() && l.body.height - 1 - l.workloads.height >= kProcessesMinHeight)
+      return "process table left out with room for it";
+    if (!l.processes.empty() && l.processes.height < kProcessesMinHeight) return "process table too small";
+    return {};
+  }
+  if (!l.workloads.empty()) return "workload rows outside the Workloads view";
   if (req.device_count > 0 && l.panels.empty()) return "no GPU shown";
   if (l.first_device + l.panels.size() > req.device_count) return "panels past the device list";
   if (req.device_count > 0 && req.view != View::Detail) {
@@ -61,8 +74,12 @@ void sweep(int row_step, int col_step) {
       for (std::size_t n : {0, 1, 2, 3, 4, 5, 7, 8, 9, 12, 16, 33}) {
         for (const View view : kViews) {
           for (std::size_t selected : {std::size_t{0}, n / 2, n == 0 ? 0 : n - 1}) {
-            const LayoutRequest req{
-                .rows = rows, .cols = cols, .device_count = n, .view = view, .selected = selected};
+            const LayoutRequest req{.rows = rows,
+                                    .cols = cols,
+                                    .device_count = n,
+                                    .view = view,
+                                    .selected = selected,
+                                    .workload_count = n * 3 / 2};
             const std::string broken = check(req);
             ASSERT_TRUE(broken.empty()) << broken << " at " << describe(req);
           }
@@ -123,6 +140,24 @@ TEST(LayoutTest, below_the_minimum_only_the_message_area_is_set) {
   EXPECT_TRUE(l.too_small);
   EXPECT_EQ(l.header, (Rect{0, 0, 5, 30}));
   EXPECT_TRUE(l.panels.empty());
+}
+
+// Issue 24: the Workloads view: a heading, one row per workload while the process table keeps its minimum.
+TEST(LayoutTest, workloads_view_gives_each_workload_a_row_above_the_processes) {
+  Layout l = compute_layout(
+      {.rows = 24, .cols = 80, .device_count = 2, .view = View::Workloads, .workload_count = 4});
+  EXPECT_EQ(l.table_header, (Rect{1, 0, 1, 80}));
+  EXPECT_EQ(l.workloads, (Rect{2, 0, 4, 80}));
+  EXPECT_EQ(l.processes, (Rect{6, 0, 17, 80}));
+  EXPECT_TRUE(l.panels.empty());
+  EXPECT_TRUE(l.charts.empty());
+  l = compute_layout(
+      {.rows = 10, .cols = 80, .device_count = 2, .view = View::Workloads, .workload_count = 40});
+  EXPECT_EQ(l.workloads, (Rect{2, 0, 4, 80}));  // 8 body rows: heading, 4 workload rows, 3 process rows
+  EXPECT_EQ(l.processes.height, kProcessesMinHeight);
+  l = compute_layout(
+      {.rows = 24, .cols = 80, .device_count = 2, .view = View::Workloads, .workload_count = 0});
+  EXPECT_EQ(l.workloads.height, 1);  // one row says that none is known
 }
 
 TEST(LayoutTest, detail_view_shows_only_the_selected_gpu) {

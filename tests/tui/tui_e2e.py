@@ -178,6 +178,7 @@ def test_keys_and_resize(t):
     t.run("resize-window", "-t", "e2e", "-x", "200", "-y", "50")
     t.wait_for(lambda s: "Memory SOL " in s and max(map(len, s.splitlines())) > 100, "the 200x50 layout")
     for key, text in (("2", "GPU-Util"), ("3", "SMACT"), ("4", "Compute pipes"), ("Escape", "SMACT"), ("1", "Memory SOL "),
+                      ("5", "GPU share"), ("u", "SM active"),
                       ("?", "keys of the solscope view"), ("x", "Compute SOL GPU 0"), ("w", "chart 5m"),
                       ("Down", "\u25b6 GPU 2 "), ("Enter", "Compute pipes")):
         t.keys(key)

@@ -90,6 +90,43 @@ TEST(UiStateTest, playback_keys_become_commands) {
   EXPECT_EQ(back.seek_ns, -kSeekLongNs);
 }
 
+// Issue 24: 5 and u open the per-workload roll-up and close it again; Esc leaves it for the view it was
+// opened from, then quits; from Detail it returns to the view Detail was opened from, never looping.
+TEST(UiStateTest, five_and_u_toggle_the_workloads_view_and_esc_leaves_it) {
+  EXPECT_EQ(map_key(ch(U'5')), Action::ToggleWorkloads);
+  EXPECT_EQ(map_key(ch(U'u')), Action::ToggleWorkloads);
+  UiState s;
+  s.view = View::Classic;
+  EXPECT_EQ(apply(s, Action::ToggleWorkloads, 4, 1).kind, Command::Kind::Redraw);
+  EXPECT_EQ(s.view, View::Workloads);
+  (void)apply(s, Action::ToggleWorkloads, 4, 1);
+  EXPECT_EQ(s.view, View::Classic);
+  (void)apply(s, Action::ToggleWorkloads, 4, 1);
+  EXPECT_EQ(apply(s, Action::Back, 4, 1).kind, Command::Kind::Redraw);
+  EXPECT_EQ(s.view, View::Classic);
+  // Dcgm -> Enter (Detail) -> 5 (Workloads) -> Esc: Dcgm; Workloads -> Enter (Detail) -> Esc -> Esc -> quit.
+  s.view = View::Dcgm;
+  (void)apply(s, Action::Open, 4, 1);
+  (void)apply(s, Action::ToggleWorkloads, 4, 1);
+  EXPECT_EQ(s.view, View::Workloads);
+  (void)apply(s, Action::Back, 4, 1);
+  EXPECT_EQ(s.view, View::Dcgm);
+  (void)apply(s, Action::ToggleWorkloads, 4, 1);
+  (void)apply(s, Action::Open, 4, 1);
+  EXPECT_EQ(s.view, View::Detail);
+  (void)apply(s, Action::Back, 4, 1);
+  EXPECT_EQ(s.view, View::Workloads);
+  (void)apply(s, Action::ToggleWorkloads, 4, 1);  // Detail was opened from here: back to Dcgm, not Detail
+  EXPECT_EQ(s.view, View::Dcgm);
+  EXPECT_EQ(apply(s, Action::Back, 4, 1).kind, Command::Kind::Quit);
+  // v cycles through it after Detail.
+  s.view = View::Detail;
+  (void)apply(s, Action::NextView, 4, 1);
+  EXPECT_EQ(s.view, View::Workloads);
+  (void)apply(s, Action::NextView, 4, 1);
+  EXPECT_EQ(s.view, View::Sol);
+}
+
 TEST(UiStateTest, detail_needs_a_gpu) {
   UiState s;
   (void)apply(s, Action::ShowDetail, 0, 1);

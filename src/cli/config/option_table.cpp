@@ -288,6 +288,9 @@ auto fleet_options() -> std::vector<OptionSpec> {
       {"--step-series", Scope::Fleet, Flag,
        "fetch every GPU's step series and reduce the window here, not in Prometheus (240x the data; checks)",
        "", 0, 0, false, false},
+      {"--by", Scope::Fleet, Text,
+       "roll the GPUs up by workload: namespace, pod or job (Slurm); prints a table (or --json) and exits",
+       "one row per GPU", 0, 0, false, false},
       {"--gpu-limit", Scope::Fleet, Integer, "most GPUs read; past it whole hosts are left out, with a note",
        integer(static_cast<std::int64_t>(fleet::kDefaultGpuLimit)), 1, kMaxFleetGpus, false, true},
   };

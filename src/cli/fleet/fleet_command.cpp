@@ -4,8 +4,10 @@
 
 #include <cmath>
 #include <ctime>
+#include <optional>
 
 #include "cli/config/bind.hpp"
+#include "cli/fleet/workload_table.hpp"
 #include "core/duration.hpp"
 #include "fleet/fleet_json.hpp"
 #include "fleet/prometheus_fleet.hpp"
@@ -71,6 +73,7 @@ void add_fleet_options(CLI::App& fleet, FleetArgs& args) {
   config::add_option(fleet, Scope::Fleet, "--at", args.at);
   config::add_option(fleet, Scope::Fleet, "--gpu-limit", args.gpu_limit);
   config::add_option(fleet, Scope::Fleet, "--step-series", args.step_series);
+  config::add_option(fleet, Scope::Fleet, "--by", args.by);
 }
 
 auto parse_fleet_time(const std::string& text) -> core::Result<std::int64_t> {
@@ -95,10 +98,32 @@ auto parse_fleet_time(const std::string& text) -> core::Result<std::int64_t> {
 
 auto run_fleet(const CommonOptions& common, const FleetArgs& args, std::ostream& out, std::ostream& err)
     -> int {
+  std::optional<fleet::GroupBy> by;
+  if (!args.by.empty()) {
+    auto parsed = parse_fleet_group_by(args.by);
+    if (!parsed) {
+      print_error(err, parsed.error());
+      return kExitUsage;
+    }
+    by = *parsed;
+  }
   auto provider = make_provider(args);
   if (!provider) {
     print_error(err, provider.error());
     return failure(provider.error());
+  }
+  if (by) {
+    auto rollup = (*provider)->workloads(*by);
+    if (!rollup) {
+      print_error(err, rollup.error());
+      return failure(rollup.error());
+    }
+    if (common.json) {
+      out << fleet::workloads_json(*rollup) << '\n';
+    } else {
+      print_workload_table(*rollup, out);
+    }
+    return kExitOk;
   }
   if (common.json) {
     auto snap = (*provider)->snapshot();

@@ -27,6 +27,7 @@ struct FleetArgs {
   std::string at;                                    ///< --at: end of the window; empty = now
   std::size_t gpu_limit = fleet::kDefaultGpuLimit;
   bool step_series = false;  ///< --step-series: reduce the window here (FleetQuery::aggregate_on_server off)
+  std::string by;            ///< --by namespace|pod|job: the workload roll-up (table or --json); empty = GPUs
 };
 
 /// Adds the options above to the `fleet` subcommand.
@@ -36,8 +37,10 @@ void add_fleet_options(CLI::App& fleet, FleetArgs& args);
 /// naming the value and the accepted forms.
 [[nodiscard]] auto parse_fleet_time(const std::string& text) -> core::Result<std::int64_t>;
 
-/// Runs the fleet view (common.json: print one snapshot as JSON and exit). Exit codes: 0; 2 for a bad
-/// command line or a selector Prometheus rejects; 1 when Prometheus cannot be read (the message says why).
+/// Runs the fleet view (common.json: print one snapshot as JSON and exit); with --by, prints the workload
+/// roll-up as a table (or JSON) and exits. Exit codes: 0; 2 for a bad command line (an unknown --by value,
+/// with the accepted ones) or a selector Prometheus rejects; 1 when Prometheus cannot be read (the message
+/// says why).
 auto run_fleet(const CommonOptions& common, const FleetArgs& args, std::ostream& out, std::ostream& err)
     -> int;
 

@@ -2,7 +2,9 @@
 // Every expression copies the host name into `host` (prom_api.hpp with_host_label) and keeps kKeyLabels.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +55,38 @@ enum class Figure : std::uint8_t { ComputeSol, MemorySol, GpuUtil };
 
 /// Matchers narrowing to one GPU (host as host_matchers(), gpu index); the caller still checks the host.
 [[nodiscard]] auto gpu_restriction(const GpuKey& key) -> std::string;
+
+/// solscope's counter of GPU-seconds per workload and bound class (docs/http-api.md): labels `gpu`, `UUID`,
+/// `modelName`, `hostname`, `pod`, `namespace`, `container`, `hpc_job`, `sharing`, `bound`.
+inline constexpr std::string_view kWorkloadSecondsMetric = "solscope_workload_gpu_seconds_total";
+
+/// The instant queries of a workload roll-up (`fleet --by`), one value per group each; `L` below is
+/// group_labels(), `M` the user's selector with the group's label required non-empty, `GPU` the labels that
+/// name one GPU (`hostname, gpu, UUID, GPU_I_PROFILE, GPU_I_ID`).
+enum class WorkloadQuery : std::uint8_t {
+  Gpus,              ///< `count by (L) (sum by (L, GPU) (increase(SECONDS{M}[W])) > 0)`
+  AllocatedSeconds,  ///< `sum by (L) (increase(SECONDS{M}[W]))`
+  IdleSeconds,       ///< as AllocatedSeconds with `bound="idle"`
+  BusyIdleSteps,     ///< `sum by (L) (` busy_idle_steps_expr() over solscope's per-GPU series by (L, GPU) `)`
+  ComputeSolSum,     ///< `sum by (L) (sum_over_time((COMPUTE)[W:STEP]))`, COMPUTE in percent by (L, GPU)
+  ComputeSolSteps,   ///< `sum by (L) (count_over_time((COMPUTE)[W:STEP]))`
+};
+inline constexpr std::size_t kWorkloadQueryCount = 6;
+
+/// "GPUs", "allocated GPU-seconds", ... for messages.
+[[nodiscard]] auto workload_query_name(WorkloadQuery query) -> std::string;
+
+/// The labels a group is made of: "namespace"; "namespace, pod"; "hpc_job".
+[[nodiscard]] auto group_labels(GroupBy by) -> std::string;
+
+/// The PromQL of one roll-up query over the window ending at the query's time; `inner` is the user's
+/// selector (selector_inner()).
+[[nodiscard]] auto workload_expr(WorkloadQuery query, GroupBy by, std::string_view inner,
+                                 std::int64_t window_ns, std::int64_t step_ns) -> std::string;
+
+/// The group an answer's series belongs to, from its labels: the namespace, "namespace/pod" (the pod alone
+/// when the namespace is empty), or the job; empty when the group's label is missing.
+[[nodiscard]] auto group_of(GroupBy by, const std::map<std::string, std::string>& labels) -> std::string;
 
 /// One call of Prometheus' query API: the path and its parameters, form-encoded. They are sent as the body of
 /// a POST (Prometheus accepts POST on both endpoints), so that a query of any length (a host list past

@@ -14,13 +14,14 @@ namespace solscope::tui {
 
 /// The views of the terminal view.
 enum class View : std::uint8_t {
-  Sol,      ///< default: Compute/Memory SOL bars beside the classic utilization, per GPU
-  Classic,  ///< nvidia-smi-like table (utilization, memory, power, temperature, clocks)
-  Dcgm,     ///< DCGM-like profiling table (SM active, occupancy, GR active, DRAM, pipes)
-  Detail,   ///< one GPU with every pipe and path
+  Sol,        ///< default: Compute/Memory SOL bars beside the classic utilization, per GPU
+  Classic,    ///< nvidia-smi-like table (utilization, memory, power, temperature, clocks)
+  Dcgm,       ///< DCGM-like profiling table (SM active, occupancy, GR active, DRAM, pipes)
+  Detail,     ///< one GPU with every pipe and path
+  Workloads,  ///< one row per workload on the GPUs (workload_rollup.hpp), then the process table
 };
 
-/// Lowercase name: "sol", "classic", "dcgm", "detail".
+/// Lowercase name: "sol", "classic", "dcgm", "detail", "workloads".
 [[nodiscard]] auto to_string(View view) -> std::string_view;
 
 /// Smallest screen the view draws into; below it only a "terminal too small" message is shown.
@@ -49,6 +50,7 @@ struct LayoutRequest {
   std::size_t selected = 0;  ///< the selected GPU (position in the device list); kept visible when scrolling
   bool show_charts = true;
   bool show_processes = true;
+  std::size_t workload_count = 0;  ///< rows of the Workloads view's roll-up (0: one row says there is none)
 };
 
 /// Where everything goes. All rectangles lie inside the screen and no two non-empty ones overlap.
@@ -64,12 +66,17 @@ struct Layout {
   bool compact = false;      ///< SOL view with compact rows instead of full panels
   std::vector<Rect> charts;  ///< 0, 1 or 3 history charts: Compute SOL, Memory SOL, classic utilization
   Rect processes;            ///< process table; may be empty
-  Rect body;                 ///< everything between header and footer
+  /// Workloads view: the roll-up's rows below `table_header` (at least 1 row, at most workload_count when
+  /// that is more than 0; the first ones when they do not fit); empty in the other views.
+  Rect workloads;
+  Rect body;  ///< everything between header and footer
 };
 
 /// Computes the layout (pure; see Layout for the guarantees). Full SOL panels are used when they fit with
 /// room for the charts, in up to kMaxPanelColumns columns of at least kFullPanelMinWidth; otherwise compact
-/// rows (two lines per GPU when they fit, else one), scrolled so that `selected` stays visible.
+/// rows (two lines per GPU when they fit, else one), scrolled so that `selected` stays visible. The Workloads
+/// view has no GPU panels: a heading, the roll-up's rows, and the process table when at least
+/// kProcessesMinHeight rows are left.
 [[nodiscard]] auto compute_layout(const LayoutRequest& request) -> Layout;
 
 }  // namespace solscope::tui

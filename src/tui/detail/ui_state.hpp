@@ -21,11 +21,14 @@ inline constexpr std::int64_t kSeekLongNs = 60'000'000'000;
 struct UiState {
   View view = View::Sol;
   View back_view = View::Sol;  ///< where Esc/Enter returns from Detail
-  std::size_t selected = 0;    ///< position of the selected GPU in the device list
-  std::size_t window = 0;      ///< index into kChartWindowsNs
-  bool help = false;           ///< help overlay shown
-  bool frozen = false;         ///< live figures paused (no replay controls)
-  bool ascii = false;          ///< ASCII charts and bars instead of Unicode
+  /// Where `5`/`u` or Esc returns from Workloads: the view it was opened from (the view Detail was opened
+  /// from when opened from Detail); never Detail or Workloads, so that Esc always ends in a view that quits.
+  View workloads_back = View::Sol;
+  std::size_t selected = 0;  ///< position of the selected GPU in the device list
+  std::size_t window = 0;    ///< index into kChartWindowsNs
+  bool help = false;         ///< help overlay shown
+  bool frozen = false;       ///< live figures paused (no replay controls)
+  bool ascii = false;        ///< ASCII charts and bars instead of Unicode
   auto operator==(const UiState&) const -> bool = default;
   [[nodiscard]] auto chart_window_ns() const -> std::int64_t { return kChartWindowsNs[window]; }
 };
@@ -55,15 +58,16 @@ struct Key {
 /// What a key asks for.
 enum class Action : std::uint8_t {
   None,
-  Quit,         ///< q
-  Back,         ///< Esc: close help, leave Detail, else quit
-  Help,         ///< ? h F1
-  Pause,        ///< p space
-  NextView,     ///< v Tab
-  ShowSol,      ///< 1 s
-  ShowClassic,  ///< 2 c
-  ShowDcgm,     ///< 3 d
-  ShowDetail,   ///< 4
+  Quit,             ///< q
+  Back,             ///< Esc: close help, leave Detail, else quit
+  Help,             ///< ? h F1
+  Pause,            ///< p space
+  NextView,         ///< v Tab
+  ShowSol,          ///< 1 s
+  ShowClassic,      ///< 2 c
+  ShowDcgm,         ///< 3 d
+  ShowDetail,       ///< 4
+  ToggleWorkloads,  ///< 5 u: the per-workload roll-up, or back from it
   Up,
   Down,
   Left,

@@ -4,12 +4,14 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/live_state.hpp"
 #include "tui/detail/frame.hpp"
 #include "tui/detail/layout.hpp"
 #include "tui/detail/model.hpp"
 #include "tui/detail/ui_state.hpp"
+#include "tui/detail/workload_rollup.hpp"
 
 namespace solscope::tui::detail {
 
@@ -70,6 +72,9 @@ void draw_sol_panel(const core::DeviceSnapshot& d, bool selected, const Rect& ar
 /// Classic and DCGM tables: column titles and one row per GPU.
 void draw_table_header(View view, const Rect& area, Frame& frame);
 void draw_table_row(View view, const core::DeviceSnapshot& d, bool selected, const Rect& area, Frame& frame);
+/// Workloads view: one row per workload (the first ones that fit, then "+N more"), or a line saying none
+/// is known; the column titles come from draw_table_header(View::Workloads, ...).
+void draw_workloads(const std::vector<WorkloadRollupRow>& rows, const Rect& area, Frame& frame);
 /// Detail view of one GPU: every pipe and path, activity, interconnect, device facts and notes.
 void draw_detail(const core::DeviceSnapshot& d, const Rect& area, Frame& frame);
 
