@@ -133,6 +133,16 @@ struct WorkloadAllocation {
                                  std::span<const WorkloadAllocation> allocations, std::string note = {})
     -> GpuWorkloads;
 
+/// The /metrics label names (and JSON keys) of WorkloadIdentity's first four fields, as dcgm-exporter spells
+/// its workload labels (NVIDIA/dcgm-exporter internal/pkg/transformation/const.go: podAttribute "pod",
+/// namespaceAttribute "namespace", containerAttribute "container", hpcJobAttribute "hpc_job").
+inline constexpr std::string_view kPodLabel = "pod";
+inline constexpr std::string_view kNamespaceLabel = "namespace";
+inline constexpr std::string_view kContainerLabel = "container";
+inline constexpr std::string_view kHpcJobLabel = "hpc_job";
+/// The counter family of WorkloadCounters on /metrics (docs/http-api.md "Metrics").
+inline constexpr std::string_view kPromWorkloadGpuSecondsName = "solscope_workload_gpu_seconds_total";
+
 /// The number of Bound values (arrays indexed by bound class).
 inline constexpr std::size_t kBoundCount = 5;
 

@@ -155,17 +155,22 @@ namespace {
 /// The labels that name one GPU (or MIG instance) in solscope's series.
 constexpr std::string_view kGpuLabels = "hostname, gpu, UUID, GPU_I_PROFILE, GPU_I_ID";
 
-/// The matcher that requires the group's own label (the pod's for Pod: a pod names the group).
-auto group_present(GroupBy by) -> std::string_view {
+/// The label that names a group (the pod's for Pod: a pod names the group).
+auto group_label(GroupBy by) -> std::string_view {
   switch (by) {
     case GroupBy::Namespace:
-      return R"(namespace!="")";
+      return core::kNamespaceLabel;
     case GroupBy::Pod:
-      return R"(pod!="")";
+      return core::kPodLabel;
     case GroupBy::Job:
       break;
   }
-  return R"(hpc_job!="")";
+  return core::kHpcJobLabel;
+}
+
+/// The matcher that requires the group's own label.
+auto group_present(GroupBy by) -> std::string {
+  return fmt::format(R"({}!="")", group_label(by));
 }
 
 /// One figure of solscope's per-GPU series in percent, one series per (group, GPU).
@@ -179,15 +184,8 @@ auto group_figure(Figure figure, GroupBy by, std::string_view matchers) -> std::
 }  // namespace
 
 auto group_labels(GroupBy by) -> std::string {
-  switch (by) {
-    case GroupBy::Namespace:
-      return "namespace";
-    case GroupBy::Pod:
-      return "namespace, pod";
-    case GroupBy::Job:
-      break;
-  }
-  return "hpc_job";
+  return by == GroupBy::Pod ? fmt::format("{}, {}", core::kNamespaceLabel, core::kPodLabel)
+                            : std::string(group_label(by));
 }
 
 auto workload_expr(WorkloadQuery query, GroupBy by, std::string_view inner, std::int64_t window_ns,
@@ -220,22 +218,21 @@ auto workload_expr(WorkloadQuery query, GroupBy by, std::string_view inner, std:
 }
 
 auto group_of(GroupBy by, const std::map<std::string, std::string>& labels) -> std::string {
-  const auto get = [&labels](const char* name) {
-    const auto it = labels.find(name);
+  const auto get = [&labels](std::string_view name) {
+    const auto it = labels.find(std::string(name));
     return it == labels.end() ? std::string() : it->second;
   };
   switch (by) {
-    case GroupBy::Namespace:
-      return get("namespace");
     case GroupBy::Pod: {
-      const std::string pod = get("pod");
-      const std::string ns = get("namespace");
+      const std::string pod = get(core::kPodLabel);
+      const std::string ns = get(core::kNamespaceLabel);
       return pod.empty() || ns.empty() ? pod : ns + "/" + pod;
     }
+    case GroupBy::Namespace:
     case GroupBy::Job:
       break;
   }
-  return get("hpc_job");
+  return get(group_label(by));
 }
 
 auto instant_call(std::string_view expr, std::int64_t time_ns, double timeout_s) -> PromCall {

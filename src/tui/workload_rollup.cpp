@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iterator>
-#include <optional>
 #include <string>
-#include <utility>
+#include <vector>
+
+#include "core/workload_rollup.hpp"
 
 namespace solscope::tui {
 namespace {
@@ -22,62 +22,48 @@ struct WeightedMean {
   [[nodiscard]] auto mean() const -> double { return weight > 0 ? sum / weight : core::kUnknown; }
 };
 
-/// A row being built: the row, its means and whether every GPU's split is known.
-struct Building {
-  WorkloadRollupRow row;
-  std::optional<core::WorkloadSharing> sharing;
+/// The row of one core::WorkloadRollup (the grouping is core's, done once): its means over its GPUs' newest
+/// windows, looked up by device index in `devices`.
+auto row_of(const core::WorkloadRollup& r, const std::vector<core::DeviceSnapshot>& devices)
+    -> WorkloadRollupRow {
+  WorkloadRollupRow row{.id = r.id, .display = r.id.display(), .gpus = r.gpus.size()};
   bool mixed = false;
   bool split_known = true;
   double share = 0;
   WeightedMean compute;
   WeightedMean memory;
-};
-
-void add_gpu(Building& b, const core::DeviceSnapshot& d, const core::WorkloadShare& share) {
-  const core::WorkloadSharing sharing = d.state.workloads.sharing;
-  if (b.sharing && *b.sharing != sharing) b.mixed = true;
-  b.sharing = sharing;
-  ++b.row.gpus;
-  if (share.fraction) {
-    b.share += *share.fraction;
-  } else {
-    b.split_known = false;
+  for (const core::WorkloadGpu& g : r.gpus) {
+    mixed = mixed || g.sharing != r.gpus.front().sharing;
+    if (g.fraction) {
+      share += *g.fraction;
+    } else {
+      split_known = false;
+    }
+    const auto d = std::find_if(devices.begin(), devices.end(), [&g](const core::DeviceSnapshot& s) {
+      return s.state.info.index == g.device;
+    });
+    if (d == devices.end() || !d->latest_window) continue;
+    const double weight = g.fraction.value_or(1.0);
+    compute.add(d->latest_window->compute_sol_pct, weight);
+    memory.add(d->latest_window->memory_sol_pct, weight);
   }
-  const double weight = share.fraction.value_or(1.0);
-  if (d.latest_window) {
-    b.compute.add(d.latest_window->compute_sol_pct, weight);
-    b.memory.add(d.latest_window->memory_sol_pct, weight);
-  }
+  const core::WorkloadSharing sharing =
+      r.gpus.empty() ? core::WorkloadSharing::kNone : r.gpus.front().sharing;
+  row.sharing = mixed ? std::string("mixed") : std::string(core::sharing_label(sharing));
+  row.share_gpus = split_known ? share : core::kUnknown;
+  row.compute_sol_pct = compute.mean();
+  row.memory_sol_pct = memory.mean();
+  return row;
 }
 
 }  // namespace
 
 auto workload_rollup(const std::vector<core::DeviceSnapshot>& devices) -> std::vector<WorkloadRollupRow> {
-  std::vector<Building> building;
-  for (const auto& d : devices) {
-    for (const auto& share : d.state.workloads.workloads) {
-      auto it = std::find_if(building.begin(), building.end(),
-                             [&share](const Building& b) { return b.row.id == share.id; });
-      if (it == building.end()) {
-        building.emplace_back();
-        it = std::prev(building.end());
-        it->row.id = share.id;
-        it->row.display = share.id.display();
-      }
-      add_gpu(*it, d, share);
-    }
-  }
+  std::vector<core::DeviceState> states;
+  states.reserve(devices.size());
+  for (const auto& d : devices) states.push_back(d.state);
   std::vector<WorkloadRollupRow> rows;
-  rows.reserve(building.size());
-  for (auto& b : building) {
-    b.row.sharing = b.mixed
-                        ? std::string("mixed")
-                        : std::string(core::sharing_label(b.sharing.value_or(core::WorkloadSharing::kNone)));
-    b.row.share_gpus = b.split_known ? b.share : core::kUnknown;
-    b.row.compute_sol_pct = b.compute.mean();
-    b.row.memory_sol_pct = b.memory.mean();
-    rows.push_back(std::move(b.row));
-  }
+  for (const core::WorkloadRollup& r : core::workload_rollup(states)) rows.push_back(row_of(r, devices));
   return rows;
 }
 

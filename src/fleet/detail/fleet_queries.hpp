@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/workload.hpp"
 #include "fleet/fleet_model.hpp"
 
 namespace solscope::fleet {
@@ -58,7 +59,7 @@ enum class Figure : std::uint8_t { ComputeSol, MemorySol, GpuUtil };
 
 /// solscope's counter of GPU-seconds per workload and bound class (docs/http-api.md): labels `gpu`, `UUID`,
 /// `modelName`, `hostname`, `pod`, `namespace`, `container`, `hpc_job`, `sharing`, `bound`.
-inline constexpr std::string_view kWorkloadSecondsMetric = "solscope_workload_gpu_seconds_total";
+inline constexpr std::string_view kWorkloadSecondsMetric = core::kPromWorkloadGpuSecondsName;
 
 /// The instant queries of a workload roll-up (`fleet --by`), one value per group each; `L` below is
 /// group_labels(), `M` the user's selector with the group's label required non-empty, `GPU` the labels that

@@ -10,34 +10,31 @@
 namespace solscope::server::detail {
 namespace {
 
-/// The label names dcgm-exporter gives a workload's attributes (NVIDIA/dcgm-exporter
-/// internal/pkg/transformation/const.go: podAttribute "pod", namespaceAttribute "namespace",
-/// containerAttribute "container", hpcJobAttribute "hpc_job"). Its pod mapper (kubernetes.go) sets the first
-/// three on a GPU's series when the kubelet's PodResources List maps the GPU's device ID to a pod's
-/// container; its HPC mapper (hpc.go) sets hpc_job when a job mapping file named after the GPU's index lists
-/// a job.
-constexpr const char* kPodLabel = "pod";
-constexpr const char* kNamespaceLabel = "namespace";
-constexpr const char* kContainerLabel = "container";
-constexpr const char* kHpcJobLabel = "hpc_job";
-
-constexpr const char* kWorkloadSecondsName = "solscope_workload_gpu_seconds_total";
+// The label names (core::kPodLabel, ...) are dcgm-exporter's. Its pod mapper (kubernetes.go) sets pod,
+// namespace and container on a GPU's series when the kubelet's PodResources List maps the GPU's device ID to
+// a pod's container; its HPC mapper (hpc.go) sets hpc_job when a job mapping file named after the GPU's index
+// lists a job.
+using core::kContainerLabel;
+using core::kHpcJobLabel;
+using core::kNamespaceLabel;
+using core::kPodLabel;
+constexpr std::string_view kWorkloadSecondsName = core::kPromWorkloadGpuSecondsName;
 constexpr const char* kWorkloadSecondsHelp =
     "GPU-seconds per workload and bound class of the samples (exclusive: all of the GPU's; time_sliced: "
-    "split "
-    "by SM share; concurrent: unsplit, under the labels all workloads share); rate() of bound=\"idle\" is "
+    "split by SM share; concurrent: unsplit, under the labels all workloads share); rate() of bound=\"idle\" "
+    "is "
     "allocated but idle GPU time.";
 
 }  // namespace
 
 auto with_workload_labels(Labels labels, const core::WorkloadIdentity& id) -> Labels {
-  const std::array<std::pair<const char*, const std::string*>, 4> fields{
+  const std::array<std::pair<std::string_view, const std::string*>, 4> fields{
       {{kPodLabel, &id.pod},
        {kNamespaceLabel, &id.pod_namespace},
        {kContainerLabel, &id.container},
        {kHpcJobLabel, &id.hpc_job}}};
   for (const auto& [name, value] : fields) {
-    if (!value->empty()) labels.push_back({name, *value});
+    if (!value->empty()) labels.push_back({std::string(name), *value});
   }
   return labels;
 }
