@@ -55,6 +55,11 @@ auto build_report(const trace::Reader& reader, const std::string& path, std::ost
   });
   if (!table) return core::propagate(std::move(table));
   if (!table->note.empty()) print_warning(err, table->note);
+  // The workloads table (schema 5) is small: read whole, damaged rows skipped and said (docs/report.md).
+  auto workloads = reader.workloads();
+  if (!workloads) return core::propagate(std::move(workloads));
+  if (!workloads->note.empty()) print_warning(err, workloads->note);
+  if (workloads->present) builder.set_workloads(workloads->rows);
   auto cursor = reader.cursor();
   if (!cursor) return core::propagate(std::move(cursor));
   // Each sample is derived again from its raw counters and its recorded device (Reader::device); an index the
