@@ -128,6 +128,9 @@ struct TraceFacts {
   /// none, so that "no kernels" is told apart from "none recorded".
   std::string kernel_log;
   std::uint64_t kernels_dropped = 0;  ///< kernel records the recorder lost (meta kernels_dropped)
+  /// A workload refresh fed the trace's workloads table (meta workload_refresh); without one an empty table
+  /// means "not recorded".
+  bool workload_refresh = false;
   std::string command;      ///< `solscope run`'s command line (meta command); empty for other traces
   std::string exit_status;  ///< how that command ended (meta exit_status: "exit 3", "signal 15 (...)")
 };

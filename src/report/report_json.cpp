@@ -141,6 +141,7 @@ auto to_json(const Report& report) -> nlohmann::ordered_json {
       {"tool_version", report.trace.tool_version},
       {"kernel_log", report.trace.kernel_log.empty() ? Json(nullptr) : Json(report.trace.kernel_log)},
       {"kernels_dropped", report.trace.kernels_dropped},
+      {"workload_refresh", report.trace.workload_refresh},
       {"command", report.trace.command.empty() ? Json(nullptr) : Json(report.trace.command)},
       {"exit_status", report.trace.exit_status.empty() ? Json(nullptr) : Json(report.trace.exit_status)}};
   out["phase_method"] = Json{{"name", "bound-class runs, shortest merged first"},
@@ -151,8 +152,10 @@ auto to_json(const Report& report) -> nlohmann::ordered_json {
   Json gpus = Json::array();
   for (const auto& g : report.gpus) gpus.push_back(gpu_json(g));
   out["gpus"] = std::move(gpus);
-  // null: the trace says nothing about workloads (schema 1-4); [] recorded, none found.
-  Json workloads = report.workloads_recorded ? Json::array() : Json(nullptr);
+  // null: the trace says nothing about workloads (schema 1-4, or no refresh fed its table); [] none found.
+  const bool known =
+      report.workloads_recorded && (report.trace.workload_refresh || !report.workloads.empty());
+  Json workloads = known ? Json::array() : Json(nullptr);
   for (const auto& w : report.workloads) workloads.push_back(workload_json(w));
   out["workloads"] = std::move(workloads);
   return out;

@@ -173,6 +173,12 @@ void write_workloads(std::string& out, const Report& report) {
     out += "\nWorkloads: not in this trace (recorded before trace schema 5)\n";
     return;
   }
+  if (!report.trace.workload_refresh && report.workloads.empty()) {
+    out +=
+        "\nWorkloads: not recorded (no process list while recording: a replay, an import or a remote "
+        "source)\n";
+    return;
+  }
   if (report.workloads.empty()) {
     out += "\nWorkloads: none seen while recording (no process or allocation found on the GPUs)\n";
     return;

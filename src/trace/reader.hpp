@@ -42,6 +42,8 @@ struct TraceMetadata {
   /// meta kernel_clock_offset_ns (CLOCK_REALTIME ns = CUPTI ns + offset); nullopt when none was measured.
   std::optional<std::int64_t> kernel_clock_offset_ns;
   std::uint64_t kernels_dropped = 0;  ///< meta kernels_dropped: kernel records lost before the trace
+  /// meta workload_refresh (schema 5): a workload refresh fed the workloads table while recording.
+  bool workload_refresh = false;
   std::map<std::string, std::string, std::less<>> entries;  ///< every meta row, the keys above included
 };
 

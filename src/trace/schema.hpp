@@ -110,6 +110,11 @@ inline constexpr std::string_view kMetaKernelClockOffsetNs = "kernel_clock_offse
 /// the recorder's full queue; decimal count). Absent or "0" when none were lost.
 inline constexpr std::string_view kMetaKernelsDropped = "kernels_dropped";
 
+/// Schema 5. "1" when a workload refresh fed the workloads table while recording (`solscope record` of a
+/// source that lists the GPUs' processes); absent when none ran (a replay, a dcgm-exporter, an import): an
+/// empty table then means "not recorded", not "no workload".
+inline constexpr std::string_view kMetaWorkloadRefresh = "workload_refresh";
+
 /// The REAL columns of `samples` after `bound`, in table order: X(column, expression of `const
 /// core::SolSample& s` that the writer stores). The one list of them: the DDL below, the writer's INSERT and
 /// its bindings (detail/columns.hpp) expand it.

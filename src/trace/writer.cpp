@@ -348,10 +348,11 @@ auto Writer::set_metadata(std::string_view key, std::string_view value) -> core:
   const std::scoped_lock lock(impl_->mutex);
   if (auto error = impl_->check_usable()) return core::fail(*error);
   constexpr std::string_view kReserved[] = {
-      kMetaSchemaVersion, kMetaOldestReadableVersion, kMetaToolVersion,
-      kMetaHost,          kMetaStartTimeNs,           kMetaSynthetic,
-      kMetaTimeOrdered,   kMetaHasAttainable,         kMetaHasPmPause,
-      kMetaKernelLog,     kMetaKernelClockOffsetNs,   kMetaKernelsDropped};
+      kMetaSchemaVersion,  kMetaOldestReadableVersion, kMetaToolVersion,
+      kMetaHost,           kMetaStartTimeNs,           kMetaSynthetic,
+      kMetaTimeOrdered,    kMetaHasAttainable,         kMetaHasPmPause,
+      kMetaKernelLog,      kMetaKernelClockOffsetNs,   kMetaKernelsDropped,
+      kMetaWorkloadRefresh};
   if (key.empty() || std::find(std::begin(kReserved), std::end(kReserved), key) != std::end(kReserved)) {
     return core::fail(core::ErrorCode::InvalidArgument,
                       "trace meta key \"" + std::string(key) + "\" is reserved or empty",
@@ -464,6 +465,13 @@ auto Writer::set_kernel_clock_offset_ns(std::int64_t offset_ns) -> core::Result<
   const std::scoped_lock lock(impl_->mutex);
   if (auto error = impl_->check_usable()) return core::fail(*error);
   return impl_->write_meta(kMetaKernelClockOffsetNs, std::to_string(offset_ns));
+}
+
+auto Writer::set_workload_refresh() -> core::Result<void> {
+  if (!impl_) return core::fail(moved_from_error());
+  const std::scoped_lock lock(impl_->mutex);
+  if (auto error = impl_->check_usable()) return core::fail(*error);
+  return impl_->write_meta(kMetaWorkloadRefresh, "1");
 }
 
 auto Writer::set_kernels_dropped(std::uint64_t dropped) -> core::Result<void> {

@@ -139,6 +139,11 @@ class Writer {
   [[nodiscard]] auto add_workloads(std::uint32_t device, std::int64_t t_ns,
                                    const core::GpuWorkloads& workloads) -> core::Result<void>;
 
+  /// Marks the workloads table as fed by a workload refresh (meta workload_refresh = 1), committed at once;
+  /// call it before the first add_workloads() so that a reader of an empty table can tell "no workload" from
+  /// "not recorded". Errors: as set_metadata.
+  [[nodiscard]] auto set_workload_refresh() -> core::Result<void>;
+
   /// Marks the trace as holding a kernel log and from where (meta kernel_log: "cupti" or "synthetic"),
   /// committed at once; call it before the first append_kernels() so that a reader of an empty table can tell
   /// "no kernel ran" from "not recorded". Errors: InvalidArgument for an empty source; as set_metadata.

@@ -28,7 +28,7 @@ auto scenario_report(bool with_workloads = true) -> Report {
   if (with_workloads) builder.set_workloads(rows);
   for (const core::RawSample& raw : synthetic::workload_scenario_samples())
     builder.add(core::derive(raw, devices[raw.device_index]));
-  return builder.finish(TraceFacts{.path = "workloads.sqlite", .synthetic = true});
+  return builder.finish(TraceFacts{.path = "workloads.sqlite", .synthetic = true, .workload_refresh = true});
 }
 
 TEST(WorkloadReport, time_sliced_and_exclusive_totals_are_exact) {
@@ -123,11 +123,17 @@ TEST(WorkloadReport, a_recorded_empty_table_is_told_apart) {
   ReportBuilder builder(std::span<const core::DeviceInfo>{});
   builder.set_workloads({});
   builder.add(testing::sample(0, 0, 1000, testing::Load{}));
-  const Report report = builder.finish(TraceFacts{.path = "none.sqlite"});
+  Report report = builder.finish(TraceFacts{.path = "none.sqlite", .workload_refresh = true});
   EXPECT_TRUE(report.workloads_recorded);
   EXPECT_TRUE(to_json(report)["workloads"].is_array());
   EXPECT_EQ(to_json(report)["workloads"].size(), 0u);
   EXPECT_NE(render_text(report).find("\nWorkloads: none seen while recording"), std::string::npos);
+  // The same empty table that no refresh fed (a re-recorded replay): nothing is known, not "none".
+  report.trace.workload_refresh = false;
+  EXPECT_TRUE(to_json(report)["workloads"].is_null());
+  EXPECT_FALSE(to_json(report)["trace"]["workload_refresh"].get<bool>());
+  EXPECT_NE(render_text(report).find("\nWorkloads: not recorded (no process list while recording"),
+            std::string::npos);
 }
 
 TEST(WorkloadReport, concurrent_workloads_count_whole_under_what_they_share) {
@@ -158,7 +164,7 @@ TEST(WorkloadReport, concurrent_workloads_count_whole_under_what_they_share) {
       testing::sample(0, 0, 2000, Load{.bound = core::Bound::Compute, .compute = 70.0, .power_w = 200.0}));
   builder.add(
       testing::sample(0, 2000, 2000, Load{.bound = core::Bound::Idle, .compute = 10.0, .power_w = 100.0}));
-  const Report report = builder.finish(TraceFacts{});
+  const Report report = builder.finish(TraceFacts{.workload_refresh = true});
   ASSERT_EQ(report.workloads.size(), 1u);
   const WorkloadReport& w = report.workloads[0];
   EXPECT_EQ(w.sharing, core::WorkloadSharing::kConcurrent);

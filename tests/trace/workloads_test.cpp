@@ -91,6 +91,9 @@ TEST(WorkloadsTest, the_synthetic_scenario_reads_back_row_for_row) {
   EXPECT_EQ(table.rows[2].share.pids, std::vector<std::int32_t>{}) << "allocated, no process";
   EXPECT_EQ(table.rows[2].t_end_ns, synthetic::kWorkloadScenarioStartNs + 8 * kSecondNs);
   EXPECT_EQ(table.rows[3].t_end_ns, synthetic::kWorkloadScenarioStartNs + 16 * kSecondNs);
+  auto reader = Reader::open(path);
+  ASSERT_TRUE(reader);
+  EXPECT_TRUE(reader->metadata().workload_refresh) << "meta workload_refresh = 1";
 }
 
 TEST(WorkloadsTest, the_columns_hold_what_sql_users_read) {
@@ -146,6 +149,9 @@ TEST(WorkloadsTest, rows_stay_open_until_the_next_change_or_close) {
   EXPECT_EQ(closed.rows[1].t_start_ns, kT0);
   EXPECT_EQ(closed.rows[1].t_end_ns, raw.t_end_ns) << "closed at the last sample's end";
   EXPECT_FALSE(closed.report.damaged());
+  auto reader = Reader::open(path);
+  ASSERT_TRUE(reader);
+  EXPECT_FALSE(reader->metadata().workload_refresh) << "never set here";
 }
 
 TEST(WorkloadsTest, changes_from_another_thread_are_all_kept_in_order) {

@@ -38,6 +38,7 @@ auto facts_of(const trace::Reader& reader, const std::string& path) -> report::T
                             .tool_version = meta.tool_version,
                             .kernel_log = meta.kernel_log,
                             .kernels_dropped = meta.kernels_dropped,
+                            .workload_refresh = meta.workload_refresh,
                             .command = meta_text(meta, kMetaRunCommand),
                             .exit_status = meta_text(meta, kMetaRunExitStatus)};
 }

@@ -184,6 +184,7 @@ auto load_meta(ReaderState& state) -> core::Result<void> {
   state.has_attainable = text(kMetaHasAttainable) == "1";
   state.has_pm_pause = m.schema_version >= 4 && text(kMetaHasPmPause) == "1";
   m.kernel_log = text(kMetaKernelLog);
+  m.workload_refresh = text(kMetaWorkloadRefresh) == "1";
   if (parse_int(text(kMetaKernelClockOffsetNs), number)) m.kernel_clock_offset_ns = number;
   m.kernels_dropped =
       parse_int(text(kMetaKernelsDropped), number) && number > 0 ? static_cast<std::uint64_t>(number) : 0;

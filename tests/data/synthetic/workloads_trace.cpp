@@ -21,6 +21,7 @@ auto write_workloads_trace(const std::filesystem::path& path, bool overwrite) ->
   if (!writer) return core::propagate(writer);
   const auto devs = devices(kWorkloadScenarioDevices);
   if (auto done = writer->write_devices(devs); !done) return core::propagate(done);
+  if (auto done = writer->set_workload_refresh(); !done) return core::propagate(done);
   const auto changes = workload_scenario_changes();
   std::size_t next_change = 0;
   std::uint64_t written = 0;
