@@ -14,8 +14,8 @@
 #include "report/detail/kernel_join.hpp"
 #include "report/detail/phase_detection.hpp"
 #include "report/detail/sample_bins.hpp"
+#include "report/detail/workload_totals.hpp"
 #include "report/report.hpp"
-#include "report/workload_totals.hpp"
 
 namespace solscope::report {
 

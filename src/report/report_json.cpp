@@ -2,7 +2,7 @@
 
 #include "core/device_info.hpp"
 #include "report/detail/phase_detection.hpp"
-#include "report/workload_totals.hpp"
+#include "report/detail/workload_totals.hpp"
 #include "wire/json_number.hpp"
 
 namespace solscope::report {

@@ -11,7 +11,7 @@
 #include "core/device_info.hpp"
 #include "core/text.hpp"
 #include "report/detail/phase_detection.hpp"
-#include "report/workload_totals.hpp"
+#include "report/detail/workload_totals.hpp"
 
 namespace solscope::report {
 namespace {

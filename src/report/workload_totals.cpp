@@ -1,4 +1,4 @@
-#include "report/workload_totals.hpp"
+#include "report/detail/workload_totals.hpp"
 
 #include <algorithm>
 #include <cmath>

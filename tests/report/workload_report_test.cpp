@@ -11,11 +11,11 @@
 
 #include "core/derive.hpp"
 #include "data/synthetic/workloads.hpp"
+#include "report/detail/workload_totals.hpp"
 #include "report/report_builder.hpp"
 #include "report/report_json.hpp"
 #include "report/report_test_support.hpp"
 #include "report/report_text.hpp"
-#include "report/workload_totals.hpp"
 
 namespace solscope::report {
 namespace {
