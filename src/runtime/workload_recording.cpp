@@ -1,12 +1,26 @@
 #include "runtime/workload_recording.hpp"
 
+#include <chrono>
 #include <utility>
 
 namespace solscope::app {
 
+namespace {
+
+/// CLOCK_REALTIME in ns: the clock of a live source's samples.
+auto realtime_ns() -> std::int64_t {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
 auto recording_refresh_options(trace::Writer& writer, WorkloadRefreshOptions base) -> WorkloadRefreshOptions {
   base.on_change = [&writer](std::uint32_t device, std::int64_t t_ns, const core::GpuWorkloads& workloads) {
-    (void)writer.add_workloads(device, t_ns, workloads);  // a failure is the sampling thread's to report
+    // Before the first sample the sample clock has no time (0): the wall clock, a live source's, stands in.
+    const std::int64_t at_ns = t_ns > 0 ? t_ns : realtime_ns();
+    (void)writer.add_workloads(device, at_ns, workloads);  // a failure is the sampling thread's to report
   };
   return base;
 }

@@ -14,7 +14,8 @@
 
 namespace solscope::app {
 
-/// `base` with its on_change writing each change to `writer` (Writer::add_workloads, which is thread-safe; a
+/// `base` with its on_change writing each change to `writer` at the sample clock's time (CLOCK_REALTIME now
+/// when no sample has come yet: t_ns 0) (Writer::add_workloads, which is thread-safe; a
 /// failure stops the writer, and the sampling thread's next write reports it, so the callback drops it).
 /// `writer` must outlive every call of on_change.
 [[nodiscard]] auto recording_refresh_options(trace::Writer& writer, WorkloadRefreshOptions base)

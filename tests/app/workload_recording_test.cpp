@@ -9,7 +9,9 @@
 #include <chrono>
 #include <thread>
 
+#include "runtime/sinks.hpp"
 #include "support/fake_counter_source.hpp"
+#include "support/fake_proc_tree.hpp"
 #include "support/scratch_dir.hpp"
 #include "trace/reader.hpp"
 
@@ -67,31 +69,60 @@ TEST(WorkloadRecordingTest, a_source_without_a_process_list_records_no_workloads
   EXPECT_FALSE(reader->metadata().workload_refresh);
 }
 
-TEST(WorkloadRecordingTest, the_refresher_runs_beside_the_engine_and_ends_before_it) {
+TEST(WorkloadRecordingTest, a_recording_keeps_the_workloads_the_refresh_found) {
+  // End to end over the real ProcessRefresher: a fake source listing two time-sliced processes (30 and 60 %
+  // SM) with a SYNTHETIC /proc, its samples into the trace, the refresh's change into its workloads table.
   testing::ScratchDir dir("workload-recording");
   const std::string path = dir.file("w.sqlite");
   trace::Writer writer = open_writer(path);
+  testing::FakeProcTree tree;
+  tree.add({.pid = 4001, .uid = 1000, .args = {"python3", "train.py"}});
+  tree.add({.pid = 4002, .uid = 1001, .args = {"python3", "serve.py"}});
   testing::FakeCounterSource source;
   source.devices_list = {core::DeviceInfo{.index = 0}};
   source.lists_processes = true;
-  source.processes[0] = {};
   source.generate = true;
-  WorkloadRecording recording(writer, source, WorkloadRefreshOptions{.period = std::chrono::milliseconds(5)});
+  source.processes[0] = {sources::DeviceProcess{.pid = 4001, .sm_pct = 30.0},
+                         sources::DeviceProcess{.pid = 4002, .sm_pct = 60.0}};
+  WorkloadRefreshOptions options{
+      .period = std::chrono::milliseconds(5),
+      .procfs_root = tree.root(),
+      .kubelet_socket = "",
+      .user_name = [](std::uint32_t uid) { return uid == 1000 ? std::string("alice") : std::string("bob"); }};
+  WorkloadRecording recording(writer, source, std::move(options));
   ASSERT_TRUE(recording.active());
-  const auto companion = recording.companion();
-  ASSERT_TRUE(companion);
-  const std::atomic<bool> stop{false};
-  BackgroundEngine engine(source, {&recording.sink()}, EngineOptions{.poll_interval_ns = 5 * kMs}, stop);
-  auto beside = companion(engine);
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  beside.reset();  // joins the refresher's thread
-  engine.stop();
-  ASSERT_TRUE(engine.result().has_value());
+  TraceSink sink(writer);
+  {
+    const std::atomic<bool> stop{false};
+    BackgroundEngine engine(source, {&sink, &recording.sink()}, EngineOptions{.poll_interval_ns = 5 * kMs},
+                            stop);
+    auto beside = recording.companion()(engine);
+    for (int i = 0; i < 500 && writer.workload_rows() < 2; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    beside.reset();  // joins the refresher's thread, before the engine stops
+    engine.stop();
+    ASSERT_TRUE(engine.result().has_value());
+  }
   EXPECT_EQ(recording.status(), "");
   ASSERT_TRUE(writer.close());
   auto reader = trace::Reader::open(path);
-  ASSERT_TRUE(reader);
+  ASSERT_TRUE(reader) << reader.error().describe();
   EXPECT_TRUE(reader->metadata().workload_refresh);
+  auto table = reader->workloads();
+  ASSERT_TRUE(table);
+  ASSERT_EQ(table->rows.size(), 2u);
+  const auto span = reader->time_span();
+  ASSERT_TRUE(span && *span);
+  for (const auto& row : table->rows) {
+    EXPECT_EQ(row.sharing, core::WorkloadSharing::kTimeSliced);
+    EXPECT_GT(row.t_start_ns, 0) << "the sample clock's time, not 0";
+    EXPECT_EQ(row.t_end_ns, (*span)->second) << "ended at the last sample's end";
+  }
+  EXPECT_EQ(table->rows[0].share.id.user, "alice");
+  EXPECT_EQ(table->rows[0].share.pids, std::vector<std::int32_t>{4001});
+  EXPECT_DOUBLE_EQ(table->rows[0].share.fraction.value_or(-1), 30.0 / 90.0);
+  EXPECT_EQ(table->rows[1].share.id.user, "bob");
+  EXPECT_DOUBLE_EQ(table->rows[1].share.fraction.value_or(-1), 60.0 / 90.0);
 }
 
 }  // namespace

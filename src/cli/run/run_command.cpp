@@ -134,7 +134,9 @@ struct Job {
 void start_engine(Job& job, std::int64_t interval_ns) {
   if (!job.sampling) return;
   // Whose work each GPU does (issue 24), into the trace's workloads table as in `record`.
-  job.workloads = std::make_unique<WorkloadRecording>(job.writer, *job.sampling->source);
+  job.workloads = std::make_unique<WorkloadRecording>(
+      job.writer, *job.sampling->source,
+      config::workload_refresh_options(WorkloadOptions{}, config::process_environment()));
   std::vector<SampleSink*> sinks{&job.sink};
   if (job.workloads->active()) sinks.push_back(&job.workloads->sink());
   // The source is stopped on the engine thread when the run ends, even one that fails before CMD does.
