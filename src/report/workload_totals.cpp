@@ -37,9 +37,12 @@ void WorkloadTotals::set_rows(std::span<const core::WorkloadInterval> rows) {
     core::GpuWorkloads set{.sharing = first.sharing, .workloads = {}, .note = {}};
     std::size_t j = i;
     for (; j < sorted.size() && same_set(*sorted[j], first); ++j) set.workloads.push_back(sorted[j]->share);
-    timelines_[first.device].spans.push_back(Span{.start_ns = first.t_start_ns,
-                                                  .end_ns = first.t_end_ns.value_or(kOpenEnd),
-                                                  .parts = core::workload_parts(set)});
+    Span span{.start_ns = first.t_start_ns,
+              .end_ns = first.t_end_ns.value_or(kOpenEnd),
+              .parts = core::workload_parts(set),
+              .sums = {}};
+    span.sums.assign(span.parts.size(), nullptr);
+    timelines_[first.device].spans.push_back(std::move(span));
     i = j;
   }
 }
@@ -51,15 +54,19 @@ void WorkloadTotals::add(const core::SolSample& sample) {
   // Samples of a device come in time order: the sets that started at or before this one are behind.
   while (t.next + 1 < t.spans.size() && t.spans[t.next + 1].start_ns <= sample.t_start_ns) ++t.next;
   if (t.next >= t.spans.size()) return;
-  const Span& span = t.spans[t.next];
+  Span& span = t.spans[t.next];
   if (sample.t_start_ns < span.start_ns || sample.t_start_ns >= span.end_ns) return;
   const double seconds = static_cast<double>(sample.duration_ns()) / static_cast<double>(core::kNsPerS);
   if (!(seconds > 0.0)) return;
-  for (const core::WorkloadPart& part : span.parts) add_part(part, sample, seconds);
+  for (std::size_t i = 0; i < span.parts.size(); ++i) {
+    const core::WorkloadPart& part = span.parts[i];
+    if (span.sums[i] == nullptr) span.sums[i] = &sums_[{part.id, part.sharing}];  // map nodes do not move
+    add_part(*span.sums[i], part, sample, seconds);
+  }
 }
 
-void WorkloadTotals::add_part(const core::WorkloadPart& part, const core::SolSample& sample, double seconds) {
-  Sums& s = sums_[{part.id, part.sharing}];
+void WorkloadTotals::add_part(Sums& s, const core::WorkloadPart& part, const core::SolSample& sample,
+                              double seconds) {
   if (std::find(s.devices.begin(), s.devices.end(), sample.device_index) == s.devices.end()) {
     s.devices.insert(std::upper_bound(s.devices.begin(), s.devices.end(), sample.device_index),
                      sample.device_index);

@@ -35,11 +35,13 @@ class WorkloadTotals {
   [[nodiscard]] auto finish() const -> std::vector<WorkloadReport>;
 
  private:
+  struct Sums;
   /// One set of workloads of one device, from start_ns until end_ns.
   struct Span {
     std::int64_t start_ns = 0;
     std::int64_t end_ns = 0;  ///< INT64_MAX while open
     std::vector<core::WorkloadPart> parts;
+    std::vector<Sums*> sums;  ///< each part's totals, found at its first sample (then no lookup per sample)
   };
   /// One device's spans by start, and the first one a later sample can fall in.
   struct Timeline {
@@ -58,7 +60,8 @@ class WorkloadTotals {
     bool power_known = false;
     double idle_s = 0.0;
   };
-  void add_part(const core::WorkloadPart& part, const core::SolSample& sample, double seconds);
+  static void add_part(Sums& s, const core::WorkloadPart& part, const core::SolSample& sample,
+                       double seconds);
 
   std::map<std::uint32_t, Timeline> timelines_;
   std::map<std::pair<core::WorkloadIdentity, core::WorkloadSharing>, Sums> sums_;
