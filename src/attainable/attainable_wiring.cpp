@@ -93,12 +93,12 @@ auto attainable_for(AttainablePlan plan, const OpenedSource& opened) -> std::uni
 
 auto run_engine_with_attainable(sources::CounterSource& source, std::vector<SampleSink*> sinks,
                                 const EngineOptions& options, AttainableSol* attainable, std::ostream& err,
-                                PmYieldSetup pm_yield) -> int {
+                                PmYieldSetup pm_yield, const EngineCompanion& companion) -> int {
   if (attainable == nullptr)
-    return run_engine(source, std::move(sinks), options, err, {}, std::move(pm_yield));
+    return run_engine(source, std::move(sinks), options, err, {}, std::move(pm_yield), companion);
   attainable->start();
-  const int code =
-      run_engine(source, std::move(sinks), options, err, attainable->annotator(), std::move(pm_yield));
+  const int code = run_engine(source, std::move(sinks), options, err, attainable->annotator(),
+                              std::move(pm_yield), companion);
   attainable->stop();
   return code;
 }

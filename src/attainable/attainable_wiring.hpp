@@ -11,6 +11,7 @@
 #include "core/device_info.hpp"
 #include "core/result.hpp"
 #include "runtime/engine.hpp"
+#include "runtime/engine_loop.hpp"
 #include "runtime/pm_yield_driver.hpp"
 #include "runtime/sampling_options.hpp"
 #include "runtime/source_factory.hpp"
@@ -72,10 +73,11 @@ struct SamplingPlan {
 [[nodiscard]] auto format_devices_workloads(const AttainableSnapshot& snapshot) -> std::string;
 
 /// run_engine() (engine_loop.hpp) with `attainable` (may be null: no annotation) started before the run, its
-/// annotator on every sample, and stopped after, and with `pm_yield` (run_engine's). Returns the exit code as
-/// run_engine() does.
+/// annotator on every sample, and stopped after, and with `pm_yield` and `companion` (run_engine's). Returns
+/// the exit code as run_engine() does.
 [[nodiscard]] auto run_engine_with_attainable(sources::CounterSource& source, std::vector<SampleSink*> sinks,
                                               const EngineOptions& options, AttainableSol* attainable,
-                                              std::ostream& err, PmYieldSetup pm_yield = {}) -> int;
+                                              std::ostream& err, PmYieldSetup pm_yield = {},
+                                              const EngineCompanion& companion = {}) -> int;
 
 }  // namespace solscope::app

@@ -136,22 +136,34 @@ auto attribute_gpu(std::span<const ProcessWorkload> processes,
   return out;
 }
 
-void WorkloadCounters::add(const GpuWorkloads& gpu, Bound bound, double seconds) {
-  if (!(seconds > 0.0) || !std::isfinite(seconds) || gpu.workloads.empty()) return;
+auto workload_parts(const GpuWorkloads& gpu) -> std::vector<WorkloadPart> {
+  std::vector<WorkloadPart> parts;
+  if (gpu.workloads.empty()) return parts;
   if (gpu.sharing == WorkloadSharing::kExclusive) {
-    add_to({gpu.workloads.front().id.label_fields(), WorkloadSharing::kExclusive}, bound, seconds);
-    return;
+    parts.push_back({gpu.workloads.front().id, WorkloadSharing::kExclusive, 1.0});
+    return parts;
   }
   const bool split = gpu.sharing == WorkloadSharing::kTimeSliced &&
                      std::all_of(gpu.workloads.begin(), gpu.workloads.end(),
                                  [](const WorkloadShare& w) { return w.fraction.has_value(); });
   if (!split) {
-    add_to({gpu.label_identity(), WorkloadSharing::kConcurrent}, bound, seconds);
-    return;
+    WorkloadIdentity common = gpu.label_identity();
+    common.user = gpu.workloads.front().id.user;
+    for (const WorkloadShare& w : gpu.workloads) keep_common(common.user, w.id.user);
+    parts.push_back({std::move(common), WorkloadSharing::kConcurrent, 1.0});
+    return parts;
   }
-  for (const WorkloadShare& w : gpu.workloads) {
-    const double part = seconds * *w.fraction;
-    if (part > 0.0) add_to({w.id.label_fields(), WorkloadSharing::kTimeSliced}, bound, part);
+  parts.reserve(gpu.workloads.size());
+  for (const WorkloadShare& w : gpu.workloads)
+    parts.push_back({w.id, WorkloadSharing::kTimeSliced, *w.fraction});
+  return parts;
+}
+
+void WorkloadCounters::add(const GpuWorkloads& gpu, Bound bound, double seconds) {
+  if (!(seconds > 0.0) || !std::isfinite(seconds) || gpu.workloads.empty()) return;
+  for (const WorkloadPart& p : workload_parts(gpu)) {
+    const double part = seconds * p.fraction;
+    if (part > 0.0) add_to({p.id.label_fields(), p.sharing}, bound, part);
   }
 }
 

@@ -143,6 +143,35 @@ inline constexpr std::string_view kHpcJobLabel = "hpc_job";
 /// The counter family of WorkloadCounters on /metrics (docs/http-api.md "Metrics").
 inline constexpr std::string_view kPromWorkloadGpuSecondsName = "solscope_workload_gpu_seconds_total";
 
+/// One workload's part of a GPU's window under the rules of this file's header (workload_parts()).
+struct WorkloadPart {
+  /// Whose part it is. Exclusive and time-sliced: the workload's identity (user included); concurrent: the
+  /// fields every workload agrees on (GpuWorkloads::label_identity(), plus `user` when all agree).
+  WorkloadIdentity id;
+  WorkloadSharing sharing = WorkloadSharing::kExclusive;
+  double fraction = 1.0;  ///< its share of the window's seconds (and of what accrues with them), 0-1
+};
+
+/// The parts of one window of `gpu`, THE rule WorkloadCounters::add and the report's per-workload totals
+/// apply: exclusive: the workload, fraction 1; time-sliced with every fraction known: each workload with its
+/// fraction (parts of fraction 0 included); shared otherwise (a fraction missing, or concurrent): one part
+/// under the common identity, fraction 1, sharing kConcurrent; none: no part. Pure; never fails.
+[[nodiscard]] auto workload_parts(const GpuWorkloads& gpu) -> std::vector<WorkloadPart>;
+
+/// One row of a trace's `workloads` table (schema 5): one workload on one device from t_start_ns until
+/// t_end_ns, as the recorder's refresh found it (docs/trace-format.md "workloads").
+struct WorkloadInterval {
+  std::uint32_t device = 0;     ///< NVML index, as the samples' device
+  std::int64_t t_start_ns = 0;  ///< epoch ns on the samples' clock: the device's workloads changed here
+  /// When they changed again (or the recording ended); nullopt while open (a recorder killed before it
+  /// closed the trace leaves the last rows open: they last until the trace's end).
+  std::optional<std::int64_t> t_end_ns;
+  WorkloadSharing sharing = WorkloadSharing::kExclusive;  ///< of the device's whole set at t_start_ns
+  WorkloadShare share;                                    ///< the workload: identity, origin, pids, shares
+
+  friend auto operator==(const WorkloadInterval&, const WorkloadInterval&) -> bool = default;
+};
+
 /// The number of Bound values (arrays indexed by bound class).
 inline constexpr std::size_t kBoundCount = 5;
 

@@ -13,6 +13,7 @@
 #include "core/raw_sample.hpp"
 #include "core/sol_terms.hpp"
 #include "core/units.hpp"
+#include "core/workload.hpp"
 
 namespace solscope::report {
 
@@ -98,6 +99,21 @@ struct GpuReport {
   Series series;  ///< for the HTML report's charts (at most 2 x kSeriesBuckets points; not in --json)
 };
 
+/// One workload's totals over the trace (docs/report.md "Workloads"): what the trace's workloads table says
+/// it held, with each sample's seconds shared out by core::workload_parts() (exclusive: all of them;
+/// time-sliced: x its fraction; concurrent: all of them, under the identity the workloads agree on). Unknown
+/// figures are NaN, never 0.
+struct WorkloadReport {
+  core::WorkloadIdentity id;  ///< concurrent: only the fields every workload on the GPU agreed on
+  core::WorkloadSharing sharing = core::WorkloadSharing::kExclusive;
+  std::vector<std::uint32_t> devices;  ///< the GPUs it held, ascending
+  double gpu_s = 0.0;  ///< GPU-seconds: sample seconds x its fraction, summed over its samples
+  double compute_sol_pct = core::kUnknown;  ///< mean weighted by its GPU-seconds, over samples that knew it
+  double memory_sol_pct = core::kUnknown;
+  double energy_j = core::kUnknown;  ///< power (W) x its GPU-seconds where power was known
+  double idle_s = 0.0;  ///< its GPU-seconds in samples classified idle: allocated (or running) but idle
+};
+
 /// How many kernels the report lists per GPU.
 inline constexpr std::size_t kTopKernels = 20;
 
@@ -112,6 +128,9 @@ struct TraceFacts {
   /// none, so that "no kernels" is told apart from "none recorded".
   std::string kernel_log;
   std::uint64_t kernels_dropped = 0;  ///< kernel records the recorder lost (meta kernels_dropped)
+  /// A workload refresh fed the trace's workloads table (meta workload_refresh); without one an empty table
+  /// means "not recorded".
+  bool workload_refresh = false;
   std::string command;      ///< `solscope run`'s command line (meta command); empty for other traces
   std::string exit_status;  ///< how that command ended (meta exit_status: "exit 3", "signal 15 (...)")
 };
@@ -122,6 +141,9 @@ struct Report {
   std::uint64_t samples = 0;
   std::uint64_t kernel_calls = 0;
   std::vector<GpuReport> gpus;  ///< by ascending device index
+  /// The trace has a workloads table (schema 5): false for older traces, which say nothing about workloads.
+  bool workloads_recorded = false;
+  std::vector<WorkloadReport> workloads;  ///< most GPU-seconds first (ties: identity, then sharing)
 };
 
 }  // namespace solscope::report

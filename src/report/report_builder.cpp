@@ -55,6 +55,12 @@ void ReportBuilder::add_kernel(const core::KernelRecord& kernel) {
   ++kernel_calls_;
 }
 
+void ReportBuilder::set_workloads(std::span<const core::WorkloadInterval> rows) {
+  if (samples_ > 0) return;
+  workloads_.set_rows(rows);
+  workloads_recorded_ = true;
+}
+
 void ReportBuilder::add(const core::SolSample& sample) {
   Lane& l = lane(sample.device_index);
   const std::int64_t duration = std::max<std::int64_t>(sample.duration_ns(), 0);
@@ -75,6 +81,7 @@ void ReportBuilder::add(const core::SolSample& sample) {
   l.total.add(sample);
   l.bins.add(point_of(sample));
   kernels_.add(sample);
+  workloads_.add(sample);
 }
 
 auto ReportBuilder::gpu_report(Lane& l) const -> GpuReport {
@@ -118,6 +125,8 @@ auto ReportBuilder::finish(TraceFacts facts) -> Report {
   for (const std::uint32_t device : kernels_.devices()) lane(device);
   Report report{.trace = std::move(facts), .samples = samples_, .kernel_calls = kernel_calls_};
   for (auto& [device, l] : lanes_) report.gpus.push_back(gpu_report(l));
+  report.workloads_recorded = workloads_recorded_;
+  report.workloads = workloads_.finish();
   return report;
 }
 

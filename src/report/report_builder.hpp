@@ -14,6 +14,7 @@
 #include "report/detail/kernel_join.hpp"
 #include "report/detail/phase_detection.hpp"
 #include "report/detail/sample_bins.hpp"
+#include "report/detail/workload_totals.hpp"
 #include "report/report.hpp"
 
 namespace solscope::report {
@@ -27,7 +28,8 @@ namespace solscope::report {
 /// skipped; pipe and path: highest mean), energy is the sum of power x duration over the samples with a known
 /// power, headroom is the attainable SOL's mean minus the measured mean (percentage points; unknown unless
 /// both are known), time per bound class sums sample durations by core::derive's class, phases come from
-/// detect_phases() with min_phase_ns(sampled time), and kernels from KernelJoin.
+/// detect_phases() with min_phase_ns(sampled time), and kernels from KernelJoin. Per workload:
+/// WorkloadTotals.
 class ReportBuilder {
  public:
   /// `devices`: as the trace recorded them. `kernels`: kernel calls to add_kernel() now (may be empty); only
@@ -38,6 +40,10 @@ class ReportBuilder {
   /// Adds one kernel call of the trace's kernel log (trace::Reader::for_each_kernel); only before the first
   /// sample (later calls are ignored). The record is only read here.
   void add_kernel(const core::KernelRecord& kernel);
+
+  /// Gives the trace's workloads table (Reader::workloads(), schema 5); only before the first sample (later
+  /// calls are ignored). Without a call the report says the trace holds no workload information.
+  void set_workloads(std::span<const core::WorkloadInterval> rows);
 
   /// Adds one sample.
   void add(const core::SolSample& sample);
@@ -64,6 +70,8 @@ class ReportBuilder {
 
   std::map<std::uint32_t, Lane> lanes_;
   KernelJoin kernels_;
+  WorkloadTotals workloads_;
+  bool workloads_recorded_ = false;
   std::uint64_t samples_ = 0;
   std::uint64_t kernel_calls_ = 0;
 };

@@ -2,6 +2,7 @@
 
 #include "core/device_info.hpp"
 #include "report/detail/phase_detection.hpp"
+#include "report/detail/workload_totals.hpp"
 #include "wire/json_number.hpp"
 
 namespace solscope::report {
@@ -108,6 +109,26 @@ auto gpu_json(const GpuReport& g) -> Json {
   return out;
 }
 
+auto text_or_null(const std::string& text) -> Json {
+  return text.empty() ? Json(nullptr) : Json(text);
+}
+
+auto workload_json(const WorkloadReport& w) -> Json {
+  return Json{{"workload", workload_label(w.id)},
+              {"pod", text_or_null(w.id.pod)},
+              {"namespace", text_or_null(w.id.pod_namespace)},
+              {"container", text_or_null(w.id.container)},
+              {"hpc_job", text_or_null(w.id.hpc_job)},
+              {"user", text_or_null(w.id.user)},
+              {"sharing", std::string(core::to_string(w.sharing))},
+              {"gpus", w.devices},
+              {"gpu_s", w.gpu_s},
+              {"compute_sol_pct", wire::number_or_null(w.compute_sol_pct)},
+              {"memory_sol_pct", wire::number_or_null(w.memory_sol_pct)},
+              {"energy_j", wire::number_or_null(w.energy_j)},
+              {"idle_s", w.idle_s}};
+}
+
 }  // namespace
 
 auto to_json(const Report& report) -> nlohmann::ordered_json {
@@ -120,6 +141,7 @@ auto to_json(const Report& report) -> nlohmann::ordered_json {
       {"tool_version", report.trace.tool_version},
       {"kernel_log", report.trace.kernel_log.empty() ? Json(nullptr) : Json(report.trace.kernel_log)},
       {"kernels_dropped", report.trace.kernels_dropped},
+      {"workload_refresh", report.trace.workload_refresh},
       {"command", report.trace.command.empty() ? Json(nullptr) : Json(report.trace.command)},
       {"exit_status", report.trace.exit_status.empty() ? Json(nullptr) : Json(report.trace.exit_status)}};
   out["phase_method"] = Json{{"name", "bound-class runs, shortest merged first"},
@@ -130,6 +152,12 @@ auto to_json(const Report& report) -> nlohmann::ordered_json {
   Json gpus = Json::array();
   for (const auto& g : report.gpus) gpus.push_back(gpu_json(g));
   out["gpus"] = std::move(gpus);
+  // null: the trace says nothing about workloads (schema 1-4, or no refresh fed its table); [] none found.
+  const bool known =
+      report.workloads_recorded && (report.trace.workload_refresh || !report.workloads.empty());
+  Json workloads = known ? Json::array() : Json(nullptr);
+  for (const auto& w : report.workloads) workloads.push_back(workload_json(w));
+  out["workloads"] = std::move(workloads);
   return out;
 }
 

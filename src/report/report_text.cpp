@@ -11,6 +11,7 @@
 #include "core/device_info.hpp"
 #include "core/text.hpp"
 #include "report/detail/phase_detection.hpp"
+#include "report/detail/workload_totals.hpp"
 
 namespace solscope::report {
 namespace {
@@ -155,6 +156,47 @@ void write_gpu(std::string& out, const GpuReport& g, bool has_table) {
   write_kernels(out, g, has_table);
 }
 
+constexpr std::size_t kWorkloadWidth = 28;
+
+auto number_or_na(double v) -> std::string {
+  return std::isnan(v) ? std::string("n/a") : fmt::format("{:.1f}", v);
+}
+
+auto gpu_list(const std::vector<std::uint32_t>& devices) -> std::string {
+  std::string out;
+  for (const std::uint32_t d : devices) out += (out.empty() ? "" : ",") + std::to_string(d);
+  return out;
+}
+
+void write_workloads(std::string& out, const Report& report) {
+  if (!report.workloads_recorded) {
+    out += "\nWorkloads: not in this trace (recorded before trace schema 5)\n";
+    return;
+  }
+  if (!report.trace.workload_refresh && report.workloads.empty()) {
+    out +=
+        "\nWorkloads: not recorded (no process list while recording: a replay, an import or a remote "
+        "source)\n";
+    return;
+  }
+  if (report.workloads.empty()) {
+    out += "\nWorkloads: none seen while recording (no process or allocation found on the GPUs)\n";
+    return;
+  }
+  out += "\nWorkloads (docs/report.md \"Workloads\"):\n";
+  fmt::format_to(std::back_inserter(out), "  {:<{}} {:<11} {:<5} {:>8} {:>9} {:>8} {:>9} {:>7}\n", "workload",
+                 kWorkloadWidth, "sharing", "GPUs", "GPU s", "compute", "memory", "energy J", "idle s");
+  for (const WorkloadReport& w : report.workloads) {
+    fmt::format_to(std::back_inserter(out), "  {:<{}} {:<11} {:<5} {:>8.1f} {:>9} {:>8} {:>9} {:>7.1f}\n",
+                   fit(workload_label(w.id), kWorkloadWidth), kWorkloadWidth, core::to_string(w.sharing),
+                   fit(gpu_list(w.devices), 5), w.gpu_s, pct(w.compute_sol_pct), pct(w.memory_sol_pct),
+                   number_or_na(w.energy_j), w.idle_s);
+  }
+  out +=
+      "  (GPU s: seconds it held a GPU, x its SM share when time-sliced; compute, memory: mean SOL then;\n"
+      "   idle s: of those, the seconds the GPU was idle)\n";
+}
+
 }  // namespace
 
 auto render_text(const Report& report) -> std::string {
@@ -177,6 +219,7 @@ auto render_text(const Report& report) -> std::string {
                    report.trace.kernels_dropped);
   }
   for (const auto& g : report.gpus) write_gpu(out, g, !report.trace.kernel_log.empty());
+  write_workloads(out, report);
   return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <vector>
 
@@ -11,6 +12,12 @@
 #include "runtime/pm_yield_driver.hpp"
 
 namespace solscope::app {
+
+class BackgroundEngine;
+
+/// Something that runs beside the engine and posts to it (a ProcessRefresher: WorkloadRecording): made once
+/// the engine runs, released before it is stopped. May return null.
+using EngineCompanion = std::function<std::shared_ptr<void>(BackgroundEngine& engine)>;
 
 /// How often the engine polls a source sampling every `interval_ns`: the interval itself, but no more often
 /// than every 100 ms (PM sampling buffers samples on the GPU, so 10 wake-ups a second serve a 1-10 ms
@@ -21,10 +28,11 @@ namespace solscope::app {
 /// a replay; then stops the source. `annotate`, when set, completes each raw sample first
 /// (Engine::set_annotator). `pm_yield` yields the counters to profilers (BackgroundEngineOptions::pm_yield;
 /// none without a board). The engine's warnings go to `err` as they happen. Prints a failure and returns its
-/// exit code (kExitOk when stopped by a signal, or when the reader of stdout went away).
+/// exit code (kExitOk when stopped by a signal, or when the reader of stdout went away). `companion`, when
+/// set, runs beside the engine (EngineCompanion).
 [[nodiscard]] auto run_engine(sources::CounterSource& source, std::vector<SampleSink*> sinks,
                               const EngineOptions& options, std::ostream& err,
-                              std::function<void(core::RawSample&)> annotate = {}, PmYieldSetup pm_yield = {})
-    -> int;
+                              std::function<void(core::RawSample&)> annotate = {}, PmYieldSetup pm_yield = {},
+                              const EngineCompanion& companion = {}) -> int;
 
 }  // namespace solscope::app

@@ -5,6 +5,7 @@
 #include "core/derive.hpp"
 #include "trace/detail/kernel_rows.hpp"
 #include "trace/detail/reader_state.hpp"
+#include "trace/detail/workload_rows.hpp"
 #include "trace/schema.hpp"
 
 namespace solscope::trace {
@@ -127,6 +128,20 @@ auto Reader::for_each_kernel(const KernelReadOptions& options, const KernelSink&
     table.note = "trace " + state_->path.string() +
                  " is damaged: its kernels table is missing, no kernel "
                  "record can be read";
+  }
+  return table;
+}
+
+auto Reader::workloads() const -> core::Result<WorkloadTable> {
+  if (state_->has_workload_table)
+    return detail::scan_workloads(state_->db.get(), state_->path.string(), state_->devices);
+  WorkloadTable table;
+  if (state_->metadata.schema_version >= 5) {
+    // A schema-5 file always has the table: its absence is damage (a lost schema entry).
+    table.report.stopped = true;
+    table.report.cause = "no workloads table";
+    table.note = "trace " + state_->path.string() +
+                 " is damaged: its workloads table is missing, no workload row can be read";
   }
   return table;
 }

@@ -18,6 +18,7 @@
 #include "core/raw_sample.hpp"
 #include "core/result.hpp"
 #include "core/sol_sample.hpp"
+#include "core/workload.hpp"
 
 namespace solscope::trace {
 
@@ -41,6 +42,8 @@ struct TraceMetadata {
   /// meta kernel_clock_offset_ns (CLOCK_REALTIME ns = CUPTI ns + offset); nullopt when none was measured.
   std::optional<std::int64_t> kernel_clock_offset_ns;
   std::uint64_t kernels_dropped = 0;  ///< meta kernels_dropped: kernel records lost before the trace
+  /// meta workload_refresh (schema 5): a workload refresh fed the workloads table while recording.
+  bool workload_refresh = false;
   std::map<std::string, std::string, std::less<>> entries;  ///< every meta row, the keys above included
 };
 
@@ -136,6 +139,41 @@ struct KernelTable {
   /// records; kernels: 85 of 1,285 rows damaged and skipped (1 unreadable range(s), the first ids 400-484)
   /// (SQLite: database disk image is malformed)"; empty
   /// when clean. Commands print it as a warning.
+  std::string note;
+};
+
+/// The account of one read of the workloads table (schema 5). Ids are workloads.id (1, 2, 3, ... as the
+/// writer inserted them, every device).
+struct WorkloadReadReport {
+  std::uint64_t rows = 0;  ///< rows returned
+  /// Damaged rows: rows that could not be read (damaged ranges, the rest after a stop) and rows refused as
+  /// damage (a device not in the devices table, an end before the start, a sharing or origin no solscope
+  /// writes, a pids cell that is not a PID list, an sm_pct below 0, a fraction outside 0-1, an id out of
+  /// order with its neighbours). rows + skipped_rows = table_rows.
+  std::uint64_t skipped_rows = 0;
+  std::optional<std::uint64_t> table_rows;  ///< count(*), else max(id); nullopt: unknown
+  std::uint64_t damaged_ranges = 0;         ///< id ranges stepped over
+  std::int64_t first_skipped_id = 0;  ///< first id of the first damaged range; valid when damaged_ranges > 0
+  std::int64_t last_skipped_id = 0;   ///< last id of that range (inclusive)
+  /// The read ended at damage it could not step over (or the table of a schema-5 file is missing or
+  /// unreadable): the rest of the table is lost.
+  bool stopped = false;
+  std::string cause;  ///< SQLite's words on the first damage, or what was wrong with a refused row
+  [[nodiscard]] auto damaged() const -> bool { return skipped_rows > 0 || damaged_ranges > 0 || stopped; }
+};
+
+/// The workload intervals of a trace (schema 5 `workloads` table, docs/trace-format.md), in nondecreasing
+/// t_start_ns (ties by device, then id): the rows of one device with one t_start_ns are its whole set of
+/// workloads from then on.
+struct WorkloadTable {
+  /// False for a file without a workloads table (schema 1 to 4, recorded before workloads were): no
+  /// workload information, as opposed to a present, empty table (recorded, and no workload was found).
+  bool present = false;
+  std::vector<core::WorkloadInterval> rows;
+  WorkloadReadReport report;
+  /// What was damaged, for the user: "trace run.sqlite: its workloads table is damaged: read 12 workload
+  /// rows; workloads: 1 of 13 rows damaged and skipped (SQLite: ...)"; empty when clean. Commands print it
+  /// as a warning.
   std::string note;
 };
 
@@ -242,6 +280,12 @@ class Reader {
   /// account (present, report, note) with no records; damage and errors as kernels().
   [[nodiscard]] auto for_each_kernel(const KernelReadOptions& options, const KernelSink& sink) const
       -> core::Result<KernelTable>;
+
+  /// The workloads table (schema 5), read into memory (it holds one row per workload and change: small).
+  /// A schema-1 to -4 file gives an empty table with present = false. Damaged rows are stepped over and
+  /// counted (WorkloadTable::report and note), never an error. Errors: only failures that are not damage
+  /// (Internal, ResourceExhausted), with the path.
+  [[nodiscard]] auto workloads() const -> core::Result<WorkloadTable>;
 
   /// A cursor over the samples selected by `options`, in time order. Reading in rowid order runs at several
   /// million samples/s (bench/trace_bench.cpp); a file whose meta says time_ordered = 0 is sorted by SQLite.

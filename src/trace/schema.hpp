@@ -1,4 +1,4 @@
-// The solscope trace format (schema 4): one SQLite database per recording. docs/trace-format.md is the user's
+// The solscope trace format (schema 5): one SQLite database per recording. docs/trace-format.md is the user's
 // guide; this header is the reference the code follows.
 //
 // Tables (every column that can be unknown is NULL when unknown, never 0):
@@ -21,6 +21,8 @@
 //                   raw BLOB)                       -- count(metrics) little-endian IEEE-754 doubles
 //   kernels(id INTEGER PRIMARY KEY,                 -- schema 2: one row per kernel execution
 //           SOLSCOPE_TRACE_KERNEL_COLUMNS below)    -- (core::KernelRecord), in arrival order
+//   workloads(id INTEGER PRIMARY KEY,               -- schema 5: one row per workload on a device over
+//             SOLSCOPE_TRACE_WORKLOAD_COLUMNS below) -- [t_start_ns, t_end_ns) (core::WorkloadInterval)
 //
 // Schema history: 1 = meta, devices, metrics, samples, sample_counters. 2 = adds `kernels` and the kernel
 // meta keys (kMetaKernel*); purely additive, so a schema-1 reader still reads the samples of a schema-2 file
@@ -29,7 +31,9 @@
 // attribution (core::DeviceInfo; NULL = this machine / not a MIG slice / unknown), written by `solscope
 // import` for recordings of other machines, MIG slices and Kubernetes pods; purely additive (older readers
 // select the schema-1 columns by name), so kOldestCompatibleReader stays 1. Readers of a schema-1 or -2 file,
-// which lacks these columns, leave the fields at their defaults.
+// which lacks these columns, leave the fields at their defaults. 4 = adds the devices' MIG identity columns
+// and samples.pm_pause. 5 = adds `workloads` (whose work each GPU did, issue 24); purely additive: older
+// readers ignore the table, and readers of a schema-1 to -4 file report no workload information.
 //
 // Why the raw counters are one BLOB and not one REAL column per metric (measured with SQLite 3.40.1, g++ -O2,
 // 500 k samples of 31 metrics, 2-core shared VM): per-metric columns read at 0.6-0.7 M samples/s (31
@@ -62,7 +66,7 @@
 namespace solscope::trace {
 
 /// Schema version this build writes, and the newest it reads (see "Schema history" above).
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 /// Oldest schema version this build still reads; older files are refused with a message.
 inline constexpr int kOldestReadableSchema = 1;
 /// Largest schema version a reader accepts as real; a meta table claiming more (or less than 1) is damaged.
@@ -105,6 +109,11 @@ inline constexpr std::string_view kMetaKernelClockOffsetNs = "kernel_clock_offse
 /// Schema 2. Kernel records lost before they reached the trace (the injection library's full buffers and
 /// the recorder's full queue; decimal count). Absent or "0" when none were lost.
 inline constexpr std::string_view kMetaKernelsDropped = "kernels_dropped";
+
+/// Schema 5. "1" when a workload refresh fed the workloads table while recording (`solscope record` of a
+/// source that lists the GPUs' processes); absent when none ran (a replay, a dcgm-exporter, an import): an
+/// empty table then means "not recorded", not "no workload".
+inline constexpr std::string_view kMetaWorkloadRefresh = "workload_refresh";
 
 /// The REAL columns of `samples` after `bound`, in table order: X(column, expression of `const
 /// core::SolSample& s` that the writer stores). The one list of them: the DDL below, the writer's INSERT and
@@ -149,10 +158,26 @@ inline constexpr std::string_view kMetaKernelsDropped = "kernels_dropped";
   X(name, "TEXT NOT NULL")
 // clang-format on
 
+/// The columns of `workloads` after `id`, in table order: X(column, "SQL type"). One row per workload of a
+/// device from t_start_ns (its set of workloads changed) to t_end_ns (it changed again, or the recording
+/// ended; NULL while open). sharing: core::to_string(WorkloadSharing) of the device's set; origin:
+/// core::to_string(WorkloadOrigin); pod, namespace, container, hpc_job, user: core::WorkloadIdentity's fields
+/// (NULL when unknown); pids: the host PIDs, ascending, comma-separated ("412,413"; NULL for an allocation
+/// with no process; a list, not rows, because a workload's PIDs change with it); sm_pct: the summed SM
+/// utilization (percent, NULL when the driver gives none); fraction: its share of the GPU's time, 0-1 (NULL
+/// when no split is known: concurrent).
+// clang-format off
+#define SOLSCOPE_TRACE_WORKLOAD_COLUMNS(X)                                        \
+  X(device, "INTEGER NOT NULL") X(t_start_ns, "INTEGER NOT NULL") X(t_end_ns, "INTEGER") \
+  X(sharing, "TEXT NOT NULL") X(origin, "TEXT NOT NULL") X(pod, "TEXT") X(namespace, "TEXT") \
+  X(container, "TEXT") X(hpc_job, "TEXT") X(user, "TEXT") X(pids, "TEXT") X(sm_pct, "REAL") \
+  X(fraction, "REAL")
+// clang-format on
+
 #define SOLSCOPE_TRACE_DDL_HEAD(name, type) ", " #name " " type
 #define SOLSCOPE_TRACE_DDL_FIGURE(name, expr) ", " #name " REAL"
 
-/// The DDL of schema 4, run by the writer in one transaction.
+/// The DDL of schema 5, run by the writer in one transaction.
 inline constexpr std::string_view kSchemaSql =
     "CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;\n"
     "CREATE TABLE devices(\n"
@@ -168,6 +193,8 @@ inline constexpr std::string_view kSchemaSql =
         SOLSCOPE_TRACE_TAIL_COLUMNS(SOLSCOPE_TRACE_DDL_HEAD) ");\n"
     "CREATE TABLE sample_counters(sample_id INTEGER PRIMARY KEY NOT NULL, raw BLOB NOT NULL);\n"
     "CREATE TABLE kernels(id INTEGER PRIMARY KEY NOT NULL" SOLSCOPE_TRACE_KERNEL_COLUMNS(
+        SOLSCOPE_TRACE_DDL_HEAD) ");\n"
+    "CREATE TABLE workloads(id INTEGER PRIMARY KEY NOT NULL" SOLSCOPE_TRACE_WORKLOAD_COLUMNS(
         SOLSCOPE_TRACE_DDL_HEAD) ");\n";
 
 /// Longest kernel name a trace stores, in bytes (core::KernelRecord::name); longer names are cut at a UTF-8
@@ -177,6 +204,10 @@ inline constexpr std::size_t kMaxKernelNameBytes = 512;
 /// Longest interval [t_start_ns, t_end_ns) one sample may cover: a day, far above any sampling interval (60 s
 /// at most) or import step. A stored sample that ends before it starts or covers more is a damaged row.
 inline constexpr std::int64_t kMaxSampleSpanNs = std::int64_t{86'400} * 1'000'000'000;
+
+/// Workload changes (Writer::add_workloads) that may wait for the next commit; one more commits them at
+/// once, so that a refresh faster than the commits cannot grow memory without bound.
+inline constexpr std::size_t kMaxPendingWorkloadChanges = 256;
 
 #undef SOLSCOPE_TRACE_DDL_HEAD
 #undef SOLSCOPE_TRACE_DDL_FIGURE

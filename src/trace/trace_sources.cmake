@@ -16,6 +16,8 @@ solscope_add_library(trace SOURCES
   detail/sqlite.cpp
   detail/wal_probe.cpp
   detail/whole_pages_vfs.cpp
+  detail/workload_rows.cpp
+  detail/workload_scan.cpp
   detail/writer_setup.cpp
   export.cpp
   reader.cpp

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <numeric>
 #include <optional>
 #include <utility>
@@ -15,6 +16,8 @@
 #include "trace/detail/disk_room.hpp"
 #include "trace/detail/kernel_rows.hpp"
 #include "trace/detail/sqlite.hpp"
+#include "trace/detail/workload_rows.hpp"
+#include "trace/detail/writer_impl.hpp"
 #include "trace/detail/writer_setup.hpp"
 #include "trace/schema.hpp"
 
@@ -24,28 +27,8 @@ namespace {
 /// The hint of every error that a full disk caused.
 constexpr const char* kDiskFullHint = "free space on that filesystem and record again";
 
-/// One buffered sample: what the two INSERTs need.
-struct Row {
-  core::RawSample raw;
-  double compute_sol_pct = core::kUnknown;
-  double memory_sol_pct = core::kUnknown;
-  core::Pipe compute_pipe = core::Pipe::kCount;
-  core::MemPath memory_path = core::MemPath::kCount;
-  core::Bound bound = core::Bound::Unknown;
-  std::array<double, detail::kFigureColumnCount> figures{};
-};
-
-/// Marks a device announced by write_devices() that has delivered no sample yet.
-constexpr std::int64_t kNoSampleYet = std::numeric_limits<std::int64_t>::min();
-
-/// The newest t_start_ns appended for one device (kNoSampleYet before its first).
-struct DeviceClock {
-  std::uint32_t device = 0;
-  std::int64_t last_t_start_ns = kNoSampleYet;
-};
-
-auto make_row(const core::RawSample& raw, const core::SolSample& sol) -> Row {
-  Row row;
+auto make_row(const core::RawSample& raw, const core::SolSample& sol) -> detail::WriterRow {
+  detail::WriterRow row;
   row.raw = raw;
   row.compute_sol_pct = sol.compute_sol_pct;
   row.memory_sol_pct = sol.memory_sol_pct;
@@ -59,70 +42,15 @@ auto make_row(const core::RawSample& raw, const core::SolSample& sol) -> Row {
 
 }  // namespace
 
-struct Writer::Impl {
-  std::filesystem::path path;
-  WriterOptions options;
-  detail::FileLock lock;  ///< declared before `db`: released after the connection closes (file_lock.hpp)
-  bool created = false;   ///< this Writer created the file (detail::PreparedFile::created)
-  detail::Connection db;
-  detail::Statement insert_sample;
-  detail::Statement insert_counters;
-  detail::Statement mark_unordered;
-  detail::Statement insert_kernel;
-  std::vector<Row> pending;
-  std::vector<core::KernelRecord> pending_kernels;  ///< committed whole at the next commit (any order)
-  std::vector<std::uint32_t> order;                 ///< scratch for commit(): pending indices in time order
-  std::vector<char> keep;                           ///< scratch for commit(): 1 for rows held back
-  std::vector<DeviceClock> clocks;
-  std::uint64_t committed = 0;
-  std::uint64_t committed_kernels = 0;
-  std::int64_t kernel_mark_ns = std::numeric_limits<std::int64_t>::min();  ///< max end_ns at the last commit
-  std::int64_t max_kernel_end_ns = std::numeric_limits<std::int64_t>::min();
-  std::size_t appended_since_commit = 0;
-  std::int64_t commit_mark_ns = std::numeric_limits<std::int64_t>::min();
-  /// Wall time of the last commit (of the first sample or kernel record before the first commit).
-  std::chrono::steady_clock::time_point commit_wall = std::chrono::steady_clock::now();
-  std::int64_t max_t_start_ns = std::numeric_limits<std::int64_t>::min();
-  std::int64_t first_t_start_ns = std::numeric_limits<std::int64_t>::max();
-  std::int64_t max_t_end_ns = std::numeric_limits<std::int64_t>::min();
-  std::int64_t last_committed_t_start_ns = std::numeric_limits<std::int64_t>::min();
-  bool time_ordered = true;
-  bool closed = false;
-  bool stopped = false;             ///< a write failed: nothing more is written (stop())
-  bool attainable_flagged = false;  ///< meta has_attainable is written
-  bool pause_flagged = false;       ///< meta has_pm_pause is written
-
-  void note_clock(const core::RawSample& raw);
-  /// True when a commit is due by time: `sample_span_ns` (sample or kernel time since the last commit) and
-  /// the wall time since the last commit have both reached batch_span_ns.
-  [[nodiscard]] auto span_due(std::int64_t sample_span_ns) const -> bool;
-  /// INSERT OR REPLACE of one meta row, committed at once (autocommit: no transaction is open between
-  /// batches).
-  auto write_meta(std::string_view key, std::string_view value) -> core::Result<void>;
-  [[nodiscard]] auto cutoff_ns(bool force) const -> std::int64_t;
-  [[nodiscard]] auto commit(bool force) -> core::Result<void>;
-  /// Sorts `order` over pending and returns how many of its first rows are ready to commit.
-  [[nodiscard]] auto ready_rows(bool force) -> std::size_t;
-  /// Keeps the pending rows past the first `ready` of `order` (the held-back ones).
-  void keep_held_back(std::size_t ready);
-  [[nodiscard]] auto insert_rows(std::span<const std::uint32_t> rows) -> core::Result<void>;
-  [[nodiscard]] auto insert_row(const Row& row) -> core::Result<void>;
-  /// Ends the recording after a failed write: drops the buffered samples and returns the one error to
-  /// report, which says what failed, how many samples the file keeps and how many were not saved.
-  [[nodiscard]] auto stop(const core::Error& cause) -> core::Error;
-  /// The error of a write call after close() or stop(); empty when writing may go on.
-  [[nodiscard]] auto unusable() const -> std::optional<core::Error>;
-  /// Prepares the statements reused for every sample.
-  [[nodiscard]] auto prepare_statements() -> core::Result<void>;
-};
-
 auto Writer::Impl::stop(const core::Error& failure) -> core::Error {
   const core::Error cause = detail::classify_write_error(failure, path);
   stopped = true;
   const std::size_t lost = pending.size();
   const std::size_t lost_kernels = pending_kernels.size();
+  const std::size_t lost_workloads = pending_workloads.size();
   pending.clear();
   pending_kernels.clear();
+  pending_workloads.clear();
   std::string message = "recording to trace " + path.string() + " stopped: " + cause.message + "; ";
   if (committed == 0 && committed_kernels == 0) {
     message += created ? "no sample was saved, the empty trace is removed" : "no sample was saved";
@@ -133,6 +61,8 @@ auto Writer::Impl::stop(const core::Error& failure) -> core::Error {
   }
   if (lost_kernels > 0)
     message += ", " + std::to_string(lost_kernels) + " buffered kernel records were not saved";
+  if (lost_workloads > 0)
+    message += ", " + std::to_string(lost_workloads) + " workload changes were not saved";
   std::string hint = cause.code == core::ErrorCode::ResourceExhausted
                          ? std::string(kDiskFullHint)
                          : "check the disk and its permissions, and record again";
@@ -150,6 +80,15 @@ auto Writer::Impl::unusable() const -> std::optional<core::Error> {
                        {}};
   }
   return std::nullopt;
+}
+
+auto Writer::Impl::check_usable() -> std::optional<core::Error> {
+  if (unreported) {
+    std::optional<core::Error> error = std::move(unreported);
+    unreported.reset();
+    return error;
+  }
+  return unusable();
 }
 
 namespace {
@@ -170,7 +109,7 @@ void Writer::Impl::note_clock(const core::RawSample& raw) {
     commit_mark_ns = raw.t_start_ns;
     commit_wall = std::chrono::steady_clock::now();
   }
-  for (DeviceClock& clock : clocks) {
+  for (detail::DeviceClock& clock : clocks) {
     if (clock.device == raw.device_index) {
       clock.last_t_start_ns = std::max(clock.last_t_start_ns, raw.t_start_ns);
       return;
@@ -186,15 +125,15 @@ auto Writer::Impl::cutoff_ns(bool force) const -> std::int64_t {
   // having one at the first sample time, so it is waited for during the first reorder window.
   const std::int64_t live_after = max_t_start_ns - options.reorder_window_ns;
   std::int64_t cutoff = std::numeric_limits<std::int64_t>::max();
-  for (const DeviceClock& clock : clocks) {
+  for (const detail::DeviceClock& clock : clocks) {
     const std::int64_t last =
-        clock.last_t_start_ns == kNoSampleYet ? first_t_start_ns : clock.last_t_start_ns;
+        clock.last_t_start_ns == detail::kNoSampleYet ? first_t_start_ns : clock.last_t_start_ns;
     if (last >= live_after) cutoff = std::min(cutoff, last);
   }
   return cutoff;
 }
 
-auto Writer::Impl::insert_row(const Row& row) -> core::Result<void> {
+auto Writer::Impl::insert_row(const detail::WriterRow& row) -> core::Result<void> {
   sqlite3_stmt* s = insert_sample.get();
   const core::RawSample& raw = row.raw;
   sqlite3_bind_int64(s, 1, raw.device_index);
@@ -232,7 +171,7 @@ auto Writer::Impl::insert_row(const Row& row) -> core::Result<void> {
 
 auto Writer::Impl::insert_rows(std::span<const std::uint32_t> rows) -> core::Result<void> {
   for (const std::uint32_t i : rows) {
-    const Row& row = pending[i];
+    const detail::WriterRow& row = pending[i];
     if (row.raw.t_start_ns < last_committed_t_start_ns && time_ordered) {
       const int rc = sqlite3_step(mark_unordered.get());
       sqlite3_reset(mark_unordered.get());
@@ -289,7 +228,7 @@ auto Writer::Impl::commit(bool force) -> core::Result<void> {
   commit_mark_ns = max_t_end_ns;
   kernel_mark_ns = max_kernel_end_ns;
   const std::size_t ready = ready_rows(force);
-  if (ready == 0 && pending_kernels.empty()) return core::ok();
+  if (ready == 0 && pending_kernels.empty() && pending_workloads.empty()) return core::ok();
 
   const std::string what = "cannot commit " + std::to_string(ready) + " samples and " +
                            std::to_string(pending_kernels.size()) + " kernel records";
@@ -298,6 +237,7 @@ auto Writer::Impl::commit(bool force) -> core::Result<void> {
   auto done = detail::exec(db.get(), "BEGIN", what);
   if (done) done = insert_rows(std::span(order).first(ready));
   if (done) done = detail::insert_kernels(db.get(), insert_kernel.get(), pending_kernels);
+  if (done) done = workload_rows.write(db.get(), pending_workloads);
   if (done) done = detail::exec(db.get(), "COMMIT", what);
   if (!done) {
     (void)detail::exec(db.get(), "ROLLBACK", what);  // the first error is the one to report
@@ -308,6 +248,7 @@ auto Writer::Impl::commit(bool force) -> core::Result<void> {
   committed += ready;
   committed_kernels += pending_kernels.size();
   pending_kernels.clear();
+  pending_workloads.clear();
   if (ready > 0) keep_held_back(ready);
   return core::ok();
 }
@@ -336,6 +277,7 @@ auto Writer::Impl::prepare_statements() -> core::Result<void> {
   if (!unordered) return core::propagate(unordered);
   auto kernel = detail::prepare(conn, detail::insert_kernel_sql(), "cannot prepare kernel insert", true);
   if (!kernel) return core::propagate(kernel);
+  if (auto workloads = workload_rows.prepare(conn); !workloads) return workloads;
   insert_kernel = std::move(*kernel);
   insert_sample = std::move(*sample);
   insert_counters = std::move(*counters);
@@ -382,14 +324,15 @@ auto Writer::open(const std::filesystem::path& path, const WriterOptions& option
 
 auto Writer::write_devices(std::span<const core::DeviceInfo> devices) -> core::Result<void> {
   if (!impl_) return core::fail(moved_from_error());
-  if (auto error = impl_->unusable()) return core::fail(*error);
+  const std::scoped_lock lock(impl_->mutex);
+  if (auto error = impl_->check_usable()) return core::fail(*error);
   if (auto done = detail::write_device_rows(impl_->db.get(), devices, "cannot write the devices"); !done) {
     return core::fail(impl_->stop(done.error()));
   }
   for (const core::DeviceInfo& device : devices) {
     const bool known = std::any_of(impl_->clocks.begin(), impl_->clocks.end(),
                                    [&](const auto& clock) { return clock.device == device.index; });
-    if (!known) impl_->clocks.push_back({device.index, kNoSampleYet});
+    if (!known) impl_->clocks.push_back({device.index, detail::kNoSampleYet});
   }
   return core::ok();
 }
@@ -402,12 +345,14 @@ auto Writer::Impl::write_meta(std::string_view key, std::string_view value) -> c
 
 auto Writer::set_metadata(std::string_view key, std::string_view value) -> core::Result<void> {
   if (!impl_) return core::fail(moved_from_error());
-  if (auto error = impl_->unusable()) return core::fail(*error);
+  const std::scoped_lock lock(impl_->mutex);
+  if (auto error = impl_->check_usable()) return core::fail(*error);
   constexpr std::string_view kReserved[] = {
-      kMetaSchemaVersion, kMetaOldestReadableVersion, kMetaToolVersion,
-      kMetaHost,          kMetaStartTimeNs,           kMetaSynthetic,
-      kMetaTimeOrdered,   kMetaHasAttainable,         kMetaHasPmPause,
-      kMetaKernelLog,     kMetaKernelClockOffsetNs,   kMetaKernelsDropped};
+      kMetaSchemaVersion,  kMetaOldestReadableVersion, kMetaToolVersion,
+      kMetaHost,           kMetaStartTimeNs,           kMetaSynthetic,
+      kMetaTimeOrdered,    kMetaHasAttainable,         kMetaHasPmPause,
+      kMetaKernelLog,      kMetaKernelClockOffsetNs,   kMetaKernelsDropped,
+      kMetaWorkloadRefresh};
   if (key.empty() || std::find(std::begin(kReserved), std::end(kReserved), key) != std::end(kReserved)) {
     return core::fail(core::ErrorCode::InvalidArgument,
                       "trace meta key \"" + std::string(key) + "\" is reserved or empty",
@@ -419,7 +364,8 @@ auto Writer::set_metadata(std::string_view key, std::string_view value) -> core:
 auto Writer::append(const core::RawSample& raw, const core::SolSample& sol) -> core::Result<void> {
   if (!impl_) return core::fail(moved_from_error());
   Impl& w = *impl_;
-  if (auto error = w.unusable()) return core::fail(*error);
+  const std::scoped_lock lock(w.mutex);
+  if (auto error = w.check_usable()) return core::fail(*error);
   if (sol.device_index != raw.device_index || sol.t_start_ns != raw.t_start_ns ||
       sol.t_end_ns != raw.t_end_ns) {
     return core::fail(core::ErrorCode::InvalidArgument,
@@ -450,7 +396,8 @@ auto Writer::append(const core::RawSample& raw, const core::SolSample& sol) -> c
 auto Writer::append_kernels(std::span<const core::KernelRecord> kernels) -> core::Result<void> {
   if (!impl_) return core::fail(moved_from_error());
   Impl& w = *impl_;
-  if (auto error = w.unusable()) return core::fail(*error);
+  const std::scoped_lock lock(w.mutex);
+  if (auto error = w.check_usable()) return core::fail(*error);
   for (const core::KernelRecord& k : kernels) {
     if (k.end_ns < k.start_ns) {
       return core::fail(core::ErrorCode::InvalidArgument,
@@ -478,9 +425,34 @@ auto Writer::append_kernels(std::span<const core::KernelRecord> kernels) -> core
   return core::ok();
 }
 
+auto Writer::add_workloads(std::uint32_t device, std::int64_t t_ns, const core::GpuWorkloads& workloads)
+    -> core::Result<void> {
+  if (!impl_) return core::fail(moved_from_error());
+  Impl& w = *impl_;
+  const std::scoped_lock lock(w.mutex);
+  if (auto error = w.unusable()) return core::fail(*error);
+  if (!w.workload_rows.changes(device, workloads)) return core::ok();
+  w.pending_workloads.push_back({device, t_ns, workloads});
+  w.pending_workloads.back().workloads.note.clear();  // not stored
+  if (w.pending_workloads.size() < kMaxPendingWorkloadChanges) return core::ok();
+  auto done = w.commit(false);
+  if (!done) w.unreported = done.error();
+  return done;
+}
+
+auto Writer::Impl::end_workloads() -> core::Result<void> {
+  auto done = detail::exec(db.get(), "BEGIN", "cannot end the workload rows");
+  if (done) done = workload_rows.end_all(db.get(), max_t_end_ns);
+  if (done) done = detail::exec(db.get(), "COMMIT", "cannot end the workload rows");
+  if (done) return done;
+  (void)detail::exec(db.get(), "ROLLBACK", "cannot end the workload rows");
+  return core::fail(stop(done.error()));
+}
+
 auto Writer::set_kernel_log(std::string_view source) -> core::Result<void> {
   if (!impl_) return core::fail(moved_from_error());
-  if (auto error = impl_->unusable()) return core::fail(*error);
+  const std::scoped_lock lock(impl_->mutex);
+  if (auto error = impl_->check_usable()) return core::fail(*error);
   if (source.empty()) {
     return core::fail(core::ErrorCode::InvalidArgument, "the kernel log source is empty",
                       "name it: \"cupti\" or \"synthetic\"");
@@ -490,29 +462,45 @@ auto Writer::set_kernel_log(std::string_view source) -> core::Result<void> {
 
 auto Writer::set_kernel_clock_offset_ns(std::int64_t offset_ns) -> core::Result<void> {
   if (!impl_) return core::fail(moved_from_error());
-  if (auto error = impl_->unusable()) return core::fail(*error);
+  const std::scoped_lock lock(impl_->mutex);
+  if (auto error = impl_->check_usable()) return core::fail(*error);
   return impl_->write_meta(kMetaKernelClockOffsetNs, std::to_string(offset_ns));
+}
+
+auto Writer::set_workload_refresh() -> core::Result<void> {
+  if (!impl_) return core::fail(moved_from_error());
+  const std::scoped_lock lock(impl_->mutex);
+  if (auto error = impl_->check_usable()) return core::fail(*error);
+  return impl_->write_meta(kMetaWorkloadRefresh, "1");
 }
 
 auto Writer::set_kernels_dropped(std::uint64_t dropped) -> core::Result<void> {
   if (!impl_) return core::fail(moved_from_error());
-  if (auto error = impl_->unusable()) return core::fail(*error);
+  const std::scoped_lock lock(impl_->mutex);
+  if (auto error = impl_->check_usable()) return core::fail(*error);
   return impl_->write_meta(kMetaKernelsDropped, std::to_string(dropped));
 }
 
 auto Writer::flush() -> core::Result<void> {
   if (!impl_) return core::fail(moved_from_error());
-  if (auto error = impl_->unusable()) return core::fail(*error);
+  const std::scoped_lock lock(impl_->mutex);
+  if (auto error = impl_->check_usable()) return core::fail(*error);
   return impl_->commit(true);
 }
 
 auto Writer::close() -> core::Result<void> {
   if (!impl_) return core::ok();  // moved from: nothing is open
   Impl& w = *impl_;
+  const std::scoped_lock lock(w.mutex);
   if (w.closed) return core::ok();
-  // After stop() the error was reported once already; the buffered samples are gone.
+  // After stop() the error was reported once already (unless add_workloads() met it on another thread); the
+  // buffered samples are gone.
   auto flushed = w.stopped ? core::Result<void>{} : w.commit(true);
+  if (flushed && !w.stopped) flushed = w.end_workloads();
+  if (flushed && w.unreported) flushed = core::fail(*w.unreported);
+  w.unreported.reset();
   w.closed = true;
+  w.workload_rows.reset();
   w.insert_sample.reset();
   w.insert_counters.reset();
   w.mark_unordered.reset();
@@ -544,16 +532,29 @@ auto Writer::close() -> core::Result<void> {
 }
 
 auto Writer::stopped() const -> bool {
-  return impl_ && impl_->stopped;
+  if (!impl_) return false;
+  const std::scoped_lock lock(impl_->mutex);
+  return impl_->stopped;
 }
 auto Writer::committed_samples() const -> std::uint64_t {
-  return impl_ ? impl_->committed : 0;
+  if (!impl_) return 0;
+  const std::scoped_lock lock(impl_->mutex);
+  return impl_->committed;
 }
 auto Writer::committed_kernels() const -> std::uint64_t {
-  return impl_ ? impl_->committed_kernels : 0;
+  if (!impl_) return 0;
+  const std::scoped_lock lock(impl_->mutex);
+  return impl_->committed_kernels;
+}
+auto Writer::workload_rows() const -> std::uint64_t {
+  if (!impl_) return 0;
+  const std::scoped_lock lock(impl_->mutex);
+  return impl_->workload_rows.rows();
 }
 auto Writer::buffered_samples() const -> std::size_t {
-  return impl_ ? impl_->pending.size() : 0;
+  if (!impl_) return 0;
+  const std::scoped_lock lock(impl_->mutex);
+  return impl_->pending.size();
 }
 auto Writer::path() const -> const std::filesystem::path& {
   static const std::filesystem::path kNone;

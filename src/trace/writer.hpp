@@ -15,6 +15,7 @@
 #include "core/result.hpp"
 #include "core/sol_sample.hpp"
 #include "core/units.hpp"
+#include "core/workload.hpp"
 
 namespace solscope::trace {
 
@@ -47,7 +48,8 @@ struct WriterOptions {
   std::int64_t start_time_ns = 0;
 };
 
-/// Writes one trace file. Not thread-safe: one thread appends.
+/// Writes one trace file. One thread appends the samples; add_workloads() may come from any other thread
+/// (every method takes the Writer's lock, uncontended but for those rare calls).
 ///
 /// Samples are buffered and committed in one transaction per batch (WriterOptions). Within a commit, samples
 /// are sorted by t_start_ns, and samples newer than the newest sample of a lagging device are held back for
@@ -124,6 +126,24 @@ class Writer {
   /// commit stops the Writer (see above).
   [[nodiscard]] auto append_kernels(std::span<const core::KernelRecord> kernels) -> core::Result<void>;
 
+  /// Records that the workloads of `device` are `workloads` from `t_ns` on (epoch ns on the samples' clock;
+  /// schema 5 `workloads` table): the device's open rows end at t_ns and one open row per workload starts
+  /// there (none when the GPU is free). A set equal to the device's current one (sharing and workloads;
+  /// GpuWorkloads::note is not stored) is ignored. Thread-safe: the refresh that finds workloads runs on a
+  /// thread of its own. The change waits for the samples' next commit (same durability: a killed recorder
+  /// loses at most the last batch, and leaves the rows it kept open with t_end_ns NULL); at
+  /// kMaxPendingWorkloadChanges waiting changes it commits at once, so nothing is dropped and memory stays
+  /// bounded. close() ends the open rows at the last sample's t_end_ns. Errors: FailedPrecondition after
+  /// close() or stopped(); a failed commit stops the Writer, and since the caller is not the sampling
+  /// thread, the sampling thread's next call (append, flush or close) returns that error too.
+  [[nodiscard]] auto add_workloads(std::uint32_t device, std::int64_t t_ns,
+                                   const core::GpuWorkloads& workloads) -> core::Result<void>;
+
+  /// Marks the workloads table as fed by a workload refresh (meta workload_refresh = 1), committed at once;
+  /// call it before the first add_workloads() so that a reader of an empty table can tell "no workload" from
+  /// "not recorded". Errors: as set_metadata.
+  [[nodiscard]] auto set_workload_refresh() -> core::Result<void>;
+
   /// Marks the trace as holding a kernel log and from where (meta kernel_log: "cupti" or "synthetic"),
   /// committed at once; call it before the first append_kernels() so that a reader of an empty table can tell
   /// "no kernel ran" from "not recorded". Errors: InvalidArgument for an empty source; as set_metadata.
@@ -150,6 +170,8 @@ class Writer {
   [[nodiscard]] auto committed_samples() const -> std::uint64_t;
   /// Kernel records committed to the file so far.
   [[nodiscard]] auto committed_kernels() const -> std::uint64_t;
+  /// Rows of the workloads table written so far (committed, or in the transaction being committed).
+  [[nodiscard]] auto workload_rows() const -> std::uint64_t;
   /// Samples appended but not yet committed.
   [[nodiscard]] auto buffered_samples() const -> std::size_t;
   /// The file being written.

@@ -118,6 +118,47 @@ TEST_F(ReportCli, synthetic_kernel_table_gives_the_top_kernels_with_their_sol) {
       << r.out;
 }
 
+// Issue 24: the SYNTHETIC workloads scenario (tests/data/synthetic/workloads.hpp) through the generator, the
+// trace and `report`: a time-sliced GPU split 0.75/0.25, an exclusive GPU idle 8 s of the 16 its pod held.
+TEST_F(ReportCli, a_trace_with_workloads_gives_the_totals_per_workload) {
+  auto made = run_process({kMakeTrace, "-o", path("w.sqlite"), "--workloads"}, 60s);
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  auto r = solscope({"report", path("w.sqlite"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const auto json = nlohmann::json::parse(r.out);
+  EXPECT_EQ(json["trace"]["workload_refresh"], true);
+  const auto& w = json["workloads"];
+  ASSERT_EQ(w.size(), 3U);
+  EXPECT_EQ(w[0]["workload"], "batch/etl-c/worker");
+  EXPECT_EQ(w[0]["sharing"], "exclusive");
+  EXPECT_DOUBLE_EQ(w[0]["gpu_s"].get<double>(), 16.0);
+  EXPECT_DOUBLE_EQ(w[0]["idle_s"].get<double>(), 8.0);
+  EXPECT_DOUBLE_EQ(w[0]["compute_sol_pct"].get<double>(), 32.5);
+  EXPECT_DOUBLE_EQ(w[0]["energy_j"].get<double>(), 3360.0);
+  EXPECT_EQ(w[1]["workload"], "research/train-a/main");
+  EXPECT_EQ(w[1]["sharing"], "time_sliced");
+  EXPECT_DOUBLE_EQ(w[1]["gpu_s"].get<double>(), 15.0);
+  EXPECT_DOUBLE_EQ(w[1]["energy_j"].get<double>(), 5250.0);
+  EXPECT_EQ(w[2]["workload"], "serving/infer-b/server");
+  EXPECT_DOUBLE_EQ(w[2]["gpu_s"].get<double>(), 5.0);
+  EXPECT_DOUBLE_EQ(w[2]["energy_j"].get<double>(), 1750.0);
+
+  r = solscope({"report", path("w.sqlite")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(
+      r.out.find(
+          "  research/train-a/main        time_sliced 0         15.0    60.0 %   50.0 %    5250.0     0.0\n"),
+      std::string::npos)
+      << r.out;
+  // The demo trace (schema 1) says it has none.
+  r = solscope({"report", kDemo});
+  EXPECT_NE(r.out.find("\nWorkloads: not in this trace (recorded before trace schema 5)\n"),
+            std::string::npos);
+  r = solscope({"report", kDemo, "--json"});
+  EXPECT_TRUE(nlohmann::json::parse(r.out)["workloads"].is_null());
+}
+
 TEST_F(ReportCli, bad_traces_exit_5_and_a_bad_command_line_2) {
   auto r = solscope({"report", path("missing.sqlite")});
   EXPECT_EQ(r.exit_code, 5);

@@ -119,6 +119,33 @@ TEST(WorkloadCountersTest, exclusive_split_and_concurrent_seconds) {
   EXPECT_DOUBLE_EQ(c.dropped_seconds(), 0.0);
 }
 
+TEST(WorkloadPartsTest, the_one_rule_the_counters_and_the_report_share) {
+  auto alice = [](std::string name) {
+    WorkloadIdentity id = pod(std::move(name));
+    id.user = "alice";
+    return id;
+  };
+  const std::vector<ProcessWorkload> sliced{proc(1, alice("a"), 60.0), proc(2, alice("b"), 20.0)};
+  const auto split = workload_parts(attribute_gpu(sliced, {}));
+  ASSERT_EQ(split.size(), 2U);
+  EXPECT_EQ(split[0].id, alice("a")) << "the whole identity, user included";
+  EXPECT_EQ(split[0].sharing, WorkloadSharing::kTimeSliced);
+  EXPECT_DOUBLE_EQ(split[0].fraction, 0.75);
+  EXPECT_DOUBLE_EQ(split[1].fraction, 0.25);
+  const std::vector<ProcessWorkload> mps{proc(1, alice("a"), 60.0, true), proc(2, alice("b"), 20.0, true)};
+  const auto shared = workload_parts(attribute_gpu(mps, {}));
+  ASSERT_EQ(shared.size(), 1U);
+  EXPECT_EQ(shared[0].id, (WorkloadIdentity{.pod_namespace = "ml", .container = "trainer", .user = "alice"}));
+  EXPECT_EQ(shared[0].sharing, WorkloadSharing::kConcurrent);
+  EXPECT_DOUBLE_EQ(shared[0].fraction, 1.0);
+  const auto alone =
+      workload_parts(attribute_gpu(std::vector<ProcessWorkload>{proc(1, alice("a"), 5.0)}, {}));
+  ASSERT_EQ(alone.size(), 1U);
+  EXPECT_EQ(alone[0].sharing, WorkloadSharing::kExclusive);
+  EXPECT_DOUBLE_EQ(alone[0].fraction, 1.0);
+  EXPECT_TRUE(workload_parts(attribute_gpu({}, {})).empty());
+}
+
 TEST(WorkloadCountersTest, series_are_bounded_and_the_rest_is_counted_as_dropped) {
   WorkloadCounters c;
   for (std::size_t i = 0; i < kMaxWorkloadSeriesPerGpu + 5; ++i) {

@@ -12,7 +12,9 @@
 // Compute SOL colour and, for each phase class, pixels of its shaded band; a bound-class bar whose segments carry
 // the report's seconds; and a kernel table whose rows are the report's kernels, in order. The console must stay
 // free of errors and the only request is the file itself. Screenshots at 1280 px (kept in DIR and, for the
-// kernel trace, at --screenshot) and at a phone width of 390 px, where nothing may overflow sideways.
+// kernel trace, at --screenshot) and at a phone width of 390 px, where nothing may overflow sideways. The
+// Workloads section lists the report's workloads in order with their unrounded figures (the SYNTHETIC workloads
+// scenario, $SOLSCOPE_MAKE_TRACE --workloads), or says that the trace holds none.
 // Exit status: 0 pass, 1 fail (with the reason), 77 skip (Chromium or playwright-core missing).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
@@ -121,6 +123,33 @@ function compareSection(sec, gpu, hasKernelLog, what) {
   check(sec.compute === want, `${tag}: Compute SOL ${sec.compute}, the report ${want}`);
 }
 
+// The Workloads section against the report's `workloads` (null or [] = a note and no row).
+async function checkWorkloads(page, json, name) {
+  const shown = await page.evaluate(() => {
+    const note = document.querySelector('[data-workloads-note]');
+    const value = (tr, field) => tr.querySelector(`[data-field="${field}"]`).dataset.value;
+    return {
+      visible: !document.querySelector('#workloads').hidden,
+      note: note.hidden ? '' : note.textContent,
+      rows: [...document.querySelectorAll('tbody[data-workloads] tr')].map((tr) => ({
+        name: tr.dataset.workload, gpu_s: value(tr, 'gpu_s'), compute: value(tr, 'compute_sol_pct'),
+        energy: value(tr, 'energy_j'), idle: value(tr, 'idle_s') })),
+    };
+  });
+  const want = json.workloads || [];
+  const text = (v) => (typeof v === 'number' ? String(v) : '');
+  check(shown.visible, `${name}: the Workloads section is hidden`);
+  check((shown.note !== '') === (want.length === 0), `${name}: Workloads note "${shown.note}" with ${want.length} rows`);
+  check(shown.rows.length === want.length, `${name}: ${shown.rows.length} workload rows, the report has ${want.length}`);
+  want.forEach((w, i) => {
+    const row = shown.rows[i] || {};
+    check(row.name === w.workload && row.gpu_s === text(w.gpu_s) && row.compute === text(w.compute_sol_pct) &&
+          row.energy === text(w.energy_j) && row.idle === text(w.idle_s),
+          `${name}: workload row ${i + 1} ${JSON.stringify(row)}, the report's ${JSON.stringify(w)}`);
+  });
+  return want.length;
+}
+
 async function checkTrace(browser, args, trace, name, screenshot) {
   const { json, html } = makeReport(args, trace, name);
   const problems = [];
@@ -132,6 +161,8 @@ async function checkTrace(browser, args, trace, name, screenshot) {
     check(gpu, `${name}: a section for GPU ${sec.gpu}, which the report does not list`);
     compareSection(sec, gpu, Boolean(json.trace.kernel_log), name);
   }
+  const workloads = await checkWorkloads(page, json, name);
+  if (name === 'report-workloads') check(workloads === 3, `${name}: ${workloads} workload rows, the scenario has 3`);
   check(await page.title() === 'solscope report', `${name}: the page's title became "${await page.title()}"`);
   const synthetic = await page.locator('#synthetic-banner').isVisible();
   check(synthetic === Boolean(json.trace && json.trace.synthetic), `${name}: SYNTHETIC banner visible=${synthetic}`);
@@ -150,14 +181,16 @@ async function checkTrace(browser, args, trace, name, screenshot) {
   await phone.context.close();
   check(problems.length === 0, `${name}:\n${problems.join('\n')}`);
   const kernels = json.gpus.reduce((n, g) => n + ((g.kernels && g.kernels.top) || []).length, 0);
-  if (name !== 'report') check(kernels > 0, `${name}: the report of a trace with a kernels table lists no kernel`);
+  if (name === 'report-kernels' || name === 'report-hostile') {
+    check(kernels > 0, `${name}: the report of a trace with a kernels table lists no kernel`);
+  }
   if (name === 'report-hostile') {
     check(json.gpus.some((g) => g.kernels.top.some((k) => k.name === kHostileName)),
           `${name}: the renamed kernel is not in the report`);
   }
   const phases = json.gpus.reduce((n, g) => n + (g.phases || []).length, 0);
-  console.log(`${name}: ${sections.length} GPUs, ${phases} phases shaded, ${kernels} kernel rows, no request, ` +
-              `no console error; screenshot ${shot}`);
+  console.log(`${name}: ${sections.length} GPUs, ${phases} phases shaded, ${kernels} kernel rows, ${workloads} ` +
+              `workload rows, no request, no console error; screenshot ${shot}`);
 }
 
 // Two SYNTHETIC traces with a kernels table (solscope_make_synthetic_trace --kernels): as generated, and with one
@@ -172,12 +205,14 @@ function makeKernelTraces(workdir) {
   const hostile = path.join(workdir, 'hostile.sqlite');
   make(plain);
   make(hostile);
+  const workloads = path.join(workdir, 'workloads.sqlite');
+  execFileSync(tool, ['-o', workloads, '--force', '--workloads'], { stdio: 'ignore' });
   execFileSync('python3', ['-c', `import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 name = db.execute('SELECT name FROM kernels ORDER BY id LIMIT 1').fetchone()[0]
 db.execute('UPDATE kernels SET name = ? WHERE name = ?', (sys.argv[2], name))
 db.commit()`, hostile, kHostileName], { stdio: 'inherit' });
-  return { plain, hostile };
+  return { plain, hostile, workloads };
 }
 
 async function main() {
@@ -190,6 +225,7 @@ async function main() {
     if (traces) {
       await checkTrace(browser, args, traces.plain, 'report-kernels', args.screenshot);
       await checkTrace(browser, args, traces.hostile, 'report-hostile', null);
+      await checkTrace(browser, args, traces.workloads, 'report-workloads', null);
     } else {
       console.log('note: $SOLSCOPE_MAKE_TRACE is not set: the kernel-table part is left out');
     }

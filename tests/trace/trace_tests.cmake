@@ -17,6 +17,7 @@ solscope_add_test(trace
     ${CMAKE_CURRENT_LIST_DIR}/wal_damage_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/writer_reader_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/writer_safety_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/workloads_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/full_disk_vfs.cpp
   LIBS solscope::trace solscope::wire solscope_synthetic_trace SQLite::SQLite3 nlohmann_json::nlohmann_json)
 

@@ -4,7 +4,9 @@
 // table and the top kernels. Plain JavaScript, no build step, no request: everything is in the one file.
 // Test hooks: body[data-state] (loading|ready|error); section.gpu[data-gpu]; [data-chart][data-points] and
 // [data-phases-drawn] (bands painted on the last draw); [data-boundbar] span[data-class][data-seconds];
-// tbody[data-kernels] tr[data-name]; [data-field=NAME][data-value] holds each unrounded figure ("" = unknown).
+// tbody[data-kernels] tr[data-name]; tbody[data-workloads] tr[data-workload] (section#workloads, with
+// [data-workloads-note] when the trace holds none); [data-field=NAME][data-value] holds each unrounded figure
+// ("" = unknown).
 'use strict';
 
 (() => {
@@ -264,6 +266,41 @@
     renderChart(sec, gpu, t0Ns);
   }
 
+  // The per-workload totals (docs/report.md "Workloads"): null = the trace holds no workload information.
+  function renderWorkloads(report) {
+    const sec = $('#workloads');
+    const rows = report.workloads;
+    const note = $('[data-workloads-note]', sec);
+    sec.hidden = false;
+    if (!Array.isArray(rows) || rows.length === 0) {
+      note.textContent = Array.isArray(rows)
+        ? 'No workload was seen on the GPUs while recording.'
+        : 'No workload information: the trace was recorded before trace schema 5, or without a process list.';
+      note.hidden = false;
+      return;
+    }
+    $('[data-workloads-wrap]', sec).hidden = false;
+    const body = $('[data-workloads]', sec);
+    const cell = (name, value, text) => {
+      const td = el('td', text);
+      td.dataset.field = name;
+      td.dataset.value = value === null || value === undefined ? '' : String(value);
+      return td;
+    };
+    const sharing = { exclusive: 'exclusive', time_sliced: 'shared (time-sliced)', concurrent: 'shared (concurrent)' };
+    for (const w of rows) {
+      const tr = el('tr');
+      tr.dataset.workload = w.workload;
+      tr.append(el('td', w.workload), el('td', sharing[w.sharing] || w.sharing),
+                el('td', (w.gpus || []).join(', ')), cell('gpu_s', w.gpu_s, fmtSeconds(w.gpu_s)),
+                cell('compute_sol_pct', w.compute_sol_pct, fmtPct(w.compute_sol_pct)),
+                cell('memory_sol_pct', w.memory_sol_pct, fmtPct(w.memory_sol_pct)),
+                cell('energy_j', w.energy_j, fmtNum(w.energy_j, 1, 'J')),
+                cell('idle_s', w.idle_s, fmtSeconds(w.idle_s)));
+      body.append(tr);
+    }
+  }
+
   // The span of the samples of every GPU (the time origin of the charts and phase starts).
   function traceSpan(report) {
     let start = Infinity;
@@ -295,6 +332,7 @@
       renderGpu(report, gpu, t0Ns);
     }
     if (!(report.gpus || []).length) $('#gpus').append(el('p', 'The trace has no samples of any GPU.', 'empty'));
+    renderWorkloads(report);
     document.body.dataset.state = 'ready';
   }
 

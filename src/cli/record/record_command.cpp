@@ -9,6 +9,7 @@
 #include "cli/config/option_table.hpp"
 #include "core/device_info.hpp"
 #include "runtime/engine_loop.hpp"
+#include "runtime/environment.hpp"
 #include "runtime/exit_codes.hpp"
 #include "runtime/messages.hpp"
 #include "runtime/options.hpp"
@@ -16,6 +17,7 @@
 #include "runtime/pm_yield_driver.hpp"
 #include "runtime/sinks.hpp"
 #include "runtime/source_factory.hpp"
+#include "runtime/workload_recording.hpp"
 #include "trace/writer.hpp"
 
 namespace solscope::app {
@@ -74,12 +76,19 @@ auto run_record(const CommonOptions& common, const WorkloadOptions& workloads, c
     return writer.error().code == core::ErrorCode::InvalidArgument ? kExitUsage : kExitFailure;
   }
   TraceSink sink(*writer);
+  // Whose work each GPU does (issue 24): the refresh's changes go into the trace's workloads table.
+  WorkloadRecording workload_recording(
+      *writer, *opened->source, config::workload_refresh_options(workloads, config::process_environment()));
+  std::vector<SampleSink*> sinks{&sink};
+  if (workload_recording.active()) sinks.push_back(&workload_recording.sink());
   const EngineOptions options{.poll_interval_ns = poll_interval_for(config.interval_ns),
                               .duration_ns = args.duration_ns,
                               .pace = opened->paced};
   const auto attainable = attainable_for(std::move(planned->attainable), *opened);
-  const int code = run_engine_with_attainable(*opened->source, {&sink}, options, attainable.get(), err,
-                                              pm_yield_setup(common.pm_policy, opened->live));
+  const int code = run_engine_with_attainable(*opened->source, std::move(sinks), options, attainable.get(),
+                                              err, pm_yield_setup(common.pm_policy, opened->live),
+                                              workload_recording.companion());
+  if (!workload_recording.status().empty()) print_warning(err, workload_recording.status());
   if (auto closed = writer->close(); !closed) {
     print_error(err, closed.error());
     return kExitFailure;

@@ -38,6 +38,7 @@ auto facts_of(const trace::Reader& reader, const std::string& path) -> report::T
                             .tool_version = meta.tool_version,
                             .kernel_log = meta.kernel_log,
                             .kernels_dropped = meta.kernels_dropped,
+                            .workload_refresh = meta.workload_refresh,
                             .command = meta_text(meta, kMetaRunCommand),
                             .exit_status = meta_text(meta, kMetaRunExitStatus)};
 }
@@ -55,6 +56,11 @@ auto build_report(const trace::Reader& reader, const std::string& path, std::ost
   });
   if (!table) return core::propagate(std::move(table));
   if (!table->note.empty()) print_warning(err, table->note);
+  // The workloads table (schema 5) is small: read whole, damaged rows skipped and said (docs/report.md).
+  auto workloads = reader.workloads();
+  if (!workloads) return core::propagate(std::move(workloads));
+  if (!workloads->note.empty()) print_warning(err, workloads->note);
+  if (workloads->present) builder.set_workloads(workloads->rows);
   auto cursor = reader.cursor();
   if (!cursor) return core::propagate(std::move(cursor));
   // Each sample is derived again from its raw counters and its recorded device (Reader::device); an index the

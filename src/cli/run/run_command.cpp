@@ -32,6 +32,7 @@
 #include "runtime/pm_yield_driver.hpp"
 #include "runtime/signals.hpp"
 #include "runtime/source_factory.hpp"
+#include "runtime/workload_recording.hpp"
 #include "trace/schema.hpp"
 #include "workload/process_info.hpp"
 
@@ -122,7 +123,9 @@ struct Job {
   /// Never set: no signal stops the sampling (they go to CMD, which decides when the job ends); wind_down()
   /// stops the engine once CMD ended.
   const std::atomic<bool> no_signal_stop{false};
+  std::unique_ptr<WorkloadRecording> workloads;  ///< declared before the engine, which uses its sink
   std::unique_ptr<BackgroundEngine> engine;
+  std::shared_ptr<void> workloads_beside;  ///< the refresher beside the engine; released before it stops
   std::int64_t ended_ns = 0;  ///< CLOCK_REALTIME ns when CMD was seen ending (before the kernel log's grace)
   /// --pm-policy: CMD may itself be a profiler (`solscope run -- ncu ...`), which then gets the counters.
   core::PmPolicy pm_policy = core::PmPolicy::kYield;
@@ -130,13 +133,20 @@ struct Job {
 
 void start_engine(Job& job, std::int64_t interval_ns) {
   if (!job.sampling) return;
+  // Whose work each GPU does (issue 24), into the trace's workloads table as in `record`.
+  job.workloads = std::make_unique<WorkloadRecording>(
+      job.writer, *job.sampling->source,
+      config::workload_refresh_options(WorkloadOptions{}, config::process_environment()));
+  std::vector<SampleSink*> sinks{&job.sink};
+  if (job.workloads->active()) sinks.push_back(&job.workloads->sink());
   // The source is stopped on the engine thread when the run ends, even one that fails before CMD does.
   job.engine = std::make_unique<BackgroundEngine>(
-      *job.sampling->source, std::vector<SampleSink*>{&job.sink},
+      *job.sampling->source, std::move(sinks),
       EngineOptions{.poll_interval_ns = poll_interval_for(interval_ns)}, job.no_signal_stop,
       BackgroundEngineOptions{.warnings = &job.err,
                               .stop_source = true,
                               .pm_yield = pm_yield_setup(job.pm_policy, /*live=*/true)});
+  if (const auto companion = job.workloads->companion()) job.workloads_beside = companion(*job.engine);
 }
 
 /// Waits for CMD, matching its process tree against the GPUs' process lists meanwhile.
@@ -176,6 +186,8 @@ void settle_samples(Job& job) {
 /// After CMD ended: stops sampling and the kernel log, and writes their figures into the meta.
 void wind_down(Job& job) {
   if (job.engine) {
+    job.workloads_beside.reset();
+    if (!job.workloads->status().empty()) print_warning(job.err, job.workloads->status());
     job.engine->stop();
     if (const auto ran = job.engine->result(); ran && !*ran) print_error(job.err, ran->error());
   }

@@ -184,6 +184,7 @@ auto load_meta(ReaderState& state) -> core::Result<void> {
   state.has_attainable = text(kMetaHasAttainable) == "1";
   state.has_pm_pause = m.schema_version >= 4 && text(kMetaHasPmPause) == "1";
   m.kernel_log = text(kMetaKernelLog);
+  m.workload_refresh = text(kMetaWorkloadRefresh) == "1";
   if (parse_int(text(kMetaKernelClockOffsetNs), number)) m.kernel_clock_offset_ns = number;
   m.kernels_dropped =
       parse_int(text(kMetaKernelsDropped), number) && number > 0 ? static_cast<std::uint64_t>(number) : 0;
@@ -373,6 +374,7 @@ auto open_reader_state(const fs::path& path) -> core::Result<std::shared_ptr<Rea
     }
   }
   state->has_kernel_table = tables.contains("kernels");
+  state->has_workload_table = tables.contains("workloads");
   if (auto done = check_sample_query(*state); !done) return core::propagate(done);
   load_devices(*state);
   if (auto done = load_metrics(*state); !done) return core::propagate(done);

@@ -47,8 +47,9 @@ struct ReaderState {
   std::string recovery_what;
   /// The file is cut short or damaged (open() found something to say in recovery_what).
   [[nodiscard]] auto recovered() const -> bool { return !recovery_what.empty(); }
-  bool wal_commits_lost = false;  ///< the -wal holds commits past a damaged frame (wal_probe.hpp)
-  bool has_kernel_table = false;  ///< sqlite_schema lists a `kernels` table (schema 2)
+  bool wal_commits_lost = false;    ///< the -wal holds commits past a damaged frame (wal_probe.hpp)
+  bool has_kernel_table = false;    ///< sqlite_schema lists a `kernels` table (schema 2)
+  bool has_workload_table = false;  ///< sqlite_schema lists a `workloads` table (schema 5)
 };
 
 /// Reads `path` into a ReaderState (probe, connection with fallbacks, schema and version checks, devices,

@@ -4,6 +4,8 @@
 //       [--samples N] [--seed S]                                   random profile (synthetic_trace.hpp)
 //       [--profile random|demo|phases|constant] [--hz N] [--seconds S] [--start-ns NS] [--attainable-gpu G]
 //       [--kernels]                 also a SYNTHETIC kernels table following the phases (not with random)
+//   solscope_make_synthetic_trace -o FILE [--force] --workloads
+//                                   the workloads scenario (workloads.hpp): 2 GPUs, 20 s, a workloads table
 //
 // The committed fixtures were made with
 //   solscope_make_synthetic_trace -o tests/data/synthetic/synthetic-v1.sqlite --devices 2 --samples 60 --seed
@@ -17,6 +19,7 @@
 
 #include "data/synthetic/profiles.hpp"
 #include "data/synthetic/synthetic_trace.hpp"
+#include "data/synthetic/workloads_trace.hpp"
 
 namespace {
 
@@ -26,6 +29,7 @@ struct Args {
   std::string output;
   std::uint64_t samples = 0;  ///< random profile: samples per device (0 = seconds x hz)
   solscope::synthetic::ProfileOptions profile{.profile = Profile::Random, .seconds = 0.6};
+  bool workloads = false;  ///< --workloads: the workloads scenario instead of a profile
 };
 
 /// The whole of `text` as a number (no sign for unsigned types); false otherwise. NaN and infinity parse for
@@ -65,6 +69,8 @@ auto parse(int argc, char** argv, Args& args) -> bool {
       args.profile.overwrite = true;
     } else if (arg == "--kernels") {
       args.profile.kernels = true;
+    } else if (arg == "--workloads") {
+      args.workloads = true;
     } else if (i + 1 >= argc || !parse_one(arg, argv[++i], args)) {
       return false;
     }
@@ -80,14 +86,16 @@ auto main(int argc, char** argv) -> int {
     std::fprintf(stderr,
                  "usage: %s -o FILE [--force] [--devices N] [--samples N] [--seed S] [--profile "
                  "random|demo|phases|constant] [--hz N] [--seconds S] [--start-ns NS] [--attainable-gpu G] "
-                 "[--kernels]\n",
+                 "[--kernels] | -o FILE [--force] --workloads\n",
                  argv[0]);
     return 2;
   }
   if (args.profile.profile == Profile::Random && args.samples > 0) {
     args.profile.seconds = static_cast<double>(args.samples) / args.profile.hz;
   }
-  auto written = solscope::synthetic::write_profile_trace(args.output, args.profile);
+  auto written = args.workloads
+                     ? solscope::synthetic::write_workloads_trace(args.output, args.profile.overwrite)
+                     : solscope::synthetic::write_profile_trace(args.output, args.profile);
   if (!written) {
     std::fprintf(stderr, "solscope: error: %s\n", written.error().describe().c_str());
     return written.error().code == solscope::core::ErrorCode::InvalidArgument ? 2 : 1;
