@@ -81,7 +81,7 @@ auto check_socket(const std::string& socket_path) -> core::Result<void> {
 }
 
 /// gRPC's name for a Unix socket: "unix:///abs/path" for an absolute path, "unix:rel/path" for a relative one
-/// (gRPC naming, doc/naming.md).
+/// (gRPC docs, "gRPC Name Resolution", https://grpc.github.io/grpc/core/md_doc_naming.html).
 auto grpc_target(std::string_view socket_path) -> std::string {
   if (socket_path.starts_with('/')) return fmt::format("unix://{}", socket_path);
   return fmt::format("unix:{}", socket_path);

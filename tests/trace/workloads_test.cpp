@@ -183,7 +183,9 @@ TEST(WorkloadsTest, changes_from_another_thread_are_all_kept_in_order) {
     const auto& row = table.rows[static_cast<std::size_t>(i)];
     EXPECT_EQ(row.t_start_ns, kT0 + i * 1'000'000);
     EXPECT_EQ(row.share.pids, std::vector<std::int32_t>{100 + i});
-    if (i + 1 < kChanges) EXPECT_EQ(row.t_end_ns, kT0 + (i + 1) * 1'000'000);
+    if (i + 1 < kChanges) {
+      EXPECT_EQ(row.t_end_ns, kT0 + (i + 1) * 1'000'000);
+    }
   }
 }
 
