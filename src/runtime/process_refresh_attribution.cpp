@@ -50,13 +50,14 @@ auto attribute_listings(std::span<const core::DeviceInfo> devices, std::span<con
     -> std::vector<ResolvedDevice> {
   std::vector<ResolvedDevice> out;
   out.reserve(listings.size());
+  const workload::UserNameLookup user_name = workload::memoized_user_names(options.user_name);
   for (const DeviceListing& listing : listings) {
     const auto info = std::find_if(devices.begin(), devices.end(),
                                    [&](const core::DeviceInfo& d) { return d.index == listing.device; });
     if (info == devices.end()) continue;
     ResolvedDevice resolved{.device = listing.device,
                             .resolved = workload::resolve_gpu(*info, listed_of(listing.processes), facts.node,
-                                                              options.procfs_root, options.user_name)};
+                                                              options.procfs_root, user_name)};
     if (!facts.problems.empty()) {
       std::string& note = resolved.resolved.workloads.note;
       note += (note.empty() ? "" : "; ") + facts.problems;

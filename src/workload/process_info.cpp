@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -135,6 +136,16 @@ auto system_user_name(std::uint32_t uid) -> std::string {
     return found->pw_name;
   }
   return std::to_string(uid);
+}
+
+auto memoized_user_names(UserNameLookup lookup) -> UserNameLookup {
+  if (!lookup) return {};
+  return [lookup = std::move(lookup),
+          names = std::map<std::uint32_t, std::string>()](std::uint32_t uid) mutable -> std::string {
+    auto it = names.find(uid);
+    if (it == names.end()) it = names.emplace(uid, lookup(uid)).first;
+    return it->second;
+  };
 }
 
 auto read_process_info(const std::filesystem::path& procfs_root, std::int32_t pid,

@@ -81,6 +81,11 @@ using UserNameLookup = std::function<std::string(std::uint32_t uid)>;
 /// unknown. Thread-safe.
 [[nodiscard]] auto system_user_name(std::uint32_t uid) -> std::string;
 
+/// `lookup` with each uid's answer kept: the first call for a uid asks `lookup`, later ones answer from
+/// memory. For one refresh (NSS reads /etc/passwd or asks a directory service on every getpwuid_r call); not
+/// thread-safe (one refresh's thread). An empty `lookup` gives an empty one.
+[[nodiscard]] auto memoized_user_names(UserNameLookup lookup) -> UserNameLookup;
+
 /// Attributes one process from `<procfs_root>/<pid>/`. Never fails: unreadable files leave fields empty and
 /// add a phrase to `problems`. `user_name` may be empty (then `user` stays empty).
 [[nodiscard]] auto read_process_info(const std::filesystem::path& procfs_root, std::int32_t pid,

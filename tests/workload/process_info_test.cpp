@@ -232,5 +232,18 @@ TEST(ListenPortsTest, finds_the_ports_a_process_holds) {
   EXPECT_THAT(socket_inodes(procfs_host(), 1000), ElementsAre(50001u, 50005u));
 }
 
+TEST(ProcessInfoTest, memoized_user_names_asks_once_per_uid) {
+  int calls = 0;
+  const UserNameLookup memo = memoized_user_names([&calls](std::uint32_t uid) {
+    ++calls;
+    return "user" + std::to_string(uid);
+  });
+  EXPECT_EQ(memo(1000), "user1000");
+  EXPECT_EQ(memo(1000), "user1000");
+  EXPECT_EQ(memo(0), "user0");
+  EXPECT_EQ(calls, 2);
+  EXPECT_FALSE(memoized_user_names({}));
+}
+
 }  // namespace
 }  // namespace solscope::workload
