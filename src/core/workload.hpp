@@ -69,6 +69,7 @@ struct WorkloadIdentity {
       user;  ///< SLURM_JOB_USER, else the process owner's name; not a /metrics label (grouping, views)
 
   friend auto operator==(const WorkloadIdentity&, const WorkloadIdentity&) -> bool = default;
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads the 0 of a defaulted <=>
   friend auto operator<=>(const WorkloadIdentity&, const WorkloadIdentity&) = default;
 
   /// True when no field is known.
@@ -180,6 +181,7 @@ inline constexpr std::size_t kBoundCount = 5;
 struct WorkloadSeriesKey {
   WorkloadIdentity labels;  ///< WorkloadIdentity::label_fields(): user is never part of a key
   WorkloadSharing sharing = WorkloadSharing::kExclusive;
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads the 0 of a defaulted <=>
   friend auto operator<=>(const WorkloadSeriesKey&, const WorkloadSeriesKey&) = default;
   friend auto operator==(const WorkloadSeriesKey&, const WorkloadSeriesKey&) -> bool = default;
 };
