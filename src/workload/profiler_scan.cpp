@@ -204,22 +204,15 @@ auto profiler_in_maps(std::string_view maps) -> ProfilerKind {
 }
 
 auto parse_visibility_env(std::string_view environ_text) -> VisibilityEnv {
+  constexpr std::array<std::string_view, 3> kKeys{kCudaVisible, kCudaOrder, kNvidiaVisible};
+  auto values = environ_values(environ_text, kKeys);
   VisibilityEnv env;
-  while (!environ_text.empty()) {
-    const auto nul = std::min(environ_text.find('\0'), environ_text.size());
-    const std::string_view entry = environ_text.substr(0, nul);
-    environ_text.remove_prefix(std::min(nul + 1, environ_text.size()));
-    const auto eq = entry.find('=');
-    if (eq == std::string_view::npos) continue;
-    const std::string_view key = entry.substr(0, eq);
-    std::string value(entry.substr(eq + 1));
-    if (key == kCudaVisible)
-      env.cuda_visible_devices = std::move(value);
-    else if (key == kCudaOrder)
-      env.cuda_device_order = std::move(value);
-    else if (key == kNvidiaVisible)
-      env.nvidia_visible_devices = std::move(value);
-  }
+  const auto take = [&values](std::string_view key, std::optional<std::string>& field) {
+    if (auto it = values.find(key); it != values.end()) field = std::move(it->second);
+  };
+  take(kCudaVisible, env.cuda_visible_devices);
+  take(kCudaOrder, env.cuda_device_order);
+  take(kNvidiaVisible, env.nvidia_visible_devices);
   return env;
 }
 

@@ -60,7 +60,8 @@ struct VisibilityEnv {
   std::optional<std::string> nvidia_visible_devices;  ///< NVIDIA_VISIBLE_DEVICES (container toolkit)
 };
 
-/// Reads only the three keys of VisibilityEnv from the NUL-separated text of /proc/PID/environ. Pure.
+/// Reads only the three keys of VisibilityEnv from the NUL-separated text of /proc/PID/environ
+/// (environ_values: the first of a repeated key counts, as the C library finds it). Pure.
 [[nodiscard]] auto parse_visibility_env(std::string_view environ_text) -> VisibilityEnv;
 
 /// The indices of `devices` a process with `env` can reach; empty = every device (also whenever that cannot
