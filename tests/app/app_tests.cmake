@@ -14,7 +14,7 @@ if(TARGET solscope_app)
             ${CMAKE_CURRENT_LIST_DIR}/live_feed_test.cpp ${CMAKE_CURRENT_LIST_DIR}/sink_worker_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/engine_driver_test.cpp ${CMAKE_CURRENT_LIST_DIR}/workload_recording_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/trace_output_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/source_capabilities_test.cpp
-            ${CMAKE_CURRENT_LIST_DIR}/process_refresh_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/process_refresh_test.cpp ${CMAKE_CURRENT_LIST_DIR}/workload_e2e_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/workload_refresh_options_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/foreign_text_cli_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/output_checks_cli_test.cpp
@@ -28,7 +28,8 @@ if(TARGET solscope_app)
             ${CMAKE_CURRENT_LIST_DIR}/stop_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/profile_cli_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/pm_yield_step_test.cpp ${CMAKE_CURRENT_LIST_DIR}/pm_yield_serve_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/../support/process.cpp
-    LIBS solscope_app solscope_httplib Threads::Threads CLI11::CLI11 nlohmann_json::nlohmann_json SQLite::SQLite3 fmt::fmt)
+    LIBS solscope_app solscope_podresources_proto solscope_httplib Threads::Threads CLI11::CLI11 nlohmann_json::nlohmann_json
+         SQLite::SQLite3 fmt::fmt)
   target_compile_definitions(solscope_app_test PRIVATE SOLSCOPE_BINARY="$<TARGET_FILE:solscope>"
                              SOLSCOPE_MAKE_TRACE="$<TARGET_FILE:solscope_make_synthetic_trace>")
   add_dependencies(solscope_app_test solscope solscope_make_synthetic_trace)
