@@ -7,6 +7,7 @@ solscope_add_library(trace SOURCES
   detail/file_lock.cpp
   detail/file_probe.cpp
   detail/forwarding_vfs.cpp
+  detail/id_scan.cpp
   detail/kernel_rows.cpp
   detail/reader_cursor.cpp
   detail/reader_damage.cpp

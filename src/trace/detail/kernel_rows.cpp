@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "trace/detail/id_scan.hpp"
 #include "trace/detail/row_account.hpp"
 #include "trace/schema.hpp"
 
@@ -45,170 +46,28 @@ auto read_record(sqlite3_stmt* s) -> core::KernelRecord {
   return k;
 }
 
-/// A row of the kernels table, read ahead of the one being judged.
-struct KernelRow {
-  RowKey key;  ///< id (kernels are in arrival order: no time order to keep)
-  core::KernelRecord record;
-};
+/// The kernels table's name and damage wording for its IdScan.
+constexpr IdScanWords kWords{"kernels", "kernel rows repeat (a damaged b-tree page)",
+                             "kernel ids out of order (a damaged b-tree page)",
+                             "a kernel's device or times lie outside the trace (a damaged row)"};
 
-/// A scan in id order that steps over damaged id ranges and refuses damaged rows (row_account.hpp).
-struct Scan {
-  sqlite3* db;
-  const KernelReadOptions& options;
-  const std::vector<core::DeviceInfo>& devices;
-  KernelTable& table;
-  const KernelSink& sink;  ///< gets each kept record
-  Statement select;
-  Statement probe;  ///< SELECT id >= ?1 LIMIT 1, unfiltered: the first readable row at or after an id
-  std::int64_t last_id = 0;  ///< largest plausible id stepped: a resume after damage starts past it
-  SteppedRow previous;       ///< the row stepped before (a repeat is damage)
-  std::uint64_t steps = 0;
-  std::uint64_t kept_rows = 0;  ///< rows that fitted, before the filters
-  bool ended = false;
-
-  void rebind(std::int64_t after_id) {
-    sqlite3_reset(select.get());
-    sqlite3_bind_int64(select.get(), 1, after_id);
-  }
-
-  void count_damaged_row(const char* cause) {
-    ++table.report.skipped_rows;
-    if (table.report.cause.empty()) table.report.cause = cause;
-  }
-
-  /// The first readable id at or after `id`; nullopt when the seek fails or no row follows.
-  auto readable_from(std::int64_t id) -> std::optional<std::int64_t> {
-    sqlite3_reset(probe.get());
-    sqlite3_bind_int64(probe.get(), 1, id);
-    if (sqlite3_step(probe.get()) != SQLITE_ROW) return std::nullopt;
-    return sqlite3_column_int64(probe.get(), 0);
-  }
-
-  /// After a failed step past `last_id`: records the damage and resumes at the first readable id found by
-  /// seeks at doubling distances. False when no later row can be read (the read stops).
-  auto step_over(int rc) -> bool {
-    KernelReadReport& r = table.report;
-    if (r.cause.empty()) r.cause = sqlite3_errstr(rc);
-    if (!probe) {
-      auto prepared = prepare(db, "SELECT id FROM kernels WHERE id >= ?1 ORDER BY id LIMIT 1", "probe");
-      if (prepared) probe = std::move(*prepared);
-    }
-    const std::int64_t max_id = max_readable_id();
-    for (std::int64_t gap = 1; probe && last_id <= max_id - gap && gap > 0; gap *= 2) {
-      const auto next = readable_from(last_id + gap);
-      if (!next) continue;
-      if (*next <= last_id + 1) continue;  // the seek landed before the damage: look further
-      if (r.damaged_ranges++ == 0) {
-        r.first_skipped_id = last_id + 1;
-        r.last_skipped_id = *next - 1;
-      }
-      r.skipped_rows += static_cast<std::uint64_t>(*next - last_id - 1);
-      last_id = *next - 1;
-      rebind(last_id);
-      return true;
-    }
-    r.stopped = true;
-    if (max_id > last_id) r.skipped_rows += static_cast<std::uint64_t>(max_id - last_id);
-    return false;
-  }
-
-  /// max(id), read from the right edge of the b-tree; last_id when even that is unreadable.
-  [[nodiscard]] auto max_readable_id() const -> std::int64_t {
-    auto statement = prepare(db, "SELECT max(id) FROM kernels", "max id");
-    if (!statement || sqlite3_step(statement->get()) != SQLITE_ROW) return last_id;
-    return std::max<std::int64_t>(last_id, sqlite3_column_int64(statement->get(), 0));
-  }
-
-  /// A row's device and times lie in their domain: a device of the trace, an end not before the start.
-  [[nodiscard]] auto in_domain(sqlite3_stmt* s) const -> bool {
-    return device_in_trace(sqlite3_column_int64(s, 1), devices) &&
-           sqlite3_column_int64(s, 3) >= sqlite3_column_int64(s, 2);
-  }
-
-  /// Steps to the next row whose values lie in their domain (others are counted as damaged rows); nullopt at
-  /// the end or where damage stops the read.
-  auto read_row() -> std::optional<KernelRow> {
-    sqlite3_stmt* s = select.get();
-    const auto rows = table.report.table_rows;
-    const std::uint64_t limit = step_limit(rows);
-    while (!ended) {
-      if (++steps > limit) {
-        count_damaged_row("kernel rows repeat (a damaged b-tree page)");
-        table.report.stopped = true;
-        ended = true;
-        break;
-      }
-      const int rc = sqlite3_step(s);
-      if (rc == SQLITE_DONE || (rc != SQLITE_ROW && !step_over(rc))) {
-        ended = true;
-        break;
-      }
-      if (rc != SQLITE_ROW) continue;
-      const std::int64_t id = sqlite3_column_int64(s, 0);
-      const SteppedRow stepped{id, sqlite3_column_int64(s, 2), sqlite3_column_int64(s, 3)};
-      if (stepped == previous) {
-        // A damaged page can hand out one row again and again: count it once and seek on.
-        count_damaged_row("kernel ids out of order (a damaged b-tree page)");
-        if (id == std::numeric_limits<std::int64_t>::max()) {
-          ended = true;
-          break;
-        }
-        rebind(id);
-        continue;
-      }
-      previous = stepped;
-      if (!in_domain(s)) {
-        count_damaged_row("a kernel's device or times lie outside the trace (a damaged row)");
-        continue;
-      }
-      if (id > last_id && (!rows || id <= static_cast<std::int64_t>(std::min<std::uint64_t>(
-                                              *rows, std::numeric_limits<std::int64_t>::max())))) {
-        last_id = id;
-      }
-      return KernelRow{RowKey{id, 0}, read_record(s)};
-    }
+/// The current row of `s` as a record when its device and times lie in their domain (a device of the trace,
+/// an end not before the start); nullopt for a damaged row.
+auto decode(sqlite3_stmt* s, const std::vector<core::DeviceInfo>& devices)
+    -> std::optional<core::KernelRecord> {
+  if (!device_in_trace(sqlite3_column_int64(s, 1), devices) ||
+      sqlite3_column_int64(s, 3) < sqlite3_column_int64(s, 2))
     return std::nullopt;
-  }
+  return read_record(s);
+}
 
-  /// The filters run here, not in SQL, so that last_id is the last row SQLite stepped: a failed step is then
-  /// damage right after it.
-  auto keep(const core::KernelRecord& k) const -> bool {
-    if (k.end_ns <= options.from_ns || k.start_ns >= options.to_ns) return false;
-    return options.devices.empty() ||
-           std::find(options.devices.begin(), options.devices.end(), k.device) != options.devices.end();
-  }
-
-  void run() {
-    table.report.table_rows = count_table_rows(db, "kernels");
-    rebind(std::numeric_limits<std::int64_t>::min());
-    std::optional<RowKey> kept;
-    std::optional<KernelRow> ahead = read_row();
-    while (ahead) {
-      KernelRow row = std::move(*ahead);
-      ahead = read_row();
-      const std::optional<RowKey> next = ahead ? std::optional<RowKey>(ahead->key) : std::nullopt;
-      if (!fits_between(kept, row.key, next, /*time_ordered=*/false)) {
-        count_damaged_row("kernel ids out of order (a damaged b-tree page)");
-        continue;
-      }
-      kept = row.key;
-      ++kept_rows;
-      if (keep(row.record)) {
-        ++table.report.kernels;
-        sink(row.record);
-      }
-    }
-    const bool whole_table = options.devices.empty() &&
-                             options.from_ns == std::numeric_limits<std::int64_t>::min() &&
-                             options.to_ns == std::numeric_limits<std::int64_t>::max();
-    KernelReadReport& r = table.report;
-    const bool whole = whole_table && ended;
-    const SettledRows settled =
-        settle_rows(r.skipped_rows, whole ? r.kernels : kept_rows, r.table_rows, whole);
-    r.skipped_rows = settled.skipped;
-    r.table_rows = settled.table_rows;
-  }
-};
+/// True when `k` passes the options' filters. The filters run here, not in SQL, so that the scan's last id is
+/// the last row SQLite stepped: a failed step is then damage right after it.
+auto keep(const KernelReadOptions& options, const core::KernelRecord& k) -> bool {
+  if (k.end_ns <= options.from_ns || k.start_ns >= options.to_ns) return false;
+  return options.devices.empty() ||
+         std::find(options.devices.begin(), options.devices.end(), k.device) != options.devices.end();
+}
 
 auto describe(const std::string& path, const KernelReadReport& r) -> std::string {
   std::string note = "trace " + path + ": its kernels table is damaged: read " + std::to_string(r.kernels) +
@@ -289,8 +148,17 @@ auto scan_kernels_each(sqlite3* db, const std::string& path, const std::vector<c
       return table;
     return core::propagate(select);
   }
-  Scan scan{db, options, devices, table, sink, std::move(*select)};
-  scan.run();
+  IdScan scan(db, kWords, std::move(*select));
+  scan.run([&](sqlite3_stmt* s) { return decode(s, devices); },
+           [&](core::KernelRecord&& k) {
+             if (!keep(options, k)) return;
+             ++table.report.kernels;
+             sink(k);
+           });
+  const bool unfiltered = options.devices.empty() &&
+                          options.from_ns == std::numeric_limits<std::int64_t>::min() &&
+                          options.to_ns == std::numeric_limits<std::int64_t>::max();
+  scan.finish(table.report, unfiltered, table.report.kernels);
   if (table.report.damaged()) table.note = describe(path, table.report);
   return table;
 }

@@ -1,11 +1,11 @@
 // The reader's scan of the workloads table (schema 5): id order, damaged ranges stepped over, damaged rows
-// refused and counted, as the kernels scan does (kernel_rows.cpp).
+// refused and counted by the IdScan the kernels scan uses too (id_scan.hpp).
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <optional>
 #include <utility>
 
+#include "trace/detail/id_scan.hpp"
 #include "trace/detail/row_account.hpp"
 #include "trace/detail/workload_rows.hpp"
 #include "trace/schema.hpp"
@@ -58,140 +58,10 @@ auto read_interval(sqlite3_stmt* s, const std::vector<core::DeviceInfo>& devices
   return w;
 }
 
-struct Row {
-  RowKey key;
-  core::WorkloadInterval interval;
-};
-
-/// A scan in id order that steps over damaged id ranges and refuses damaged rows.
-struct Scan {
-  sqlite3* db;
-  const std::vector<core::DeviceInfo>& devices;
-  WorkloadTable& table;
-  Statement select;
-  Statement probe;           ///< the first readable id at or after ?1
-  std::int64_t last_id = 0;  ///< largest plausible id stepped: a resume after damage starts past it
-  SteppedRow previous;       ///< the row stepped before (a repeat is damage)
-  std::uint64_t steps = 0;
-  bool ended = false;
-
-  void rebind(std::int64_t after_id) {
-    sqlite3_reset(select.get());
-    sqlite3_bind_int64(select.get(), 1, after_id);
-  }
-
-  void count_damaged_row(const char* cause) {
-    ++table.report.skipped_rows;
-    if (table.report.cause.empty()) table.report.cause = cause;
-  }
-
-  [[nodiscard]] auto max_readable_id() const -> std::int64_t {
-    auto statement = prepare(db, "SELECT max(id) FROM workloads", "max id");
-    if (!statement || sqlite3_step(statement->get()) != SQLITE_ROW) return last_id;
-    return std::max<std::int64_t>(last_id, sqlite3_column_int64(statement->get(), 0));
-  }
-
-  auto readable_from(std::int64_t id) -> std::optional<std::int64_t> {
-    sqlite3_reset(probe.get());
-    sqlite3_bind_int64(probe.get(), 1, id);
-    if (sqlite3_step(probe.get()) != SQLITE_ROW) return std::nullopt;
-    return sqlite3_column_int64(probe.get(), 0);
-  }
-
-  /// After a failed step past `last_id`: records the damage and resumes at the first readable id found by
-  /// seeks at doubling distances. False when no later row can be read (the read stops).
-  auto step_over(int rc) -> bool {
-    WorkloadReadReport& r = table.report;
-    if (r.cause.empty()) r.cause = sqlite3_errstr(rc);
-    if (!probe) {
-      auto prepared = prepare(db, "SELECT id FROM workloads WHERE id >= ?1 ORDER BY id LIMIT 1", "probe");
-      if (prepared) probe = std::move(*prepared);
-    }
-    const std::int64_t max_id = max_readable_id();
-    for (std::int64_t gap = 1; probe && last_id <= max_id - gap && gap > 0; gap *= 2) {
-      const auto next = readable_from(last_id + gap);
-      if (!next || *next <= last_id + 1) continue;
-      if (r.damaged_ranges++ == 0) {
-        r.first_skipped_id = last_id + 1;
-        r.last_skipped_id = *next - 1;
-      }
-      r.skipped_rows += static_cast<std::uint64_t>(*next - last_id - 1);
-      last_id = *next - 1;
-      rebind(last_id);
-      return true;
-    }
-    r.stopped = true;
-    if (max_id > last_id) r.skipped_rows += static_cast<std::uint64_t>(max_id - last_id);
-    return false;
-  }
-
-  /// Steps to the next row whose values lie in their domain; nullopt at the end or where damage stops it.
-  auto read_row() -> std::optional<Row> {
-    sqlite3_stmt* s = select.get();
-    const std::uint64_t limit = step_limit(table.report.table_rows);
-    while (!ended) {
-      if (++steps > limit) {
-        count_damaged_row("workload rows repeat (a damaged b-tree page)");
-        table.report.stopped = true;
-        ended = true;
-        break;
-      }
-      const int rc = sqlite3_step(s);
-      if (rc == SQLITE_DONE || (rc != SQLITE_ROW && !step_over(rc))) {
-        ended = true;
-        break;
-      }
-      if (rc != SQLITE_ROW) continue;
-      const std::int64_t id = sqlite3_column_int64(s, 0);
-      const SteppedRow stepped{id, sqlite3_column_int64(s, 2), sqlite3_column_int64(s, 3)};
-      if (stepped == previous) {
-        count_damaged_row("workload ids out of order (a damaged b-tree page)");
-        if (id == std::numeric_limits<std::int64_t>::max()) {
-          ended = true;
-          break;
-        }
-        rebind(id);
-        continue;
-      }
-      previous = stepped;
-      auto interval = read_interval(s, devices);
-      if (!interval) {
-        count_damaged_row("a workload row's values lie outside their domain (a damaged row)");
-        continue;
-      }
-      const auto rows = table.report.table_rows;
-      if (id > last_id && (!rows || id <= static_cast<std::int64_t>(std::min<std::uint64_t>(
-                                              *rows, std::numeric_limits<std::int64_t>::max())))) {
-        last_id = id;
-      }
-      return Row{RowKey{id, 0}, std::move(*interval)};
-    }
-    return std::nullopt;
-  }
-
-  void run() {
-    WorkloadReadReport& r = table.report;
-    r.table_rows = count_table_rows(db, "workloads");
-    rebind(std::numeric_limits<std::int64_t>::min());
-    std::optional<RowKey> kept;
-    std::optional<Row> ahead = read_row();
-    while (ahead) {
-      Row row = std::move(*ahead);
-      ahead = read_row();
-      const std::optional<RowKey> next = ahead ? std::optional<RowKey>(ahead->key) : std::nullopt;
-      if (!fits_between(kept, row.key, next, /*time_ordered=*/false)) {
-        count_damaged_row("workload ids out of order (a damaged b-tree page)");
-        continue;
-      }
-      kept = row.key;
-      ++r.rows;
-      table.rows.push_back(std::move(row.interval));
-    }
-    const SettledRows settled = settle_rows(r.skipped_rows, r.rows, r.table_rows, ended);
-    r.skipped_rows = settled.skipped;
-    r.table_rows = settled.table_rows;
-  }
-};
+/// The workloads table's name and damage wording for its IdScan.
+constexpr IdScanWords kWords{"workloads", "workload rows repeat (a damaged b-tree page)",
+                             "workload ids out of order (a damaged b-tree page)",
+                             "a workload row's values lie outside their domain (a damaged row)"};
 
 auto describe(const std::string& path, const WorkloadReadReport& r) -> std::string {
   std::string note =
@@ -222,8 +92,13 @@ auto scan_workloads(sqlite3* db, const std::string& path, const std::vector<core
       return table;
     return core::propagate(select);
   }
-  Scan scan{db, devices, table, std::move(*select)};
-  scan.run();
+  IdScan scan(db, kWords, std::move(*select));
+  scan.run([&](sqlite3_stmt* s) { return read_interval(s, devices); },
+           [&](core::WorkloadInterval&& w) {
+             ++table.report.rows;
+             table.rows.push_back(std::move(w));
+           });
+  scan.finish(table.report, /*unfiltered=*/true, table.report.rows);
   std::stable_sort(table.rows.begin(), table.rows.end(), [](const auto& a, const auto& b) {
     return a.t_start_ns != b.t_start_ns ? a.t_start_ns < b.t_start_ns : a.device < b.device;
   });
