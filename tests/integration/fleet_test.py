@@ -10,7 +10,9 @@ solscope series, two of dcgm-exporter's with a straggler and a busy-idle GPU, an
 figures computed here from the fixture's values, both as Prometheus reduces the window (the default) and as solscope
 reduces every GPU's step series (--step-series) (docs/fleet.md: the value at each 15 s step, means over the 241
 steps, busy-idle GPU-hours, stragglers against the job's or host's median). Also: the GPU limit's note, a bad
-selector (exit 2 with Prometheus' message) and a URL that is not Prometheus (exit 1).
+selector (exit 2 with Prometheus' message) and a URL that is not Prometheus (exit 1). And the workload roll-up
+(`--by namespace|pod|job --selector '{cluster="w"}'`, docs/fleet.md "Workloads"): per group, the GPUs, allocated,
+idle, busy-idle and wasted GPU-hours and the mean Compute SOL computed here from the fixture's host sol-w.
 """
 
 import argparse
@@ -83,6 +85,52 @@ def expected_rows(selector_cluster="a"):
         r["straggler_gap_pct"] = gap
         r["straggler"] = gap is not None and gap < -STRAGGLER_GAP_PCT
     return rows
+
+
+GROUP_LABELS = {"namespace": ("namespace",), "pod": ("namespace", "pod"), "job": ("hpc_job",)}
+
+
+def workload_group(by, lab):
+    """The group's name as solscope prints it, or None where the series lacks the group's label."""
+    values = [lab.get(name, "") for name in GROUP_LABELS[by]]
+    return "/".join(values) if values[-1] else None
+
+
+def expected_workloads(by, selector_cluster="w"):
+    """{group: figures} as docs/fleet.md defines them. Every series covers the whole window with a sample on each
+    15 s step, so increase() over the closed window [END - 1 h, END] is the last sample less the first (no
+    extrapolation) and the subqueries see the 241 steps' own samples."""
+    data = fixture.series(END_S)
+    steps = [END_S - WINDOW_S + STEP_S * k for k in range(WINDOW_S // STEP_S + 1)]
+    seconds, idle, figures = {}, {}, {}
+    for (family, labels), points in data.items():
+        lab = dict(labels)
+        group = workload_group(by, lab)
+        if lab["cluster"] != selector_cluster or group is None:
+            continue
+        gpu = (lab["hostname"], lab["gpu"], lab["UUID"])
+        v = dict(points)
+        if family == "solscope_workload_gpu_seconds_total":
+            inc = v[steps[-1]] - v[steps[0]]
+            seconds.setdefault(group, {}).setdefault(gpu, 0.0)
+            seconds[group][gpu] += inc
+            idle[group] = idle.get(group, 0.0) + (inc if lab["bound"] == "idle" else 0.0)
+        elif family in ("solscope_compute_sol_ratio", "solscope_gpu_utilization_ratio"):
+            figures.setdefault(group, {}).setdefault(gpu, {})[family] = [100 * v[t] for t in steps]
+    want = {}
+    for group, per_gpu in seconds.items():
+        busy_steps, sol = 0, []
+        for f in figures.get(group, {}).values():
+            compute, util = f["solscope_compute_sol_ratio"], f["solscope_gpu_utilization_ratio"]
+            busy_steps += sum(1 for c, u in zip(compute, util) if u > BUSY_UTIL_PCT and c < IDLE_SOL_PCT)
+            sol += compute
+        busy_idle = busy_steps * STEP_S / 3600.0
+        want[group] = {"gpus": sum(1 for s in per_gpu.values() if s > 0),
+                       "allocated_gpu_hours": sum(per_gpu.values()) / 3600.0,
+                       "idle_gpu_hours": idle[group] / 3600.0, "busy_idle_gpu_hours": busy_idle,
+                       "wasted_gpu_hours": idle[group] / 3600.0 + busy_idle,
+                       "compute_sol_mean_pct": sum(sol) / len(sol) if sol else None}
+    return want
 
 
 class Prometheus:
@@ -176,9 +224,9 @@ def check_token(solscope, workdir):
         server.server_close()
 
 
-def fleet(solscope, url, *extra):
+def fleet(solscope, url, *extra, as_json=True):
     at = [] if "--at" in extra else ["--at", str(END_S)]
-    cmd = [solscope, "fleet", "--prometheus", url, "--since", "1h", *at, "--json", *extra]
+    cmd = [solscope, "fleet", "--prometheus", url, "--since", "1h", *at, *(["--json"] if as_json else []), *extra]
     res = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=60)
     return res.returncode, res.stdout, res.stderr
 
@@ -209,6 +257,45 @@ def check_table(doc, want):
     check(doc["totals"]["stragglers"] == 2, f"totals {doc['totals']}")
     print(f"fleet: {len(got)} GPUs equal the fixture's figures; stragglers {stragglers}, busy-idle "
           f"{want[('dgx-c', '1')]['busy_idle_gpu_hours']:.4f} GPU-h on dgx-c/1", flush=True)
+
+
+def check_workloads(solscope, url, by):
+    """`--by BY --json` over sol-w equals the groups computed from the fixture, most wasted first."""
+    rc, out, err = fleet(solscope, url, "--selector", '{cluster="w"}', "--by", by)
+    check(rc == 0, f"solscope fleet --by {by} exited {rc}: {err}")
+    doc = json.loads(out)
+    want = expected_workloads(by)
+    got = {r["group"]: r for r in doc["rows"]}
+    check(sorted(got) == sorted(want), f"--by {by}: groups {sorted(got)} != expected {sorted(want)}")
+    for group, w in want.items():
+        for field, value in w.items():
+            check(close(got[group][field], value), f"--by {by} {group} {field}: got {got[group][field]}, "
+                                                   f"computed {value}")
+    order = sorted(want, key=lambda g: (-want[g]["wasted_gpu_hours"], g))
+    check([r["group"] for r in doc["rows"]] == order, f"--by {by}: order {[r['group'] for r in doc['rows']]}")
+    totals = doc["totals"]
+    for field in ("gpus", "allocated_gpu_hours", "idle_gpu_hours", "busy_idle_gpu_hours", "wasted_gpu_hours"):
+        check(close(totals[field], sum(w[field] for w in want.values())), f"--by {by} totals {field}: {totals}")
+    means = [w["compute_sol_mean_pct"] for w in want.values()]
+    check(close(totals["compute_sol_mean_pct"], sum(means) / len(means)), f"--by {by} totals: {totals}")
+    check(doc["by"] == by and doc["notes"] == [] and doc["window_end_ns"] == END_S * 10**9,
+          f"--by {by}: by {doc['by']}, notes {doc['notes']}, end {doc['window_end_ns']}")
+    print(f"fleet --by {by}: {len(want)} groups equal the fixture's figures: " +
+          ", ".join(f"{g} wasted {want[g]['wasted_gpu_hours']:.4f} GPU-h" for g in order), flush=True)
+    return want
+
+
+def check_workload_table(solscope, url, want):
+    """The text form of `--by namespace`: one line per group, most wasted first, and the total, printed for the
+    log."""
+    rc, out, err = fleet(solscope, url, "--selector", '{cluster="w"}', "--by", "namespace", as_json=False)
+    check(rc == 0, f"solscope fleet --by namespace (text) exited {rc}: {err}")
+    lines = out.splitlines()
+    check(lines[0].startswith("GPUs by namespace, most wasted first:") and lines[1].split()[0] == "NAMESPACE",
+          f"the table's head:\n{out}")
+    order = sorted(want, key=lambda g: (-want[g]["wasted_gpu_hours"], g))
+    check([line.split()[0] for line in lines[2:]] == order + ["total"], f"the table's rows:\n{out}")
+    print(out, end="", flush=True)
 
 
 def main():
@@ -242,7 +329,12 @@ def main():
         rc, out, err = fleet(args.solscope, prom.url)
         check(rc == 0, f"without a selector: exit {rc}: {err}")
         hosts = sorted({r["host"] for r in json.loads(out)["rows"]})
-        check(hosts == ["dgx-b", "dgx-c", "other-x", "sol-a"], f"without a selector: hosts {hosts}")
+        check(hosts == ["dgx-b", "dgx-c", "other-x", "sol-a", "sol-w"], f"without a selector: hosts {hosts}")
+
+        by_namespace = check_workloads(args.solscope, prom.url, "namespace")
+        check_workloads(args.solscope, prom.url, "pod")
+        check_workloads(args.solscope, prom.url, "job")
+        check_workload_table(args.solscope, prom.url, by_namespace)
 
         rc, out, err = fleet(args.solscope, prom.url, "--selector", '{cluster=~"a"')
         check(rc == 2 and "parse error" in err and "--selector" in err,

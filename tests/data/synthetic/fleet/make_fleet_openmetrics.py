@@ -3,7 +3,7 @@
 per-GPU series, one sample every 15 s, for `promtool tsdb create-blocks-from openmetrics`. Nothing here was
 measured on a GPU: the values come from fixed formulas below.
 
-Hosts (all with cluster="a", except the decoy):
+Hosts (all with cluster="a", except the decoy and sol-w):
   sol-a   solscope series (solscope_compute_sol_ratio{pipe}, solscope_memory_sol_ratio{path},
           solscope_gpu_utilization_ratio; label `hostname`), GPUs 0-3
   dgx-b   dcgm-exporter series (DCGM_FI_PROF_PIPE_{TENSOR,FP64,FP32,FP16}_ACTIVE, DCGM_FI_PROF_DRAM_ACTIVE,
@@ -12,6 +12,12 @@ Hosts (all with cluster="a", except the decoy):
   dgx-c   dcgm-exporter series, GPUs 0-1, no job; GPU 1 is busy-idle (utilization 95 %, pipes about 5 %) on two
           steps of three
   other-x dcgm-exporter series with cluster="b": left out by --selector '{cluster="a"}'
+  sol-w   cluster="w", for `--by namespace|pod|job`: solscope series, GPUs 0-3, each held by one workload for the
+          whole span (the per-GPU series carry its `namespace`, `pod`, `container` or `hpc_job`), and the
+          counter solscope_workload_gpu_seconds_total{..., sharing, bound}: 15 s per step in the step's bound
+          class (`idle` below 5 % utilization). GPU 0 team-a/a-1 busy; GPU 1 team-a/a-2 busy-idle (utilization
+          95 %, Compute SOL 6 %) on two steps of three; GPU 2 team-b/b-1 idle on one step of four; GPU 3 Slurm job
+          slurm-77 (no namespace) busy-idle on two steps of five
 
 Usage: make_fleet_openmetrics.py --end UNIX_SECONDS -o FILE.om   (also importable: series(end) gives the values)
 """
@@ -82,7 +88,40 @@ def series(end):
              [95.0 if idle else float(40 + i % 50) for i in range(n)])
     dcgm("other-x", 0, "b", None, {"TENSOR": [0.9] * n, "FP64": [0.0] * n, "FP32": [0.0] * n, "FP16": [0.0] * n},
          [0.5] * n, [99.0] * n)
+    workloads(put, n)
     return out
+
+
+WORKLOAD_GPUS = (  # sol-w's GPUs: (workload labels, step index -> (utilization, Compute SOL, bound class))
+    ((("namespace", "team-a"), ("pod", "a-1"), ("container", "main")),
+     lambda i: (0.85 + 0.1 * wave(i, 0, 5), 0.55 + 0.3 * wave(i, 0, 9), "compute")),
+    ((("namespace", "team-a"), ("pod", "a-2"), ("container", "main")),
+     lambda i: (0.95, 0.06, "latency") if i % 3 else (0.85, 0.45, "compute")),
+    ((("namespace", "team-b"), ("pod", "b-1"), ("container", "worker")),
+     lambda i: (0.02, 0.01, "idle") if i % 4 == 0 else (0.6 + 0.3 * wave(i, 2, 9), 0.25 + 0.2 * wave(i, 2, 6),
+                                                        "memory")),
+    ((("hpc_job", "slurm-77"),),
+     lambda i: (0.97, 0.1, "latency") if i % 5 < 2 else (0.9, 0.5, "compute")),
+)
+
+
+def workloads(put, n):
+    """sol-w's labelled per-GPU series and its GPU-seconds counters (cluster="w")."""
+    for gpu, (workload, step) in enumerate(WORKLOAD_GPUS):
+        gpu_labels = [("cluster", "w"), ("gpu", str(gpu)), ("UUID", f"GPU-5w00000{gpu}"), ("modelName", MODEL),
+                      ("hostname", "sol-w")]
+        values = [step(i) for i in range(n)]
+        base = gpu_labels + list(workload)
+        put("solscope_compute_sol_ratio", base + [("pipe", "tensor")], [round(v[1], 4) for v in values])
+        put("solscope_memory_sol_ratio", base + [("path", "dram")], [0.3] * n)
+        put("solscope_gpu_utilization_ratio", base, [round(v[0], 4) for v in values])
+        for bound in sorted({v[2] for v in values}):
+            seconds, total = [], 0.0
+            for i, v in enumerate(values):
+                total += STEP_S if i and v[2] == bound else 0.0  # the step (t[i-1], t[i]] counts in its class
+                seconds.append(total)
+            put("solscope_workload_gpu_seconds_total",
+                base + [("sharing", "exclusive"), ("bound", bound)], seconds)
 
 
 def fmt_labels(labels):
@@ -97,7 +136,10 @@ def write(path, end):
             families.append(family)
     with open(path, "w", encoding="ascii") as f:
         for family in families:
-            f.write(f"# HELP {family} SYNTHETIC test series\n# TYPE {family} gauge\n")
+            if family.endswith("_total"):  # OpenMetrics names a counter's family without the suffix
+                f.write(f"# HELP {family[:-6]} SYNTHETIC test series\n# TYPE {family[:-6]} counter\n")
+            else:
+                f.write(f"# HELP {family} SYNTHETIC test series\n# TYPE {family} gauge\n")
             for (fam, labels), points in data.items():
                 if fam != family:
                     continue
