@@ -166,7 +166,7 @@ auto declare_run(CommandContext& c) -> DeclaredCommand {
   const CLI::App& root = c.root;
   const CLI::App& sub = c.sub;
   return {handler(args, [&s](const RunArgs& a, std::ostream& out,
-                             std::ostream& err) { return run_job(s.common, a, out, err); }),
+                             std::ostream& err) { return run_job(s.common, s.workloads, a, out, err); }),
           [&root, &sub, args](std::ostream& err) { return check_run_command(root, sub, *args, err); }};
 }
 

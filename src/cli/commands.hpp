@@ -66,6 +66,7 @@ struct RunArgs {
   std::string html;         ///< --html FILE: also the HTML report
   bool no_kernels = false;  ///< --no-kernels: no injection library, no kernel log
 };
-auto run_job(const CommonOptions& common, const RunArgs& args, std::ostream& out, std::ostream& err) -> int;
+auto run_job(const CommonOptions& common, const WorkloadOptions& workloads, const RunArgs& args,
+             std::ostream& out, std::ostream& err) -> int;
 
 }  // namespace solscope::app

@@ -100,7 +100,7 @@ TEST_F(RunHooksTest, only_the_gpus_the_commands_tree_uses_reach_the_trace) {
   args.command = {"sh", "-c", "while [ ! -e " + release.string() + " ]; do sleep 0.01; done; exit 4"};
   std::ostringstream out;
   std::ostringstream err;
-  EXPECT_EQ(run_job_with(CommonOptions{}, args, hooks, out, err), 4) << err.str();
+  EXPECT_EQ(run_job_with(CommonOptions{}, WorkloadOptions{}, args, hooks, out, err), 4) << err.str();
   EXPECT_NE(err.str().find("left out 3 samples of GPUs the command was not seen using"), std::string::npos)
       << err.str();
   auto reader = trace::Reader::open(args.output);
@@ -123,7 +123,7 @@ TEST_F(RunHooksTest, without_the_process_lists_every_sampled_gpu_is_kept) {
   args.command = {"sh", "-c", "while [ ! -e " + release.string() + " ]; do sleep 0.01; done"};
   std::ostringstream out;
   std::ostringstream err;
-  EXPECT_EQ(run_job_with(CommonOptions{}, args, hooks, out, err), 0) << err.str();
+  EXPECT_EQ(run_job_with(CommonOptions{}, WorkloadOptions{}, args, hooks, out, err), 0) << err.str();
   EXPECT_NE(
       err.str().find("cannot tell which GPUs the command uses (no NVML): the trace keeps every sampled GPU"),
       std::string::npos)
@@ -157,7 +157,7 @@ TEST_F(RunHooksTest, kernels_are_listed_where_no_gpu_is_sampled) {
   args.command = {"sh", "-c", "cat " + (dir_ / "frames.bin").string() + " > /dev/fd/$SOLSCOPE_KERNEL_FD"};
   std::ostringstream out;
   std::ostringstream err;
-  EXPECT_EQ(run_job_with(CommonOptions{}, args, hooks, out, err), 0) << err.str();
+  EXPECT_EQ(run_job_with(CommonOptions{}, WorkloadOptions{}, args, hooks, out, err), 0) << err.str();
   auto reader = trace::Reader::open(args.output);
   ASSERT_TRUE(reader);
   EXPECT_EQ(reader->sample_count(), 0u);
@@ -196,7 +196,7 @@ TEST_F(RunHooksTest, a_command_that_ends_at_once_still_asks_the_process_lists_an
     args.command = {"true"};
     std::ostringstream out;
     std::ostringstream err;
-    ASSERT_EQ(run_job_with(CommonOptions{}, args, hooks, out, err), 0) << err.str();
+    ASSERT_EQ(run_job_with(CommonOptions{}, WorkloadOptions{}, args, hooks, out, err), 0) << err.str();
     ASSERT_NE(err.str().find("cannot tell which GPUs the command uses"), std::string::npos)
         << "round " << round << ": " << err.str();
   }

@@ -123,6 +123,7 @@ struct Job {
   /// Never set: no signal stops the sampling (they go to CMD, which decides when the job ends); wind_down()
   /// stops the engine once CMD ended.
   const std::atomic<bool> no_signal_stop{false};
+  WorkloadOptions workload_options;  ///< --job-mapping-dir and the rest of the global workload options
   std::unique_ptr<WorkloadRecording> workloads;  ///< declared before the engine, which uses its sink
   std::unique_ptr<BackgroundEngine> engine;
   std::shared_ptr<void> workloads_beside;  ///< the refresher beside the engine; released before it stops
@@ -136,7 +137,7 @@ void start_engine(Job& job, std::int64_t interval_ns) {
   // Whose work each GPU does (issue 24), into the trace's workloads table as in `record`.
   job.workloads = std::make_unique<WorkloadRecording>(
       job.writer, *job.sampling->source,
-      config::workload_refresh_options(WorkloadOptions{}, config::process_environment()));
+      config::workload_refresh_options(job.workload_options, config::process_environment()));
   std::vector<SampleSink*> sinks{&job.sink};
   if (job.workloads->active()) sinks.push_back(&job.workloads->sink());
   // The source is stopped on the engine thread when the run ends, even one that fails before CMD does.
@@ -283,12 +284,13 @@ auto machine_run_hooks() -> RunHooks {
   return hooks;
 }
 
-auto run_job(const CommonOptions& common, const RunArgs& args, std::ostream& out, std::ostream& err) -> int {
-  return run_job_with(common, args, machine_run_hooks(), out, err);
+auto run_job(const CommonOptions& common, const WorkloadOptions& workloads, const RunArgs& args,
+             std::ostream& out, std::ostream& err) -> int {
+  return run_job_with(common, workloads, args, machine_run_hooks(), out, err);
 }
 
-auto run_job_with(const CommonOptions& common, const RunArgs& args, const RunHooks& hooks,
-                  std::ostream& /*out*/, std::ostream& err) -> int {
+auto run_job_with(const CommonOptions& common, const WorkloadOptions& workloads, const RunArgs& args,
+                  const RunHooks& hooks, std::ostream& /*out*/, std::ostream& err) -> int {
   if (args.command.empty()) {
     print_error(err, core::Error{core::ErrorCode::InvalidArgument, "run needs a command after `--`",
                                  "solscope run [--interval 10ms] [-o trace.sqlite] -- CMD ARGS..."});
@@ -347,6 +349,7 @@ auto run_job_with(const CommonOptions& common, const RunArgs& args, const RunHoo
           std::move(sampling),
           plan_kernels(hooks, args, err)};
   job.pm_policy = common.pm_policy;
+  job.workload_options = workloads;
   std::optional<std::string> cuda_visible;
   if (auto value = config::process_environment()("CUDA_VISIBLE_DEVICES")) cuda_visible = *value;
   if (job.pipe) (void)writer->set_kernel_log("cupti");

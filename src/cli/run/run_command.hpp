@@ -33,7 +33,8 @@ struct RunHooks {
 [[nodiscard]] auto machine_run_hooks() -> RunHooks;
 
 /// run_job() with `hooks`.
-auto run_job_with(const CommonOptions& common, const RunArgs& args, const RunHooks& hooks, std::ostream& out,
-                  std::ostream& err) -> int;
+/// `workloads`: the global workload options (--job-mapping-dir reaches the trace's workloads table).
+auto run_job_with(const CommonOptions& common, const WorkloadOptions& workloads, const RunArgs& args,
+                  const RunHooks& hooks, std::ostream& out, std::ostream& err) -> int;
 
 }  // namespace solscope::app
