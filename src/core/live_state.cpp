@@ -79,7 +79,9 @@ void LiveState::set_devices(std::vector<DeviceState> devices) {
   devices_.clear();
   for (auto& d : devices) {
     const std::uint32_t index = d.info.index;
-    devices_[index].state = std::move(d);
+    Device& device = devices_[index];
+    device.state = std::move(d);
+    device.workload_counters.hold(device.state.workloads);
   }
   newest_ns_ = 0;
   ++version_;
@@ -91,6 +93,7 @@ void LiveState::clear_samples() {
     DeviceState kept = std::move(d.state);
     d = Device{};
     d.state = std::move(kept);
+    d.workload_counters.hold(d.state.workloads);
   }
   newest_ns_ = 0;
   ++version_;
@@ -114,7 +117,12 @@ void LiveState::set_workload_note(std::uint32_t device, std::string note) {
 }
 
 void LiveState::set_workloads(std::uint32_t device, GpuWorkloads workloads) {
-  set_state(device, &DeviceState::workloads, std::move(workloads));
+  const std::scoped_lock lock(mutex_);
+  auto it = devices_.find(device);
+  if (it == devices_.end() || it->second.state.workloads == workloads) return;
+  it->second.workload_counters.hold(workloads);
+  it->second.state.workloads = std::move(workloads);
+  ++version_;
 }
 
 void LiveState::set_source_note(std::uint32_t device, std::string note) {
@@ -151,9 +159,8 @@ void LiveState::add(const SolSample& sample) {
   d.open.add(sample);
   d.latest = sample;
   accumulate(d.counters, sample);
-  d.workload_counters.add(
-      d.state.workloads, sample.bound,
-      static_cast<double>(sample.t_end_ns - sample.t_start_ns) / static_cast<double>(kNsPerS));
+  d.workload_counters.add(sample.bound,
+                          static_cast<double>(sample.duration_ns()) / static_cast<double>(kNsPerS));
   newest_ns_ = std::max(newest_ns_, sample.t_end_ns);
   ++version_;
 }

@@ -21,6 +21,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/sol_terms.hpp"
@@ -200,6 +201,11 @@ class WorkloadCounters {
   /// exclusive: all to the workload; time-sliced: seconds x fraction to each (a workload without a fraction
   /// makes it concurrent); concurrent: all to the series of label_identity(); none: nothing.
   void add(const GpuWorkloads& gpu, Bound bound, double seconds);
+  /// Makes `gpu` the workloads that add(bound, seconds) counts for: its parts (workload_parts) turned into
+  /// series keys once, when the workloads change, so that the per-sample add copies no identity.
+  void hold(const GpuWorkloads& gpu);
+  /// add(gpu, bound, seconds) for the `gpu` of the last hold(); nothing before the first.
+  void add(Bound bound, double seconds);
   /// Every series, in key order.
   [[nodiscard]] auto series() const -> const std::map<WorkloadSeriesKey, std::array<double, kBoundCount>>& {
     return series_;
@@ -207,10 +213,19 @@ class WorkloadCounters {
   /// GPU-seconds that belonged to a series beyond kMaxWorkloadSeriesPerGpu.
   [[nodiscard]] auto dropped_seconds() const -> double { return dropped_seconds_; }
 
-  friend auto operator==(const WorkloadCounters&, const WorkloadCounters&) -> bool = default;
+  /// The same counts (the held workloads are not compared).
+  friend auto operator==(const WorkloadCounters& a, const WorkloadCounters& b) -> bool {
+    return a.series_ == b.series_ && a.dropped_seconds_ == b.dropped_seconds_;
+  }
 
  private:
+  /// A part's series and its fraction of a sample's seconds.
+  using HeldPart = std::pair<WorkloadSeriesKey, double>;
+  [[nodiscard]] static auto held_parts(const GpuWorkloads& gpu) -> std::vector<HeldPart>;
+  void add_parts(const std::vector<HeldPart>& parts, Bound bound, double seconds);
   void add_to(const WorkloadSeriesKey& key, Bound bound, double seconds);
+
+  std::vector<HeldPart> held_;  ///< hold()'s parts
 
   std::map<WorkloadSeriesKey, std::array<double, kBoundCount>> series_;
   double dropped_seconds_ = 0.0;

@@ -146,6 +146,24 @@ TEST(WorkloadPartsTest, the_one_rule_the_counters_and_the_report_share) {
   EXPECT_TRUE(workload_parts(attribute_gpu({}, {})).empty());
 }
 
+TEST(WorkloadCountersTest, held_workloads_count_as_the_stateless_add_does) {
+  const std::vector<ProcessWorkload> sliced{proc(1, pod("a"), 60.0), proc(2, pod("b"), 20.0)};
+  const GpuWorkloads gpu = attribute_gpu(sliced, {});
+  WorkloadCounters held;
+  WorkloadCounters stateless;
+  held.add(Bound::Compute, 4.0);  // nothing held yet: not counted
+  EXPECT_TRUE(held.series().empty());
+  held.hold(gpu);
+  held.add(Bound::Compute, 2.0);
+  held.add(Bound::Idle, 1.0);
+  stateless.add(gpu, Bound::Compute, 2.0);
+  stateless.add(gpu, Bound::Idle, 1.0);
+  EXPECT_EQ(held, stateless);
+  EXPECT_DOUBLE_EQ(held.series().at(WorkloadSeriesKey{
+                       pod("a"), WorkloadSharing::kTimeSliced})[static_cast<std::size_t>(Bound::Compute)],
+                   1.5);
+}
+
 TEST(WorkloadCountersTest, series_are_bounded_and_the_rest_is_counted_as_dropped) {
   WorkloadCounters c;
   for (std::size_t i = 0; i < kMaxWorkloadSeriesPerGpu + 5; ++i) {

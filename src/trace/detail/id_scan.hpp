@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -122,5 +123,23 @@ class IdScan {
   std::uint64_t kept_rows_ = 0;  ///< rows that fitted, before the caller's filters
   bool ended_ = false;
 };
+
+/// The note of a damaged id-scanned table: "trace P: its T table is damaged: read N <what>; ..." with the
+/// skipped rows, the first damaged id range, whether the read stopped and SQLite's cause. `report` has the
+/// damage fields of IdScanDamage (KernelReadReport, WorkloadReadReport).
+template <class Report>
+auto damage_note(const std::string& path, std::string_view table, std::uint64_t read, std::string_view what,
+                 const Report& r) -> std::string {
+  std::string note = "trace " + path + ": its " + std::string(table) + " table is damaged: read " +
+                     std::to_string(read) + " " + std::string(what);
+  if (r.skipped_rows > 0) note += "; " + skipped_rows_text(table, r.skipped_rows, r.table_rows);
+  if (r.damaged_ranges > 0) {
+    note += " (" + std::to_string(r.damaged_ranges) + " unreadable range(s), the first ids " +
+            std::to_string(r.first_skipped_id) + "-" + std::to_string(r.last_skipped_id) + ")";
+  }
+  if (r.stopped) note += "; the rest of the table could not be read";
+  if (!r.cause.empty()) note += " (SQLite: " + r.cause + ")";
+  return note;
+}
 
 }  // namespace solscope::trace::detail

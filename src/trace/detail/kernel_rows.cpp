@@ -70,16 +70,7 @@ auto keep(const KernelReadOptions& options, const core::KernelRecord& k) -> bool
 }
 
 auto describe(const std::string& path, const KernelReadReport& r) -> std::string {
-  std::string note = "trace " + path + ": its kernels table is damaged: read " + std::to_string(r.kernels) +
-                     " kernel records";
-  if (r.skipped_rows > 0) note += "; " + skipped_rows_text("kernels", r.skipped_rows, r.table_rows);
-  if (r.damaged_ranges > 0) {
-    note += " (" + std::to_string(r.damaged_ranges) + " unreadable range(s), the first ids " +
-            std::to_string(r.first_skipped_id) + "-" + std::to_string(r.last_skipped_id) + ")";
-  }
-  if (r.stopped) note += "; the rest of the table could not be read";
-  if (!r.cause.empty()) note += " (SQLite: " + r.cause + ")";
-  return note;
+  return damage_note(path, kWords.table, r.kernels, "kernel records", r);
 }
 
 }  // namespace

@@ -64,16 +64,7 @@ constexpr IdScanWords kWords{"workloads", "workload rows repeat (a damaged b-tre
                              "a workload row's values lie outside their domain (a damaged row)"};
 
 auto describe(const std::string& path, const WorkloadReadReport& r) -> std::string {
-  std::string note =
-      "trace " + path + ": its workloads table is damaged: read " + std::to_string(r.rows) + " workload rows";
-  if (r.skipped_rows > 0) note += "; " + skipped_rows_text("workloads", r.skipped_rows, r.table_rows);
-  if (r.damaged_ranges > 0) {
-    note += " (" + std::to_string(r.damaged_ranges) + " unreadable range(s), the first ids " +
-            std::to_string(r.first_skipped_id) + "-" + std::to_string(r.last_skipped_id) + ")";
-  }
-  if (r.stopped) note += "; the rest of the table could not be read";
-  if (!r.cause.empty()) note += " (SQLite: " + r.cause + ")";
-  return note;
+  return damage_note(path, kWords.table, r.rows, "workload rows", r);
 }
 
 }  // namespace
