@@ -161,6 +161,7 @@ void LiveState::add(const SolSample& sample) {
   accumulate(d.counters, sample);
   d.workload_counters.add(sample.bound,
                           static_cast<double>(sample.duration_ns()) / static_cast<double>(kNsPerS));
+  d.iteration.add(sample);
   newest_ns_ = std::max(newest_ns_, sample.t_end_ns);
   ++version_;
 }
@@ -170,7 +171,8 @@ auto LiveState::snapshot_of(const Device& d) -> DeviceSnapshot {
                       .latest = d.latest,
                       .latest_window = std::nullopt,
                       .counters = d.counters,
-                      .workload_counters = d.workload_counters};
+                      .workload_counters = d.workload_counters,
+                      .iteration = d.iteration.estimate()};
   if (!d.complete.empty()) {
     snap.latest_window = d.complete.back();
   } else if (!d.open.empty()) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/device_info.hpp"
+#include "core/iteration.hpp"
 #include "core/pm_yield.hpp"
 #include "core/sol_sample.hpp"
 #include "core/units.hpp"
@@ -96,6 +97,7 @@ struct DeviceSnapshot {
   std::optional<SolSample> latest_window;  ///< the newest complete window (see LiveState), else the open one
   BusyCounters counters;
   WorkloadCounters workload_counters;  ///< GPU-seconds per workload and bound class since start
+  IterationEstimate iteration;  ///< the training iteration found in its recent samples (core/iteration.hpp)
 };
 
 /// A device's newest complete window and its number: the count of windows completed by every device of the
@@ -179,6 +181,7 @@ class LiveState {
     std::uint64_t newest_closed_number = 0;  ///< ClosedWindow::number of complete.back(); 0 when none
     BusyCounters counters;
     WorkloadCounters workload_counters;
+    IterationTracker iteration;
   };
   auto device_for(std::uint32_t index) -> Device&;
   [[nodiscard]] static auto snapshot_of(const Device& d) -> DeviceSnapshot;  ///< caller holds mutex_

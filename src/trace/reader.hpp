@@ -177,6 +177,17 @@ struct WorkloadTable {
   std::string note;
 };
 
+/// The NVTX ranges and marks of a trace (schema 6 `markers` table), sorted by start_ns.
+struct MarkerTable {
+  /// False for a file without a markers table (schema 1 to 5): no NVTX information, as opposed to a present,
+  /// empty table (recorded, and the job marked nothing).
+  bool present = false;
+  std::vector<core::MarkerRecord> rows;
+  std::uint64_t skipped_rows = 0;  ///< damaged rows stepped over
+  /// What was damaged, for the user (the wording of WorkloadTable::note); empty when clean.
+  std::string note;
+};
+
 /// Gets one kernel record of a streamed read (Reader::for_each_kernel); the record is valid during the call.
 using KernelSink = std::function<void(const core::KernelRecord&)>;
 
@@ -286,6 +297,10 @@ class Reader {
   /// counted (WorkloadTable::report and note), never an error. Errors: only failures that are not damage
   /// (Internal, ResourceExhausted), with the path.
   [[nodiscard]] auto workloads() const -> core::Result<WorkloadTable>;
+
+  /// Every NVTX range and mark (schema 6 `markers` table). Schema 1-5: present = false. Damaged rows are
+  /// stepped over and counted, never an error. Errors: only failures that are not damage, with the path.
+  [[nodiscard]] auto markers() const -> core::Result<MarkerTable>;
 
   /// A cursor over the samples selected by `options`, in time order. Reading in rowid order runs at several
   /// million samples/s (bench/trace_bench.cpp); a file whose meta says time_ordered = 0 is sorted by SQLite.

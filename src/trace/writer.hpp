@@ -126,6 +126,12 @@ class Writer {
   /// commit stops the Writer (see above).
   [[nodiscard]] auto append_kernels(std::span<const core::KernelRecord> kernels) -> core::Result<void>;
 
+  /// Buffers NVTX ranges and marks (schema 6 `markers` table, docs/trace-format.md), committed like
+  /// append_kernels' records (same batches, same durability). Names and domains longer than
+  /// kMaxKernelNameBytes are cut. Errors: InvalidArgument when a range ends before it starts (nothing of the
+  /// batch is buffered); FailedPrecondition after close() or stopped(); a failed commit stops the Writer.
+  [[nodiscard]] auto append_markers(std::span<const core::MarkerRecord> markers) -> core::Result<void>;
+
   /// Records that the workloads of `device` are `workloads` from `t_ns` on (epoch ns on the samples' clock;
   /// schema 5 `workloads` table): the device's open rows end at t_ns and one open row per workload starts
   /// there (none when the GPU is free). A set equal to the device's current one (sharing and workloads;

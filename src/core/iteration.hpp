@@ -1,0 +1,103 @@
+// Training iterations found in the samples alone: the period of a GPU's activity, its jitter, how sure the
+// estimate is, and how one iteration splits into compute, memory, communication, latency and idle time
+// (docs/design/sol-metrics.md section 12). The live view, the web page and /metrics show it; the kernel log's
+// exact split is kernel_steps.hpp.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "core/enum_table.hpp"
+#include "core/sol_sample.hpp"
+#include "core/units.hpp"
+
+namespace solscope::core {
+
+/// What one stretch of an iteration does, judged per sample (docs/design/sol-metrics.md section 12):
+/// communication = the interconnect (NVLink or PCIe) is busy while the SMs wait (the sample is not compute-
+/// or memory-bound); otherwise the sample's bound class.
+enum class IterationPart : std::uint8_t { Compute, Memory, Communication, Latency, Idle, kCount };
+inline constexpr std::size_t kIterationPartCount = static_cast<std::size_t>(IterationPart::kCount);
+inline constexpr EnumNames<IterationPart, kIterationPartCount> kIterationPartNames(
+    {"compute", "memory", "communication", "latency", "idle"}, "unknown");
+[[nodiscard]] constexpr auto to_string(IterationPart part) -> std::string_view {
+  return kIterationPartNames(part);
+}
+
+/// Bins of the one-iteration strip chart (IterationEstimate::strip).
+inline constexpr std::size_t kIterationStripBins = 48;
+
+/// The sliding window the period is looked for in, and how often it is estimated again (sample clock).
+inline constexpr std::int64_t kIterationWindowNs = 30 * kNsPerS;
+inline constexpr std::int64_t kIterationEstimateEveryNs = 2 * kNsPerS;
+/// Below this confidence (the normalised autocorrelation at the period, 0-1) there is no period: "not
+/// periodic". Never forced.
+inline constexpr double kIterationMinConfidence = 0.5;
+/// At least this many whole periods must fit in the window (a period is the repeat of something).
+inline constexpr double kIterationMinRepeats = 3.0;
+
+/// The iteration of one GPU over the sliding window. `periodic` false = "not periodic" (or too little data):
+/// every other field but `confidence` and `note` is then NaN/empty.
+struct IterationEstimate {
+  bool periodic = false;
+  double period_s = kUnknown;        ///< seconds per iteration, > 0
+  double jitter_s = kUnknown;        ///< standard deviation of the single iterations' lengths, seconds, >= 0
+  double confidence = kUnknown;      ///< 0-1: the normalised autocorrelation at the period
+  std::int64_t window_ns = 0;        ///< the span of samples the estimate used
+  std::int64_t estimated_at_ns = 0;  ///< sample clock (epoch ns) of the newest sample used
+  /// Share of one iteration per part, 0-1, summing to 1 (index with IterationPart).
+  std::array<double, kIterationPartCount> part_ratio{};
+  double communication_ratio = kUnknown;  ///< share of the iteration the interconnect is busy, 0-1
+  /// Share of the iteration the interconnect is busy while the SMs wait (nothing overlaps it), 0-1;
+  /// <= communication_ratio.
+  double exposed_communication_ratio = kUnknown;
+  /// Where the communication starts within the period: (epoch ns of its start mod period), seconds in
+  /// [0, period_s). Anchored at the Unix epoch, so two jobs with the same period compare directly (the shift
+  /// a Cassini-style scheduler applies, NSDI'24). NaN when the iteration has no communication.
+  double communication_offset_s = kUnknown;
+  /// The iteration folded into kIterationStripBins bins, starting at the iteration's start (the end of its
+  /// longest idle-or-communication stretch): the part that holds most of each bin's time.
+  std::array<IterationPart, kIterationStripBins> strip{};
+  std::string_view note;  ///< why not periodic ("too few samples", "no repeat found", ...); static text
+};
+
+/// One sample as the detector keeps it: time, and the few figures it folds (NaN unknown).
+struct IterationPoint {
+  std::int64_t t_start_ns = 0;
+  std::int64_t t_end_ns = 0;
+  float activity = 0.0F;      ///< SM active % (else Compute SOL %), 0-100
+  float interconnect = 0.0F;  ///< NVLink rx+tx plus PCIe read+write bytes/s, >= 0
+  Bound bound = Bound::Unknown;
+};
+
+/// The point of a derived sample.
+[[nodiscard]] auto iteration_point(const SolSample& sample) -> IterationPoint;
+
+/// Finds the iteration in `points` (one device, oldest first, any sampling interval 1 ms-1 s). Method:
+/// docs/design/sol-metrics.md section 12 (autocorrelation of the activity and interconnect series resampled
+/// on a uniform grid, first prominent peak, parabolic refinement; jitter from the single iterations'
+/// lengths; the parts from the samples folded over the period). Pure; O(n log n) or better in the points.
+[[nodiscard]] auto estimate_iteration(std::span<const IterationPoint> points) -> IterationEstimate;
+
+/// A device's sliding window of points, estimated again every kIterationEstimateEveryNs of sample time.
+/// Not thread-safe (LiveState holds it under its lock). Memory bounded by kIterationWindowNs.
+class IterationTracker {
+ public:
+  /// Adds a sample; estimates again when kIterationEstimateEveryNs passed since the last estimate.
+  void add(const SolSample& sample);
+  void clear();
+  [[nodiscard]] auto estimate() const -> const IterationEstimate& { return estimate_; }
+
+ private:
+  std::deque<IterationPoint> points_;
+  std::vector<IterationPoint> scratch_;
+  std::int64_t next_estimate_ns_ = 0;
+  IterationEstimate estimate_;
+};
+
+}  // namespace solscope::core
