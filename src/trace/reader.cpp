@@ -4,6 +4,7 @@
 
 #include "core/derive.hpp"
 #include "trace/detail/kernel_rows.hpp"
+#include "trace/detail/marker_rows.hpp"
 #include "trace/detail/reader_state.hpp"
 #include "trace/detail/workload_rows.hpp"
 #include "trace/schema.hpp"
@@ -142,6 +143,17 @@ auto Reader::workloads() const -> core::Result<WorkloadTable> {
     table.report.cause = "no workloads table";
     table.note = "trace " + state_->path.string() +
                  " is damaged: its workloads table is missing, no workload row can be read";
+  }
+  return table;
+}
+
+auto Reader::markers() const -> core::Result<MarkerTable> {
+  if (state_->has_marker_table) return detail::scan_markers(state_->db.get(), state_->path.string());
+  MarkerTable table;
+  if (state_->metadata.schema_version >= 6) {
+    // A schema-6 file always has the table: its absence is damage (a lost schema entry).
+    table.note = "trace " + state_->path.string() +
+                 " is damaged: its markers table is missing, no NVTX marker can be read";
   }
   return table;
 }

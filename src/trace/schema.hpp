@@ -1,4 +1,4 @@
-// The solscope trace format (schema 5): one SQLite database per recording. docs/trace-format.md is the user's
+// The solscope trace format (schema 6): one SQLite database per recording. docs/trace-format.md is the user's
 // guide; this header is the reference the code follows.
 //
 // Tables (every column that can be unknown is NULL when unknown, never 0):
@@ -23,6 +23,9 @@
 //           SOLSCOPE_TRACE_KERNEL_COLUMNS below)    -- (core::KernelRecord), in arrival order
 //   workloads(id INTEGER PRIMARY KEY,               -- schema 5: one row per workload on a device over
 //             SOLSCOPE_TRACE_WORKLOAD_COLUMNS below) -- [t_start_ns, t_end_ns) (core::WorkloadInterval)
+//   markers(id INTEGER PRIMARY KEY,                 -- schema 6: one row per NVTX range or mark
+//           SOLSCOPE_TRACE_MARKER_COLUMNS below)    -- (core::MarkerRecord), in arrival order;
+//                                                   -- index markers_start_ns on start_ns
 //
 // Schema history: 1 = meta, devices, metrics, samples, sample_counters. 2 = adds `kernels` and the kernel
 // meta keys (kMetaKernel*); purely additive, so a schema-1 reader still reads the samples of a schema-2 file
@@ -33,7 +36,9 @@
 // select the schema-1 columns by name), so kOldestCompatibleReader stays 1. Readers of a schema-1 or -2 file,
 // which lacks these columns, leave the fields at their defaults. 4 = adds the devices' MIG identity columns
 // and samples.pm_pause. 5 = adds `workloads` (whose work each GPU did, issue 24); purely additive: older
-// readers ignore the table, and readers of a schema-1 to -4 file report no workload information.
+// readers ignore the table, and readers of a schema-1 to -4 file report no workload information. 6 = adds
+// `markers` (the NVTX ranges and marks of `solscope run`'s job, issue 25) and its start_ns index; purely
+// additive: older readers ignore both, and readers of a schema-1 to -5 file report no NVTX information.
 //
 // Why the raw counters are one BLOB and not one REAL column per metric (measured with SQLite 3.40.1, g++ -O2,
 // 500 k samples of 31 metrics, 2-core shared VM): per-metric columns read at 0.6-0.7 M samples/s (31
@@ -66,7 +71,7 @@
 namespace solscope::trace {
 
 /// Schema version this build writes, and the newest it reads (see "Schema history" above).
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 /// Oldest schema version this build still reads; older files are refused with a message.
 inline constexpr int kOldestReadableSchema = 1;
 /// Largest schema version a reader accepts as real; a meta table claiming more (or less than 1) is damaged.
@@ -174,10 +179,22 @@ inline constexpr std::string_view kMetaWorkloadRefresh = "workload_refresh";
   X(fraction, "REAL")
 // clang-format on
 
+/// The columns of `markers` after `id`, in table order: X(column, "SQL type"). One row per NVTX range or mark
+/// (core::MarkerRecord): pid and tid of the thread that pushed it; start_ns and end_ns CPU times in ns since
+/// the Unix epoch on the samples' clock (CLOCK_REALTIME, after kMetaKernelClockOffsetNs), end_ns == start_ns
+/// for a mark; depth its nesting level within the thread (0 = outermost); domain the NVTX domain ('' = the
+/// default domain) and name the message, each at most kMaxKernelNameBytes.
+// clang-format off
+#define SOLSCOPE_TRACE_MARKER_COLUMNS(X)                                          \
+  X(pid, "INTEGER NOT NULL") X(tid, "INTEGER NOT NULL") X(start_ns, "INTEGER NOT NULL") \
+  X(end_ns, "INTEGER NOT NULL") X(depth, "INTEGER NOT NULL") X(domain, "TEXT NOT NULL") \
+  X(name, "TEXT NOT NULL")
+// clang-format on
+
 #define SOLSCOPE_TRACE_DDL_HEAD(name, type) ", " #name " " type
 #define SOLSCOPE_TRACE_DDL_FIGURE(name, expr) ", " #name " REAL"
 
-/// The DDL of schema 5, run by the writer in one transaction.
+/// The DDL of schema 6, run by the writer in one transaction.
 inline constexpr std::string_view kSchemaSql =
     "CREATE TABLE meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;\n"
     "CREATE TABLE devices(\n"
@@ -195,10 +212,13 @@ inline constexpr std::string_view kSchemaSql =
     "CREATE TABLE kernels(id INTEGER PRIMARY KEY NOT NULL" SOLSCOPE_TRACE_KERNEL_COLUMNS(
         SOLSCOPE_TRACE_DDL_HEAD) ");\n"
     "CREATE TABLE workloads(id INTEGER PRIMARY KEY NOT NULL" SOLSCOPE_TRACE_WORKLOAD_COLUMNS(
-        SOLSCOPE_TRACE_DDL_HEAD) ");\n";
+        SOLSCOPE_TRACE_DDL_HEAD) ");\n"
+    "CREATE TABLE markers(id INTEGER PRIMARY KEY NOT NULL" SOLSCOPE_TRACE_MARKER_COLUMNS(
+        SOLSCOPE_TRACE_DDL_HEAD) ");\n"
+    "CREATE INDEX markers_start_ns ON markers(start_ns);\n";
 
-/// Longest kernel name a trace stores, in bytes (core::KernelRecord::name); longer names are cut at a UTF-8
-/// character boundary at or below it.
+/// Longest kernel name a trace stores, in bytes (core::KernelRecord::name; also a marker's name and domain,
+/// core::MarkerRecord); longer names are cut at a UTF-8 character boundary at or below it.
 inline constexpr std::size_t kMaxKernelNameBytes = 512;
 
 /// Longest interval [t_start_ns, t_end_ns) one sample may cover: a day, far above any sampling interval (60 s

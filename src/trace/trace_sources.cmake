@@ -9,6 +9,7 @@ solscope_add_library(trace SOURCES
   detail/forwarding_vfs.cpp
   detail/id_scan.cpp
   detail/kernel_rows.cpp
+  detail/marker_rows.cpp
   detail/reader_cursor.cpp
   detail/reader_damage.cpp
   detail/reader_open.cpp
@@ -23,5 +24,6 @@ solscope_add_library(trace SOURCES
   export.cpp
   reader.cpp
   writer.cpp
+  writer_markers.cpp
   PUBLIC solscope::core nlohmann_json::nlohmann_json
   PRIVATE solscope::wire SQLite::SQLite3 fmt::fmt)

@@ -15,6 +15,7 @@
 #include "trace/detail/columns.hpp"
 #include "trace/detail/disk_room.hpp"
 #include "trace/detail/kernel_rows.hpp"
+#include "trace/detail/marker_rows.hpp"
 #include "trace/detail/sqlite.hpp"
 #include "trace/detail/workload_rows.hpp"
 #include "trace/detail/writer_impl.hpp"
@@ -48,8 +49,10 @@ auto Writer::Impl::stop(const core::Error& failure) -> core::Error {
   const std::size_t lost = pending.size();
   const std::size_t lost_kernels = pending_kernels.size();
   const std::size_t lost_workloads = pending_workloads.size();
+  const std::size_t lost_markers = pending_markers.size();
   pending.clear();
   pending_kernels.clear();
+  pending_markers.clear();
   pending_workloads.clear();
   std::string message = "recording to trace " + path.string() + " stopped: " + cause.message + "; ";
   if (committed == 0 && committed_kernels == 0) {
@@ -63,6 +66,7 @@ auto Writer::Impl::stop(const core::Error& failure) -> core::Error {
     message += ", " + std::to_string(lost_kernels) + " buffered kernel records were not saved";
   if (lost_workloads > 0)
     message += ", " + std::to_string(lost_workloads) + " workload changes were not saved";
+  if (lost_markers > 0) message += ", " + std::to_string(lost_markers) + " NVTX markers were not saved";
   std::string hint = cause.code == core::ErrorCode::ResourceExhausted
                          ? std::string(kDiskFullHint)
                          : "check the disk and its permissions, and record again";
@@ -91,15 +95,18 @@ auto Writer::Impl::check_usable() -> std::optional<core::Error> {
   return unusable();
 }
 
-namespace {
-
-/// The error of every call on a moved-from Writer.
-auto moved_from_error() -> core::Error {
+auto detail::moved_from_error() -> core::Error {
   return core::Error{core::ErrorCode::FailedPrecondition, "this trace writer was moved from",
                      "use the Writer it was moved to"};
 }
 
-}  // namespace
+void Writer::Impl::note_kernel_log_end(std::int64_t end_ns) {
+  max_kernel_end_ns = std::max(max_kernel_end_ns, end_ns);
+  if (kernel_mark_ns != std::numeric_limits<std::int64_t>::min()) return;
+  kernel_mark_ns = end_ns;
+  if (commit_mark_ns == std::numeric_limits<std::int64_t>::min())
+    commit_wall = std::chrono::steady_clock::now();
+}
 
 void Writer::Impl::note_clock(const core::RawSample& raw) {
   max_t_start_ns = std::max(max_t_start_ns, raw.t_start_ns);
@@ -228,7 +235,8 @@ auto Writer::Impl::commit(bool force) -> core::Result<void> {
   commit_mark_ns = max_t_end_ns;
   kernel_mark_ns = max_kernel_end_ns;
   const std::size_t ready = ready_rows(force);
-  if (ready == 0 && pending_kernels.empty() && pending_workloads.empty()) return core::ok();
+  if (ready == 0 && pending_kernels.empty() && pending_markers.empty() && pending_workloads.empty())
+    return core::ok();
 
   const std::string what = "cannot commit " + std::to_string(ready) + " samples and " +
                            std::to_string(pending_kernels.size()) + " kernel records";
@@ -237,6 +245,7 @@ auto Writer::Impl::commit(bool force) -> core::Result<void> {
   auto done = detail::exec(db.get(), "BEGIN", what);
   if (done) done = insert_rows(std::span(order).first(ready));
   if (done) done = detail::insert_kernels(db.get(), insert_kernel.get(), pending_kernels);
+  if (done) done = detail::insert_markers(db.get(), insert_marker.get(), pending_markers);
   if (done) done = workload_rows.write(db.get(), pending_workloads);
   if (done) done = detail::exec(db.get(), "COMMIT", what);
   if (!done) {
@@ -247,7 +256,9 @@ auto Writer::Impl::commit(bool force) -> core::Result<void> {
   }
   committed += ready;
   committed_kernels += pending_kernels.size();
+  committed_markers += pending_markers.size();
   pending_kernels.clear();
+  pending_markers.clear();
   pending_workloads.clear();
   if (ready > 0) keep_held_back(ready);
   return core::ok();
@@ -277,8 +288,11 @@ auto Writer::Impl::prepare_statements() -> core::Result<void> {
   if (!unordered) return core::propagate(unordered);
   auto kernel = detail::prepare(conn, detail::insert_kernel_sql(), "cannot prepare kernel insert", true);
   if (!kernel) return core::propagate(kernel);
+  auto marker = detail::prepare(conn, detail::insert_marker_sql(), "cannot prepare marker insert", true);
+  if (!marker) return core::propagate(marker);
   if (auto workloads = workload_rows.prepare(conn); !workloads) return workloads;
   insert_kernel = std::move(*kernel);
+  insert_marker = std::move(*marker);
   insert_sample = std::move(*sample);
   insert_counters = std::move(*counters);
   mark_unordered = std::move(*unordered);
@@ -323,7 +337,7 @@ auto Writer::open(const std::filesystem::path& path, const WriterOptions& option
 }
 
 auto Writer::write_devices(std::span<const core::DeviceInfo> devices) -> core::Result<void> {
-  if (!impl_) return core::fail(moved_from_error());
+  if (!impl_) return core::fail(detail::moved_from_error());
   const std::scoped_lock lock(impl_->mutex);
   if (auto error = impl_->check_usable()) return core::fail(*error);
   if (auto done = detail::write_device_rows(impl_->db.get(), devices, "cannot write the devices"); !done) {
@@ -344,7 +358,7 @@ auto Writer::Impl::write_meta(std::string_view key, std::string_view value) -> c
 }
 
 auto Writer::set_metadata(std::string_view key, std::string_view value) -> core::Result<void> {
-  if (!impl_) return core::fail(moved_from_error());
+  if (!impl_) return core::fail(detail::moved_from_error());
   const std::scoped_lock lock(impl_->mutex);
   if (auto error = impl_->check_usable()) return core::fail(*error);
   constexpr std::string_view kReserved[] = {
@@ -362,7 +376,7 @@ auto Writer::set_metadata(std::string_view key, std::string_view value) -> core:
 }
 
 auto Writer::append(const core::RawSample& raw, const core::SolSample& sol) -> core::Result<void> {
-  if (!impl_) return core::fail(moved_from_error());
+  if (!impl_) return core::fail(detail::moved_from_error());
   Impl& w = *impl_;
   const std::scoped_lock lock(w.mutex);
   if (auto error = w.check_usable()) return core::fail(*error);
@@ -394,7 +408,7 @@ auto Writer::append(const core::RawSample& raw, const core::SolSample& sol) -> c
 }
 
 auto Writer::append_kernels(std::span<const core::KernelRecord> kernels) -> core::Result<void> {
-  if (!impl_) return core::fail(moved_from_error());
+  if (!impl_) return core::fail(detail::moved_from_error());
   Impl& w = *impl_;
   const std::scoped_lock lock(w.mutex);
   if (auto error = w.check_usable()) return core::fail(*error);
@@ -411,12 +425,7 @@ auto Writer::append_kernels(std::span<const core::KernelRecord> kernels) -> core
     w.pending_kernels.push_back(k);
     if (k.name.size() > kMaxKernelNameBytes)
       w.pending_kernels.back().name = detail::clip_kernel_name(std::move(w.pending_kernels.back().name));
-    w.max_kernel_end_ns = std::max(w.max_kernel_end_ns, k.end_ns);
-    if (w.kernel_mark_ns == std::numeric_limits<std::int64_t>::min()) {
-      w.kernel_mark_ns = k.end_ns;
-      if (w.commit_mark_ns == std::numeric_limits<std::int64_t>::min())
-        w.commit_wall = std::chrono::steady_clock::now();
-    }
+    w.note_kernel_log_end(k.end_ns);
   }
   if (w.pending_kernels.size() >= w.options.batch_samples ||
       w.span_due(w.max_kernel_end_ns - w.kernel_mark_ns)) {
@@ -427,7 +436,7 @@ auto Writer::append_kernels(std::span<const core::KernelRecord> kernels) -> core
 
 auto Writer::add_workloads(std::uint32_t device, std::int64_t t_ns, const core::GpuWorkloads& workloads)
     -> core::Result<void> {
-  if (!impl_) return core::fail(moved_from_error());
+  if (!impl_) return core::fail(detail::moved_from_error());
   Impl& w = *impl_;
   const std::scoped_lock lock(w.mutex);
   if (auto error = w.unusable()) return core::fail(*error);
@@ -450,7 +459,7 @@ auto Writer::Impl::end_workloads() -> core::Result<void> {
 }
 
 auto Writer::set_kernel_log(std::string_view source) -> core::Result<void> {
-  if (!impl_) return core::fail(moved_from_error());
+  if (!impl_) return core::fail(detail::moved_from_error());
   const std::scoped_lock lock(impl_->mutex);
   if (auto error = impl_->check_usable()) return core::fail(*error);
   if (source.empty()) {
@@ -461,28 +470,28 @@ auto Writer::set_kernel_log(std::string_view source) -> core::Result<void> {
 }
 
 auto Writer::set_kernel_clock_offset_ns(std::int64_t offset_ns) -> core::Result<void> {
-  if (!impl_) return core::fail(moved_from_error());
+  if (!impl_) return core::fail(detail::moved_from_error());
   const std::scoped_lock lock(impl_->mutex);
   if (auto error = impl_->check_usable()) return core::fail(*error);
   return impl_->write_meta(kMetaKernelClockOffsetNs, std::to_string(offset_ns));
 }
 
 auto Writer::set_workload_refresh() -> core::Result<void> {
-  if (!impl_) return core::fail(moved_from_error());
+  if (!impl_) return core::fail(detail::moved_from_error());
   const std::scoped_lock lock(impl_->mutex);
   if (auto error = impl_->check_usable()) return core::fail(*error);
   return impl_->write_meta(kMetaWorkloadRefresh, "1");
 }
 
 auto Writer::set_kernels_dropped(std::uint64_t dropped) -> core::Result<void> {
-  if (!impl_) return core::fail(moved_from_error());
+  if (!impl_) return core::fail(detail::moved_from_error());
   const std::scoped_lock lock(impl_->mutex);
   if (auto error = impl_->check_usable()) return core::fail(*error);
   return impl_->write_meta(kMetaKernelsDropped, std::to_string(dropped));
 }
 
 auto Writer::flush() -> core::Result<void> {
-  if (!impl_) return core::fail(moved_from_error());
+  if (!impl_) return core::fail(detail::moved_from_error());
   const std::scoped_lock lock(impl_->mutex);
   if (auto error = impl_->check_usable()) return core::fail(*error);
   return impl_->commit(true);
@@ -505,6 +514,7 @@ auto Writer::close() -> core::Result<void> {
   w.insert_counters.reset();
   w.mark_unordered.reset();
   w.insert_kernel.reset();
+  w.insert_marker.reset();
   // Checkpoint and leave WAL mode so that the finished trace is one file. A reader holding the file open
   // makes this fail with SQLITE_BUSY; the trace then simply stays in WAL mode, which every reader handles.
   // After stop() the file stays in WAL mode, not even checkpointed on close: no more writes to a disk that

@@ -13,6 +13,7 @@ solscope_add_test(trace
     ${CMAKE_CURRENT_LIST_DIR}/fuzz_regression_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/kernels_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/kill_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/markers_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/reader_errors_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/wal_damage_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/writer_reader_test.cpp

@@ -375,6 +375,7 @@ auto open_reader_state(const fs::path& path) -> core::Result<std::shared_ptr<Rea
   }
   state->has_kernel_table = tables.contains("kernels");
   state->has_workload_table = tables.contains("workloads");
+  state->has_marker_table = tables.contains("markers");
   if (auto done = check_sample_query(*state); !done) return core::propagate(done);
   load_devices(*state);
   if (auto done = load_metrics(*state); !done) return core::propagate(done);

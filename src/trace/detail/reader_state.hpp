@@ -50,6 +50,7 @@ struct ReaderState {
   bool wal_commits_lost = false;    ///< the -wal holds commits past a damaged frame (wal_probe.hpp)
   bool has_kernel_table = false;    ///< sqlite_schema lists a `kernels` table (schema 2)
   bool has_workload_table = false;  ///< sqlite_schema lists a `workloads` table (schema 5)
+  bool has_marker_table = false;    ///< sqlite_schema lists a `markers` table (schema 6)
 };
 
 /// Reads `path` into a ReaderState (probe, connection with fallbacks, schema and version checks, devices,

@@ -37,6 +37,9 @@ struct WriterRow {
   std::array<double, detail::kFigureColumnCount> figures{};
 };
 
+/// The error of every call on a moved-from Writer (FailedPrecondition).
+[[nodiscard]] auto moved_from_error() -> core::Error;
+
 /// Marks a device announced by write_devices() that has delivered no sample yet.
 constexpr std::int64_t kNoSampleYet = std::numeric_limits<std::int64_t>::min();
 
@@ -57,6 +60,7 @@ struct Writer::Impl {
   detail::Statement insert_counters;
   detail::Statement mark_unordered;
   detail::Statement insert_kernel;
+  detail::Statement insert_marker;
   detail::WorkloadRows workload_rows;
   /// Taken by every public method: add_workloads() comes from another thread than the samples.
   std::mutex mutex;
@@ -65,12 +69,16 @@ struct Writer::Impl {
   /// The error of a commit that add_workloads() met, for the sampling thread's next call (stop()).
   std::optional<core::Error> unreported;
   std::vector<core::KernelRecord> pending_kernels;  ///< committed whole at the next commit (any order)
+  std::vector<core::MarkerRecord> pending_markers;  ///< committed whole at the next commit (any order)
   std::vector<std::uint32_t> order;                 ///< scratch for commit(): pending indices in time order
   std::vector<char> keep;                           ///< scratch for commit(): 1 for rows held back
   std::vector<detail::DeviceClock> clocks;
   std::uint64_t committed = 0;
   std::uint64_t committed_kernels = 0;
-  std::int64_t kernel_mark_ns = std::numeric_limits<std::int64_t>::min();  ///< max end_ns at the last commit
+  std::uint64_t committed_markers = 0;
+  /// max end_ns of the kernel records and markers at the last commit
+  std::int64_t kernel_mark_ns = std::numeric_limits<std::int64_t>::min();
+  /// max end_ns of the kernel records and markers appended
   std::int64_t max_kernel_end_ns = std::numeric_limits<std::int64_t>::min();
   std::size_t appended_since_commit = 0;
   std::int64_t commit_mark_ns = std::numeric_limits<std::int64_t>::min();
@@ -110,6 +118,9 @@ struct Writer::Impl {
   [[nodiscard]] auto check_usable() -> std::optional<core::Error>;
   /// Ends the open workload rows at the last sample's end, in one transaction (close()).
   [[nodiscard]] auto end_workloads() -> core::Result<void>;
+  /// Buffers `end_ns` as kernel-log time (kernel records and markers): the first one starts the span of the
+  /// next commit (append_kernels, append_markers).
+  void note_kernel_log_end(std::int64_t end_ns);
   /// Prepares the statements reused for every sample.
   [[nodiscard]] auto prepare_statements() -> core::Result<void>;
 };
