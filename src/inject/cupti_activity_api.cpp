@@ -42,25 +42,30 @@ void resolve(void* handle, const char* name, Fn& fn) {
 }  // namespace
 
 auto CuptiActivityApi::load(const std::string& explicit_path) -> std::string {
+  if (handle != nullptr) {
+    return {};
+  }
   std::string tried;
-  void* handle = open_cupti(explicit_path, tried);
-  if (handle == nullptr) {
+  void* opened = open_cupti(explicit_path, tried);
+  if (opened == nullptr) {
     return "libcupti not found (" + tried + ")";
   }
-  resolve(handle, "cuptiActivityRegisterCallbacks", register_callbacks);
-  resolve(handle, "cuptiActivityEnable", enable);
-  resolve(handle, "cuptiActivityFlushAll", flush_all);
-  resolve(handle, "cuptiGetTimestamp", get_timestamp);
-  resolve(handle, "cuptiActivityGetNextRecord", get_next_record);
-  resolve(handle, "cuptiGetResultString", get_result_string);
-  resolve(handle, "cuptiActivityGetNumDroppedRecords", get_num_dropped);
-  resolve(handle, "cuptiActivityFlushPeriod", flush_period);
-  resolve(handle, "cuptiGetVersion", get_version);
+  resolve(opened, "cuptiActivityRegisterCallbacks", register_callbacks);
+  resolve(opened, "cuptiActivityEnable", enable);
+  resolve(opened, "cuptiActivityFlushAll", flush_all);
+  resolve(opened, "cuptiGetTimestamp", get_timestamp);
+  resolve(opened, "cuptiActivityGetNextRecord", get_next_record);
+  resolve(opened, "cuptiGetResultString", get_result_string);
+  resolve(opened, "cuptiActivityGetNumDroppedRecords", get_num_dropped);
+  resolve(opened, "cuptiActivityFlushPeriod", flush_period);
+  resolve(opened, "cuptiGetVersion", get_version);
+  resolve(opened, "InitializeInjectionNvtx2", initialize_nvtx2);
   if (register_callbacks == nullptr || enable == nullptr || flush_all == nullptr ||
       get_timestamp == nullptr || get_next_record == nullptr || get_result_string == nullptr) {
     *this = CuptiActivityApi{};
     return "libcupti lacks the Activity API (cuptiActivityRegisterCallbacks ...): too old";
   }
+  handle = opened;
   return {};
 }
 

@@ -1,7 +1,10 @@
 // libsolscope_inject.so: loaded into `solscope run`'s workload by the CUDA driver through
 // CUDA_INJECTION64_PATH, which calls InitializeInjection() once per process during cuInit. It enables the
-// CUPTI Activity API for kernels (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) and devices, and streams what CUPTI
-// hands back to the recorder over the pipe named by SOLSCOPE_KERNEL_FD (docs/kernel-wire.md).
+// CUPTI Activity API for kernels (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), devices and NVTX markers
+// (CUPTI_ACTIVITY_KIND_MARKER), and streams what CUPTI hands back to the recorder over the pipe named by
+// SOLSCOPE_KERNEL_FD (docs/kernel-wire.md). NVTX reaches CUPTI through NVTX_INJECTION64_PATH, which `solscope
+// run` points at this library: NVTX calls InitializeInjectionNvtx2() at the process's first NVTX call, and
+// it hands NVTX to the libcupti this library opened (docs/kernel-wire.md "NVTX").
 //
 // Rules: never block the workload (non-blocking writes, bounded buffers, drops counted), never crash it
 // (every callback catches everything; failures print one `solscope-inject:` line on stderr and switch the
@@ -38,9 +41,11 @@ constexpr std::uint32_t kFlushPeriodMs = 250;  // CUPTI hands buffers back at le
 struct State {
   CuptiActivityApi api;
   BufferPool pool{kBufferBytes, kMaxBuffers};
-  std::mutex mutex;  // guards writer and names
+  std::mutex load_mutex;  // guards api.load(): cuInit and the first NVTX call may race
+  std::mutex mutex;       // guards writer, names and markers
   std::optional<PipeWriter> writer;
   NameCache names;
+  MarkerPairs markers;
   std::atomic<bool> active{false};
   std::atomic<bool> warned{false};
 };
@@ -90,7 +95,8 @@ void CUPTIAPI buffer_completed(CUcontext /*context*/, std::uint32_t /*stream*/, 
           s.writer->on_record(*clock);
         }
         s.writer->add_cupti_dropped(cupti_dropped);
-        (void)parse_activity_buffer(buffer, valid_bytes, s.api.get_next_record, s.names, *s.writer);
+        (void)parse_activity_buffer(buffer, valid_bytes, s.api.get_next_record, s.names, *s.writer,
+                                    &s.markers);
         s.writer->flush();
         if (s.writer->stats().broken) {
           s.active = false;
@@ -116,6 +122,12 @@ void flush_at_exit() noexcept {
     const std::lock_guard lock(s.mutex);
     if (s.writer) {
       s.writer->flush();
+    }
+    if (s.markers.dropped() > 0) {
+      std::fprintf(stderr,
+                   "solscope-inject: %llu NVTX ranges of pid %d were not recorded (more than %zu open)\n",
+                   static_cast<unsigned long long>(s.markers.dropped()), static_cast<int>(::getpid()),
+                   kMaxOpenMarkers);
     }
   } catch (...) {  // a lock failure at exit: nothing left to do
   }
@@ -155,6 +167,15 @@ auto cuda_driver_version() -> std::int32_t {
   return version;
 }
 
+/// Opens libcupti once per process, by the one resolution of CuptiActivityApi::load (SOLSCOPE_INJECT_CUPTI,
+/// else one already loaded, else by soname); every later call keeps it. "" on success, else the reason.
+auto load_cupti() -> std::string {
+  State& s = state();
+  const std::lock_guard lock(s.load_mutex);
+  const char* cupti_path = std::getenv(kCuptiLibraryEnv);
+  return s.api.load(cupti_path != nullptr ? cupti_path : "");
+}
+
 auto start() -> std::string {
   State& s = state();
   std::string why;
@@ -162,8 +183,7 @@ auto start() -> std::string {
   if (fd < 0) {
     return why;
   }
-  const char* cupti_path = std::getenv(kCuptiLibraryEnv);
-  why = s.api.load(cupti_path != nullptr ? cupti_path : "");
+  why = load_cupti();
   if (!why.empty()) {
     return why;
   }
@@ -188,6 +208,7 @@ auto start() -> std::string {
   s.active = true;
   (void)s.api.enable(
       CUPTI_ACTIVITY_KIND_DEVICE);  // optional: without it kernels still come, unmapped to UUIDs
+  (void)s.api.enable(CUPTI_ACTIVITY_KIND_MARKER);  // optional: NVTX ranges and marks, when NVTX reaches CUPTI
   rc = s.api.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   if (rc != CUPTI_SUCCESS) {
     s.active = false;
@@ -204,8 +225,38 @@ auto start() -> std::string {
   return {};
 }
 
+/// InitializeInjectionNvtx2's work: 1 when libcupti took NVTX, else 0 (NVTX then makes its calls no-ops).
+auto start_nvtx(NvtxGetExportTable get_export_table) -> int {
+  std::string why;
+  if (kernel_fd(why) >= 0) {
+    why = load_cupti();
+    if (why.empty() && state().api.initialize_nvtx2 == nullptr) {
+      why = "libcupti has no NVTX entry point (InitializeInjectionNvtx2)";
+    }
+  }
+  if (!why.empty()) {
+    std::fprintf(stderr, "solscope-inject: %s; NVTX ranges are not collected for pid %d\n", why.c_str(),
+                 static_cast<int>(::getpid()));
+    return 0;
+  }
+  return state().api.initialize_nvtx2(get_export_table);
+}
+
 }  // namespace
 }  // namespace solscope::inject
+
+/// The NVTX_INJECTION64_PATH entry point (NVTX's nvtxInit.h: NVTX dlopens the library that variable names at
+/// the process's first NVTX call and calls this): hands NVTX on to the libcupti that InitializeInjection
+/// uses, CUPTI's documented NVTX route ["set NVTX_INJECTION64_PATH to the CUPTI shared library", CUPTI Python
+/// "Getting Started", NVTX Configuration]. Returns libcupti's answer, 0 when it cannot (NVTX stays off).
+extern "C" __attribute__((visibility("default"))) auto InitializeInjectionNvtx2(
+    solscope::inject::NvtxGetExportTable get_export_table) -> int {
+  try {
+    return solscope::inject::start_nvtx(get_export_table);
+  } catch (...) {
+    return 0;
+  }
+}
 
 /// The CUDA_INJECTION64_PATH entry point: the driver calls it once per process while it initialises. Always
 /// returns 1 (success): a failure switches kernel collection off for this process, never the workload.

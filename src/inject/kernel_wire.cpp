@@ -72,10 +72,26 @@ void write_body(Writer& w, const Dropped& r) {
   w.put(r.pipe_full);
   w.put(r.by_cupti);
 }
+void write_body(Writer& w, const Marker& r) {
+  w.put(r.start_cupti_ns);
+  w.put(r.end_cupti_ns);
+  w.put(r.tid);
+  w.put(r.depth);
+  const auto domain = cut_utf8(r.domain, kKernelNameMaxBytes);
+  const auto name = cut_utf8(r.name, kKernelNameMaxBytes);
+  w.put(static_cast<std::uint16_t>(domain.size()));
+  w.put(static_cast<std::uint16_t>(name.size()));
+  w.put_bytes(domain.data(), domain.size());
+  w.put_bytes(name.data(), name.size());
+}
 
 auto body_bytes(const RecordBody& body) -> std::size_t {
   if (const auto* k = std::get_if<Kernel>(&body)) {
     return detail::kKernelFixedBytes + cut_utf8(k->name, kKernelNameMaxBytes).size();
+  }
+  if (const auto* m = std::get_if<Marker>(&body)) {
+    return detail::kMarkerFixedBytes + cut_utf8(m->domain, kKernelNameMaxBytes).size() +
+           cut_utf8(m->name, kKernelNameMaxBytes).size();
   }
   return detail::kFixedBodyBytes[body.index()];
 }
@@ -171,6 +187,18 @@ auto to_kernel_record(const Kernel& kernel, std::int32_t pid, std::uint32_t nvml
   r.grid = kernel.grid;
   r.block = kernel.block;
   r.name = kernel.name;
+  return r;
+}
+
+auto to_marker_record(const Marker& marker, std::int32_t pid, std::int64_t offset_ns) -> core::MarkerRecord {
+  core::MarkerRecord r;
+  r.pid = pid;
+  r.tid = marker.tid;
+  r.start_ns = static_cast<std::int64_t>(marker.start_cupti_ns) + offset_ns;
+  r.end_ns = static_cast<std::int64_t>(marker.end_cupti_ns) + offset_ns;
+  r.depth = marker.depth;
+  r.domain = marker.domain;
+  r.name = marker.name;
   return r;
 }
 

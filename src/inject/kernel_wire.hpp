@@ -34,8 +34,14 @@ inline constexpr const char* kCuptiLibraryEnv = "SOLSCOPE_INJECT_CUPTI";
 inline constexpr const char* kInjectLibraryName = "libsolscope_inject.so";
 inline constexpr const char* kInjectInstallDir = "../lib/solscope";
 
-/// Version of the wire layout; the fourth byte of every frame's magic. A decoder rejects any other version.
-inline constexpr std::uint8_t kWireVersion = 1;
+/// Version of the wire layout; the fourth byte of every frame's magic. Version 2 added the Marker record
+/// (type 6). A record type a decoder does not know rejects its whole frame, so adding one raises the version:
+/// a recorder of version 1 meeting a version-2 library then says "kernel wire version 2, this solscope reads
+/// version 1" once instead of rejecting each frame that holds a marker as malformed. The recorder and the
+/// library ship together (docs/kernel-wire.md "Versions").
+inline constexpr std::uint8_t kWireVersion = 2;
+/// The oldest version a decoder still reads: version 1 is version 2 without markers.
+inline constexpr std::uint8_t kOldestWireVersion = 1;
 /// The four bytes that open every frame: "SKW" and kWireVersion.
 inline constexpr std::array<std::uint8_t, 4> kFrameMagic{'S', 'K', 'W', kWireVersion};
 /// Largest frame in bytes, header included: POSIX PIPE_BUF on Linux, the largest write a pipe keeps atomic.
@@ -45,7 +51,8 @@ inline constexpr std::size_t kFrameMaxBytes = 4096;
 inline constexpr std::size_t kFrameHeaderBytes = 16;
 /// Record header: type (u8), reserved zero (u8), body bytes (u16).
 inline constexpr std::size_t kRecordHeaderBytes = 4;
-/// Longest kernel name on the wire, in bytes (names are cut there, on a UTF-8 character boundary).
+/// Longest kernel name on the wire, in bytes (names are cut there, on a UTF-8 character boundary); also the
+/// longest NVTX marker name and domain.
 inline constexpr std::size_t kKernelNameMaxBytes = 512;
 
 /// First record a process sends: which CUDA it runs. 0 means unknown.
@@ -94,7 +101,21 @@ struct Dropped {
   friend auto operator==(const Dropped&, const Dropped&) -> bool = default;
 };
 
-using RecordBody = std::variant<Hello, Device, Clock, Kernel, Dropped>;
+/// One NVTX range or mark of one thread (CUPTI_ACTIVITY_KIND_MARKER, paired by the injection library): the
+/// fields of core::MarkerRecord, times raw (CUPTI ns, CPU timestamps on the same clock as the kernels'). The
+/// pid is the frame's. Wire version 2.
+struct Marker {
+  std::uint64_t start_cupti_ns = 0;
+  std::uint64_t end_cupti_ns = 0;  ///< == start_cupti_ns for a mark
+  std::uint32_t tid = 0;           ///< the thread that pushed it (CUPTI objectId.pt.threadId)
+  std::uint32_t depth = 0;         ///< nesting level within the thread, 0 = outermost
+  std::string domain;  ///< NVTX domain name; empty = the default domain; at most kKernelNameMaxBytes
+  std::string name;    ///< the message; at most kKernelNameMaxBytes (the encoder cuts longer ones)
+  friend auto operator==(const Marker&, const Marker&) -> bool = default;
+};
+
+/// A record's type on the wire is its alternative's index + 1 (Hello 1 ... Marker 6).
+using RecordBody = std::variant<Hello, Device, Clock, Kernel, Dropped, Marker>;
 
 /// A decoded record with the pid of the process that sent it (from its frame).
 struct WireRecord {
@@ -103,7 +124,8 @@ struct WireRecord {
   friend auto operator==(const WireRecord&, const WireRecord&) -> bool = default;
 };
 
-/// Bytes `body` takes in a frame, record header included (a Kernel's name counted after the cut).
+/// Bytes `body` takes in a frame, record header included (a Kernel's or Marker's texts counted after the
+/// cut).
 [[nodiscard]] auto encoded_bytes(const RecordBody& body) -> std::size_t;
 
 /// `name` cut to at most `max_bytes`, never inside a UTF-8 multi-byte character.
@@ -116,6 +138,10 @@ struct WireRecord {
 /// the recorder matched by UUID.
 [[nodiscard]] auto to_kernel_record(const Kernel& kernel, std::int32_t pid, std::uint32_t nvml_index,
                                     std::int64_t offset_ns) -> core::KernelRecord;
+
+/// The marker in sample time: `offset_ns` is Clock::realtime_ns - Clock::cupti_ns of the same process.
+[[nodiscard]] auto to_marker_record(const Marker& marker, std::int32_t pid, std::int64_t offset_ns)
+    -> core::MarkerRecord;
 
 /// Builds one frame at a time in a fixed buffer (no allocation). Use: `if (!enc.add(r)) { send(enc.finish());
 /// enc.clear(); enc.add(r); }`; finish() the last partial frame too.

@@ -58,10 +58,39 @@ auto parse_kernel(Reader& r, std::size_t body_size) -> std::optional<Kernel> {
   return k;
 }
 
-/// One record body of `type` (1..5); nullopt when its length does not match the type.
+/// A Marker body (type 6); nullopt when its text lengths exceed the limit or do not add up to `body`.
+auto parse_marker(std::span<const std::uint8_t> body) -> std::optional<Marker> {
+  if (body.size() < detail::kMarkerFixedBytes) {
+    return std::nullopt;
+  }
+  Reader r(body);
+  Marker m;
+  m.start_cupti_ns = r.get<std::uint64_t>();
+  m.end_cupti_ns = r.get<std::uint64_t>();
+  m.tid = r.get<std::uint32_t>();
+  m.depth = r.get<std::uint32_t>();
+  const auto domain_size = r.get<std::uint16_t>();
+  const auto name_size = r.get<std::uint16_t>();
+  if (domain_size > kKernelNameMaxBytes || name_size > kKernelNameMaxBytes ||
+      detail::kMarkerFixedBytes + domain_size + name_size != body.size() ||
+      m.end_cupti_ns < m.start_cupti_ns) {
+    return std::nullopt;
+  }
+  auto domain = r.take(domain_size);
+  auto name = r.take(name_size);
+  m.domain.assign(domain.begin(), domain.end());
+  m.name.assign(name.begin(), name.end());
+  return m;
+}
+
+/// One record body of `type` (1..6); nullopt when its length does not match the type.
 auto parse_body(std::uint8_t type, std::span<const std::uint8_t> body) -> std::optional<RecordBody> {
   Reader r(body);
-  if (type == 4) {
+  if (type == detail::kMarkerType) {
+    auto m = parse_marker(body);
+    return m ? std::optional<RecordBody>(std::move(*m)) : std::nullopt;
+  }
+  if (type == detail::kKernelType) {
     if (body.size() < detail::kKernelFixedBytes) {
       return std::nullopt;
     }
@@ -155,9 +184,10 @@ auto StreamDecoder::step(std::vector<WireRecord>& out) -> Step {
     skip(static_cast<std::size_t>(next - avail.begin()));
     return Step::kSkipped;
   }
-  if (avail.size() >= 4 && avail[3] != kWireVersion) {
-    note("kernel wire version " + std::to_string(avail[3]) + ", this solscope reads version " +
-         std::to_string(kWireVersion) + " (use the injection library built with this solscope)");
+  if (avail.size() >= 4 && (avail[3] < kOldestWireVersion || avail[3] > kWireVersion)) {
+    note("kernel wire version " + std::to_string(avail[3]) + ", this solscope reads versions " +
+         std::to_string(kOldestWireVersion) + " to " + std::to_string(kWireVersion) +
+         " (use the injection library built with this solscope)");
     ++stats_.bad_frames;
     skip(1);
     return Step::kSkipped;

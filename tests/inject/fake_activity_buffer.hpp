@@ -25,6 +25,8 @@ inline auto record_bytes(CUpti_ActivityKind kind) -> std::size_t {
       return sizeof(CUpti_ActivityDevice5);
     case CUPTI_ACTIVITY_KIND_MEMCPY:
       return sizeof(CUpti_ActivityMemcpy6);
+    case CUPTI_ACTIVITY_KIND_MARKER:
+      return sizeof(CUpti_ActivityMarker2);
     default:
       return 0;
   }
@@ -102,6 +104,45 @@ inline auto device_record(std::uint32_t id, std::uint8_t first) -> CUpti_Activit
   }
   r.name = "NVIDIA H100 80GB HBM3";
   return r;
+}
+
+/// One CUPTI_ACTIVITY_KIND_MARKER record of thread `tid` (objectKind THREAD, as CUPTI gives NVTX markers of
+/// a thread); `name` and `domain` (NULL = the default domain) must outlive the buffer's use.
+inline auto marker_record(CUpti_ActivityFlag flags, std::uint32_t id, std::uint64_t timestamp,
+                          std::uint32_t tid, const char* name, const char* domain = nullptr)
+    -> CUpti_ActivityMarker2 {
+  CUpti_ActivityMarker2 r{};
+  r.kind = CUPTI_ACTIVITY_KIND_MARKER;
+  r.flags = flags;
+  r.timestamp = timestamp;
+  r.id = id;
+  r.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+  r.objectId.pt.processId = 4242;
+  r.objectId.pt.threadId = tid;
+  r.name = name;
+  r.domain = domain;
+  return r;
+}
+
+/// What CUPTI records for nvtxRangePush at `start` (or nvtxDomainRangePushEx in `domain`): a START record
+/// carrying the name and domain.
+inline auto push_record(std::uint32_t id, std::uint64_t start, std::uint32_t tid, const char* name,
+                        const char* domain = nullptr) -> CUpti_ActivityMarker2 {
+  return marker_record(CUPTI_ACTIVITY_FLAG_MARKER_START, id, start, tid, name, domain);
+}
+
+/// ... and for its nvtxRangePop at `end`: an END record with the same id, its name NULL (cupti_activity.h:
+/// "The marker name for an instantaneous or start marker. This will be NULL for an end marker"); the domain
+/// stays.
+inline auto pop_record(std::uint32_t id, std::uint64_t end, std::uint32_t tid, const char* domain = nullptr)
+    -> CUpti_ActivityMarker2 {
+  return marker_record(CUPTI_ACTIVITY_FLAG_MARKER_END, id, end, tid, nullptr, domain);
+}
+
+/// What CUPTI records for nvtxMarkA / nvtxDomainMarkEx: one INSTANTANEOUS record.
+inline auto mark_record(std::uint32_t id, std::uint64_t at, std::uint32_t tid, const char* name,
+                        const char* domain = nullptr) -> CUpti_ActivityMarker2 {
+  return marker_record(CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, id, at, tid, name, domain);
 }
 
 }  // namespace solscope::inject::test

@@ -4,7 +4,8 @@ set(solscope_inject_test_sources ${CMAKE_CURRENT_LIST_DIR}/kernel_wire_test.cpp)
 set(solscope_inject_test_libs solscope::kernel_wire)
 if(TARGET solscope_inject_parts)
   list(APPEND solscope_inject_test_sources ${CMAKE_CURRENT_LIST_DIR}/activity_parse_test.cpp
-       ${CMAKE_CURRENT_LIST_DIR}/pipe_writer_test.cpp ${CMAKE_CURRENT_LIST_DIR}/injection_library_test.cpp)
+       ${CMAKE_CURRENT_LIST_DIR}/marker_parse_test.cpp ${CMAKE_CURRENT_LIST_DIR}/pipe_writer_test.cpp
+       ${CMAKE_CURRENT_LIST_DIR}/injection_library_test.cpp)
   set(solscope_inject_test_libs solscope_inject_parts)
 endif()
 solscope_add_test(inject SOURCES ${solscope_inject_test_sources} LIBS ${solscope_inject_test_libs})

@@ -109,6 +109,39 @@ TEST(InjectionLibrary, LoadsWithoutCudaAndNeverFailsTheWorkload) {
   ::close(fds[0]);
   ::close(fds[1]);
 }
+
+// NVTX_INJECTION64_PATH names the library: NVTX calls InitializeInjectionNvtx2 at the first NVTX call.
+// Without a libcupti it answers 0 (NVTX then stays off) and says why once; outside `solscope run` (no kernel
+// pipe) it answers 0 without opening anything.
+TEST(InjectionLibrary, TheNvtxEntryPointStaysOffWithoutLibcupti) {
+  void* lib = ::dlopen(SOLSCOPE_INJECT_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib, nullptr) << ::dlerror();
+  using NvtxEntry = int (*)(NvtxGetExportTable);
+  auto nvtx = reinterpret_cast<NvtxEntry>(::dlsym(lib, "InitializeInjectionNvtx2"));
+  ASSERT_NE(nvtx, nullptr) << "exported for NVTX's dlsym";
+  const NvtxGetExportTable no_table = [](std::uint32_t) -> const void* { return nullptr; };
+
+  ::unsetenv(kKernelFdEnv);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(nvtx(no_table), 0);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find(std::string(kKernelFdEnv) + " is not set"),
+            std::string::npos);
+
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  ::setenv(kKernelFdEnv, std::to_string(fds[1]).c_str(), 1);
+  ::setenv(kCuptiLibraryEnv, "/nonexistent/libcupti.so.13", 1);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(nvtx(no_table), 0);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(err.rfind("solscope-inject: libcupti not found (/nonexistent/libcupti.so.13: ", 0), 0U) << err;
+  EXPECT_NE(err.find("NVTX ranges are not collected for pid " + std::to_string(::getpid())),
+            std::string::npos);
+  ::unsetenv(kKernelFdEnv);
+  ::unsetenv(kCuptiLibraryEnv);
+  ::close(fds[0]);
+  ::close(fds[1]);
+}
 #endif
 
 }  // namespace

@@ -118,7 +118,7 @@ TEST(KernelWire, ByteByByteFeedingDecodesTheSame) {
 TEST(KernelWire, LittleEndianHeaderLayout) {
   const auto bytes = encode({Dropped{0x0102, 0}}, 0x11223344);
   ASSERT_EQ(bytes.size(), 16U + 20U);
-  EXPECT_EQ(Bytes(bytes.begin(), bytes.begin() + 4), (Bytes{'S', 'K', 'W', 1}));
+  EXPECT_EQ(Bytes(bytes.begin(), bytes.begin() + 4), (Bytes{'S', 'K', 'W', 2}));
   EXPECT_EQ(bytes[4], 20);  // payload bytes, u16 LE
   EXPECT_EQ(bytes[5], 0);
   EXPECT_EQ(bytes[6], 1);     // record count
@@ -217,13 +217,102 @@ TEST(KernelWire, ForeignBytesAndOtherVersionsAreNamed) {
   EXPECT_EQ(dec.first_error(),
             "kernel stream damaged at byte 0: not a solscope kernel frame (no \"SKW\" magic)");
 
-  auto v2 = encode({Clock{1, 2}}, 3);
-  v2[3] = 2;
+  auto v3 = encode({Clock{1, 2}}, 3);
+  v3[3] = 3;
   StreamDecoder dec2;
-  EXPECT_TRUE(decode(v2, 1, dec2).empty());
+  EXPECT_TRUE(decode(v3, 1, dec2).empty());
   EXPECT_EQ(dec2.stats().bad_frames, 1U);
-  EXPECT_NE(dec2.first_error().find("kernel wire version 2, this solscope reads version 1"),
+  EXPECT_NE(dec2.first_error().find("kernel wire version 3, this solscope reads versions 1 to 2"),
             std::string::npos);
+}
+
+TEST(KernelWire, Version1FramesOfAnOlderLibraryStillDecode) {
+  auto v1 = encode({Clock{1, 2}}, 3);
+  v1[3] = 1;  // the version byte is not under the checksum
+  StreamDecoder dec;
+  EXPECT_EQ(decode(v1, 1, dec), with_pid({Clock{1, 2}}, 3));
+  EXPECT_EQ(dec.first_error(), "");
+}
+
+auto marker(std::string domain, std::string name, std::uint64_t start, std::uint64_t end) -> Marker {
+  return Marker{.start_cupti_ns = start,
+                .end_cupti_ns = end,
+                .tid = 0x7001,
+                .depth = 2,
+                .domain = std::move(domain),
+                .name = std::move(name)};
+}
+
+TEST(KernelWire, MarkersRoundTripWithKernelsInOneFrame) {
+  const std::vector<RecordBody> bodies = {marker("", "step 7", 1000, 9000), kernel("k"),
+                                          marker("PyTorch", "checkpoint", 4000, 4000)};
+  const auto bytes = encode(bodies, 31);
+  // Marker bodies: 28 fixed bytes + domain + name; records add 4. 16 + (32 + 6) + (62 + 1) + (32 + 17).
+  EXPECT_EQ(bytes.size(), 16U + 38 + 63 + 49);
+  EXPECT_EQ(bytes[16], 6) << "record type Marker";
+  EXPECT_EQ(bytes[18], 34) << "body bytes, u16 LE";
+  StreamDecoder dec;
+  EXPECT_EQ(decode(bytes, 3, dec), with_pid(bodies, 31));
+  EXPECT_EQ(dec.stats().records, 3U);
+  EXPECT_EQ(dec.first_error(), "");
+}
+
+TEST(KernelWire, MarkerTextsAreCutTo512BytesOnACharacterBoundary) {
+  // 510 ASCII bytes and a 3-byte character that would end at byte 513: cut before it, at 510.
+  const std::string name = std::string(510, 'n') + "\xe2\x82\xac" + "tail";
+  const auto bytes = encode({marker(std::string(700, 'd'), name, 1, 2)}, 1);
+  StreamDecoder dec;
+  const auto out = decode(bytes, bytes.size(), dec);
+  ASSERT_EQ(out.size(), 1U);
+  const auto& m = std::get<Marker>(out[0].body);
+  EXPECT_EQ(m.name, std::string(510, 'n'));
+  EXPECT_EQ(m.domain, std::string(512, 'd'));
+  EXPECT_EQ(encoded_bytes(marker(std::string(700, 'd'), name, 1, 2)), 4U + 28 + 512 + 510);
+}
+
+TEST(KernelWire, MalformedMarkersRejectTheWholeFrame) {
+  // Name length declared one byte longer than the body holds.
+  auto bytes = encode({marker("d", "abc", 1, 2), Clock{3, 4}}, 1);
+  bytes[16 + 4 + 26] = 4;  // the name length, after start, end, tid, depth and the domain length
+  reseal(bytes);
+  StreamDecoder dec;
+  std::vector<WireRecord> out;
+  dec.feed(bytes, out);
+  EXPECT_TRUE(out.empty());
+  EXPECT_EQ(
+      dec.first_error(),
+      "kernel stream damaged at byte 0: record 0 (type 6, 32 bytes) is malformed or of an unknown type");
+
+  // A range that ends before it starts (end is bytes 8-15 of the body).
+  auto backwards = encode({marker("", "r", 100, 200)}, 1);
+  backwards[16 + 4 + 8] = 50;  // end = 50 < start = 100
+  backwards[16 + 4 + 9] = 0;
+  reseal(backwards);
+  StreamDecoder dec2;
+  dec2.feed(backwards, out);
+  EXPECT_TRUE(out.empty());
+  EXPECT_EQ(dec2.stats().bad_frames, 1U);
+
+  // A marker body shorter than its fixed part.
+  auto short_body = encode({marker("", "", 1, 2)}, 1);
+  short_body[18] = 27;
+  reseal(short_body);
+  StreamDecoder dec3;
+  dec3.feed(short_body, out);
+  EXPECT_TRUE(out.empty());
+  EXPECT_EQ(dec3.stats().bad_frames, 1U);
+}
+
+TEST(KernelWire, MarkerInSampleTime) {
+  const auto r = to_marker_record(marker("NCCL", "allreduce", 1000, 4000), 77, -500);
+  EXPECT_EQ(r.pid, 77);
+  EXPECT_EQ(r.tid, 0x7001U);
+  EXPECT_EQ(r.start_ns, 500);
+  EXPECT_EQ(r.end_ns, 3500);
+  EXPECT_EQ(r.depth, 2U);
+  EXPECT_EQ(r.domain, "NCCL");
+  EXPECT_EQ(r.name, "allreduce");
+  EXPECT_FALSE(r.is_mark());
 }
 
 TEST(KernelWire, MalformedRecordsRejectTheWholeFrame) {

@@ -3,7 +3,7 @@
 #  - every ELF file needs no glibc symbol version above the floor (scripts/package/floor.sh) and no C++ runtime
 #    (GLIBCXX/CXXABI) version at all;
 #  - everything ldd resolves is glibc's own or a file inside the tree;
-#  - libsolscope_inject.so exports InitializeInjection and nothing else.
+#  - libsolscope_inject.so exports InitializeInjection and InitializeInjectionNvtx2 and nothing else.
 #   tests/release/check_bundle.sh TREE        (exit 0 when all hold, 1 with each broken promise named)
 set -uo pipefail
 tree="$(realpath "${1:?usage: check_bundle.sh TREE}")"
@@ -33,7 +33,8 @@ while IFS= read -r -d '' file; do
   echo "$rel: highest GLIBC_${highest:-none}; needs ${needed[*]:-nothing}"
   if [[ "$rel" == */libsolscope_inject.so ]]; then
     exported="$(awk '$2 == "g" && $4 != "*UND*" {print $NF}' <<<"$symbols" | sort -u | tr '\n' ' ')"
-    [ "$exported" = "InitializeInjection " ] || fail "$rel exports more than InitializeInjection: $exported"
+    [ "$exported" = "InitializeInjection InitializeInjectionNvtx2 " ] ||
+      fail "$rel exports other than InitializeInjection and InitializeInjectionNvtx2: $exported"
   fi
 done < <(find "$tree" -type f -print0)
 
