@@ -24,8 +24,16 @@ auto find_injection_library() -> std::optional<std::filesystem::path> {
   return std::nullopt;
 }
 
-auto KernelPipe::environment() const -> std::vector<std::pair<std::string, std::string>> {
-  return {{"CUDA_INJECTION64_PATH", library.string()}, {inject::kKernelFdEnv, std::to_string(write_fd)}};
+auto nvtx_route(const std::optional<std::string>& user_nvtx) -> std::string {
+  return user_nvtx ? std::string("user ") + kNvtxInjectionEnv + "=" + *user_nvtx : std::string("injection");
+}
+
+auto KernelPipe::environment(const std::optional<std::string>& user_nvtx) const
+    -> std::vector<std::pair<std::string, std::string>> {
+  std::vector<std::pair<std::string, std::string>> env{{"CUDA_INJECTION64_PATH", library.string()},
+                                                       {inject::kKernelFdEnv, std::to_string(write_fd)}};
+  if (!user_nvtx) env.emplace_back(kNvtxInjectionEnv, library.string());
+  return env;
 }
 
 auto open_kernel_pipe(const std::filesystem::path& library) -> core::Result<KernelPipe> {

@@ -12,6 +12,14 @@
 
 namespace solscope::app {
 
+/// The variable NVTX reads for its injection library (NVTX's nvtxInit.h).
+inline constexpr const char* kNvtxInjectionEnv = "NVTX_INJECTION64_PATH";
+
+/// What the run's meta `nvtx` (kMetaRunNvtx) says about the NVTX route: "injection" when CMD's NVTX goes to
+/// the injection library (and the trace's markers table is fed), "user NVTX_INJECTION64_PATH=<value>" when
+/// the user's own value was kept (no NVTX ranges are recorded then).
+[[nodiscard]] auto nvtx_route(const std::optional<std::string>& user_nvtx) -> std::string;
+
 /// The injection library (inject::kInjectLibraryName) beside the solscope binary (a build tree), or in
 /// inject::kInjectInstallDir relative to it (an install); nullopt when neither exists. The one place where
 /// `run` looks for it.
@@ -23,8 +31,12 @@ struct KernelPipe {
   int read_fd = -1;
   int write_fd = -1;
   std::filesystem::path library;
-  /// CUDA_INJECTION64_PATH and SOLSCOPE_KERNEL_FD (inject::kKernelFdEnv) for CMD's environment.
-  [[nodiscard]] auto environment() const -> std::vector<std::pair<std::string, std::string>>;
+  /// CUDA_INJECTION64_PATH and SOLSCOPE_KERNEL_FD (inject::kKernelFdEnv) for CMD's environment, and
+  /// NVTX_INJECTION64_PATH (kNvtxInjectionEnv) = the library, whose InitializeInjectionNvtx2 hands NVTX to
+  /// the libcupti it opened (docs/kernel-wire.md "NVTX"), unless `user_nvtx` (the user's own value of that
+  /// variable, empty included) is set: theirs is kept.
+  [[nodiscard]] auto environment(const std::optional<std::string>& user_nvtx) const
+      -> std::vector<std::pair<std::string, std::string>>;
 };
 
 /// Creates the pipe for `library`, its read end non-blocking. Errors: Unavailable with errno's words.

@@ -41,6 +41,17 @@ auto KernelRecordMapper::map(const inject::WireRecord& record) -> std::optional<
       record.body);
 }
 
+auto KernelRecordMapper::map_marker(const inject::WireRecord& record) -> std::optional<core::MarkerRecord> {
+  const auto* marker = std::get_if<inject::Marker>(&record.body);
+  if (marker == nullptr) return std::nullopt;
+  const auto p = per_pid_.find(record.pid);
+  if (p == per_pid_.end() || !p->second.offset_ns) {
+    ++unmapped_markers_;
+    return std::nullopt;
+  }
+  return inject::to_marker_record(*marker, record.pid, *p->second.offset_ns);
+}
+
 auto KernelRecordMapper::dropped_by_job() const -> std::uint64_t {
   std::uint64_t total = 0;
   for (const auto& [pid, p] : per_pid_) total += p.dropped.pipe_full + p.dropped.by_cupti;
@@ -79,7 +90,11 @@ void KernelLog::read_loop() {
   std::vector<inject::WireRecord> records;
   const auto queue_kernels = [&] {
     for (const inject::WireRecord& r : records) {
-      if (auto kernel = mapper_.map(r)) (void)queue_.push(std::move(*kernel));
+      if (auto kernel = mapper_.map(r)) {
+        (void)queue_.push(std::move(*kernel));
+      } else if (auto marker = mapper_.map_marker(r)) {
+        (void)queue_.push(std::move(*marker));
+      }
     }
     records.clear();
   };
@@ -101,17 +116,33 @@ void KernelLog::read_loop() {
 }
 
 void KernelLog::write_loop() {
-  std::vector<core::KernelRecord> batch;
+  std::vector<KernelLogRecord> batch;
+  std::vector<core::KernelRecord> kernels;
+  std::vector<core::MarkerRecord> markers;
   std::set<std::uint32_t> seen;
   while (queue_.pop_all(batch)) {
     if (error_) continue;  // drain and discard after a failed append
-    auto done = writer_.with([&](trace::Writer& w) { return w.append_kernels(batch); });
+    kernels.clear();
+    markers.clear();
+    for (KernelLogRecord& r : batch) {
+      if (auto* k = std::get_if<core::KernelRecord>(&r)) {
+        kernels.push_back(std::move(*k));
+      } else {
+        markers.push_back(std::move(std::get<core::MarkerRecord>(r)));
+      }
+    }
+    auto done = writer_.with([&](trace::Writer& w) {
+      auto appended = w.append_kernels(kernels);
+      if (appended && !markers.empty()) appended = w.append_markers(markers);
+      return appended;
+    });
     if (!done) {
       error_ = done.error();
       continue;
     }
-    written_ += batch.size();
-    for (const core::KernelRecord& k : batch) {
+    written_ += kernels.size();
+    markers_written_ += markers.size();
+    for (const core::KernelRecord& k : kernels) {
       if (seen.insert(k.device).second && on_device_) on_device_(k.device);
     }
   }
@@ -143,6 +174,8 @@ auto KernelLog::finish(std::int64_t grace_ms) -> KernelLogCounts {
   }
   KernelLogCounts counts;
   counts.written = written_;
+  counts.markers_written = markers_written_;
+  counts.unmapped_markers = mapper_.unmapped_markers();
   counts.dropped_by_job = mapper_.dropped_by_job();
   counts.dropped_here = queue_.counters().dropped;
   counts.unmapped = mapper_.unmapped();

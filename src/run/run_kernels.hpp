@@ -1,6 +1,7 @@
 // `solscope run`: the kernel log. Reads the injection library's pipe (src/inject/kernel_wire.hpp) on a
-// thread of its own, maps each kernel to its NVML index and the samples' clock, and appends the records to
-// the trace through a bounded queue that drops its oldest records (counted) rather than ever stall the pipe.
+// thread of its own, maps each kernel to its NVML index and the samples' clock (and each NVTX marker to the
+// clock), and appends the records to the trace through a bounded queue that drops its oldest records
+// (counted) rather than ever stall the pipe.
 #pragma once
 
 #include <atomic>
@@ -12,6 +13,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include "core/bounded_queue.hpp"
@@ -34,6 +36,12 @@ class KernelRecordMapper {
   /// CUDA device whose UUID is in the index; otherwise it is counted in unmapped(). Other records update the
   /// state and give nothing.
   auto map(const inject::WireRecord& record) -> std::optional<core::KernelRecord>;
+  /// Maps a Marker record (map() updates the state for the others and gives nothing for it): a MarkerRecord
+  /// when its process has sent a Clock; otherwise it is counted in unmapped_markers(). Other records give
+  /// nothing.
+  auto map_marker(const inject::WireRecord& record) -> std::optional<core::MarkerRecord>;
+  /// Markers that came before their process's first Clock.
+  [[nodiscard]] auto unmapped_markers() const -> std::uint64_t { return unmapped_markers_; }
   /// Kernel records the job's processes said they lost (sum over processes of their latest Dropped totals).
   [[nodiscard]] auto dropped_by_job() const -> std::uint64_t;
   /// Kernels that could not be placed: no Clock yet, or a CUDA device without a known UUID.
@@ -54,14 +62,20 @@ class KernelRecordMapper {
   std::map<std::int32_t, Process> per_pid_;
   std::optional<std::int64_t> offset_ns_;
   std::uint64_t unmapped_ = 0;
+  std::uint64_t unmapped_markers_ = 0;
 };
+
+/// One record queued between the pipe's reader and the trace.
+using KernelLogRecord = std::variant<core::KernelRecord, core::MarkerRecord>;
 
 /// What the kernel log did, for the trace's meta and the summary.
 struct KernelLogCounts {
-  std::uint64_t written = 0;         ///< records appended to the trace
-  std::uint64_t dropped_by_job = 0;  ///< lost in the job (full pipe, CUPTI without buffers)
-  std::uint64_t dropped_here = 0;    ///< dropped by the recorder's full queue
-  std::uint64_t unmapped = 0;        ///< without a clock or a known GPU
+  std::uint64_t written = 0;           ///< kernel records appended to the trace
+  std::uint64_t markers_written = 0;   ///< NVTX ranges and marks appended to the trace (markers table)
+  std::uint64_t unmapped_markers = 0;  ///< NVTX markers without a clock (not in dropped(): not kernels)
+  std::uint64_t dropped_by_job = 0;    ///< lost in the job (full pipe, CUPTI without buffers)
+  std::uint64_t dropped_here = 0;      ///< dropped by the recorder's full queue
+  std::uint64_t unmapped = 0;          ///< without a clock or a known GPU
   std::optional<std::int64_t> clock_offset_ns;
   std::size_t processes = 0;
   std::string wire_problem;  ///< the decoder's first complaint ("" when the stream was clean)
@@ -75,7 +89,8 @@ struct KernelLogCounts {
 /// reader stopped: <what>" or "the kernel log's trace writer stopped: <what>"); the job goes on.
 class KernelLog {
  public:
-  /// Records queued between the pipe's reader and the trace (about 200 bytes each: 13 MiB).
+  /// Records queued between the pipe's reader and the trace (kernels or markers, about 200 bytes each:
+  /// 13 MiB).
   static constexpr std::size_t kQueueRecords = 65536;
 
   /// `on_device` is called (from the log's thread) with the NVML index of every kernel written.
@@ -109,7 +124,7 @@ class KernelLog {
   inject::StreamDecoder decoder_;
   SharedWriter& writer_;
   std::function<void(std::uint32_t)> on_device_;
-  core::BoundedQueue<core::KernelRecord> queue_;
+  core::BoundedQueue<KernelLogRecord> queue_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> eof_{false};
   core::ThreadFault reader_fault_;
@@ -118,6 +133,7 @@ class KernelLog {
   std::thread writer_thread_;
   bool finished_ = false;
   std::uint64_t written_ = 0;
+  std::uint64_t markers_written_ = 0;
   std::optional<core::Error> error_;
 };
 

@@ -20,6 +20,9 @@ inline constexpr std::string_view kMetaRunEndNs = "run_end_ns";        ///< when
 inline constexpr std::string_view kMetaRunExitStatus = "exit_status";  ///< "exit 3", "signal 15 (...)"
 inline constexpr std::string_view kMetaRunExitCode = "exit_code";      ///< solscope's: 3, 143
 inline constexpr std::string_view kMetaRunCudaVisible = "cuda_visible_devices";  ///< the value or "(unset)"
+/// Where CMD's NVTX went: "injection" (recorded in the markers table) or "user NVTX_INJECTION64_PATH=..."
+/// (the user's own, kept; no markers recorded); absent without a kernel log (run_inject.hpp nvtx_route()).
+inline constexpr std::string_view kMetaRunNvtx = "nvtx";
 /// NVML indices of the GPUs the job was seen using (process lists, kernels) or sampled: "0,2" or "".
 inline constexpr std::string_view kMetaRunGpus = "gpus_used";
 

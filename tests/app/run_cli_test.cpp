@@ -287,13 +287,18 @@ TEST_F(RunCliTest, kernel_records_written_by_the_command_reach_the_recorder) {
     ASSERT_TRUE(encoder.add(k));
   }
   ASSERT_TRUE(encoder.add(inject::Dropped{2, 1}));
+  // One NVTX range of thread 7, CUPTI ns 1500-2500: on the samples' clock from the frame's Clock.
+  ASSERT_TRUE(encoder.add(inject::Marker{
+      .start_cupti_ns = 1500, .end_cupti_ns = 2500, .tid = 7, .depth = 0, .domain = "", .name = "step"}));
   const auto frame = encoder.finish();
   std::ofstream(path("frames.bin"), std::ios::binary)
       .write(reinterpret_cast<const char*>(frame.data()), static_cast<std::streamsize>(frame.size()));
   const std::string trace = path("k.sqlite");
-  const auto r = run({"-o", trace, "--", "sh", "-c",
-                      "test \"$CUDA_INJECTION64_PATH\" = \"" + fs::weakly_canonical(library).string() +
-                          "\" && cat " + path("frames.bin") + " > /dev/fd/$SOLSCOPE_KERNEL_FD"});
+  const std::string lib = fs::weakly_canonical(library).string();
+  const auto r =
+      run({"-o", trace, "--", "sh", "-c",
+           "test \"$CUDA_INJECTION64_PATH\" = \"" + lib + "\" && test \"$NVTX_INJECTION64_PATH\" = \"" + lib +
+               "\" && cat " + path("frames.bin") + " > /dev/fd/$SOLSCOPE_KERNEL_FD"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(
       r.err.find("6 kernel records were lost (3 in the job's buffers, 0 in solscope's queue, 3 without a "
@@ -307,9 +312,17 @@ TEST_F(RunCliTest, kernel_records_written_by_the_command_reach_the_recorder) {
   EXPECT_EQ(reader->metadata().kernels_dropped, 6u);
   EXPECT_EQ(reader->metadata().kernel_clock_offset_ns,
             std::optional<std::int64_t>(1'767'225'600'000'000'000 - 1000));
+  EXPECT_EQ(reader->metadata().entries.at("nvtx"), "injection");
+  auto markers = reader->markers();
+  ASSERT_TRUE(markers);
+  ASSERT_EQ(markers->rows.size(), 1u);
+  EXPECT_EQ(markers->rows[0].pid, 4242);
+  EXPECT_EQ(markers->rows[0].start_ns, 1'767'225'600'000'000'500);
+  EXPECT_EQ(markers->rows[0].end_ns, 1'767'225'600'000'001'500);
+  EXPECT_EQ(markers->rows[0].name, "step");
   // --no-kernels: no library, no pipe, no kernel log.
   const auto plain = run({"--no-kernels", "-o", path("n.sqlite"), "--", "sh", "-c",
-                          "test -z \"$CUDA_INJECTION64_PATH$SOLSCOPE_KERNEL_FD\""});
+                          "test -z \"$CUDA_INJECTION64_PATH$SOLSCOPE_KERNEL_FD$NVTX_INJECTION64_PATH\""});
   EXPECT_EQ(plain.exit_code, 0) << plain.err;
   auto none = trace::Reader::open(path("n.sqlite"));
   ASSERT_TRUE(none);

@@ -216,7 +216,7 @@ void wind_down(Job& job) {
 /// Starts CMD with the kernel pipe's write end and the injection variables, then runs the job to its end.
 auto run_child(Job& job, const sources::SourceConfig& config) -> core::Result<ChildExit> {
   std::vector<std::pair<std::string, std::string>> extra;
-  if (job.pipe) extra = job.pipe->environment();
+  if (job.pipe) extra = job.pipe->environment(config::process_environment()(kNvtxInjectionEnv));
   ChildSpec spec{job.args.command, config::environment_with(extra), config::env_or_empty("PATH"),
                  job.pipe ? job.pipe->write_fd : -1};
   auto child = ChildProcess::spawn(spec);
@@ -352,7 +352,15 @@ auto run_job_with(const CommonOptions& common, const WorkloadOptions& workloads,
   job.workload_options = workloads;
   std::optional<std::string> cuda_visible;
   if (auto value = config::process_environment()("CUDA_VISIBLE_DEVICES")) cuda_visible = *value;
-  if (job.pipe) (void)writer->set_kernel_log("cupti");
+  if (job.pipe) {
+    (void)writer->set_kernel_log("cupti");
+    const auto user_nvtx = config::process_environment()(kNvtxInjectionEnv);
+    (void)writer->set_metadata(kMetaRunNvtx, nvtx_route(user_nvtx));
+    if (user_nvtx) {
+      print_note(err, std::string("NVTX ranges are not recorded: ") + kNvtxInjectionEnv + "=" + *user_nvtx +
+                          " is kept (unset it to record them)");
+    }
+  }
   if (auto done =
           write_run_start(*writer, args.command, realtime_now_ns(), cuda_visible_summary(cuda_visible));
       !done) {
