@@ -48,6 +48,12 @@ extern "C" auto LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t siz
   for (const WireRecord& r : whole.records) {
     const auto* k = std::get_if<Kernel>(&r.body);
     if (k != nullptr && k->name.size() > solscope::inject::kKernelNameMaxBytes) std::abort();
+    const auto* m = std::get_if<solscope::inject::Marker>(&r.body);
+    if (m != nullptr &&
+        (m->name.size() > solscope::inject::kKernelNameMaxBytes ||
+         m->domain.size() > solscope::inject::kKernelNameMaxBytes || m->end_cupti_ns < m->start_cupti_ns)) {
+      std::abort();
+    }
   }
   if (whole.records != chunked.records || whole.stats.frames != chunked.stats.frames ||
       whole.stats.bad_frames != chunked.stats.bad_frames ||

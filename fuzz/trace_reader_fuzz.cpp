@@ -79,6 +79,11 @@ auto read_all(const Reader& reader) -> std::uint64_t {
     check_counting_rule(table->report.kernels, table->report.skipped_rows, table->report.table_rows);
     if (table->kernels.size() != table->report.kernels) std::abort();
   }
+  if (auto markers = reader.markers(); markers && markers->present) {
+    for (const auto& m : markers->rows) {
+      if (m.end_ns < m.start_ns) std::abort();  // a damaged row is skipped, never returned
+    }
+  }
   ReadOptions some;
   some.devices = {0, 1};
   some.from_ns = 1;
