@@ -256,7 +256,8 @@ TEST(MarkersTest, a_zeroed_leaf_of_the_markers_table_is_stepped_over_and_counted
     markers.push_back(marker(i, i, i + 1, 0, "", "range " + std::string(100, 'r')));
   write_with_markers(path, markers);
   const auto leaves = marker_leaf_pages(path);
-  ASSERT_GE(leaves.size(), 10u) << "dbstat lists the table's leaves";
+  if (leaves.empty()) GTEST_SKIP() << "this SQLite has no dbstat table to find the markers' pages";
+  ASSERT_GE(leaves.size(), 10u) << "27 leaves of some 110 rows each (SQLite 3.40)";
   // A leaf in the middle: rows before and after it survive. Pages are numbered from 1.
   const auto page = static_cast<std::size_t>(leaves[leaves.size() / 2]) - 1;
   auto bytes = testing::read_bytes(path);
