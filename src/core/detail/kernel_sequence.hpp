@@ -46,8 +46,9 @@ struct DeviceKernels {
     -> std::optional<std::vector<std::size_t>>;
 
 /// Sequence rule: the shortest lag L at which the name ids repeat (kSequenceMatchRatio), at least
-/// kMinIterations times; the positions where iterations start (the cycle's kernel with the longest mean idle
-/// gap before it, followed cycle by cycle). Sets out.boundary = KernelSequence, or out.note when none.
+/// kMinIterations times; the positions where iterations start: the name with the longest mean idle gap
+/// before it, followed cycle by cycle (within max(1, L / 4) kernels of one lag on when a cycle drifted, with
+/// a note). Sets out.boundary = KernelSequence, or out.note when there is no repeat.
 [[nodiscard]] auto sequence_boundaries(const DeviceKernels& ks, KernelSteps& out) -> std::vector<std::size_t>;
 
 /// The shortest lag at which `ids` repeat (0 = none); bounded cost, see the constants above.
