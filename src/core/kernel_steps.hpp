@@ -42,7 +42,13 @@ inline constexpr EnumNames<Collective, kCollectiveCount> kCollectiveNames({"none
   return kCollectiveNames(c);
 }
 
-/// The collective of a kernel name (demangled or not); Collective::None for anything that is not NCCL's.
+/// The collective of a kernel name (demangled, with or without a `void ` prefix and an argument list, or
+/// mangled `_Z<length>...`); Collective::None for anything that is not NCCL's. An NCCL kernel is a name that
+/// starts with `ncclDevKernel_` (NCCL >= 2.19, src/device/generate.py), `ncclSymkDevKernel_` (symmetric
+/// kernels, src/device/symmetric/generate.py), `ncclKernel_` or `ncclKernelDebug_` (NCCL < 2.19,
+/// src/collectives/device/common.h NCCL_KERN_NAME); the Func after the prefix names the collective
+/// (AllGatherV is AllGather, Send/Recv/SendRecv is SendRecv, Generic and unknown ones Other). A name in a
+/// namespace or merely containing "nccl" (a framework's own all-reduce kernel) is compute. Pure.
 [[nodiscard]] auto classify_kernel(std::string_view name) -> Collective;
 
 /// Where iteration boundaries came from.
@@ -62,7 +68,8 @@ struct KernelIteration {
   std::int64_t compute_ns = 0;
   std::int64_t communication_ns = 0;
   std::int64_t exposed_communication_ns = 0;
-  std::array<std::int64_t, kCollectiveCount> collective_ns{};  ///< union time per collective
+  /// Union time per collective (index Collective; Collective::None, compute, stays 0).
+  std::array<std::int64_t, kCollectiveCount> collective_ns{};
   std::uint32_t kernels = 0;
   [[nodiscard]] auto duration_ns() const -> std::int64_t { return end_ns - start_ns; }
 };
@@ -86,12 +93,19 @@ struct KernelSteps {
   std::string note;                         ///< why none were found, or what was approximate; empty otherwise
 };
 
-/// Splits one GPU's kernels (sorted by start_ns, all of one device) into iterations. `markers` are the job's
-/// NVTX records (any process; those of processes with no kernel on this device are ignored). NVTX rule: a
-/// kernel belongs to the step whose range opened last at or before the kernel's start (kernels launched
-/// inside a range cannot start before it; exact when the host does not run more than one step ahead).
-/// Sequence rule: the shortest lag L at which the kernel-name sequence repeats (>= 90% of names equal at lag
-/// L); an iteration starts at the kernel of the cycle with the longest mean idle gap before it.
+/// Splits one GPU's kernels into iterations (docs/design/sol-metrics.md section 13). `kernels` may hold
+/// other devices' kernels (ignored) and come in any order (sorted here when they are not by start_ns).
+/// `markers` are the job's NVTX records (any process; those of processes with no kernel on this device are
+/// ignored). NVTX rule: a kernel belongs to the step whose range opened last at or before the kernel's start
+/// (kernels launched inside a range cannot start before it; exact when the host does not run more than one
+/// step ahead); an iteration runs from a step's first kernel start to the next step's; a range name given in
+/// `options` that none of the GPU's processes opened gives boundary None and a note. Sequence rule (no NVTX
+/// range used): the shortest lag L at which the kernel-name sequence repeats (>= 90% of names equal at lag L,
+/// at least kMinIterations times; candidate lags from the names' repeat distances, so the cost stays near
+/// linear in the kernels); an iteration starts at the kernel with the longest mean idle gap before it,
+/// followed cycle by cycle (a cycle with an extra or a missing kernel: the same name within L/4, and a note
+/// that the boundaries are approximate). Kernels before the first boundary and after the last are partial
+/// iterations and dropped. No kernel, or no repeat: boundary None, no iterations, and a note.
 [[nodiscard]] auto kernel_steps(std::uint32_t device, std::span<const KernelRecord> kernels,
                                 std::span<const MarkerRecord> markers, const StepOptions& options = {})
     -> KernelSteps;

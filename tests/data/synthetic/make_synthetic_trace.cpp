@@ -6,6 +6,9 @@
 //       [--kernels]                 also a SYNTHETIC kernels table following the phases (not with random)
 //   solscope_make_synthetic_trace -o FILE [--force] --workloads
 //                                   the workloads scenario (workloads.hpp): 2 GPUs, 20 s, a workloads table
+//   solscope_make_synthetic_trace -o FILE [--force] --dp-step
+//                                   the 4-rank data-parallel step (dp_step.hpp): samples, kernels, NVTX
+//                                   markers
 //
 // The committed fixtures were made with
 //   solscope_make_synthetic_trace -o tests/data/synthetic/synthetic-v1.sqlite --devices 2 --samples 60 --seed
@@ -17,6 +20,7 @@
 #include <string>
 #include <string_view>
 
+#include "data/synthetic/dp_step_trace.hpp"
 #include "data/synthetic/profiles.hpp"
 #include "data/synthetic/synthetic_trace.hpp"
 #include "data/synthetic/workloads_trace.hpp"
@@ -30,6 +34,7 @@ struct Args {
   std::uint64_t samples = 0;  ///< random profile: samples per device (0 = seconds x hz)
   solscope::synthetic::ProfileOptions profile{.profile = Profile::Random, .seconds = 0.6};
   bool workloads = false;  ///< --workloads: the workloads scenario instead of a profile
+  bool dp_step = false;    ///< --dp-step: the 4-rank data-parallel step instead of a profile
 };
 
 /// The whole of `text` as a number (no sign for unsigned types); false otherwise. NaN and infinity parse for
@@ -71,6 +76,8 @@ auto parse(int argc, char** argv, Args& args) -> bool {
       args.profile.kernels = true;
     } else if (arg == "--workloads") {
       args.workloads = true;
+    } else if (arg == "--dp-step") {
+      args.dp_step = true;
     } else if (i + 1 >= argc || !parse_one(arg, argv[++i], args)) {
       return false;
     }
@@ -86,14 +93,15 @@ auto main(int argc, char** argv) -> int {
     std::fprintf(stderr,
                  "usage: %s -o FILE [--force] [--devices N] [--samples N] [--seed S] [--profile "
                  "random|demo|phases|constant] [--hz N] [--seconds S] [--start-ns NS] [--attainable-gpu G] "
-                 "[--kernels] | -o FILE [--force] --workloads\n",
+                 "[--kernels] | -o FILE [--force] --workloads | -o FILE [--force] --dp-step\n",
                  argv[0]);
     return 2;
   }
   if (args.profile.profile == Profile::Random && args.samples > 0) {
     args.profile.seconds = static_cast<double>(args.samples) / args.profile.hz;
   }
-  auto written = args.workloads
+  auto written = args.dp_step ? solscope::synthetic::write_dp_step_trace(args.output, args.profile.overwrite)
+                 : args.workloads
                      ? solscope::synthetic::write_workloads_trace(args.output, args.profile.overwrite)
                      : solscope::synthetic::write_profile_trace(args.output, args.profile);
   if (!written) {

@@ -94,7 +94,8 @@ auto write_trace(const std::filesystem::path& path, std::uint32_t device_count, 
 auto write_samples(const std::filesystem::path& path, trace::WriterOptions options,
                    const std::vector<core::DeviceInfo>& devs, std::uint64_t per_device,
                    const std::function<core::RawSample(std::uint32_t, std::uint64_t)>& sample_at,
-                   const std::vector<core::KernelRecord>* kernels) -> core::Result<std::uint64_t> {
+                   const std::vector<core::KernelRecord>* kernels,
+                   const std::vector<core::MarkerRecord>* markers) -> core::Result<std::uint64_t> {
   options.synthetic = true;
   auto writer = trace::Writer::open(path, options);
   if (!writer) return core::propagate(writer);
@@ -111,6 +112,9 @@ auto write_samples(const std::filesystem::path& path, trace::WriterOptions optio
     if (auto done = writer->set_kernel_log("synthetic"); !done) return core::propagate(done);
     if (auto done = writer->set_kernels_dropped(0); !done) return core::propagate(done);
     if (auto done = writer->append_kernels(*kernels); !done) return core::propagate(done);
+  }
+  if (markers != nullptr) {
+    if (auto done = writer->append_markers(*markers); !done) return core::propagate(done);
   }
   if (auto done = writer->close(); !done) return core::propagate(done);
   return written;

@@ -37,13 +37,14 @@ inline constexpr std::int64_t kIntervalNs = 10'000'000;
 /// Writes a trace of `devs` (`options.synthetic` set here) with `per_device` rounds of one sample per device
 /// in device order, `sample_at(device index in devs, n)`, each with its core::derive figures, and closes it.
 /// The one writer loop of every synthetic profile. With `kernels` (not null) the trace also gets that
-/// kernel table, marked meta kernel_log = "synthetic". Returns the number of samples; errors: the trace
-/// writer's.
+/// kernel table, marked meta kernel_log = "synthetic", and with `markers` (not null) that markers table.
+/// Returns the number of samples; errors: the trace writer's.
 [[nodiscard]] auto write_samples(
     const std::filesystem::path& path, trace::WriterOptions options,
     const std::vector<core::DeviceInfo>& devs, std::uint64_t per_device,
     const std::function<core::RawSample(std::uint32_t, std::uint64_t)>& sample_at,
-    const std::vector<core::KernelRecord>* kernels = nullptr) -> core::Result<std::uint64_t>;
+    const std::vector<core::KernelRecord>* kernels = nullptr,
+    const std::vector<core::MarkerRecord>* markers = nullptr) -> core::Result<std::uint64_t>;
 
 /// Writes a complete synthetic trace (devices, samples(device_count, per_device, seed) with core::derive
 /// figures, meta.synthetic = 1) and closes it. `options.synthetic` and `source_description` are set here.
