@@ -14,6 +14,42 @@ namespace solscope::report {
 namespace {
 
 constexpr double kNsPerMs = 1e6;
+/// Widest line written (report_text.hpp's kTextWidth, which this file may not include without a cycle).
+constexpr std::size_t kWidth = 100;
+constexpr std::string_view kContinuation = "   ";  ///< then a space: 4 columns
+/// NVTX range names are cut to this many bytes in the text.
+constexpr std::size_t kRangeNameWidth = 40;
+
+/// `head`, a space and the words of `text` (made terminal-safe), lines broken at spaces to fit kWidth and
+/// continued 4 columns in; a word longer than a line is cut.
+void append_wrapped(std::string& out, std::string_view head, std::string_view text) {
+  const std::string safe = core::terminal_safe(text);
+  std::string line(head);
+  std::size_t at = 0;
+  while (at < safe.size()) {
+    std::size_t end = safe.find(' ', at);
+    if (end == std::string::npos) end = safe.size();
+    const std::string_view word = std::string_view(safe).substr(at, end - at);
+    at = end + 1;
+    if (word.empty()) continue;
+    if (line.size() + 1 + word.size() > kWidth && line.size() > kContinuation.size()) {
+      out += line + '\n';
+      line = std::string(kContinuation);
+    }
+    line += ' ';
+    line += word.substr(0, kWidth - std::min(kWidth, line.size()));
+  }
+  out += line + '\n';
+}
+
+/// `name` cut to `width` bytes with "..." (never inside a UTF-8 sequence).
+auto cut(std::string_view name, std::size_t width) -> std::string {
+  std::string safe = core::terminal_safe(name);
+  if (safe.size() <= width) return safe;
+  std::size_t at = width - 3;
+  while (at > 0 && (static_cast<unsigned char>(safe[at]) & 0xC0U) == 0x80U) --at;
+  return safe.substr(0, at) + "...";
+}
 
 auto ms(std::int64_t ns) -> double {
   return static_cast<double>(ns) / kNsPerMs;
@@ -74,7 +110,7 @@ void write_iterations(std::string& out, const GpuSteps& g, std::int64_t origin_n
 
 auto boundary_text(const GpuSteps& g) -> std::string {
   if (g.boundary == core::StepBoundary::Nvtx) {
-    return fmt::format("the NVTX range \"{}\"", core::terminal_safe(g.nvtx_range));
+    return fmt::format("the NVTX range \"{}\"", cut(g.nvtx_range, kRangeNameWidth));
   }
   return "the repeating kernel sequence";
 }
@@ -94,7 +130,7 @@ void write_kernel_gpu(std::string& out, const GpuSteps& g, std::int64_t origin_n
   write_stat(out, "communication", g.communication);
   write_stat(out, "exposed comm.", g.exposed);
   write_collectives(out, g);
-  if (!g.note.empty()) fmt::format_to(std::back_inserter(out), "  note: {}\n", core::terminal_safe(g.note));
+  if (!g.note.empty()) append_wrapped(out, "  note:", g.note);
   write_median(out, g);
   write_iterations(out, g, origin_ns);
 }
@@ -150,10 +186,7 @@ void write_training_steps(std::string& out, const TrainingSteps& steps, std::int
       write_kernel_gpu(out, g, origin_ns);
       continue;
     }
-    if (!g.note.empty()) {
-      fmt::format_to(std::back_inserter(out), "{}: no iterations in the kernel log: {}\n", g.label,
-                     core::terminal_safe(g.note));
-    }
+    if (!g.note.empty()) append_wrapped(out, g.label + ": no iterations in the kernel log:", g.note);
     if (g.source == StepSource::Samples) write_sample_gpu(out, g);
     if (g.source == StepSource::None && g.note.empty()) {
       fmt::format_to(std::back_inserter(out), "{}: no kernels and no samples\n", g.label);
