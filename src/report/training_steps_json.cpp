@@ -101,10 +101,10 @@ auto gpu_json(const GpuSteps& g) -> Json {
 auto rank_json(const core::RankSteps& r, std::uint32_t device) -> Json {
   return Json{{"index", device},
               {"label", r.rank},
-              {"iteration_ms", r.iteration_s * 1e3},
-              {"compute_ms", r.compute_s * 1e3},
-              {"communication_ms", r.communication_s * 1e3},
-              {"exposed_communication_ms", r.exposed_communication_s * 1e3}};
+              {"iteration_ms", wire::number_or_null(r.iteration_s * 1e3)},
+              {"compute_ms", wire::number_or_null(r.compute_s * 1e3)},
+              {"communication_ms", wire::number_or_null(r.communication_s * 1e3)},
+              {"exposed_communication_ms", wire::number_or_null(r.exposed_communication_s * 1e3)}};
 }
 
 }  // namespace
@@ -123,8 +123,8 @@ auto training_steps_json(const TrainingSteps& steps) -> nlohmann::ordered_json {
     const auto& v = *steps.verdict;
     out["straggler"] = Json{{"index", steps.rank_devices[v.straggler]},
                             {"label", steps.ranks[v.straggler].rank},
-                            {"spread_pct", v.spread_pct},
-                            {"iteration_spread_pct", v.iteration_spread_pct}};
+                            {"spread_pct", wire::number_or_null(v.spread_pct)},
+                            {"iteration_spread_pct", wire::number_or_null(v.iteration_spread_pct)}};
   } else {
     out["straggler"] = nullptr;
   }
