@@ -14,6 +14,7 @@
 #include "core/sol_terms.hpp"
 #include "core/units.hpp"
 #include "core/workload.hpp"
+#include "report/training_steps.hpp"
 
 namespace solscope::report {
 
@@ -144,6 +145,7 @@ struct Report {
   /// The trace has a workloads table (schema 5): false for older traces, which say nothing about workloads.
   bool workloads_recorded = false;
   std::vector<WorkloadReport> workloads;  ///< most GPU-seconds first (ties: identity, then sharing)
+  TrainingSteps training_steps;           ///< docs/report.md "Training steps"
 };
 
 }  // namespace solscope::report

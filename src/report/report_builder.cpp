@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/attainable_gap.hpp"
+#include "core/device_info.hpp"
 #include "core/metric_id.hpp"
 #include "report/report_series.hpp"
 
@@ -52,6 +53,7 @@ auto ReportBuilder::lane(std::uint32_t device) -> Lane& {
 void ReportBuilder::add_kernel(const core::KernelRecord& kernel) {
   if (samples_ > 0) return;  // the join is sealed at the first sample
   kernels_.add_call(kernel);
+  steps_.add_kernel(kernel);
   ++kernel_calls_;
 }
 
@@ -59,6 +61,11 @@ void ReportBuilder::set_workloads(std::span<const core::WorkloadInterval> rows) 
   if (samples_ > 0) return;
   workloads_.set_rows(rows);
   workloads_recorded_ = true;
+}
+
+void ReportBuilder::set_markers(std::span<const core::MarkerRecord> markers, bool present) {
+  if (samples_ > 0) return;
+  steps_.set_markers(markers, present);
 }
 
 void ReportBuilder::add(const core::SolSample& sample) {
@@ -82,6 +89,7 @@ void ReportBuilder::add(const core::SolSample& sample) {
   l.bins.add(point_of(sample));
   kernels_.add(sample);
   workloads_.add(sample);
+  steps_.add(sample);
 }
 
 auto ReportBuilder::gpu_report(Lane& l) const -> GpuReport {
@@ -124,7 +132,12 @@ auto ReportBuilder::finish(TraceFacts facts) -> Report {
   kernels_.seal();
   for (const std::uint32_t device : kernels_.devices()) lane(device);
   Report report{.trace = std::move(facts), .samples = samples_, .kernel_calls = kernel_calls_};
-  for (auto& [device, l] : lanes_) report.gpus.push_back(gpu_report(l));
+  std::vector<std::pair<std::uint32_t, std::string>> labels;
+  for (auto& [device, l] : lanes_) {
+    report.gpus.push_back(gpu_report(l));
+    labels.emplace_back(device, core::device_label(l.device));
+  }
+  report.training_steps = steps_.finish(labels);
   report.workloads_recorded = workloads_recorded_;
   report.workloads = workloads_.finish();
   return report;

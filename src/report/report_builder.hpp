@@ -14,6 +14,7 @@
 #include "report/detail/kernel_join.hpp"
 #include "report/detail/phase_detection.hpp"
 #include "report/detail/sample_bins.hpp"
+#include "report/detail/training_steps_build.hpp"
 #include "report/detail/workload_totals.hpp"
 #include "report/report.hpp"
 
@@ -29,7 +30,7 @@ namespace solscope::report {
 /// power, headroom is the attainable SOL's mean minus the measured mean (percentage points; unknown unless
 /// both are known), time per bound class sums sample durations by core::derive's class, phases come from
 /// detect_phases() with min_phase_ns(sampled time), and kernels from KernelJoin. Per workload:
-/// WorkloadTotals.
+/// WorkloadTotals. Training steps: StepCollector (detail/training_steps_build.hpp).
 class ReportBuilder {
  public:
   /// `devices`: as the trace recorded them. `kernels`: kernel calls to add_kernel() now (may be empty); only
@@ -44,6 +45,10 @@ class ReportBuilder {
   /// Gives the trace's workloads table (Reader::workloads(), schema 5); only before the first sample (later
   /// calls are ignored). Without a call the report says the trace holds no workload information.
   void set_workloads(std::span<const core::WorkloadInterval> rows);
+
+  /// Gives the trace's NVTX markers (Reader::markers(), schema 6; `present` false without a markers table)
+  /// for the Training steps' boundaries; only before the first sample (later calls are ignored).
+  void set_markers(std::span<const core::MarkerRecord> markers, bool present);
 
   /// Adds one sample.
   void add(const core::SolSample& sample);
@@ -71,6 +76,7 @@ class ReportBuilder {
   std::map<std::uint32_t, Lane> lanes_;
   KernelJoin kernels_;
   WorkloadTotals workloads_;
+  StepCollector steps_;
   bool workloads_recorded_ = false;
   std::uint64_t samples_ = 0;
   std::uint64_t kernel_calls_ = 0;

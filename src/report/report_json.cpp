@@ -2,6 +2,7 @@
 
 #include "core/device_info.hpp"
 #include "report/detail/phase_detection.hpp"
+#include "report/detail/training_steps_present.hpp"
 #include "report/detail/workload_totals.hpp"
 #include "wire/json_number.hpp"
 
@@ -158,6 +159,7 @@ auto to_json(const Report& report) -> nlohmann::ordered_json {
   Json workloads = known ? Json::array() : Json(nullptr);
   for (const auto& w : report.workloads) workloads.push_back(workload_json(w));
   out["workloads"] = std::move(workloads);
+  out["training_steps"] = training_steps_json(report.training_steps);
   return out;
 }
 

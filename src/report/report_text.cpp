@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "core/device_info.hpp"
 #include "core/text.hpp"
 #include "report/detail/phase_detection.hpp"
+#include "report/detail/training_steps_present.hpp"
 #include "report/detail/workload_totals.hpp"
 
 namespace solscope::report {
@@ -197,6 +199,18 @@ void write_workloads(std::string& out, const Report& report) {
       "   idle s: of those, the seconds the GPU was idle)\n";
 }
 
+/// The first sample's start over every GPU; without samples, the first iteration's start (0 without any).
+auto trace_origin_ns(const Report& report) -> std::int64_t {
+  std::optional<std::int64_t> origin;
+  for (const auto& g : report.gpus) {
+    if (g.samples > 0) origin = std::min(origin.value_or(g.start_ns), g.start_ns);
+  }
+  for (const auto& g : report.training_steps.gpus) {
+    if (!origin && !g.iterations.empty()) origin = g.iterations.front().start_ns;
+  }
+  return origin.value_or(0);
+}
+
 }  // namespace
 
 auto render_text(const Report& report) -> std::string {
@@ -220,6 +234,7 @@ auto render_text(const Report& report) -> std::string {
   }
   for (const auto& g : report.gpus) write_gpu(out, g, !report.trace.kernel_log.empty());
   write_workloads(out, report);
+  write_training_steps(out, report.training_steps, trace_origin_ns(report));
   return out;
 }
 

@@ -21,6 +21,7 @@ if(TARGET solscope_app)
             ${CMAKE_CURRENT_LIST_DIR}/check/check_run_test.cpp ${CMAKE_CURRENT_LIST_DIR}/check/phase_means_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/check/check_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/check/sample_collector_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/report_html_test.cpp ${CMAKE_CURRENT_LIST_DIR}/report_cli_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/training_steps_cli_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/run_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/run_job_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/run_markers_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/run_hooks_test.cpp ${CMAKE_CURRENT_LIST_DIR}/man_page_test.cpp

@@ -14,7 +14,10 @@
 // free of errors and the only request is the file itself. Screenshots at 1280 px (kept in DIR and, for the
 // kernel trace, at --screenshot) and at a phone width of 390 px, where nothing may overflow sideways. The
 // Workloads section lists the report's workloads in order with their unrounded figures (the SYNTHETIC workloads
-// scenario, $SOLSCOPE_MAKE_TRACE --workloads), or says that the trace holds none.
+// scenario, $SOLSCOPE_MAKE_TRACE --workloads), or says that the trace holds none. The Training steps card has a row
+// per GPU of the report's `training_steps`, the straggler, and per GPU with kernel-log iterations a strip whose
+// segments are the report's, in order (the SYNTHETIC 4-rank data-parallel step, $SOLSCOPE_MAKE_TRACE --dp-step:
+// 4 strips, straggler GPU 2).
 // Exit status: 0 pass, 1 fail (with the reason), 77 skip (Chromium or playwright-core missing).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
@@ -150,6 +153,43 @@ async function checkWorkloads(page, json, name) {
   return want.length;
 }
 
+// The Training steps card against the report's `training_steps`; returns the number of strips drawn.
+async function checkTrainingSteps(page, json, name) {
+  const shown = await page.evaluate(() => ({
+    visible: !document.querySelector('#training-steps').hidden,
+    rows: [...document.querySelectorAll('tbody[data-steps] tr')].map((tr) => ({
+      gpu: Number(tr.dataset.gpu), source: tr.dataset.source })),
+    straggler: (() => { const p = document.querySelector('[data-straggler]'); return p.hidden ? null : Number(p.dataset.value); })(),
+    strips: [...document.querySelectorAll('figure[data-strip]')].map((f) => ({
+      gpu: Number(f.dataset.strip),
+      segments: [...f.querySelectorAll('rect')].map((r) => ({
+        kind: r.dataset.kind, start_ms: Number(r.dataset.startMs), end_ms: Number(r.dataset.endMs),
+        width: r.getBoundingClientRect().width })),
+    })),
+  }));
+  const steps = json.training_steps || { gpus: [] };
+  check(shown.visible === steps.gpus.length > 0, `${name}: Training steps visible=${shown.visible}`);
+  check(isDeepStrictEqual(shown.rows, steps.gpus.map((g) => ({ gpu: g.index, source: g.source }))),
+        `${name}: the Training steps rows ${JSON.stringify(shown.rows)} differ from the report's GPUs`);
+  check(shown.straggler === (steps.straggler ? steps.straggler.index : null),
+        `${name}: straggler shown ${shown.straggler}, the report says ${JSON.stringify(steps.straggler)}`);
+  const withStrip = steps.gpus.filter((g) => g.source === 'kernel_log' && (g.strip || []).length);
+  check(shown.strips.length === withStrip.length, `${name}: ${shown.strips.length} strips for ${withStrip.length} GPUs`);
+  withStrip.forEach((g, i) => {
+    const strip = shown.strips[i];
+    check(strip.gpu === g.index, `${name}: strip ${i} is of GPU ${strip.gpu}, not ${g.index}`);
+    check(isDeepStrictEqual(strip.segments.map(({ kind, start_ms, end_ms }) => ({ kind, start_ms, end_ms })),
+                            g.strip.map(({ kind, start_ms, end_ms }) => ({ kind, start_ms, end_ms }))),
+          `${name}: GPU ${g.index}'s strip differs from the report's`);
+    check(strip.segments.every((s) => s.width > 0), `${name}: GPU ${g.index} has a segment drawn 0 px wide`);
+  });
+  if (name === 'report-dp-step') {
+    check(shown.strips.length === 4 && shown.straggler === 2,
+          `${name}: ${shown.strips.length} strips and straggler ${shown.straggler}; the scenario has 4 and GPU 2`);
+  }
+  return shown.strips.length;
+}
+
 async function checkTrace(browser, args, trace, name, screenshot) {
   const { json, html } = makeReport(args, trace, name);
   const problems = [];
@@ -162,6 +202,7 @@ async function checkTrace(browser, args, trace, name, screenshot) {
     compareSection(sec, gpu, Boolean(json.trace.kernel_log), name);
   }
   const workloads = await checkWorkloads(page, json, name);
+  const strips = await checkTrainingSteps(page, json, name);
   if (name === 'report-workloads') check(workloads === 3, `${name}: ${workloads} workload rows, the scenario has 3`);
   check(await page.title() === 'solscope report', `${name}: the page's title became "${await page.title()}"`);
   const synthetic = await page.locator('#synthetic-banner').isVisible();
@@ -190,7 +231,7 @@ async function checkTrace(browser, args, trace, name, screenshot) {
   }
   const phases = json.gpus.reduce((n, g) => n + (g.phases || []).length, 0);
   console.log(`${name}: ${sections.length} GPUs, ${phases} phases shaded, ${kernels} kernel rows, ${workloads} ` +
-              `workload rows, no request, no console error; screenshot ${shot}`);
+              `workload rows, ${strips} iteration strips, no request, no console error; screenshot ${shot}`);
 }
 
 // Two SYNTHETIC traces with a kernels table (solscope_make_synthetic_trace --kernels): as generated, and with one
@@ -207,12 +248,14 @@ function makeKernelTraces(workdir) {
   make(hostile);
   const workloads = path.join(workdir, 'workloads.sqlite');
   execFileSync(tool, ['-o', workloads, '--force', '--workloads'], { stdio: 'ignore' });
+  const dpStep = path.join(workdir, 'dp-step.sqlite');
+  execFileSync(tool, ['-o', dpStep, '--force', '--dp-step'], { stdio: 'ignore' });
   execFileSync('python3', ['-c', `import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 name = db.execute('SELECT name FROM kernels ORDER BY id LIMIT 1').fetchone()[0]
 db.execute('UPDATE kernels SET name = ? WHERE name = ?', (sys.argv[2], name))
 db.commit()`, hostile, kHostileName], { stdio: 'inherit' });
-  return { plain, hostile, workloads };
+  return { plain, hostile, workloads, dpStep };
 }
 
 async function main() {
@@ -226,6 +269,7 @@ async function main() {
       await checkTrace(browser, args, traces.plain, 'report-kernels', args.screenshot);
       await checkTrace(browser, args, traces.hostile, 'report-hostile', null);
       await checkTrace(browser, args, traces.workloads, 'report-workloads', null);
+      await checkTrace(browser, args, traces.dpStep, 'report-dp-step', null);
     } else {
       console.log('note: $SOLSCOPE_MAKE_TRACE is not set: the kernel-table part is left out');
     }

@@ -7,6 +7,7 @@ solscope_add_test(report
           ${CMAKE_CURRENT_LIST_DIR}/report_output_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/report_series_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/sample_bins_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/training_steps_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/workload_report_test.cpp
           ${PROJECT_SOURCE_DIR}/tests/data/synthetic/workloads.cpp
   LIBS solscope::report)

@@ -5,7 +5,8 @@
 // Test hooks: body[data-state] (loading|ready|error); section.gpu[data-gpu]; [data-chart][data-points] and
 // [data-phases-drawn] (bands painted on the last draw); [data-boundbar] span[data-class][data-seconds];
 // tbody[data-kernels] tr[data-name]; tbody[data-workloads] tr[data-workload] (section#workloads, with
-// [data-workloads-note] when the trace holds none); [data-field=NAME][data-value] holds each unrounded figure
+// [data-workloads-note] when the trace holds none); section#training-steps tbody[data-steps] tr[data-gpu]
+// [data-source], figure[data-strip] rect[data-kind][data-start-ms][data-end-ms], [data-straggler][data-value]; [data-field=NAME][data-value] holds each unrounded figure
 // ("" = unknown).
 'use strict';
 
@@ -301,6 +302,98 @@
     }
   }
 
+  // ---------------------------------------------------------------- training steps
+  // docs/report.md "Training steps": a row per GPU, the straggler, and the median iteration of each GPU as a strip
+  // of segments (inline SVG, one rect per segment, x in per mille of the iteration).
+  const kStripKinds = ['compute', 'overlapped_communication', 'exposed_communication', 'idle'];
+  const kStripLabel = { compute: 'compute', overlapped_communication: 'communication under compute',
+                        exposed_communication: 'exposed communication', idle: 'idle' };
+  const fmtMs = (v) => (isNum(v) ? `${v.toFixed(3)}\u202fms` : 'n/a');
+
+  function stepCells(g) {
+    if (g.source === 'kernel_log') {
+      const share = (s) => `${fmtMs(s.p50_ms)} (${fmtPct(s.share_pct)})`;
+      const mix = Object.entries(g.collectives_pct || {}).map(([c, v]) => `${c} ${fmtPct(v)}`).join(', ');
+      const from = g.boundary === 'nvtx' ? `NVTX \u201c${g.nvtx_range}\u201d` : 'kernel sequence';
+      return [from, fmtCount(g.iteration_count), fmtMs(g.iteration.p50_ms), fmtMs(g.iteration.p90_ms),
+              fmtMs(g.iteration.p99_ms), share(g.compute), share(g.communication), share(g.exposed_communication),
+              mix || 'none'];
+    }
+    const e = g.from_samples;
+    if (g.source === 'samples' && e && e.periodic) {
+      return [`samples (confidence ${isNum(e.confidence) ? e.confidence.toFixed(2) : 'n/a'})`, '', fmtMs(e.period_ms),
+              `jitter ${fmtMs(e.jitter_ms)}`, '', fmtPct((e.parts_pct || {}).compute), fmtPct(e.communication_pct),
+              fmtPct(e.exposed_communication_pct), ''];
+    }
+    const why = g.source === 'samples' ? `samples: not periodic${e && e.note ? ` (${e.note})` : ''}`
+      : `no iterations${g.note ? `: ${g.note}` : ''}`;
+    return [why, '', '', '', '', '', '', '', ''];
+  }
+
+  function svgNode(tag, attrs) {
+    const n = document.createElementNS('http://www.w3.org/2000/svg', tag);
+    for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, String(v));
+    return n;
+  }
+
+  function renderStrip(g) {
+    const it = (g.iterations || [])[g.median_iteration];
+    const lengthMs = it ? it.length_ms : (g.strip.length ? g.strip[g.strip.length - 1].end_ms : 0);
+    const fig = el('figure', null, 'strip');
+    fig.dataset.strip = String(g.index);
+    fig.append(el('figcaption', `${g.label}: iteration #${g.median_iteration + 1}, ${fmtMs(lengthMs)}`));
+    const svg = svgNode('svg', { viewBox: '0 0 1000 10', preserveAspectRatio: 'none', role: 'img',
+                                 'aria-label': `${g.label}: the median iteration` });
+    for (const seg of g.strip) {
+      const x = lengthMs > 0 ? (1000 * seg.start_ms) / lengthMs : 0;
+      const w = lengthMs > 0 ? (1000 * (seg.end_ms - seg.start_ms)) / lengthMs : 0;
+      const rect = svgNode('rect', { x, y: 0, width: w, height: 10, class: `seg-${seg.kind}`,
+                                     'data-kind': seg.kind, 'data-start-ms': seg.start_ms,
+                                     'data-end-ms': seg.end_ms });
+      const title = svgNode('title', {});
+      title.textContent = `${kStripLabel[seg.kind] || seg.kind}: ${fmtMs(seg.start_ms)} \u2013 ${fmtMs(seg.end_ms)}`;
+      rect.append(title);
+      svg.append(rect);
+    }
+    const axis = el('div', null, 'strip-axis');
+    for (let i = 0; i <= 4; ++i) axis.append(el('span', `${Number(((lengthMs * i) / 4).toFixed(3))}\u202fms`));
+    fig.append(svg, axis);
+    return fig;
+  }
+
+  function renderTrainingSteps(report) {
+    const steps = report.training_steps;
+    const sec = $('#training-steps');
+    if (!steps || !(steps.gpus || []).length) return;
+    sec.hidden = false;
+    const body = $('[data-steps]', sec);
+    for (const g of steps.gpus) {
+      const tr = el('tr');
+      tr.dataset.gpu = String(g.index);
+      tr.dataset.source = g.source;
+      tr.append(el('td', g.label), ...stepCells(g).map((t) => el('td', t)));
+      body.append(tr);
+    }
+    $('[data-steps-wrap]', sec).hidden = false;
+    const s = steps.straggler;
+    if (s) {
+      const p = $('[data-straggler]', sec);
+      p.textContent = `Straggler: ${s.label}, its compute ${fmtNum(s.spread_pct, 2, '%')} above the GPUs' median; ` +
+        `iterations differ by ${fmtNum(s.iteration_spread_pct, 2, '%')}.`;
+      p.dataset.value = String(s.index);
+      p.hidden = false;
+    }
+    const strips = steps.gpus.filter((g) => g.source === 'kernel_log' && (g.strip || []).length);
+    if (!strips.length) return;
+    $('[data-strips-box]', sec).hidden = false;
+    for (const g of strips) $('[data-strips]', sec).append(renderStrip(g));
+    for (const k of kStripKinds) {
+      const li = el('li');
+      li.append(el('span', null, `swatch seg-${k}`), el('span', kStripLabel[k]));
+      $('[data-striplegend]', sec).append(li);
+    }
+  }
+
   // The span of the samples of every GPU (the time origin of the charts and phase starts).
   function traceSpan(report) {
     let start = Infinity;
@@ -333,6 +426,7 @@
     }
     if (!(report.gpus || []).length) $('#gpus').append(el('p', 'The trace has no samples of any GPU.', 'empty'));
     renderWorkloads(report);
+    renderTrainingSteps(report);
     document.body.dataset.state = 'ready';
   }
 

@@ -61,6 +61,11 @@ auto build_report(const trace::Reader& reader, const std::string& path, std::ost
   if (!workloads) return core::propagate(std::move(workloads));
   if (!workloads->note.empty()) print_warning(err, workloads->note);
   if (workloads->present) builder.set_workloads(workloads->rows);
+  // The NVTX markers (schema 6) bound the Training steps; damaged rows skipped and said, as the kernels'.
+  auto markers = reader.markers();
+  if (!markers) return core::propagate(std::move(markers));
+  if (!markers->note.empty()) print_warning(err, markers->note);
+  builder.set_markers(markers->rows, markers->present);
   auto cursor = reader.cursor();
   if (!cursor) return core::propagate(std::move(cursor));
   // Each sample is derived again from its raw counters and its recorded device (Reader::device); an index the
