@@ -133,6 +133,20 @@ void LiveState::set_lost(std::uint32_t device, bool lost) {
   set_state(device, &DeviceState::lost, lost);
 }
 
+void LiveState::set_iteration(std::uint32_t device, const IterationEstimate& estimate) {
+  const std::scoped_lock lock(mutex_);
+  const auto it = devices_.find(device);
+  if (it == devices_.end()) return;
+  std::optional<IterationEstimate>& held = it->second.iteration_from_elsewhere;
+  // The same estimate again (the next read of an unchanged daemon) changes nothing.
+  if (held && held->estimated_at_ns == estimate.estimated_at_ns && held->periodic == estimate.periodic &&
+      held->note == estimate.note) {
+    return;
+  }
+  held = estimate;
+  ++version_;
+}
+
 auto LiveState::device_for(std::uint32_t index) -> Device& {
   auto [it, inserted] = devices_.try_emplace(index);
   if (inserted) it->second.state.info.index = index;
@@ -161,7 +175,7 @@ void LiveState::add(const SolSample& sample) {
   accumulate(d.counters, sample);
   d.workload_counters.add(sample.bound,
                           static_cast<double>(sample.duration_ns()) / static_cast<double>(kNsPerS));
-  d.iteration.add(sample);
+  if (!d.iteration_from_elsewhere) d.iteration.add(sample);
   newest_ns_ = std::max(newest_ns_, sample.t_end_ns);
   ++version_;
 }
@@ -172,7 +186,7 @@ auto LiveState::snapshot_of(const Device& d) -> DeviceSnapshot {
                       .latest_window = std::nullopt,
                       .counters = d.counters,
                       .workload_counters = d.workload_counters,
-                      .iteration = d.iteration.estimate()};
+                      .iteration = d.iteration_from_elsewhere.value_or(d.iteration.estimate())};
   if (!d.complete.empty()) {
     snap.latest_window = d.complete.back();
   } else if (!d.open.empty()) {

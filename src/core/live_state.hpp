@@ -133,6 +133,10 @@ class LiveState {
   /// Replaces a device's workloads; every later sample's seconds count for them (WorkloadCounters::add).
   void set_workloads(std::uint32_t device, GpuWorkloads workloads);
   void set_lost(std::uint32_t device, bool lost);
+  /// Takes a device's training iteration from elsewhere (a daemon's estimate, read back by a view attached
+  /// to it): its snapshots carry `estimate` instead of one of its own samples, which then feed no estimate,
+  /// until set_devices() or clear_samples(). `estimate.note` must be static text. Unknown devices ignored.
+  void set_iteration(std::uint32_t device, const IterationEstimate& estimate);
 
   /// Forgets every sample, window and counter but keeps the devices (e.g. after seeking in a replay).
   void clear_samples();
@@ -182,6 +186,7 @@ class LiveState {
     BusyCounters counters;
     WorkloadCounters workload_counters;
     IterationTracker iteration;
+    std::optional<IterationEstimate> iteration_from_elsewhere;  ///< set_iteration()'s, when given
   };
   auto device_for(std::uint32_t index) -> Device&;
   [[nodiscard]] static auto snapshot_of(const Device& d) -> DeviceSnapshot;  ///< caller holds mutex_

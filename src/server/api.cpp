@@ -3,13 +3,16 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <span>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "core/duration.hpp"
+#include "core/job_steps.hpp"
 #include "core/workload_rollup.hpp"
 #include "wire/device_json.hpp"
+#include "wire/iteration_json.hpp"
 #include "wire/json_text.hpp"
 #include "wire/sample_json.hpp"
 #include "wire/workload_json.hpp"
@@ -170,13 +173,32 @@ auto samples_json(const core::LiveState& state, const SamplesQuery& query, std::
   return out;
 }
 
+namespace {
+
+/// The node's roll-up with each entry's `steps`: its ranks compared (core::job_steps) when it is a job, else
+/// null.
+auto rollup_json(std::span<const core::DeviceSnapshot> snapshots, std::span<const core::DeviceState> states)
+    -> Json {
+  const std::vector<core::WorkloadRollup> rollup = core::workload_rollup(states);
+  Json out = wire::workload_rollup_to_json(rollup);
+  for (std::size_t i = 0; i < rollup.size() && i < out.size(); ++i) {
+    const auto job = core::job_steps(rollup[i], snapshots);
+    out[i]["steps"] = job ? wire::job_steps_to_json(*job) : Json(nullptr);
+  }
+  return out;
+}
+
+}  // namespace
+
 auto devices_json(const core::LiveState& state, const ApiContext& context) -> std::string {
   Json devices = Json::array();
+  const std::vector<core::DeviceSnapshot> snapshots = state.snapshot();
   std::vector<core::DeviceState> states;
-  for (const core::DeviceSnapshot& d : state.snapshot()) {
+  for (const core::DeviceSnapshot& d : snapshots) {
     Json device = wire::device_state_to_json(d.state);
     device["latest_window"] =
         d.latest_window ? wire::window_to_json(*d.latest_window, &d.state.info) : Json(nullptr);
+    device["iteration"] = wire::iteration_to_json(d.iteration);
     devices.push_back(std::move(device));
     states.push_back(d.state);
   }
@@ -189,7 +211,7 @@ auto devices_json(const core::LiveState& state, const ApiContext& context) -> st
   out["window_ns"] = state.options().window_ns;
   out["newest_ns"] = state.newest_ns();
   out["devices"] = std::move(devices);
-  out["workloads"] = wire::workload_rollup_to_json(core::workload_rollup(states));
+  out["workloads"] = rollup_json(snapshots, states);
   return wire::json_text(out);
 }
 

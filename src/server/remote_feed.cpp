@@ -7,7 +7,12 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <set>
+#include <string_view>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +23,7 @@
 #include "server/detail/sse_parser.hpp"
 #include "server/server.hpp"
 #include "wire/device_json.hpp"
+#include "wire/iteration_json.hpp"
 #include "wire/json_fields.hpp"
 #include "wire/sample_json.hpp"
 
@@ -49,6 +55,36 @@ auto base_url_of(const std::string& address) -> std::string {
     return {};
   }
   return scheme + rest;
+}
+
+/// Distinct iteration notes kept (kept_note); the estimator writes a handful.
+constexpr std::size_t kMaxKeptNotes = 64;
+constexpr std::string_view kOtherNote = "not periodic (the daemon's note is not kept)";
+
+/// `text` as static text: core::IterationEstimate::note is a view of static text (the estimator's reasons),
+/// and a daemon's estimate carries it as a string. Each distinct note is kept once for the life of the
+/// process, so every snapshot that points at it stays valid; at most kMaxKeptNotes of them (a daemon that
+/// sends more distinct notes gets kOtherNote). Thread-safe.
+auto kept_note(const std::string& text) -> std::string_view {
+  if (text.empty()) return {};
+  static std::mutex mutex;
+  static std::set<std::string, std::less<>> notes;
+  const std::scoped_lock lock(mutex);
+  if (const auto it = notes.find(text); it != notes.end()) return *it;
+  if (notes.size() >= kMaxKeptNotes) return kOtherNote;
+  return *notes.insert(text).first;
+}
+
+/// The daemon's estimate of each device that sends one (a daemon older than the field sends none: the view
+/// then estimates from the streamed samples itself).
+using DaemonIterations = std::vector<std::pair<std::uint32_t, core::IterationEstimate>>;
+
+auto daemon_iteration(const Json& device) -> std::optional<core::IterationEstimate> {
+  const auto it = device.find("iteration");
+  if (it == device.end() || !it->is_object()) return std::nullopt;
+  wire::IterationRead read = wire::iteration_from_json(*it);
+  read.estimate.note = kept_note(read.note);
+  return read.estimate;
 }
 
 }  // namespace
@@ -151,10 +187,13 @@ auto RemoteFeed::Impl::load_devices(net::RemoteHttp& client, bool first) -> core
   }
   std::vector<core::DeviceState> devices;
   std::vector<std::string> ids;
+  DaemonIterations iterations;
   for (const Json& d : *list) {
     auto device = wire::device_state_from_json(d);
     if (!device) return core::propagate(std::move(device));
     ids.push_back(device->info.uuid + "#" + std::to_string(device->info.index));
+    if (auto estimate = daemon_iteration(d))
+      iterations.emplace_back(device->info.index, std::move(*estimate));
     devices.push_back(std::move(*device));
   }
   {
@@ -166,14 +205,15 @@ auto RemoteFeed::Impl::load_devices(net::RemoteHttp& client, bool first) -> core
     uuids = std::move(ids);
     last_end_ns.clear();
     state.set_devices(std::move(devices));
-    return core::ok();
+  } else {
+    for (auto& d : devices) {
+      state.set_processes(d.info.index, std::move(d.processes));
+      state.set_workloads(d.info.index, std::move(d.workloads));
+      state.set_workload_note(d.info.index, std::move(d.workload_note));
+      state.set_lost(d.info.index, d.lost);
+    }
   }
-  for (auto& d : devices) {
-    state.set_processes(d.info.index, std::move(d.processes));
-    state.set_workloads(d.info.index, std::move(d.workloads));
-    state.set_workload_note(d.info.index, std::move(d.workload_note));
-    state.set_lost(d.info.index, d.lost);
-  }
+  for (const auto& [index, estimate] : iterations) state.set_iteration(index, estimate);
   return core::ok();
 }
 

@@ -25,8 +25,9 @@ struct ApiContext {
 
 /// The body of GET /api/v1/devices: host, version, source, synthetic, fleet, window_ns, newest_ns and per
 /// device wire::device_state_to_json() plus `latest_window` (the newest window's wire::window_to_json(), or
-/// null), then `workloads`: the node's per-workload roll-up (core::workload_rollup,
-/// wire::workload_rollup_to_json).
+/// null) and `iteration` (wire::iteration_to_json), then `workloads`: the node's per-workload roll-up
+/// (core::workload_rollup, wire::workload_rollup_to_json), each entry with `steps`: its ranks compared
+/// (core::job_steps, wire::job_steps_to_json) when it holds several GPUs, else null.
 [[nodiscard]] auto devices_json(const core::LiveState& state, const ApiContext& context) -> std::string;
 
 /// The parameters of one request's query, each key once, percent-decoded ('+' is a space).

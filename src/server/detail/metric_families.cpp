@@ -164,6 +164,30 @@ void add_counters(Families& f, const core::DeviceSnapshot& d, const Labels& gpu)
   }
 }
 
+/// The training iteration found in the GPU's samples (core::IterationEstimate), only while it is periodic: a
+/// GPU that is "not periodic" has none of these series (a period is never forced, so none is exported).
+void add_iteration_gauges(Families& f, const core::IterationEstimate& it, const Labels& gpu) {
+  if (!it.periodic) return;
+  f.gauge("solscope_iteration_seconds",
+          "Period of the GPU's training iteration, found in its samples (autocorrelation), seconds.", gpu,
+          it.period_s);
+  f.gauge("solscope_iteration_jitter_seconds",
+          "Standard deviation of the single iterations' lengths around the period, seconds.", gpu,
+          it.jitter_s);
+  f.gauge("solscope_iteration_confidence_ratio",
+          "How sure the period is: the normalised autocorrelation at the period, 0-1.", gpu, it.confidence);
+  f.gauge("solscope_iteration_communication_ratio",
+          "Share of the iteration the interconnect (NVLink or PCIe) is busy, 0-1.", gpu,
+          it.communication_ratio);
+  f.gauge("solscope_iteration_exposed_communication_ratio",
+          "Share of the iteration the interconnect is busy while the SMs wait (no compute overlaps it), 0-1.",
+          gpu, it.exposed_communication_ratio);
+  f.gauge("solscope_iteration_communication_offset_seconds",
+          "The communication start's offset within the period, epoch-anchored (Unix time of the start modulo "
+          "the period), seconds: what a Cassini-style scheduler shifts to interleave jobs.",
+          gpu, it.communication_offset_s);
+}
+
 void add_device(Families& f, const core::DeviceSnapshot& d, const MetricsContext& context) {
   const Labels base = gpu_labels(d.state, context);
   const Labels gpu = gpu_series_labels(base, d.state.workloads);
@@ -179,6 +203,7 @@ void add_device(Families& f, const core::DeviceSnapshot& d, const MetricsContext
     add_catalog_gauges(f, *d.latest_window, gpu);
     add_bound_gauges(f, *d.latest_window, gpu);
   }
+  add_iteration_gauges(f, d.iteration, gpu);
   add_pause_gauges(f, d, gpu);
   add_counters(f, d, gpu);
   add_workload_families(f, d, base, gpu);
