@@ -58,6 +58,50 @@ TEST_F(RemoteFeedTest, copies_devices_and_history_then_follows_the_stream) {
   EXPECT_DOUBLE_EQ(mirror_.snapshot(1)->latest->compute_sol_pct, 77.0);
 }
 
+// Issue 25: a view attached to a daemon shows the daemon's training iteration (made from every sample), not
+// one of its own from back-filled 1 s windows: the feed reads each device's `iteration` back and the mirror's
+// snapshots carry it, note included, while streamed samples go on arriving. Before, the mirror had none.
+TEST_F(RemoteFeedTest, a_view_attached_to_a_daemon_shows_the_daemons_iteration) {
+  testing::fill(state_, 2, 5);
+  core::IterationEstimate none;
+  none.confidence = 0.25;
+  none.note = "no repeat found";
+  state_.set_iteration(0, none);
+  const core::IterationEstimate daemon =
+      testing::periodic_iteration(0.5, {0.375, 0.125, 0.25, 0.0, 0.25}, 0.25, 0.125);
+  state_.set_iteration(1, daemon);
+  start();
+  auto feed = RemoteFeed::connect(options(), mirror_);
+  ASSERT_TRUE(feed) << feed.error().describe();
+  const auto check = [&] {
+    const core::IterationEstimate got = mirror_.snapshot(1)->iteration;
+    EXPECT_TRUE(got.periodic);
+    EXPECT_EQ(got.period_s, 0.5);
+    EXPECT_EQ(got.jitter_s, 0.00390625);
+    EXPECT_EQ(got.confidence, 0.875);
+    EXPECT_EQ(got.window_ns, daemon.window_ns);
+    EXPECT_EQ(got.estimated_at_ns, daemon.estimated_at_ns);
+    EXPECT_EQ(got.part_ratio, daemon.part_ratio);
+    EXPECT_EQ(got.communication_ratio, 0.25);
+    EXPECT_EQ(got.exposed_communication_ratio, 0.125);
+    EXPECT_EQ(got.communication_offset_s, 0.0625);
+    EXPECT_EQ(got.strip, daemon.strip);
+    const core::IterationEstimate not_periodic = mirror_.snapshot(0)->iteration;
+    EXPECT_FALSE(not_periodic.periodic);
+    EXPECT_EQ(not_periodic.confidence, 0.25);
+    EXPECT_EQ(not_periodic.note, "no repeat found");
+  };
+  check();
+  ASSERT_TRUE(eventually([&] { return server_->stream_stats().clients == 1; }));
+  for (int i = 0; i < 3; ++i) {
+    const auto s = testing::synthetic_sample(1, state_.newest_ns(), 77.0);
+    state_.add(s);
+    server_->publish(s);
+  }
+  ASSERT_TRUE(eventually([&] { return (*feed)->samples_received() == 3; }));
+  check();  // the streamed samples leave the daemon's estimate in place
+}
+
 TEST_F(RemoteFeedTest, wrong_address_token_or_service_fail_at_connect) {
   testing::fill(state_, 1, 1);
   start({.token = kToken});

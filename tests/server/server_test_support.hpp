@@ -2,7 +2,9 @@
 // loopback port.
 #pragma once
 
+#include <array>
 #include <csignal>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -44,6 +46,32 @@ inline auto synthetic_sample(std::uint32_t device, std::int64_t t_ns, double ten
   s.bound = core::Bound::Compute;
   s.metrics[core::index_of(core::MetricId::SmClockMhz)] = 1500.0;
   return s;
+}
+
+/// A SYNTHETIC periodic iteration (core::IterationEstimate), every figure exact in binary: `period_s`, jitter
+/// 1/256 s, confidence 0.875, parts {compute, memory, communication, latency, idle} as given (0-1, summing to
+/// 1), the communication ratio and its exposed part, the offset 1/16 s, estimated at kT0 + 30 s over 30 s;
+/// the strip holds each part's share of the kIterationStripBins bins in part order.
+inline auto periodic_iteration(double period_s, std::array<double, core::kIterationPartCount> parts,
+                               double communication_ratio, double exposed_ratio) -> core::IterationEstimate {
+  core::IterationEstimate e;
+  e.periodic = true;
+  e.period_s = period_s;
+  e.jitter_s = 0.00390625;
+  e.confidence = 0.875;
+  e.window_ns = 30'000'000'000;
+  e.estimated_at_ns = 1'735'689'630'000'000'000;
+  e.part_ratio = parts;
+  e.communication_ratio = communication_ratio;
+  e.exposed_communication_ratio = exposed_ratio;
+  e.communication_offset_s = 0.0625;
+  std::size_t bin = 0;
+  for (std::size_t p = 0; p < core::kIterationPartCount; ++p) {
+    const auto bins = static_cast<std::size_t>(parts[p] * static_cast<double>(core::kIterationStripBins));
+    for (std::size_t i = 0; i < bins && bin < e.strip.size(); ++i)
+      e.strip[bin++] = static_cast<core::IterationPart>(p);
+  }
+  return e;
 }
 
 /// Start of the synthetic clock: 2025-01-01T00:00:00Z in ns.

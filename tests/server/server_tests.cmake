@@ -4,7 +4,8 @@ if(TARGET solscope_server)
   solscope_add_test(server
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/auth_test.cpp ${CMAKE_CURRENT_LIST_DIR}/api_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/metrics_test.cpp ${CMAKE_CURRENT_LIST_DIR}/metrics_mig_test.cpp
-            ${CMAKE_CURRENT_LIST_DIR}/metrics_workload_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/metrics_workload_test.cpp ${CMAKE_CURRENT_LIST_DIR}/metrics_iteration_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/iteration_api_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/workload_json_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/event_stream_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/sse_parser_test.cpp ${CMAKE_CURRENT_LIST_DIR}/sample_json_test.cpp

@@ -2,6 +2,7 @@
 # The round trips of samples and devices through a daemon's answers are in tests/server (sample_json_test.cpp).
 solscope_add_test(wire
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/wire_test.cpp ${CMAKE_CURRENT_LIST_DIR}/sample_text_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/iteration_json_test.cpp
   LIBS solscope::wire nlohmann_json::nlohmann_json)
 
 # Issue 18, defect 1: every JSON writer replaces invalid UTF-8 instead of throwing.
