@@ -24,6 +24,11 @@
 // whose LiveState has a pod on GPUs 0 and 3, two pods time-sliced 0.75 / 0.25 on GPU 1 and nothing on GPU 2):
 // each card's workload line and its process table's Workload column name the daemon's workloads, and the roll-up
 // table has one row per workload with its GPUs, sharing and the latest Compute/Memory SOL of each of its GPUs.
+// Part 7 (iteration, with --workload-server BIN: the same SYNTHETIC daemon, whose GPUs 0 and 3 have a periodic
+// training iteration, 0.5 s and 0.625 s, and GPUs 1 and 2 none): each card's iteration line reads the period and
+// the compute, communication and exposed communication shares (or "not periodic" with the daemon's note), its
+// strip chart has one segment per run of the daemon's strip, in the part's colour and in proportion to its bins,
+// and the roll-up names the job's straggler (GPU 3) with the daemon's spread.
 // Exit status: 0 pass, 1 fail (with the reason), 77 skip (Chromium or playwright-core missing).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, copyFileSync } from 'node:fs';
@@ -519,6 +524,99 @@ async function workloadPart(browser, args) {
   }
 }
 
+// ---------------------------------------------------------------- part 7: training iterations
+// What the page shows of the iterations: each card's line and strip segments (part, bins, colour, width), and
+// the roll-up's straggler cells.
+async function readIterations(page) {
+  return page.evaluate(() => {
+    const css = getComputedStyle(document.documentElement);
+    const rgbOf = (name) => {
+      const hex = css.getPropertyValue(name).trim();
+      return `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
+    };
+    const colours = { compute: rgbOf('--bound-compute'), memory: rgbOf('--bound-memory'),
+                      communication: rgbOf('--part-communication'), latency: rgbOf('--bound-latency'),
+                      idle: rgbOf('--grid') };
+    return {
+      cards: [...document.querySelectorAll('section.gpu')].map((card) => {
+        const line = card.querySelector('[data-field="iteration"]');
+        const strip = card.querySelector('[data-field="iteration_strip"]');
+        const inner = strip.clientWidth;
+        return {
+          gpu: Number(card.dataset.gpu), text: line.textContent.trim(), value: line.dataset.value,
+          periodic: line.dataset.periodic, title: line.title, parts: strip.dataset.parts,
+          stripVisible: !strip.hidden && strip.getBoundingClientRect().width > 0, stripWidth: inner,
+          segments: [...strip.querySelectorAll('.seg')].map((s) => ({
+            part: s.dataset.part, bins: Number(s.dataset.bins), width: s.getBoundingClientRect().width,
+            colour: getComputedStyle(s).backgroundColor, want: colours[s.dataset.part] })),
+        };
+      }),
+      stragglers: [...document.querySelectorAll('#workloads tr[data-workload]')].map((tr) => {
+        const td = tr.querySelector('[data-field="straggler"]');
+        return { workload: tr.dataset.workload, value: td.dataset.value, text: td.textContent };
+      }),
+    };
+  });
+}
+
+// The iterations of tests/server/workload_dashboard_server.cpp, written out here: the line (compute = the
+// compute, memory and latency parts) and the strip's runs (48 bins: each part's share, in part order).
+const kIterationCards = [
+  { gpu: 0, value: '0.5', text: '500.0\u202fms \u00b7 compute 50.0\u202f% \u00b7 communication 25.0\u202f% \u00b7 exposed 12.5\u202f%',
+    segments: [['compute', 18], ['memory', 6], ['communication', 12], ['idle', 12]] },
+  { gpu: 1, value: '', text: 'not periodic', title: 'no repeat found', segments: [] },
+  { gpu: 2, value: '', text: 'not periodic', title: 'too few samples', segments: [] },
+  { gpu: 3, value: '0.625', text: '625.0\u202fms \u00b7 compute 87.5\u202f% \u00b7 communication 25.0\u202f% \u00b7 exposed 12.5\u202f%',
+    segments: [['compute', 36], ['memory', 6], ['communication', 6]] },
+];
+
+async function iterationPart(browser, args) {
+  const daemon = await startListening(args['workload-server'], []);
+  const problems = [];
+  try {
+    const doc = await getJson(daemon.url, '/api/v1/devices');
+    const { context, page } = await openDashboard(browser, daemon, { width: 1280, height: 900 }, problems);
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-field="iteration"]')]
+      .filter((el) => el.dataset.periodic === 'true').length === 2, null, { timeout: 20000 });
+    const shown = await readIterations(page);
+    for (const want of kIterationCards) {
+      const card = shown.cards.find((c) => c.gpu === want.gpu);
+      const api = doc.devices.find((d) => d.index === want.gpu).iteration;
+      check(card && card.text === want.text && card.value === want.value,
+            `iteration: GPU ${want.gpu} line ${JSON.stringify(card)}, want "${want.text}" (${want.value})`);
+      check(card.periodic === String(api.periodic), `iteration: GPU ${want.gpu} periodic ${card.periodic}, API ${api.periodic}`);
+      if (want.title) check(card.title === want.title, `iteration: GPU ${want.gpu} title "${card.title}", want "${want.title}"`);
+      // The strip is the daemon's, drawn as runs of equal parts in proportion to their bins.
+      check(card.parts === api.strip.join(','), `iteration: GPU ${want.gpu} strip ${card.parts}, API ${api.strip.join(',')}`);
+      check(card.stripVisible === (want.segments.length > 0), `iteration: GPU ${want.gpu} strip visible ${card.stripVisible}`);
+      check(JSON.stringify(card.segments.map((s) => [s.part, s.bins])) === JSON.stringify(want.segments),
+            `iteration: GPU ${want.gpu} segments ${JSON.stringify(card.segments)}, want ${JSON.stringify(want.segments)}`);
+      for (const s of card.segments) {
+        check(s.colour === s.want, `iteration: GPU ${want.gpu} ${s.part} segment is ${s.colour}, want ${s.want}`);
+        const wantWidth = (card.stripWidth * s.bins) / 48;
+        check(Math.abs(s.width - wantWidth) <= 1.5,
+              `iteration: GPU ${want.gpu} ${s.part} segment is ${s.width} px wide, want ${wantWidth.toFixed(1)} px`);
+      }
+    }
+    // The job (pod train-0 on GPUs 0 and 3) names its straggler with the daemon's spread; a one-GPU workload none.
+    const steps = doc.workloads.find((w) => w.display === 'ml/train-0/trainer').steps;
+    check(steps && steps.straggler && steps.straggler.device === 3, `iteration: the API's straggler ${JSON.stringify(steps)}`);
+    const wantText = `GPU 3 \u00b7 compute +${steps.spread_pct.toFixed(1)}\u202f% \u00b7 iterations 500.0\u202fms\u2013625.0\u202fms`;
+    for (const row of shown.stragglers) {
+      const job = row.workload === 'ml/train-0/trainer';
+      check(row.value === (job ? '3' : '') && row.text === (job ? wantText : ''),
+            `iteration: roll-up row ${row.workload} straggler ${JSON.stringify(row)}, want ${job ? wantText : '(none)'}`);
+    }
+    await (await page.$('section.gpu[data-gpu="0"]')).screenshot({ path: path.join(args.workdir, 'dashboard-iteration.png') });
+    await context.close();
+    check(problems.length === 0, problems.join('\n'));
+    console.log('iteration: 2 periodic GPUs show their line and strip, 2 say not periodic; the job names its straggler');
+  } finally {
+    const code = await daemon.stop();
+    check(code === 0, `the workload server exited with ${code} after SIGTERM`);
+  }
+}
+
 async function main() {
   const args = parseArgs();
   const require = createRequire(import.meta.url);
@@ -537,8 +635,12 @@ async function main() {
     await droppedPart(browser, args);
     if (speedArgs.length) await pausePart(browser, args, speedArgs);
     else console.log('pause: skipped (this solscope serve has no --speed, so the replay would go on streaming)');
-    if (args['workload-server']) await workloadPart(browser, args);
-    else console.log('workloads: skipped (no --workload-server)');
+    if (args['workload-server']) {
+      await workloadPart(browser, args);
+      await iterationPart(browser, args);
+    } else {
+      console.log('workloads, iteration: skipped (no --workload-server)');
+    }
   } finally {
     await browser.close();
   }

@@ -1,21 +1,29 @@
 // A SYNTHETIC daemon for the dashboard's browser test (tests/integration/dashboard_test.mjs, part
-// "workloads"): server::Server over a LiveState whose GPUs hold workloads, as `solscope serve` serves its
-// own, until SIGTERM or SIGINT. No GPU measured these figures; the API says synthetic.
+// "workloads" and "iteration"): server::Server over a LiveState whose GPUs hold workloads and training
+// iterations, as `solscope serve` serves its own, until SIGTERM or SIGINT. No GPU measured these figures; the
+// API says synthetic.
 //
 //   solscope_workload_dashboard_server      (writes "listening on http://127.0.0.1:PORT" to stderr)
 //
 // GPU 0: pod ml/train-0/trainer alone (exclusive); GPU 1: ml/infer-a/server (SM 30 %) and web/front/srv
 // (SM 10 %) time-sliced, 0.75 / 0.25; GPU 2: no workload; GPU 3: ml/train-0/trainer again (a pod with two
 // GPUs). 60 s of 100 ms samples each: Compute SOL (tensor) 40, 50, 60, 70 % and Memory SOL (DRAM) 20, 30, 40,
-// 50 %.
+// 50 %. Iterations (LiveState::set_iteration, as a daemon's estimate): GPU 0 a 0.5 s iteration (compute
+// 0.375, memory 0.125, communication 0.25, idle 0.25 of it; the interconnect busy 25 %, 12.5 % exposed); GPU
+// 3 a 0.625 s one (compute 0.75, memory 0.125, communication 0.125; busy 25 %, 12.5 % exposed): the straggler
+// of pod train-0; GPU 1 not periodic ("no repeat found"), GPU 2 not periodic (too few samples).
 #include <pthread.h>
 
+#include <array>
 #include <csignal>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "core/iteration.hpp"
 #include "core/live_state.hpp"
 #include "core/workload.hpp"
 #include "server/server.hpp"
@@ -64,6 +72,37 @@ void set_workloads(core::LiveState& state, std::uint32_t index, std::vector<core
   state.set_workloads(index, core::attribute_gpu(list, {}, "kubelet PodResources (SYNTHETIC)"));
 }
 
+/// A periodic iteration of `period_s` whose strip holds each part's share of its bins, in part order
+/// (compute, memory, communication, latency, idle).
+auto iteration(double period_s, std::array<double, core::kIterationPartCount> parts)
+    -> core::IterationEstimate {
+  core::IterationEstimate e;
+  e.periodic = true;
+  e.period_s = period_s;
+  e.jitter_s = 0.00390625;
+  e.confidence = 0.875;
+  e.window_ns = core::kIterationWindowNs;
+  e.estimated_at_ns = kT0 + kSamples * kSampleNs;
+  e.part_ratio = parts;
+  e.communication_ratio = 0.25;
+  e.exposed_communication_ratio = 0.125;
+  e.communication_offset_s = 0.0625;
+  std::size_t bin = 0;
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const auto bins = static_cast<std::size_t>(parts[p] * static_cast<double>(core::kIterationStripBins));
+    for (std::size_t i = 0; i < bins && bin < e.strip.size(); ++i)
+      e.strip[bin++] = static_cast<core::IterationPart>(p);
+  }
+  return e;
+}
+
+auto not_periodic(std::string_view note) -> core::IterationEstimate {
+  core::IterationEstimate e;
+  e.confidence = 0.25;
+  e.note = note;
+  return e;
+}
+
 auto sample(std::uint32_t index, int i) -> core::SolSample {
   core::SolSample s;
   s.device_index = index;
@@ -101,6 +140,10 @@ auto main() -> int {
       state, 1,
       {process(200, pod("ml", "infer-a", "server"), 30.0), process(201, pod("web", "front", "srv"), 10.0)});
   set_workloads(state, 3, {process(101, train, 70.0)});
+  state.set_iteration(0, iteration(0.5, {0.375, 0.125, 0.25, 0.0, 0.25}));
+  state.set_iteration(1, not_periodic("no repeat found"));
+  state.set_iteration(2, not_periodic("too few samples"));
+  state.set_iteration(3, iteration(0.625, {0.75, 0.125, 0.125, 0.0, 0.0}));
   for (int i = 0; i < kSamples; ++i) {
     for (std::uint32_t d = 0; d < kGpus; ++d) state.add(sample(d, i));
   }

@@ -8,7 +8,8 @@
 // With a fleet (serve --prometheus: /api/v1/devices says "fleet": true), a link to the fleet view (fleet.html).
 // A window whose PM sampling was paused (`pm_pause`) gets a badge with the reason and the source that stood in.
 // Who uses each GPU (its workload line, the process table's Workload column) and the per-workload roll-up come
-// computed from the daemon (workloads.js).
+// computed from the daemon (workloads.js), as do each GPU's training iteration line and strip and a job's straggler
+// (iteration.js).
 // Test hooks: body[data-state] (loading|live|reconnecting|error); section.gpu[data-gpu][data-window-start-ns];
 // [data-field=NAME][data-value] holds each unrounded figure ("" = unknown); [data-chart][data-points].
 'use strict';
@@ -131,6 +132,7 @@
       lost.dataset.value = d.lost ? '1' : '0';
       this.setProcesses(d.processes || []);
       solscopeWorkloads.setCard(this.el, d.workloads);
+      solscopeIteration.setCard(this.el, d.iteration);
     }
     setProcesses(procs) {
       setField(this.el, 'process_count', procs.length, String(procs.length));

@@ -1,13 +1,13 @@
 // solscope web dashboard: who uses the GPUs (docs/http-api.md "/api/v1/devices", Workloads). The workload line
 // of each GPU card and the per-workload roll-up table, drawn from what the daemon sends computed: each device's
 // `workloads` (sharing, each workload's `display` name and share) and the node's roll-up `workloads` (one row per
-// workload with its GPUs). The page groups and counts nothing itself; the roll-up's SOL cells show, for each of
+// workload with its GPUs, and a job's ranks compared: its `steps`). The page groups and counts nothing itself; the roll-up's SOL cells show, for each of
 // the workload's GPUs, the figure of that GPU's latest window, as its card shows it. Loaded (deferred) after
-// common.js and before app.js; defines one global, `solscopeWorkloads`.
+// common.js and iteration.js and before app.js; defines one global, `solscopeWorkloads`.
 // Test hooks: [data-field="workloads"][data-value] (the GPU's sharing: none, exclusive, time_sliced, concurrent)
 // with data-displays (the workloads' display names, joined by '|'); #workloads tr[data-workload] (its display)
 // with td[data-field] gpus, sharing, compute_sol_pct and memory_sol_pct, each data-value joined by ',' per GPU
-// ('' = unknown).
+// ('' = unknown), and straggler (a job's straggler: iteration.js).
 'use strict';
 
 const solscopeWorkloads = (() => {
@@ -62,10 +62,13 @@ const solscopeWorkloads = (() => {
       th.textContent = r.display;
       th.title = `origin: ${r.origin}`;
       const gpus = r.gpus || [];
+      const straggler = solscopeIteration.stragglerCell(r.steps);
+      const stragglerTd = cell('straggler', straggler.text, straggler.value);
+      stragglerTd.title = straggler.title;
       tr.append(th,
                 cell('gpus', gpus.map((g) => g.label).join(', '), gpus.map((g) => g.device).join(',')),
                 cell('sharing', r.sharing || '', r.sharing || ''),
-                cell('compute_sol_pct', '', ''), cell('memory_sol_pct', '', ''));
+                cell('compute_sol_pct', '', ''), cell('memory_sol_pct', '', ''), stragglerTd);
       return tr;
     }));
   }
