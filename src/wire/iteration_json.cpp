@@ -1,12 +1,15 @@
 #include "wire/iteration_json.hpp"
 
+#include <array>
 #include <cstddef>
-#include <limits>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include <nlohmann/json.hpp>
 
+#include "core/kernel_steps.hpp"
 #include "core/units.hpp"
 #include "wire/json_fields.hpp"
 #include "wire/json_number.hpp"
