@@ -259,6 +259,36 @@ TEST(LiveStateTest, each_closed_window_is_handed_out_once_with_a_growing_number)
   EXPECT_EQ(after->window.t_start_ns, 5 * kS);
 }
 
+// Issue 25: a view attached to a daemon takes the daemon's iteration estimate; its own samples then feed
+// none, and the estimate stays until the samples or devices are cleared. Unknown devices are ignored.
+TEST(LiveStateTest, an_iteration_from_elsewhere_replaces_the_own_estimate_until_cleared) {
+  LiveState state;
+  state.set_devices({device(0, "A")});
+  IterationEstimate daemon;
+  daemon.periodic = true;
+  daemon.period_s = 0.5;
+  daemon.estimated_at_ns = 30 * kS;
+  daemon.note = "";
+  const std::uint64_t before = state.version();
+  state.set_iteration(0, daemon);
+  EXPECT_GT(state.version(), before);
+  const std::uint64_t set = state.version();
+  state.set_iteration(0, daemon);  // the same estimate again: no change
+  EXPECT_EQ(state.version(), set);
+  state.set_iteration(7, daemon);  // unknown device: ignored
+  EXPECT_FALSE(state.snapshot(7).has_value());
+  for (int i = 0; i < 400; ++i)
+    state.add(sample(0, i * 10 * kMs, (i + 1) * 10 * kMs, i % 50 < 25 ? 90.0 : 0.0, 5.0));
+  EXPECT_TRUE(state.snapshot(0)->iteration.periodic);
+  EXPECT_EQ(state.snapshot(0)->iteration.period_s, 0.5);
+  EXPECT_EQ(state.snapshot(0)->iteration.estimated_at_ns, 30 * kS);
+  state.clear_samples();
+  EXPECT_FALSE(state.snapshot(0)->iteration.periodic);
+  state.set_iteration(0, daemon);
+  state.set_devices({device(0, "A")});
+  EXPECT_FALSE(state.snapshot(0)->iteration.periodic);
+}
+
 TEST(LiveStateTest, readers_and_a_writer_may_run_concurrently) {
   LiveState state;
   std::thread writer([&state] {
