@@ -30,9 +30,9 @@ struct RemoteOptions {
 };
 
 /// A running attachment. Fills `state` on a thread of its own: the device list (LiveState::set_devices), the
-/// history (/api/v1/samples), then every streamed sample (LiveState::add); re-reads processes, workload notes,
-/// lost flags and the daemon's training-iteration estimates (LiveState::set_iteration: the view shows the
-/// daemon's, made from every sample, not one of its own back-filled windows) every devices_refresh;
+/// history (/api/v1/samples), then every streamed sample (LiveState::add); re-reads processes, workload
+/// notes, lost flags and the daemon's training-iteration estimates (LiveState::set_iteration: the view shows
+/// the daemon's, made from every sample, not one of its own back-filled windows) every devices_refresh;
 /// reconnects with exponential backoff when the daemon goes away.
 class RemoteFeed {
  public:
