@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -63,7 +64,7 @@ struct IterationEstimate {
   /// The iteration folded into kIterationStripBins bins, starting at the iteration's start (the end of its
   /// longest idle-or-communication stretch): the part that holds most of each bin's time.
   std::array<IterationPart, kIterationStripBins> strip{};
-  std::string_view note;  ///< why not periodic ("too few samples", "no repeat found", ...); static text
+  std::string note;  ///< why not periodic ("too few samples", "no repeat found", ...); empty when periodic
 };
 
 /// One sample as the detector keeps it: time, and the few figures it folds (NaN unknown).

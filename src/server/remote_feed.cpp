@@ -8,7 +8,6 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string_view>
 #include <thread>
 #include <utility>
@@ -57,24 +56,6 @@ auto base_url_of(const std::string& address) -> std::string {
   return scheme + rest;
 }
 
-/// Distinct iteration notes kept (kept_note); the estimator writes a handful.
-constexpr std::size_t kMaxKeptNotes = 64;
-constexpr std::string_view kOtherNote = "not periodic (the daemon's note is not kept)";
-
-/// `text` as static text: core::IterationEstimate::note is a view of static text (the estimator's reasons),
-/// and a daemon's estimate carries it as a string. Each distinct note is kept once for the life of the
-/// process, so every snapshot that points at it stays valid; at most kMaxKeptNotes of them (a daemon that
-/// sends more distinct notes gets kOtherNote). Thread-safe.
-auto kept_note(const std::string& text) -> std::string_view {
-  if (text.empty()) return {};
-  static std::mutex mutex;
-  static std::set<std::string, std::less<>> notes;
-  const std::scoped_lock lock(mutex);
-  if (const auto it = notes.find(text); it != notes.end()) return *it;
-  if (notes.size() >= kMaxKeptNotes) return kOtherNote;
-  return *notes.insert(text).first;
-}
-
 /// The daemon's estimate of each device that sends one (a daemon older than the field sends none: the view
 /// then estimates from the streamed samples itself).
 using DaemonIterations = std::vector<std::pair<std::uint32_t, core::IterationEstimate>>;
@@ -82,9 +63,7 @@ using DaemonIterations = std::vector<std::pair<std::uint32_t, core::IterationEst
 auto daemon_iteration(const Json& device) -> std::optional<core::IterationEstimate> {
   const auto it = device.find("iteration");
   if (it == device.end() || !it->is_object()) return std::nullopt;
-  wire::IterationRead read = wire::iteration_from_json(*it);
-  read.estimate.note = kept_note(read.note);
-  return read.estimate;
+  return wire::iteration_from_json(*it);
 }
 
 }  // namespace

@@ -74,15 +74,14 @@ auto iteration_to_json(const core::IterationEstimate& e) -> OrderedJson {
     for (const core::IterationPart part : e.strip) strip.push_back(std::string(core::to_string(part)));
   }
   out["strip"] = std::move(strip);
-  out["note"] = std::string(e.note);
+  out["note"] = e.note;
   return out;
 }
 
-auto iteration_from_json(const Json& json) -> IterationRead {
-  IterationRead read;
-  if (!json.is_object()) return read;
-  core::IterationEstimate& e = read.estimate;
-  read.note = string_field(json, "note");
+auto iteration_from_json(const Json& json) -> core::IterationEstimate {
+  core::IterationEstimate e;
+  if (!json.is_object()) return e;
+  e.note = string_field(json, "note");
   e.confidence = number_field(json, "confidence");
   e.estimated_at_ns = integer_field<std::int64_t>(json, "estimated_at_ns", 0);
   const double window_s = number_field(json, "window_s", 0.0);
@@ -90,7 +89,7 @@ auto iteration_from_json(const Json& json) -> IterationRead {
   const auto periodic = json.find("periodic");
   const auto strip = read_strip(json);
   e.periodic = periodic != json.end() && periodic->is_boolean() && periodic->get<bool>() && strip.has_value();
-  if (!e.periodic) return read;
+  if (!e.periodic) return e;
   e.strip = *strip;
   e.period_s = number_field(json, "period_s");
   e.jitter_s = number_field(json, "jitter_s");
@@ -102,7 +101,7 @@ auto iteration_from_json(const Json& json) -> IterationRead {
   e.communication_ratio = number_field(json, "communication_ratio");
   e.exposed_communication_ratio = number_field(json, "exposed_communication_ratio");
   e.communication_offset_s = number_field(json, "communication_offset_s");
-  return read;
+  return e;
 }
 
 auto job_steps_to_json(const core::JobSteps& job) -> OrderedJson {

@@ -20,17 +20,10 @@ namespace solscope::wire {
 /// communication.
 [[nodiscard]] auto iteration_to_json(const core::IterationEstimate& estimate) -> nlohmann::ordered_json;
 
-/// An estimate read back, with its note's text (IterationEstimate::note is a view of static text, which a
-/// reader cannot make: the caller keeps the text and points the note at it).
-struct IterationRead {
-  core::IterationEstimate estimate;  ///< note left empty
-  std::string note;
-};
-
 /// The inverse of iteration_to_json. Anything not an object, or absent or mistyped fields, read as their
 /// defaults (not periodic, unknown figures); a strip that is not exactly kIterationStripBins known part names
 /// makes the estimate not periodic (a view never draws a strip it cannot trust). Never throws.
-[[nodiscard]] auto iteration_from_json(const nlohmann::json& json) -> IterationRead;
+[[nodiscard]] auto iteration_from_json(const nlohmann::json& json) -> core::IterationEstimate;
 
 /// A job's ranks compared (beside its roll-up entry): {ranks: [{device, rank, iteration_s, compute_s,
 /// communication_s, exposed_communication_s}], not_periodic: [device...], straggler: {device, rank} or null,

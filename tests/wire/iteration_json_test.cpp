@@ -39,7 +39,7 @@ auto estimate() -> core::IterationEstimate {
 }
 
 /// Through text and back, as the daemon's answer travels.
-auto travel(const core::IterationEstimate& e) -> IterationRead {
+auto travel(const core::IterationEstimate& e) -> core::IterationEstimate {
   return iteration_from_json(Json::parse(json_text(iteration_to_json(e))));
 }
 
@@ -51,18 +51,18 @@ TEST(IterationJson, a_periodic_estimate_is_written_and_read_back_whole) {
             R"("estimated_at_ns":1735689630000000000,"parts":{"compute":0.375,"memory":0.125,)"
             R"("communication":0.25,"latency":0.0,"idle":0.25},"communication_ratio":0.25,)"
             R"("exposed_communication_ratio":0.125,"communication_offset_s":0.0625)");
-  const IterationRead read = travel(e);
-  EXPECT_TRUE(read.estimate.periodic);
-  EXPECT_EQ(read.estimate.period_s, 0.5);
-  EXPECT_EQ(read.estimate.jitter_s, 0.00390625);
-  EXPECT_EQ(read.estimate.confidence, 0.875);
-  EXPECT_EQ(read.estimate.window_ns, 30'000'000'000);
-  EXPECT_EQ(read.estimate.estimated_at_ns, e.estimated_at_ns);
-  EXPECT_EQ(read.estimate.part_ratio, e.part_ratio);
-  EXPECT_EQ(read.estimate.communication_ratio, 0.25);
-  EXPECT_EQ(read.estimate.exposed_communication_ratio, 0.125);
-  EXPECT_EQ(read.estimate.communication_offset_s, 0.0625);
-  EXPECT_EQ(read.estimate.strip, e.strip);
+  const core::IterationEstimate read = travel(e);
+  EXPECT_TRUE(read.periodic);
+  EXPECT_EQ(read.period_s, 0.5);
+  EXPECT_EQ(read.jitter_s, 0.00390625);
+  EXPECT_EQ(read.confidence, 0.875);
+  EXPECT_EQ(read.window_ns, 30'000'000'000);
+  EXPECT_EQ(read.estimated_at_ns, e.estimated_at_ns);
+  EXPECT_EQ(read.part_ratio, e.part_ratio);
+  EXPECT_EQ(read.communication_ratio, 0.25);
+  EXPECT_EQ(read.exposed_communication_ratio, 0.125);
+  EXPECT_EQ(read.communication_offset_s, 0.0625);
+  EXPECT_EQ(read.strip, e.strip);
   EXPECT_EQ(read.note, "");
 }
 
@@ -76,32 +76,32 @@ TEST(IterationJson, not_periodic_writes_null_figures_and_reads_back_as_not_perio
       R"("estimated_at_ns":0,"parts":{"compute":null,"memory":null,"communication":null,"latency":null,)"
       R"("idle":null},"communication_ratio":null,"exposed_communication_ratio":null,)"
       R"("communication_offset_s":null,"strip":[],"note":"no repeat found"})");
-  const IterationRead read = travel(e);
-  EXPECT_FALSE(read.estimate.periodic);
-  EXPECT_EQ(read.estimate.confidence, 0.25);
-  EXPECT_TRUE(std::isnan(read.estimate.period_s));
+  const core::IterationEstimate read = travel(e);
+  EXPECT_FALSE(read.periodic);
+  EXPECT_EQ(read.confidence, 0.25);
+  EXPECT_TRUE(std::isnan(read.period_s));
   EXPECT_EQ(read.note, "no repeat found");
   // An iteration without communication: the offset alone is null.
   core::IterationEstimate quiet = estimate();
   quiet.communication_offset_s = core::kUnknown;
   EXPECT_TRUE(iteration_to_json(quiet)["communication_offset_s"].is_null());
-  EXPECT_TRUE(std::isnan(travel(quiet).estimate.communication_offset_s));
+  EXPECT_TRUE(std::isnan(travel(quiet).communication_offset_s));
 }
 
 TEST(IterationJson, a_damaged_answer_reads_as_not_periodic_and_never_throws) {
   Json json = Json::parse(json_text(iteration_to_json(estimate())));
   Json short_strip = json;
   short_strip["strip"].erase(0);
-  EXPECT_FALSE(iteration_from_json(short_strip).estimate.periodic);
+  EXPECT_FALSE(iteration_from_json(short_strip).periodic);
   Json bad_part = json;
   bad_part["strip"][3] = "warp";
-  EXPECT_FALSE(iteration_from_json(bad_part).estimate.periodic);
+  EXPECT_FALSE(iteration_from_json(bad_part).periodic);
   Json mistyped = json;
   mistyped["periodic"] = "yes";
   mistyped["period_s"] = "0.5";
-  EXPECT_FALSE(iteration_from_json(mistyped).estimate.periodic);
-  EXPECT_FALSE(iteration_from_json(Json::array()).estimate.periodic);
-  EXPECT_FALSE(iteration_from_json(Json(nullptr)).estimate.periodic);
+  EXPECT_FALSE(iteration_from_json(mistyped).periodic);
+  EXPECT_FALSE(iteration_from_json(Json::array()).periodic);
+  EXPECT_FALSE(iteration_from_json(Json(nullptr)).periodic);
 }
 
 TEST(JobStepsJson, ranks_straggler_and_spread) {
