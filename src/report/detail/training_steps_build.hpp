@@ -1,4 +1,4 @@
-// StepCollector: gathers what the report's Training steps (report/training_steps.hpp) are found in while the
+// StepCollector: gathers what the report's Training steps (report/report.hpp) are found in while the
 // trace streams past: each GPU's kernel calls (compact, names once per GPU), the job's NVTX markers, and
 // each GPU's samples as core::IterationPoint in windows of core::kIterationWindowNs.
 #pragma once
@@ -15,7 +15,7 @@
 #include "core/iteration.hpp"
 #include "core/kernel_record.hpp"
 #include "core/sol_sample.hpp"
-#include "report/training_steps.hpp"
+#include "report/report.hpp"
 
 namespace solscope::report {
 

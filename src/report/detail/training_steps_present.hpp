@@ -1,4 +1,4 @@
-// The text and JSON forms of the report's Training steps (report/training_steps.hpp; docs/report.md
+// The text and JSON forms of the report's Training steps (report/report.hpp; docs/report.md
 // "Training steps" and "JSON fields").
 #pragma once
 
@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/training_steps.hpp"
+#include "report/report.hpp"
 
 namespace solscope::report {
 
