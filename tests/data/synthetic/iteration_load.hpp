@@ -10,6 +10,15 @@
 
 namespace solscope::synthetic {
 
+/// The knobs of the generator's `training` profile (`--period`, `--jitter-pct`, `--drift-pct`,
+/// `--noise-pct`).
+struct IterationOptions {
+  double period_s = 1.0;    ///< the first iteration's length, seconds
+  double jitter_pct = 0.0;  ///< TrainingShape::jitter_pct
+  double drift_pct = 0.0;   ///< TrainingShape::drift_pct
+  double noise_pct = 0.0;   ///< std dev of normal noise on every busy figure, % of the figure's busy level
+};
+
 /// A training job: each iteration computes, then communicates (an all-reduce the SMs wait for), then idles.
 struct TrainingShape {
   double period_s = 1.0;             ///< the first iteration's length, seconds

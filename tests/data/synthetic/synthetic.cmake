@@ -4,6 +4,8 @@ include_guard(GLOBAL)
 add_library(solscope_synthetic_trace STATIC ${CMAKE_CURRENT_LIST_DIR}/synthetic_trace.cpp
                                             ${CMAKE_CURRENT_LIST_DIR}/profiles.cpp
                                             ${CMAKE_CURRENT_LIST_DIR}/kernels.cpp
+                                            ${CMAKE_CURRENT_LIST_DIR}/iteration_load.cpp
+                                            ${CMAKE_CURRENT_LIST_DIR}/iteration_trace.cpp
                                             ${CMAKE_CURRENT_LIST_DIR}/workloads.cpp
                                             ${CMAKE_CURRENT_LIST_DIR}/workloads_trace.cpp)
 target_include_directories(solscope_synthetic_trace PUBLIC ${PROJECT_SOURCE_DIR}/tests)
