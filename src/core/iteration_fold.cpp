@@ -305,6 +305,7 @@ auto communication_offset_s(std::span<const IterationPoint> points, const Chain&
 void fold_iteration(std::span<const IterationPoint> points, double period_s, IterationEstimate& out) {
   const double period_ns = period_s * static_cast<double>(kNsPerS);
   const Chain chain = iteration_starts(points, period_ns);
+  if (chain.start_ns.empty()) return;  // a period longer than the window: find_period refuses it first
   out.jitter_s = jitter_s(chain);
   const double level = busy_level(points);
   const Folded f = fold(points, chain, period_ns, level);

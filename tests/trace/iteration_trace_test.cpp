@@ -78,9 +78,9 @@ TEST(IterationTraceTest, training_traces_give_the_planted_period_within_2_percen
       const double planted = planted_period_s(o, g);
       ASSERT_TRUE(e.periodic) << "period " << o.iteration.period_s << " gpu " << g << ": " << e.note;
       EXPECT_NEAR(e.period_s, planted, 0.02 * planted) << "period " << o.iteration.period_s << " gpu " << g;
-      // 70% GEMM (compute-bound), 20% all-reduce with the SMs waiting (exposed communication), 10% idle, to one
-      // strip bin plus one sample per iteration: a sample that straddles two parts is classed by its mix (one
-      // 5% into the idle is busy, GR active >= 5%).
+      // 70% GEMM (compute-bound), 20% all-reduce with the SMs waiting (exposed communication), 10% idle, to
+      // one strip bin plus one sample per iteration: a sample that straddles two parts is classed by its mix
+      // (one 5% into the idle is busy, GR active >= 5%).
       const double tolerance = 1.0 / core::kIterationStripBins + 1.0 / (o.hz * planted);
       EXPECT_NEAR(e.part_ratio[static_cast<std::size_t>(core::IterationPart::Compute)], 0.7, tolerance);
       EXPECT_NEAR(e.exposed_communication_ratio, 0.2, tolerance);
