@@ -9,6 +9,7 @@ namespace solscope::core::detail {
 namespace {
 
 struct Grid {
+  std::int64_t sample_ns = 1;  ///< the median sample interval
   std::int64_t t0_ns = 0;
   std::int64_t bin_ns = 1;
   std::size_t bins = 0;
@@ -24,10 +25,10 @@ auto median_duration_ns(std::span<const IterationPoint> points) -> std::int64_t 
 }
 
 auto make_grid(std::span<const IterationPoint> points) -> Grid {
-  Grid g{.t0_ns = points.front().t_start_ns};
+  Grid g{.sample_ns = median_duration_ns(points), .t0_ns = points.front().t_start_ns};
   const std::int64_t span_ns = std::max<std::int64_t>(1, points.back().t_end_ns - g.t0_ns);
   const auto max_bins = static_cast<std::int64_t>(kIterationMaxGridBins);
-  g.bin_ns = std::max({median_duration_ns(points), (span_ns + max_bins - 1) / max_bins, std::int64_t{1}});
+  g.bin_ns = std::max({g.sample_ns, (span_ns + max_bins - 1) / max_bins, std::int64_t{1}});
   g.bins = static_cast<std::size_t>((span_ns + g.bin_ns - 1) / g.bin_ns);
   return g;
 }
@@ -147,8 +148,52 @@ auto refine_with_multiples(const std::vector<double>& r, Peak first) -> double {
   return num / den;
 }
 
+/// The Pearson correlation of `x` with itself shifted by a fractional `lag` (bins; linear interpolation).
+auto correlation_at(const std::vector<double>& x, double lag) -> double {
+  const auto whole = static_cast<std::size_t>(lag);
+  const double frac = lag - static_cast<double>(whole);
+  double sxy = 0;
+  double sxx = 0;
+  double syy = 0;
+  for (std::size_t i = 0; i + whole + 1 < x.size(); ++i) {
+    const double y = x[i + whole] + frac * (x[i + whole + 1] - x[i + whole]);
+    sxy += x[i] * y;
+    sxx += x[i] * x[i];
+    syy += y * y;
+  }
+  const double den = std::sqrt(sxx * syy);
+  return den > 0 ? sxy / den : 0.0;
+}
+
+/// One candidate: the autocorrelation of one series, or the mean of both series' (`series` then holds both).
+struct Candidate {
+  std::vector<double> r;
+  std::vector<const std::vector<double>*> series;
+  [[nodiscard]] auto at(double lag) const -> double {
+    double sum = 0;
+    for (const auto* x : series) sum += correlation_at(*x, lag);
+    return sum / static_cast<double>(series.size());
+  }
+};
+
+/// `p`, or the shortest lag p.lag / m (m = kIterationMaxDivisor..2, after the descent `from`) that repeats
+/// nearly as well (kIterationDivisorShare): a period between two bins (k + 1/2 samples) peaks lower at its
+/// two bins than the exact repeat at its double, so the double would win the peak search; the correlation at
+/// the fractional lag (linear interpolation, which smooths: 0.64-0.93 of the double's on a 2.5-4.5-sample
+/// period) tells them apart, a lag that is no period correlating negatively.
+auto shortest_divisor(const Candidate& c, Peak p, std::size_t from) -> Peak {
+  for (std::size_t m = kIterationMaxDivisor; m >= 2; --m) {
+    const double lag = p.lag / static_cast<double>(m);
+    if (lag < static_cast<double>(from)) continue;
+    const double v = c.at(lag);
+    if (v >= kIterationDivisorShare * p.value) return {.lag = lag, .value = v};
+  }
+  return p;
+}
+
 /// The first prominent peak after the first descent (kIterationDescentEnd, kIterationHarmonicShare).
-auto pick_peak(const std::vector<double>& r) -> Peak {
+auto pick_peak(const Candidate& c) -> Peak {
+  const std::vector<double>& r = c.r;
   std::size_t k = 1;
   while (k < r.size() && r[k] >= kIterationDescentEnd) ++k;
   std::vector<Peak> peaks;  // refined: a peak between two bins compares fairly with one on a bin
@@ -161,6 +206,7 @@ auto pick_peak(const std::vector<double>& r) -> Peak {
   }
   for (Peak p : peaks) {
     if (p.value < kIterationHarmonicShare * best) continue;
+    p = shortest_divisor(c, p, k);
     p.lag = refine_with_multiples(r, p);
     return p;
   }
@@ -182,17 +228,17 @@ auto find_period(std::span<const IterationPoint> points) -> PeriodFit {
   const bool use_link = link_max >= kIterationInterconnectFloorBytesPerS && center(link, link_max);
   if (!use_activity && !use_link) return {.note = "no activity change"};
   const auto max_lag = static_cast<std::size_t>(static_cast<double>(g.bins) / kIterationMinRepeats) + 1;
-  std::vector<std::vector<double>> candidates;
-  if (use_activity) candidates.push_back(autocorrelation(activity, max_lag));
-  if (use_link) candidates.push_back(autocorrelation(link, max_lag));
+  std::vector<Candidate> candidates;
+  if (use_activity) candidates.push_back({autocorrelation(activity, max_lag), {&activity}});
+  if (use_link) candidates.push_back({autocorrelation(link, max_lag), {&link}});
   if (candidates.size() == 2) {  // the summary autocorrelation of both series, besides each alone
     std::vector<double> sum(max_lag + 1);
-    for (std::size_t k = 0; k <= max_lag; ++k) sum[k] = 0.5 * (candidates[0][k] + candidates[1][k]);
-    candidates.push_back(std::move(sum));
+    for (std::size_t k = 0; k <= max_lag; ++k) sum[k] = 0.5 * (candidates[0].r[k] + candidates[1].r[k]);
+    candidates.push_back({std::move(sum), {&activity, &link}});
   }
   Peak best;
-  for (const auto& r : candidates) {
-    const Peak p = pick_peak(r);
+  for (const Candidate& c : candidates) {
+    const Peak p = pick_peak(c);
     if (!std::isnan(p.lag) && p.value > best.value) best = p;
   }
   if (std::isnan(best.lag)) return {.note = "no repeat found"};
@@ -201,6 +247,10 @@ auto find_period(std::span<const IterationPoint> points) -> PeriodFit {
   if (confidence < kIterationMinConfidence) return {.confidence = confidence, .note = "repeat too weak"};
   const double span_s =
       static_cast<double>(points.back().t_end_ns - points.front().t_start_ns) / static_cast<double>(kNsPerS);
+  if (period_s * static_cast<double>(kNsPerS) <
+      kIterationMinPeriodSamples * static_cast<double>(g.sample_ns)) {
+    return {.confidence = confidence, .note = "period under 4 samples"};
+  }
   if (period_s * kIterationMinRepeats > span_s) {
     return {.confidence = confidence, .note = "fewer than 3 periods in the window"};
   }

@@ -27,6 +27,13 @@ inline constexpr double kIterationDescentEnd = 0.0;
 /// Of the peaks after the descent, the shortest lag reaching this share of the highest is the period (its
 /// multiples correlate as well; a shorter lag that repeats as well is the iteration).
 inline constexpr double kIterationHarmonicShare = 0.9;
+/// The chosen lag divided by 2..this is tried as a shorter period, at fractional lags (a period that is not a
+/// whole number of bins), and taken when its correlation reaches kIterationDivisorShare of the chosen one's.
+inline constexpr std::size_t kIterationMaxDivisor = 4;
+inline constexpr double kIterationDivisorShare = 0.7;
+/// A period must span at least this many sample intervals: a shorter one is beyond what the samples resolve
+/// (a period of 1.5 samples repeats in the samples every 3), "period under 4 samples".
+inline constexpr double kIterationMinPeriodSamples = 4.0;
 
 struct PeriodFit {
   double period_s = kUnknown;  ///< NaN when none
