@@ -20,7 +20,8 @@ namespace solscope::core {
 
 /// What one stretch of an iteration does, judged per sample (docs/design/sol-metrics.md section 12):
 /// communication = the interconnect (NVLink or PCIe) is busy while the SMs wait (the sample is not compute-
-/// or memory-bound); otherwise the sample's bound class.
+/// or memory-bound); otherwise the sample's bound class (Unknown, busy without SOL figures, as latency; idle
+/// under 5% activity).
 enum class IterationPart : std::uint8_t { Compute, Memory, Communication, Latency, Idle, kCount };
 inline constexpr std::size_t kIterationPartCount = static_cast<std::size_t>(IterationPart::kCount);
 inline constexpr EnumNames<IterationPart, kIterationPartCount> kIterationPartNames(
@@ -85,7 +86,7 @@ struct IterationPoint {
 /// docs/design/sol-metrics.md section 12 (autocorrelation of the activity and interconnect series resampled
 /// on a uniform grid, first prominent peak, parabolic refinement; jitter from the single iterations'
 /// lengths; the parts from the samples folded over the period). Pure; O(n log n) in the points, the
-/// autocorrelation on a grid of at most 1,024 bins (a fixed cost: about 0.3 ms a call on one core).
+/// autocorrelation on a grid of at most 1,024 bins (a fixed cost: about 0.5 ms a call on one core).
 [[nodiscard]] auto estimate_iteration(std::span<const IterationPoint> points) -> IterationEstimate;
 
 /// A device's sliding window of points, estimated again every kIterationEstimateEveryNs of sample time.
