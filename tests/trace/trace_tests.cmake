@@ -11,6 +11,7 @@ solscope_add_test(trace
     ${CMAKE_CURRENT_LIST_DIR}/foreign_text_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/fixture_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/fuzz_regression_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/iteration_trace_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/kernels_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/kill_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/markers_test.cpp

@@ -4,6 +4,8 @@
 //       [--samples N] [--seed S]                                   random profile (synthetic_trace.hpp)
 //       [--profile random|demo|phases|constant] [--hz N] [--seconds S] [--start-ns NS] [--attainable-gpu G]
 //       [--kernels]                 also a SYNTHETIC kernels table following the phases (not with random)
+//       [--profile training [--period S] [--jitter-pct P] [--drift-pct P] [--noise-pct P]]  iterations
+//       [--profile serving]         random request bursts (not periodic); both iteration_trace.hpp
 //   solscope_make_synthetic_trace -o FILE [--force] --workloads
 //                                   the workloads scenario (workloads.hpp): 2 GPUs, 20 s, a workloads table
 //   solscope_make_synthetic_trace -o FILE [--force] --dp-step
@@ -64,6 +66,10 @@ auto parse_one(std::string_view arg, const char* value, Args& args) -> bool {
   if (arg == "--seconds") return parse_value(value, p.seconds);
   if (arg == "--start-ns") return parse_value(value, p.start_ns) && p.start_ns >= 0;
   if (arg == "--attainable-gpu") return parse_value(value, p.attainable_device);
+  if (arg == "--period") return parse_value(value, p.iteration.period_s);
+  if (arg == "--jitter-pct") return parse_value(value, p.iteration.jitter_pct);
+  if (arg == "--drift-pct") return parse_value(value, p.iteration.drift_pct);
+  if (arg == "--noise-pct") return parse_value(value, p.iteration.noise_pct);
   return false;
 }
 
@@ -90,11 +96,13 @@ auto parse(int argc, char** argv, Args& args) -> bool {
 auto main(int argc, char** argv) -> int {
   Args args;
   if (!parse(argc, argv, args)) {
-    std::fprintf(stderr,
-                 "usage: %s -o FILE [--force] [--devices N] [--samples N] [--seed S] [--profile "
-                 "random|demo|phases|constant] [--hz N] [--seconds S] [--start-ns NS] [--attainable-gpu G] "
-                 "[--kernels] | -o FILE [--force] --workloads | -o FILE [--force] --dp-step\n",
-                 argv[0]);
+    std::fprintf(
+        stderr,
+        "usage: %s -o FILE [--force] [--devices N] [--samples N] [--seed S] [--profile "
+        "random|demo|phases|constant|training|serving] [--hz N] [--seconds S] [--start-ns NS] "
+        "[--attainable-gpu G] [--kernels] [--period S] [--jitter-pct P] [--drift-pct P] [--noise-pct P] "
+        "| -o FILE [--force] --workloads | -o FILE [--force] --dp-step\n",
+        argv[0]);
     return 2;
   }
   if (args.profile.profile == Profile::Random && args.samples > 0) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/units.hpp"
+#include "data/synthetic/iteration_trace.hpp"
 #include "data/synthetic/synthetic_trace.hpp"
 #include "trace/writer.hpp"
 
@@ -126,6 +127,10 @@ auto profile_name(Profile p) -> std::string {
       return "phases";
     case Profile::Constant:
       return "constant";
+    case Profile::Training:
+      return "training";
+    case Profile::Serving:
+      return "serving";
   }
   return "?";
 }
@@ -136,6 +141,8 @@ auto phase_at(const ProfileOptions& o, std::uint32_t gpu, double t) -> int {
   const auto g = static_cast<double>(gpu);
   switch (o.profile) {
     case Profile::Random:
+    case Profile::Training:
+    case Profile::Serving:
       return 0;
     case Profile::Constant:
       return 1;
@@ -148,7 +155,8 @@ auto phase_at(const ProfileOptions& o, std::uint32_t gpu, double t) -> int {
 }
 
 auto parse_profile(std::string_view name) -> std::optional<Profile> {
-  for (Profile p : {Profile::Random, Profile::Demo, Profile::Phases, Profile::Constant}) {
+  for (Profile p : {Profile::Random, Profile::Demo, Profile::Phases, Profile::Constant, Profile::Training,
+                    Profile::Serving}) {
     if (profile_name(p) == name) return p;
   }
   return std::nullopt;
@@ -182,6 +190,13 @@ auto write_profile_trace(const std::filesystem::path& path, const ProfileOptions
                          " GPUs x " + std::to_string(o.hz) + " Hz); never measured on a GPU";
   std::vector<core::DeviceInfo> devs;
   for (std::uint32_t g = 0; g < o.devices; ++g) devs.push_back(profile_device(g));
+  if (o.profile == Profile::Training || o.profile == Profile::Serving) {
+    if (o.kernels || !(o.iteration.period_s > 0)) {
+      return core::fail(core::ErrorCode::InvalidArgument,
+                        "the training and serving profiles take no --kernels and need --period > 0");
+    }
+    return write_iteration_trace(path, o, std::move(w), devs);
+  }
   if (o.kernels) w.source_description += "; with a synthetic kernels table";
   const std::vector<core::KernelRecord> kernels =
       o.kernels ? synthetic_kernels(o) : std::vector<core::KernelRecord>{};

@@ -13,15 +13,18 @@
 #include "core/kernel_record.hpp"
 #include "core/raw_sample.hpp"
 #include "core/result.hpp"
+#include "data/synthetic/iteration_load.hpp"
 
 namespace solscope::synthetic {
 
 /// random: synthetic_trace.hpp's samples (seeded). demo: idle, tensor-bound, DRAM-bound and launch-bound
 /// quarters of the trace, shifted per GPU. phases: the same four loads, 4 s each, with a wobble. constant:
 /// one load per GPU for the whole trace (constant_load_pct()), so a rate() over it is known exactly.
-enum class Profile { Random, Demo, Phases, Constant };
+/// training: a data-parallel training job's iterations, serving: an LLM server's random request bursts
+/// (iteration_trace.hpp).
+enum class Profile { Random, Demo, Phases, Constant, Training, Serving };
 
-/// "random", "demo", "phases" or "constant"; nullopt otherwise.
+/// "random", "demo", "phases", "constant", "training" or "serving"; nullopt otherwise.
 [[nodiscard]] auto parse_profile(std::string_view name) -> std::optional<Profile>;
 
 /// What to write. Demo, phases and constant start at 2026-01-01T00:00:00Z unless start_ns is set.
@@ -36,6 +39,7 @@ struct ProfileOptions {
   bool overwrite = false;
   /// Also write a SYNTHETIC kernels table (synthetic_kernels()); not for the random profile.
   bool kernels = false;
+  IterationOptions iteration{};  ///< the training profile's period, jitter, drift and noise
 };
 
 /// The load of GPU `gpu` at `t_s` seconds into the trace: 0 idle, 1 tensor-bound, 2 DRAM-bound,
