@@ -5,7 +5,6 @@ include(${CMAKE_CURRENT_LIST_DIR}/scenarios.cmake)
 add_library(solscope_synthetic_trace STATIC ${CMAKE_CURRENT_LIST_DIR}/synthetic_trace.cpp
                                             ${CMAKE_CURRENT_LIST_DIR}/profiles.cpp
                                             ${CMAKE_CURRENT_LIST_DIR}/kernels.cpp
-                                            ${CMAKE_CURRENT_LIST_DIR}/iteration_load.cpp
                                             ${CMAKE_CURRENT_LIST_DIR}/iteration_trace.cpp
                                             ${CMAKE_CURRENT_LIST_DIR}/workloads.cpp
                                             ${CMAKE_CURRENT_LIST_DIR}/workloads_trace.cpp
