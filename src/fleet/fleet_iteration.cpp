@@ -1,4 +1,4 @@
-#include "fleet/fleet_iteration.hpp"
+#include "fleet/detail/fleet_iteration.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -12,9 +12,9 @@
 
 #include "core/device_info.hpp"
 #include "core/units.hpp"
+#include "fleet/detail/fleet_iteration.hpp"
 #include "fleet/detail/fleet_queries.hpp"
 #include "fleet/detail/prom_api.hpp"
-#include "fleet/fleet_iteration.hpp"
 #include "fleet/fleet_math.hpp"
 
 namespace solscope::fleet {

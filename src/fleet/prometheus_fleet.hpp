@@ -36,8 +36,8 @@ struct FleetQuery {
   /// figures are the same (the integration test checks both); the first's answers are about 240 times
   /// smaller.
   bool aggregate_on_server = true;
-  /// The label that groups GPUs into jobs for the iteration stragglers (fleet_iteration.hpp; checked by
-  /// check_job_label()); empty = straggler_group() (`namespace/pod`, else the host).
+  /// The label that groups GPUs into jobs for the iteration stragglers (fleet/detail/fleet_iteration.hpp;
+  /// checked by check_job_label()); empty = straggler_group() (`namespace/pod`, else the host).
   std::string job_label;
 };
 

@@ -1,9 +1,9 @@
-// Issue 25: stragglers by iteration time across the GPUs of a multi-node job (fleet/fleet_iteration.hpp),
-// the PromQL of the iteration series and the --job-label check. SYNTHETIC figures: a 4-rank data-parallel
-// job on two hosts, 125 ms per iteration on every rank (the others wait for the slowest in their
-// all-reduce), 20 % of it exposed communication on three ranks and 13.6 % on train-b GPU 1, whose compute
-// (108 ms) is 8 % longer than the others' (100 ms).
-#include "fleet/fleet_iteration.hpp"
+// Issue 25: stragglers by iteration time across the GPUs of a multi-node job
+// (fleet/detail/fleet_iteration.hpp), the PromQL of the iteration series and the --job-label check. SYNTHETIC
+// figures: a 4-rank data-parallel job on two hosts, 125 ms per iteration on every rank (the others wait for
+// the slowest in their all-reduce), 20 % of it exposed communication on three ranks and 13.6 % on train-b GPU
+// 1, whose compute (108 ms) is 8 % longer than the others' (100 ms).
+#include "fleet/detail/fleet_iteration.hpp"
 
 #include <gtest/gtest.h>
 
