@@ -31,6 +31,22 @@ auto workload_row_json(const WorkloadRow& r) -> json {
               {"compute_sol_mean_pct", wire::number_or_null<json>(r.compute_sol_mean_pct)}};
 }
 
+auto gpu_ref_json(const GpuKey& k) -> json {
+  return json{{"host", k.host}, {"gpu", k.gpu}, {"label", k.label}};
+}
+
+auto iteration_group_json(const IterationGroup& g) -> json {
+  json gpus = json::array();
+  for (const auto& k : g.gpus) gpus.push_back(gpu_ref_json(k));
+  return json{{"group", g.group},
+              {"gpus", std::move(gpus)},
+              {"straggler", gpu_ref_json(g.straggler)},
+              {"straggler_compute_s", wire::number_or_null<json>(g.straggler_compute_s)},
+              {"median_compute_s", wire::number_or_null<json>(g.median_compute_s)},
+              {"spread_pct", wire::number_or_null<json>(g.spread_pct)},
+              {"iteration_spread_pct", wire::number_or_null<json>(g.iteration_spread_pct)}};
+}
+
 auto thresholds_json() -> json {
   return {{"busy_util_pct", kBusyUtilPct},
           {"idle_compute_sol_pct", kIdleComputeSolPct},
@@ -56,8 +72,16 @@ auto snapshot_json(const FleetSnapshot& s) -> std::string {
     row["busy_idle_gpu_hours"] = wire::number_or_null<json>(r.busy_idle_gpu_hours);
     row["straggler_gap_pct"] = wire::number_or_null<json>(r.straggler_gap_pct);
     row["straggler"] = r.straggler;
+    row["iteration_s"] = wire::number_or_null<json>(r.iteration_s);
+    row["exposed_communication_ratio"] = wire::number_or_null<json>(r.exposed_communication_ratio);
+    row["iteration_compute_s"] = wire::number_or_null<json>(r.iteration_compute_s);
+    row["job_label_value"] = r.job_label_value;
+    row["iteration_group"] = r.iteration_group;
+    row["iteration_straggler"] = r.iteration_straggler;
     rows.push_back(std::move(row));
   }
+  json groups = json::array();
+  for (const auto& g : s.iteration_groups) groups.push_back(iteration_group_json(g));
   const FleetTotals t = fleet_totals(s.rows);
   const json doc = {
       {"source", s.source},
@@ -72,6 +96,8 @@ auto snapshot_json(const FleetSnapshot& s) -> std::string {
         {"busy_idle_gpu_hours", t.busy_idle_gpu_hours},
         {"compute_sol_mean_pct", wire::number_or_null<json>(t.compute_sol_mean_pct)}}},
       {"rows", std::move(rows)},
+      {"job_label", s.job_label},
+      {"iteration_groups", std::move(groups)},
   };
   return wire::json_text(doc);
 }

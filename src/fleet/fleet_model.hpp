@@ -54,6 +54,29 @@ struct FleetRow : WindowFigures {
   /// Compute SOL mean minus the median of its group (same job when known, else same host); NaN when alone.
   double straggler_gap_pct = core::kUnknown;
   bool straggler = false;  ///< straggler_gap_pct below -kStragglerGapPct
+  /// The training iteration (solscope's `solscope_iteration_*` series, exported only while the GPU's activity
+  /// is periodic: docs/fleet.md "Iteration stragglers"): the mean over the window's steps where it was
+  /// periodic; NaN when it never was (the table shows "-").
+  double iteration_s = core::kUnknown;                  ///< seconds per iteration, > 0
+  double exposed_communication_ratio = core::kUnknown;  ///< 0-1: interconnect busy while the SMs wait
+  double iteration_compute_s = core::kUnknown;          ///< iteration_s x (1 - exposed_communication_ratio)
+  /// The value of the chosen job label (FleetQuery::job_label) on its iteration series; empty when none was
+  /// chosen or the series lack it.
+  std::string job_label_value;
+  /// The group its iteration is compared in (fleet_math.hpp iteration_group()); empty when not periodic.
+  std::string iteration_group;
+  bool iteration_straggler = false;  ///< the straggler of its group (core::find_straggler)
+};
+
+/// One group of GPUs (a job) compared by iteration time: core::find_straggler over its periodic GPUs.
+struct IterationGroup {
+  std::string group;  ///< fleet_math.hpp iteration_group(): "job:ml/train-0", "host:node-1", "hpc_job=42"
+  std::vector<GpuKey> gpus;                     ///< its periodic GPUs, in (host, GPU) natural order
+  GpuKey straggler;                             ///< the GPU whose compute takes longest
+  double straggler_compute_s = core::kUnknown;  ///< its iteration_compute_s
+  double median_compute_s = core::kUnknown;     ///< the median of the group's iteration_compute_s
+  double spread_pct = core::kUnknown;  ///< (straggler's compute - median compute) / median x 100, >= 0
+  double iteration_spread_pct = core::kUnknown;  ///< (max - min iteration_s) / median iteration_s x 100
 };
 
 /// A fleet at one moment.
@@ -65,6 +88,10 @@ struct FleetSnapshot {
   std::string source;        ///< "prometheus at https://prom:9090, selector {cluster=\"a\"}"
   /// Each limit that cut the answer ("series limit 10000 reached: 312 GPUs not shown"), and other notes.
   std::vector<std::string> notes;
+  /// The groups of two or more periodic GPUs, compared by iteration time (fleet_math.hpp
+  /// mark_iteration_stragglers()), in group order.
+  std::vector<IterationGroup> iteration_groups;
+  std::string job_label;  ///< the label the groups were made by (FleetQuery::job_label); empty = the default
 };
 
 /// One point of a GPU's history.

@@ -45,6 +45,17 @@ auto presence_metric(SeriesKind kind) -> std::string_view {
                                       : dcgm(core::MetricId::GpuUtil).name;
 }
 
+/// True when `label` is one of kKeyLabels.
+auto kept_label(std::string_view label) -> bool {
+  std::string_view rest = kKeyLabels;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(", ");
+    if (rest.substr(0, comma) == label) return true;
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 2);
+  }
+  return false;
+}
+
 auto per_gpu_in_window(SeriesKind kind, std::string_view inner, std::int64_t window_ns) -> std::string {
   const auto window_s = std::max<std::int64_t>(1, window_ns / core::kNsPerS);
   return fmt::format("max by ({}) ({})", kKeyLabels,
@@ -96,6 +107,15 @@ auto last_expr(std::string_view figure, std::int64_t window_ns, std::int64_t ste
 
 auto mean_expr(std::string_view figure, std::int64_t window_ns, std::int64_t step_ns) -> std::string {
   return subquery("avg_over_time", figure, window_ns, step_ns);
+}
+
+auto iteration_expr(std::string_view metric, std::string_view inner, std::string_view restriction,
+                    std::string_view job_label, std::int64_t window_ns, std::int64_t step_ns) -> std::string {
+  std::string by(kKeyLabels);
+  if (!job_label.empty() && !kept_label(job_label)) by += fmt::format(", {}", job_label);
+  const std::string per_gpu =
+      fmt::format("max by ({}) ({})", by, with_host_label(with_matchers(metric, join(inner, restriction))));
+  return subquery("avg_over_time", per_gpu, window_ns, step_ns);
 }
 
 auto busy_idle_steps_expr(std::string_view util, std::string_view compute, std::int64_t window_ns,

@@ -12,6 +12,7 @@
 
 #include "core/device_info.hpp"
 #include "core/units.hpp"
+#include "fleet/detail/fleet_iteration.hpp"
 #include "fleet/detail/fleet_queries.hpp"
 #include "fleet/detail/prom_api.hpp"
 #include "fleet/fleet_math.hpp"
@@ -144,6 +145,9 @@ class PrometheusFleet final : public FleetProvider {
       auto kind_rows = query_.aggregate_on_server ? read_aggregates(kind, w, restriction)
                                                   : read_step_series(kind, w, restriction);
       if (!kind_rows) return core::propagate(kind_rows);
+      if (kind == SeriesKind::Solscope) {
+        if (auto read = read_iterations(w, restriction, *kind_rows); !read) return core::propagate(read);
+      }
       std::size_t added = 0;
       for (auto& [k, row] : *kind_rows) {
         if (rows.contains(k) || added >= budget) continue;  // solscope's own series first
@@ -159,6 +163,8 @@ class PrometheusFleet final : public FleetProvider {
     }
     mark_stragglers(snap.rows);
     sort_rows(snap.rows, SortKey::Host);
+    snap.job_label = query_.job_label;
+    snap.iteration_groups = mark_iteration_stragglers(snap.rows, query_.job_label);
     return snap;
   }
 
@@ -351,6 +357,38 @@ class PrometheusFleet final : public FleetProvider {
     return rows;
   }
 
+  /// solscope's iteration figures (2 instant queries, one value per periodic GPU; reduced by Prometheus in
+  /// both modes) into `rows`; a GPU with iteration series but no other row gets one.
+  auto read_iterations(const Window& w, const std::string& restriction, RowMap& rows) -> core::Result<void> {
+    const struct {
+      const char* what;
+      std::string_view metric;
+      double FleetRow::*field;
+    } queries[] = {
+        {"iteration seconds", kIterationSecondsMetric, &FleetRow::iteration_s},
+        {"exposed communication", kIterationExposedMetric, &FleetRow::exposed_communication_ratio}};
+    for (const auto& q : queries) {
+      auto answer = instant(
+          q.what,
+          iteration_expr(q.metric, inner_, restriction, query_.job_label, w.end_ns - w.start_ns, w.step_ns),
+          w);
+      if (!answer) return core::propagate(answer);
+      for (const auto& s : *answer) {
+        if (s.points.empty() || std::isnan(s.points.front().second)) continue;
+        GpuKey key = key_of(s);
+        if (key.gpu.empty()) continue;  // a series that names no GPU
+        FleetRow& row = rows[{key.host, key.gpu}];
+        if (row.key.host.empty()) {
+          row.key = std::move(key);
+          row.series = SeriesKind::Solscope;
+        }
+        row.*(q.field) = s.points.front().second;
+        if (!query_.job_label.empty()) row.job_label_value = label(s, query_.job_label);
+      }
+    }
+    return {};
+  }
+
   auto read_kind(SeriesKind kind, const Window& w, const std::string& restriction)
       -> core::Result<std::map<std::pair<std::string, std::string>, GpuSteps>> {
     std::map<std::pair<std::string, std::string>, GpuSteps> gpus;
@@ -384,6 +422,9 @@ auto make_prometheus_fleet(const net::RemoteEndpoint& endpoint, FleetQuery query
   }
   if (query.gpu_limit == 0) {
     return core::fail(ErrorCode::InvalidArgument, "the fleet GPU limit must be at least 1");
+  }
+  if (!query.job_label.empty()) {
+    if (auto ok = check_job_label(query.job_label); !ok) return core::propagate(ok);
   }
   // Wait for an answer longer than Prometheus may work on it (its `timeout=`), so that a slow query ends
   // with Prometheus' own error rather than a dropped connection.

@@ -36,6 +36,9 @@ struct FleetQuery {
   /// figures are the same (the integration test checks both); the first's answers are about 240 times
   /// smaller.
   bool aggregate_on_server = true;
+  /// The label that groups GPUs into jobs for the iteration stragglers (fleet/detail/fleet_iteration.hpp;
+  /// checked by check_job_label()); empty = straggler_group() (`namespace/pod`, else the host).
+  std::string job_label;
 };
 
 /// A FleetProvider over the client `http` (tests pass a stub). describe_url names the server in messages.
@@ -45,7 +48,8 @@ struct FleetQuery {
 /// As above with the real client for `endpoint` (token, CA file, TLS, timeouts, stop flag; the read timeout
 /// is raised to query.query_timeout_s + kReadTimeoutMarginS when shorter, and the total timeout to the read
 /// timeout). Errors: those of
-/// net::make_remote_http(); InvalidArgument for a window <= 0 or a gpu_limit of 0.
+/// net::make_remote_http(); InvalidArgument for a window <= 0, a gpu_limit of 0 or a job_label that is not
+/// a label name (check_job_label()), before any query.
 [[nodiscard]] auto make_prometheus_fleet(const net::RemoteEndpoint& endpoint, FleetQuery query)
     -> core::Result<std::unique_ptr<FleetProvider>>;
 

@@ -23,12 +23,14 @@ constexpr int kMaxHostWidth = 24;
 constexpr int kModelWidth = 16;
 constexpr int kJobWidth = 18;
 constexpr int kBusyWidth = 10;
+constexpr int kIterWidth = 10;  // " 125.0 ms*": the iteration, '*' on its job's straggler
 
 /// Which optional columns fit.
 struct Columns {
   int host = kMinHostWidth;
   bool model = false;
   bool job = false;
+  bool iteration = false;  ///< the last to get room: only once the host column is at its widest
 };
 
 auto choose_columns(int cols) -> Columns {
@@ -44,6 +46,7 @@ auto choose_columns(int cols) -> Columns {
     left -= kModelWidth;
   }
   c.host = kMinHostWidth + std::clamp(left, 0, kMaxHostWidth - kMinHostWidth);
+  c.iteration = left >= kMaxHostWidth - kMinHostWidth + kIterWidth;
   return c;
 }
 
@@ -53,6 +56,12 @@ auto pct_cell(double v) -> std::string {
 
 auto gap_cell(double v) -> std::string {
   return pad_left(std::isnan(v) ? std::string("-") : fmt::format("{:+.1f}", v), kNumWidth);
+}
+
+/// The iteration ("125.0 ms", "1.50 s"), '*' on its group's straggler; "-" when not periodic.
+auto iteration_cell(const FleetRow& r) -> std::string {
+  const std::string text = std::isnan(r.iteration_s) ? std::string("-") : format_seconds(r.iteration_s);
+  return pad_left(text + (r.iteration_straggler ? "*" : " "), kIterWidth);
 }
 
 auto hours_cell(double v) -> std::string {
@@ -75,7 +84,8 @@ void draw_titles(Frame& f, int row, const Columns& c, bool ascii) {
     col = cell(f, row, col, pad_left(t, kNumWidth), Role::Title);
   }
   col = cell(f, row, col, pad_left("BUSYIDLEh", kBusyWidth), Role::Title);
-  cell(f, row, col, pad_left("GAP", kNumWidth), Role::Title);
+  col = cell(f, row, col, pad_left("GAP", kNumWidth), Role::Title);
+  if (c.iteration) cell(f, row, col, pad_left("ITER ", kIterWidth), Role::Title);
 }
 
 void draw_row(Frame& f, int row, const FleetRow& r, const Columns& c, bool selected, bool ascii) {
@@ -92,7 +102,9 @@ void draw_row(Frame& f, int row, const FleetRow& r, const Columns& c, bool selec
   }
   col = cell(f, row, col, hours_cell(r.busy_idle_gpu_hours),
              selected ? base : (r.busy_idle_gpu_hours > 0 ? Role::Warn : base));
-  cell(f, row, col, gap_cell(r.straggler_gap_pct), selected ? base : (r.straggler ? Role::Bad : base));
+  col = cell(f, row, col, gap_cell(r.straggler_gap_pct), selected ? base : (r.straggler ? Role::Bad : base));
+  if (c.iteration)
+    cell(f, row, col, iteration_cell(r), selected ? base : (r.iteration_straggler ? Role::Bad : base));
 }
 
 auto header_text(const FleetViewData& d, const FleetViewState& s) -> std::string {

@@ -54,6 +54,12 @@ auto format_rate(double bytes_per_s) -> std::string {
   return format_number(v, v >= 100.0 ? 0 : (v >= 10.0 ? 1 : 2)) + " " + kUnits[unit];
 }
 
+auto format_seconds(double seconds) -> std::string {
+  if (std::isnan(seconds)) return "n/a";
+  if (std::abs(seconds) < 1.0) return format_number(seconds * 1e3, 1) + " ms";
+  return format_number(seconds, 2) + " s";
+}
+
 auto format_utc_time(std::int64_t t_ns) -> std::string {
   std::int64_t seconds = t_ns / core::kNsPerS;
   if (t_ns < 0 && t_ns % core::kNsPerS != 0) --seconds;

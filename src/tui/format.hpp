@@ -17,6 +17,9 @@ namespace solscope::tui {
 [[nodiscard]] auto format_gib(double bytes) -> std::string;
 /// A rate in bytes/s with an SI prefix: "812 MB/s", "3.35 TB/s"; "n/a" when NaN.
 [[nodiscard]] auto format_rate(double bytes_per_s) -> std::string;
+/// A duration in seconds: "125.0 ms" below 1 s, "1.25 s" from 1 s on (negative values as they are); "n/a"
+/// when NaN. For iteration periods and their jitter.
+[[nodiscard]] auto format_seconds(double seconds) -> std::string;
 /// Wall-clock time of day in UTC of a Unix-epoch time in ns: "22:13:31".
 [[nodiscard]] auto format_utc_time(std::int64_t t_ns) -> std::string;
 /// A span in ns as the largest whole unit that fits: "30s", "1m", "15m", "1h"; with a minus sign when < 0.

@@ -7,8 +7,9 @@
 namespace solscope::tui {
 namespace {
 
-constexpr int kDetailHeightWide = 18;    ///< pipes and paths side by side (>= kDetailWideCols columns)
-constexpr int kDetailHeightNarrow = 23;  ///< pipes above paths
+/// Nine rows of facts, notes and the iteration (line and strip), then the pipes and paths.
+constexpr int kDetailHeightWide = 20;    ///< pipes and paths side by side (>= kDetailWideCols columns)
+constexpr int kDetailHeightNarrow = 25;  ///< pipes above paths
 
 /// The first visible position so that `selected` is among `visible` of `count`.
 auto first_visible(std::size_t count, std::size_t visible, std::size_t selected) -> std::size_t {

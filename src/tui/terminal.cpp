@@ -80,7 +80,7 @@ struct Look {
 constexpr Look kLook256[kRoleCount] = {
     {-1, -1, A_NORMAL}, {245, -1, A_NORMAL}, {-1, -1, A_BOLD},    {231, 24, A_BOLD},   {252, 238, A_NORMAL},
     {16, 117, A_BOLD},  {39, -1, A_NORMAL},  {170, -1, A_NORMAL}, {179, -1, A_NORMAL}, {196, -1, A_BOLD},
-    {34, -1, A_NORMAL}, {214, -1, A_BOLD},   {196, -1, A_BOLD},   {16, 214, A_BOLD}};
+    {34, -1, A_NORMAL}, {214, -1, A_BOLD},   {196, -1, A_BOLD},   {16, 214, A_BOLD},   {43, -1, A_NORMAL}};
 constexpr Look kLook16[kRoleCount] = {{-1, -1, A_NORMAL},
                                       {-1, -1, A_DIM},
                                       {-1, -1, A_BOLD},
@@ -94,10 +94,12 @@ constexpr Look kLook16[kRoleCount] = {{-1, -1, A_NORMAL},
                                       {COLOR_GREEN, -1, A_NORMAL},
                                       {COLOR_YELLOW, -1, A_BOLD},
                                       {COLOR_RED, -1, A_BOLD},
-                                      {COLOR_BLACK, COLOR_YELLOW, A_BOLD}};
+                                      {COLOR_BLACK, COLOR_YELLOW, A_BOLD},
+                                      {COLOR_BLUE, -1, A_BOLD}};
 constexpr attr_t kMono[kRoleCount] = {
     A_NORMAL, A_DIM,    A_BOLD, A_REVERSE, A_REVERSE, A_REVERSE | A_BOLD,   A_NORMAL,
-    A_NORMAL, A_NORMAL, A_BOLD, A_NORMAL,  A_BOLD,    A_BOLD | A_UNDERLINE, A_REVERSE | A_BOLD};
+    A_NORMAL, A_NORMAL, A_BOLD, A_NORMAL,  A_BOLD,    A_BOLD | A_UNDERLINE, A_REVERSE | A_BOLD,
+    A_NORMAL};
 
 auto translate(int result, wint_t ch) -> std::optional<Key> {
   if (result == KEY_CODE_YES) {

@@ -1,5 +1,5 @@
 // The Detail view of one GPU: every compute pipe and memory path, activity and interconnect figures, the
-// device's facts, its source and notes.
+// device's facts, its source and notes, and its training iteration (view_iteration.cpp).
 #include <fmt/format.h>
 
 #include <array>
@@ -113,6 +113,9 @@ void draw_detail(const core::DeviceSnapshot& d, const Rect& area, Frame& frame) 
   const std::string attainable = attainable_line(w);
   frame.put(row++, area.col, " " + (attainable.empty() ? "attainable: n/a" : attainable), Role::Normal,
             area.width);
+  frame.put(row++, area.col, " " + iteration_line(d.iteration),
+            d.iteration.periodic ? Role::Normal : Role::Dim, area.width);
+  draw_iteration_strip(d.iteration, row++, area, frame);
   if (area.width >= kDetailWideCols) {
     const int half = area.width / 2;
     draw_parts(kPipeRows, w, row, area.col, half - 1, frame);

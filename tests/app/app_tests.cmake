@@ -10,7 +10,7 @@ if(TARGET solscope_app)
             ${CMAKE_CURRENT_LIST_DIR}/ceiling_serve_test.cpp ${CMAKE_CURRENT_LIST_DIR}/ceiling_dtypes_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/ceiling_capacity_cli_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/serve_e2e_test.cpp ${CMAKE_CURRENT_LIST_DIR}/config_test.cpp
-            ${CMAKE_CURRENT_LIST_DIR}/fleet_workloads_cli_test.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/fleet_workloads_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/fleet_iterations_cli_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/live_feed_test.cpp ${CMAKE_CURRENT_LIST_DIR}/sink_worker_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/engine_driver_test.cpp ${CMAKE_CURRENT_LIST_DIR}/workload_recording_test.cpp
             ${CMAKE_CURRENT_LIST_DIR}/trace_output_cli_test.cpp ${CMAKE_CURRENT_LIST_DIR}/source_capabilities_test.cpp

@@ -3,6 +3,7 @@
 # (tests/support/fake_prometheus.hpp). The real Prometheus is in tests/integration (fleet_test.py).
 solscope_add_test(fleet
   SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/fleet_iteration_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/fleet_json_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/fleet_math_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/fleet_post_test.cpp

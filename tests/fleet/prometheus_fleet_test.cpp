@@ -166,8 +166,9 @@ TEST(PrometheusFleet, reads_solscope_series_first_and_dcgm_for_the_rest) {
   EXPECT_FALSE(s1.straggler);
   EXPECT_TRUE(snap->notes.empty());
   EXPECT_NE(snap->source.find("http://stub:9090"), std::string::npos);
-  // 2 counts + 2 x 3 range queries, each bounded by step and timeout.
-  ASSERT_EQ(log.size(), 8u);
+  // 2 counts + 2 x 3 range queries + solscope's 2 iteration queries (issue 25), each bounded by step and
+  // timeout.
+  ASSERT_EQ(log.size(), 10u);
   for (const auto& q : log) EXPECT_NE(q.find("&timeout=20s"), std::string::npos) << q;
   EXPECT_NE(log[2].find("&step=15s"), std::string::npos);
   EXPECT_NE(log[2].find("&end=1700000000.000"), std::string::npos);
@@ -211,8 +212,8 @@ TEST(PrometheusFleet, reads_the_window_figures_prometheus_reduced) {
   EXPECT_EQ(s.series, SeriesKind::Solscope);
   EXPECT_DOUBLE_EQ(s.memory_sol_mean_pct, 20.5);
   EXPECT_DOUBLE_EQ(s.busy_idle_gpu_hours, 8 * 15.0 / 3600);  // 8 steps of 15 s
-  // 2 counts + 2 x 7 instant queries; no query_range.
-  ASSERT_EQ(log.size(), 16u);
+  // 2 counts + 2 x 7 instant queries + solscope's 2 iteration queries (issue 25); no query_range.
+  ASSERT_EQ(log.size(), 18u);
   bool busy = false;
   for (const auto& q : log) {
     EXPECT_EQ(q.rfind("/api/v1/query?", 0), 0u) << q;
@@ -231,6 +232,7 @@ TEST(PrometheusFleet, merges_the_user_selector_into_every_query) {
   for (const auto& q : log) {
     const bool pipes = q.find("__name__") != std::string::npos;
     EXPECT_TRUE(q.find(R"(_ratio{cluster="a"})") != std::string::npos ||
+                q.find(R"(_seconds{cluster="a"})") != std::string::npos ||
                 q.find(R"(UTIL{cluster="a"})") != std::string::npos ||
                 q.find(R"(DRAM_ACTIVE{cluster="a"})") != std::string::npos ||
                 (pipes && q.find(R"(_ACTIVE",cluster="a"})") != std::string::npos))

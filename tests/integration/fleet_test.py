@@ -12,7 +12,10 @@ reduces every GPU's step series (--step-series) (docs/fleet.md: the value at eac
 steps, busy-idle GPU-hours, stragglers against the job's or host's median). Also: the GPU limit's note, a bad
 selector (exit 2 with Prometheus' message) and a URL that is not Prometheus (exit 1). And the workload roll-up
 (`--by namespace|pod|job --selector '{cluster="w"}'`, docs/fleet.md "Workloads"): per group, the GPUs, allocated,
-idle, busy-idle and wasted GPU-hours and the mean Compute SOL computed here from the fixture's host sol-w.
+idle, busy-idle and wasted GPU-hours and the mean Compute SOL computed here from the fixture's host sol-w. And the
+iteration stragglers (`--selector '{cluster="t"}'`, with `--job-label training_job` and without, docs/fleet.md
+"Iteration stragglers"): per GPU the iteration, exposed communication and compute, per group the straggler and
+the spreads, computed here from the fixture's hosts sol-t1 and sol-t2.
 """
 
 import argparse
@@ -85,6 +88,74 @@ def expected_rows(selector_cluster="a"):
         r["straggler_gap_pct"] = gap
         r["straggler"] = gap is not None and gap < -STRAGGLER_GAP_PCT
     return rows
+
+
+def expected_iterations(job_label):
+    """The iteration stragglers of cluster "t" (docs/fleet.md "Iteration stragglers"): ({(host, gpu): row figures},
+    {group: verdict}) computed from the fixture's values. Each figure is the mean over the window's steps where
+    the series has a sample (one every 15 s, on the steps)."""
+    data = fixture.series(END_S)
+    steps = [END_S - WINDOW_S + STEP_S * k for k in range(WINDOW_S // STEP_S + 1)]
+    rows = {}
+    for (family, labels), points in data.items():
+        lab = dict(labels)
+        if lab["cluster"] != "t" or not family.startswith("solscope_iteration_"):
+            continue
+        by_t = dict(points)
+        values = [by_t[t] for t in steps if t in by_t]
+        field = "iteration_s" if family == "solscope_iteration_seconds" else "exposed_communication_ratio"
+        row = rows.setdefault((lab["hostname"], lab["gpu"]), {"labels": lab})
+        row[field] = sum(values) / len(values)
+    groups = {}
+    for key, r in rows.items():
+        r["iteration_compute_s"] = r["iteration_s"] * (1 - r["exposed_communication_ratio"])
+        lab = r.pop("labels")
+        group = f"{job_label}={lab[job_label]}" if job_label else f"job:{lab['namespace']}/{lab['pod']}"
+        r["iteration_group"] = group
+        groups.setdefault(group, []).append(key)
+    verdicts = {}
+    for group, keys in groups.items():
+        computes = [rows[k]["iteration_compute_s"] for k in keys]
+        iterations = [rows[k]["iteration_s"] for k in keys]
+        straggler = max(keys, key=lambda k: rows[k]["iteration_compute_s"])
+        median = statistics.median(computes)
+        verdicts[group] = {"gpus": len(keys), "straggler": straggler, "median_compute_s": median,
+                           "straggler_compute_s": rows[straggler]["iteration_compute_s"],
+                           "spread_pct": (rows[straggler]["iteration_compute_s"] - median) / median * 100,
+                           "iteration_spread_pct": (max(iterations) - min(iterations))
+                           / statistics.median(iterations) * 100}
+        for k in keys:
+            rows[k]["iteration_straggler"] = k == straggler
+    return rows, verdicts
+
+
+def check_iterations(solscope, url, job_label):
+    """`fleet --selector '{cluster="t"}' [--job-label L] --json`: every GPU's iteration figures and each group's
+    straggler and spreads equal those computed from the fixture; the GPU that is never periodic has none."""
+    extra = ["--job-label", job_label] if job_label else []
+    rc, out, err = fleet(solscope, url, "--selector", '{cluster="t"}', *extra)
+    check(rc == 0, f"solscope fleet --job-label {job_label!r} exited {rc}: {err}")
+    doc = json.loads(out)
+    want_rows, want_groups = expected_iterations(job_label)
+    got = {(r["host"], r["gpu"]): r for r in doc["rows"]}
+    check(sorted(got) == sorted(list(want_rows) + [("sol-t2", "2")]), f"cluster t rows {sorted(got)}")
+    for key, w in want_rows.items():
+        for field, value in w.items():
+            ok = close(got[key][field], value) if isinstance(value, float) else got[key][field] == value
+            check(ok, f"--job-label {job_label!r} {key} {field}: got {got[key][field]!r}, computed {value!r}")
+    never = got[("sol-t2", "2")]
+    check(never["iteration_s"] is None and never["iteration_group"] == "" and not never["iteration_straggler"],
+          f"the GPU that is never periodic: {never}")
+    groups = {g["group"]: g for g in doc["iteration_groups"]}
+    check(sorted(groups) == sorted(want_groups), f"groups {sorted(groups)} != {sorted(want_groups)}")
+    for name, w in want_groups.items():
+        g = groups[name]
+        check(len(g["gpus"]) == w["gpus"] and (g["straggler"]["host"], g["straggler"]["gpu"]) == w["straggler"],
+              f"group {name}: {g}, computed {w}")
+        for field in ("median_compute_s", "straggler_compute_s", "spread_pct", "iteration_spread_pct"):
+            check(close(g[field], w[field]), f"group {name} {field}: got {g[field]}, computed {w[field]}")
+    check(doc["job_label"] == job_label, f"job_label {doc['job_label']!r}")
+    return want_groups
 
 
 GROUP_LABELS = {"namespace": ("namespace",), "pod": ("namespace", "pod"), "job": ("hpc_job",)}
@@ -329,7 +400,19 @@ def main():
         rc, out, err = fleet(args.solscope, prom.url)
         check(rc == 0, f"without a selector: exit {rc}: {err}")
         hosts = sorted({r["host"] for r in json.loads(out)["rows"]})
-        check(hosts == ["dgx-b", "dgx-c", "other-x", "sol-a", "sol-w"], f"without a selector: hosts {hosts}")
+        check(hosts == ["dgx-b", "dgx-c", "other-x", "sol-a", "sol-t1", "sol-t2", "sol-w"],
+              f"without a selector: hosts {hosts}")
+
+        job = check_iterations(args.solscope, prom.url, "training_job")["training_job=llm-7"]
+        check(job["straggler"] == ("sol-t2", "1") and job["gpus"] == 4, f"the fixture's straggler: {job}")
+        print(f"fleet --job-label training_job: 4 ranks on 2 hosts, straggler sol-t2/1, compute "
+              f"{job['straggler_compute_s'] * 1e3:.3f} ms against a median of {job['median_compute_s'] * 1e3:.3f} ms: "
+              f"spread {job['spread_pct']:.3f} %", flush=True)
+        by_pod = check_iterations(args.solscope, prom.url, "")
+        check(by_pod["job:ml/llm-7-1"]["straggler"] == ("sol-t2", "1"), f"by pod: {by_pod}")
+        rc, out, err = fleet(args.solscope, prom.url, "--job-label", "training-job")
+        check(rc == 2 and "--job-label training-job is not a Prometheus label name" in err,
+              f"a bad --job-label: exit {rc} (want 2): {err}")
 
         by_namespace = check_workloads(args.solscope, prom.url, "namespace")
         check_workloads(args.solscope, prom.url, "pod")

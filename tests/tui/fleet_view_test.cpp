@@ -142,5 +142,20 @@ TEST(FleetView, an_error_is_shown_and_the_rows_stay) {
   EXPECT_NE(s.find("node10"), std::string::npos);
 }
 
+// Issue 25: the ITER column gives each GPU's iteration and marks its job's straggler with '*'; "-" when the
+// GPU is not periodic. It is the last column to get room: none at 100 columns.
+TEST(FleetView, the_iter_column_marks_the_iteration_straggler) {
+  Fixture fx;
+  fx.data.snapshot.rows[0].iteration_s = 0.125;  // node2/0 (the rows are sorted by host)
+  fx.data.snapshot.rows[0].iteration_straggler = true;
+  fx.data.snapshot.rows[1].iteration_s = 1.5;  // node2/1
+  apply_view(fx.data, fx.state, 20);
+  EXPECT_NE(fx.row_text(2).find("   GAP     ITER "), std::string::npos) << fx.row_text(2);
+  EXPECT_NE(fx.row_text(3).find(" 125.0 ms*"), std::string::npos) << fx.row_text(3);
+  EXPECT_NE(fx.row_text(4).find("  -10.0   1.50 s "), std::string::npos) << fx.row_text(4);
+  EXPECT_NE(fx.row_text(5).find("      -        - "), std::string::npos) << fx.row_text(5);
+  EXPECT_EQ(fx.screen(24, 100).find("ITER"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace solscope::tui

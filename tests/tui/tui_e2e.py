@@ -180,7 +180,7 @@ def test_keys_and_resize(t):
     for key, text in (("2", "GPU-Util"), ("3", "SMACT"), ("4", "Compute pipes"), ("Escape", "SMACT"), ("1", "Memory SOL "),
                       ("5", "GPU share"), ("u", "SM active"),
                       ("?", "keys of the solscope view"), ("x", "Compute SOL GPU 0"), ("w", "chart 5m"),
-                      ("Down", "\u25b6 GPU 2 "), ("Enter", "Compute pipes")):
+                      ("Down", "\u25b6 GPU 2 "), ("Enter", "\n iteration ")):
         t.keys(key)
         t.wait_for(lambda s, text=text: text in s, f"'{text}' after key {key}")
     t.keys("Escape")

@@ -5,7 +5,7 @@ solscope_add_test(tui
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/layout_test.cpp ${CMAKE_CURRENT_LIST_DIR}/frame_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/ui_state_test.cpp ${CMAKE_CURRENT_LIST_DIR}/views_test.cpp
           ${CMAKE_CURRENT_LIST_DIR}/terminal_test.cpp ${CMAKE_CURRENT_LIST_DIR}/fleet_view_test.cpp
-          ${CMAKE_CURRENT_LIST_DIR}/workload_view_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/workload_view_test.cpp ${CMAKE_CURRENT_LIST_DIR}/iteration_view_test.cpp
   LIBS solscope::tui)
 if(SOLSCOPE_THOROUGH_TESTS)
   target_compile_definitions(solscope_tui_test PRIVATE SOLSCOPE_THOROUGH_TESTS=1)

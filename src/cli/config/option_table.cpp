@@ -291,6 +291,9 @@ auto fleet_options() -> std::vector<OptionSpec> {
       {"--by", Scope::Fleet, Text,
        "roll the GPUs up by workload: namespace, pod or job (Slurm); prints a table (or --json) and exits",
        "one row per GPU", 0, 0, false, false},
+      {"--job-label", Scope::Fleet, Text,
+       "the Prometheus label that names a GPU's job for the iteration stragglers (pod, hpc_job, any label)",
+       "namespace/pod, else the host", 0, 0, false, false},
       {"--gpu-limit", Scope::Fleet, Integer, "most GPUs read; past it whole hosts are left out, with a note",
        integer(static_cast<std::int64_t>(fleet::kDefaultGpuLimit)), 1, kMaxFleetGpus, false, true},
   };

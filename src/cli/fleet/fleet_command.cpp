@@ -33,6 +33,7 @@ auto make_query(const FleetArgs& args) -> core::Result<fleet::FleetQuery> {
   q.window_ns = args.since_ns;
   q.gpu_limit = args.gpu_limit;
   q.aggregate_on_server = !args.step_series;
+  q.job_label = args.job_label;
   if (!args.at.empty()) {
     auto at = parse_fleet_time(args.at);
     if (!at) return core::propagate(at);
@@ -74,6 +75,7 @@ void add_fleet_options(CLI::App& fleet, FleetArgs& args) {
   config::add_option(fleet, Scope::Fleet, "--gpu-limit", args.gpu_limit);
   config::add_option(fleet, Scope::Fleet, "--step-series", args.step_series);
   config::add_option(fleet, Scope::Fleet, "--by", args.by);
+  config::add_option(fleet, Scope::Fleet, "--job-label", args.job_label);
 }
 
 auto parse_fleet_time(const std::string& text) -> core::Result<std::int64_t> {

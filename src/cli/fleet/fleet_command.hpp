@@ -28,6 +28,7 @@ struct FleetArgs {
   std::size_t gpu_limit = fleet::kDefaultGpuLimit;
   bool step_series = false;  ///< --step-series: reduce the window here (FleetQuery::aggregate_on_server off)
   std::string by;            ///< --by namespace|pod|job: the workload roll-up (table or --json); empty = GPUs
+  std::string job_label;  ///< --job-label LABEL: groups of the iteration stragglers; empty = job, else host
 };
 
 /// Adds the options above to the `fleet` subcommand.
@@ -39,8 +40,8 @@ void add_fleet_options(CLI::App& fleet, FleetArgs& args);
 
 /// Runs the fleet view (common.json: print one snapshot as JSON and exit); with --by, prints the workload
 /// roll-up as a table (or JSON) and exits. Exit codes: 0; 2 for a bad command line (an unknown --by value,
-/// with the accepted ones) or a selector Prometheus rejects; 1 when Prometheus cannot be read (the message
-/// says why).
+/// with the accepted ones, a --job-label that is not a Prometheus label name) or a selector Prometheus
+/// rejects; 1 when Prometheus cannot be read (the message says why).
 auto run_fleet(const CommonOptions& common, const FleetArgs& args, std::ostream& out, std::ostream& err)
     -> int;
 

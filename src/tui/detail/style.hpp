@@ -10,19 +10,20 @@ namespace solscope::tui {
 /// What a cell shows; the backend picks its colour and attributes (themes are roles: docs/design/style.md 4).
 enum class Role : std::uint8_t {
   Normal,
-  Dim,         ///< secondary text, axis labels, empty bar track
-  Title,       ///< panel and chart titles
-  Header,      ///< the top status line
-  Footer,      ///< the key line at the bottom
-  Selected,    ///< the selected GPU's title or row
-  BarCompute,  ///< Compute SOL bar and chart
-  BarMemory,   ///< Memory SOL bar and chart
-  BarUtil,     ///< classic utilization bar and chart
-  Marker,      ///< attainable-SOL marker
-  Good,        ///< healthy state (PM sampling, compute bound)
-  Warn,        ///< coarser source, latency bound, paused
-  Bad,         ///< SOL n/a, lost GPU, errors
-  Synthetic,   ///< the SYNTHETIC badge
+  Dim,               ///< secondary text, axis labels, empty bar track
+  Title,             ///< panel and chart titles
+  Header,            ///< the top status line
+  Footer,            ///< the key line at the bottom
+  Selected,          ///< the selected GPU's title or row
+  BarCompute,        ///< Compute SOL bar and chart
+  BarMemory,         ///< Memory SOL bar and chart
+  BarUtil,           ///< classic utilization bar and chart
+  Marker,            ///< attainable-SOL marker
+  Good,              ///< healthy state (PM sampling, compute bound)
+  Warn,              ///< coarser source, latency bound, paused
+  Bad,               ///< SOL n/a, lost GPU, errors
+  Synthetic,         ///< the SYNTHETIC badge
+  BarCommunication,  ///< communication in the one-iteration strip chart (interconnect busy, SMs waiting)
   kCount
 };
 inline constexpr std::size_t kRoleCount = static_cast<std::size_t>(Role::kCount);

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/iteration.hpp"
 #include "core/live_state.hpp"
 #include "tui/detail/frame.hpp"
 #include "tui/detail/layout.hpp"
@@ -54,6 +55,28 @@ namespace solscope::tui::detail {
 /// Memory used and total in bytes (metrics, else DeviceInfo's total); NaN when unknown.
 [[nodiscard]] auto memory_used_total(const core::DeviceSnapshot& d) -> std::pair<double, double>;
 
+/// How the one-iteration strip chart draws a part: its glyph (FULL BLOCK, DARK, MEDIUM and LIGHT SHADE,
+/// MIDDLE DOT for compute, memory, communication, latency, idle), its ASCII stand-in ('#', '=', '~', '-',
+/// '.') and its role (colour). Distinct glyphs keep the parts apart on a monochrome terminal.
+struct PartLook {
+  char32_t glyph;
+  char32_t ascii;
+  Role role;
+};
+[[nodiscard]] auto part_look(core::IterationPart part) -> PartLook;
+/// "iteration 125.0 ms  jitter 3.2 ms  compute 62.0%  communication 30.0%  exposed 18.0%  confidence 0.91"
+/// (compute = the compute-bound part of the iteration; communication and exposed = the ratios of
+/// core::IterationEstimate); not periodic: "iteration not periodic (no repeat found)  confidence 0.31" (the
+/// note and the confidence left out when empty or unknown).
+[[nodiscard]] auto iteration_line(const core::IterationEstimate& it) -> std::string;
+/// The strip's cells in at most `width` cells: all kIterationStripBins bins when they fit, else `width`
+/// cells, cell i showing bin i x kIterationStripBins / width. Empty when not periodic or `width` <= 0.
+[[nodiscard]] auto strip_cells(const core::IterationEstimate& it, int width)
+    -> std::vector<core::IterationPart>;
+/// The strip row: " one iteration ", the cells (strip_cells of the width left), then the legend entries that
+/// fit whole ("█ compute  ▓ memory  ▒ communication  ░ latency  · idle"). Nothing when not periodic.
+void draw_iteration_strip(const core::IterationEstimate& it, int row, const Rect& area, Frame& frame);
+
 /// The three history charts (Compute SOL, Memory SOL, classic utilization) of the selected GPU.
 void draw_charts(const ScreenModel& model, const UiState& ui, const Layout& layout, Frame& frame);
 /// The process table: the selected GPU's processes in Detail, every GPU's otherwise.
@@ -75,7 +98,8 @@ void draw_table_row(View view, const core::DeviceSnapshot& d, bool selected, con
 /// Workloads view: one row per workload (the first ones that fit, then "+N more"), or a line saying none
 /// is known; the column titles come from draw_table_header(View::Workloads, ...).
 void draw_workloads(const std::vector<WorkloadRollupRow>& rows, const Rect& area, Frame& frame);
-/// Detail view of one GPU: every pipe and path, activity, interconnect, device facts and notes.
+/// Detail view of one GPU: device facts and notes, its iteration line and strip, every pipe and path,
+/// activity and interconnect.
 void draw_detail(const core::DeviceSnapshot& d, const Rect& area, Frame& frame);
 
 }  // namespace solscope::tui::detail

@@ -18,6 +18,12 @@ Hosts (all with cluster="a", except the decoy and sol-w):
           class (`idle` below 5 % utilization). GPU 0 team-a/a-1 busy; GPU 1 team-a/a-2 busy-idle (utilization
           95 %, Compute SOL 6 %) on two steps of three; GPU 2 team-b/b-1 idle on one step of four; GPU 3 Slurm job
           slurm-77 (no namespace) busy-idle on two steps of five
+  sol-t1, sol-t2   cluster="t", for the iteration stragglers (docs/fleet.md "Iteration stragglers"): solscope
+          series of a training job (label training_job="llm-7"; one pod per host, ml/llm-7-0 and ml/llm-7-1):
+          GPUs 0-1 of sol-t1 and 0-2 of sol-t2. solscope_iteration_seconds (the same on every rank: they wait for
+          one another) and solscope_iteration_exposed_communication_ratio (about 0.2; about 0.136 on sol-t2 GPU 1,
+          the straggler, whose compute is about 8 % longer) while periodic: sol-t1 GPU 1 only on the last 81
+          steps, sol-t2 GPU 2 never (no iteration series)
 
 Usage: make_fleet_openmetrics.py --end UNIX_SECONDS -o FILE.om   (also importable: series(end) gives the values)
 """
@@ -46,6 +52,10 @@ def series(end):
 
     def put(family, labels, values):
         out[(family, tuple(labels))] = list(zip(ts, values))
+
+    def put_from(first, family, labels, values):
+        """From step index `first` on (a series that starts late)."""
+        out[(family, tuple(labels))] = list(zip(ts[first:], values))
 
     for gpu in range(SOL_GPUS):
         base = [("cluster", "a"), ("gpu", str(gpu)), ("UUID", f"GPU-5a00000{gpu}"), ("modelName", MODEL),
@@ -89,6 +99,7 @@ def series(end):
     dcgm("other-x", 0, "b", None, {"TENSOR": [0.9] * n, "FP64": [0.0] * n, "FP32": [0.0] * n, "FP16": [0.0] * n},
          [0.5] * n, [99.0] * n)
     workloads(put, n)
+    training(put, put_from, n)
     return out
 
 
@@ -122,6 +133,30 @@ def workloads(put, n):
                 seconds.append(total)
             put("solscope_workload_gpu_seconds_total",
                 base + [("sharing", "exclusive"), ("bound", bound)], seconds)
+
+
+TRAINING_GPUS = (("sol-t1", 0), ("sol-t1", 1), ("sol-t2", 0), ("sol-t2", 1), ("sol-t2", 2))
+TRAINING_STRAGGLER = ("sol-t2", 1)
+TRAINING_FIRST_STEP = {("sol-t1", 1): 200, ("sol-t2", 2): None}  # None: never periodic; absent: from step 0
+
+
+def training(put, put_from, n):
+    """sol-t1 and sol-t2: a training job's solscope series and its iteration series (cluster="t")."""
+    for host, gpu in TRAINING_GPUS:
+        base = [("cluster", "t"), ("gpu", str(gpu)), ("UUID", f"GPU-{host}-{gpu}"), ("modelName", MODEL),
+                ("hostname", host), ("namespace", "ml"), ("pod", f"llm-7-{int(host[-1]) - 1}"),
+                ("training_job", "llm-7")]
+        put("solscope_compute_sol_ratio", base + [("pipe", "tensor")], [0.5] * n)
+        put("solscope_memory_sol_ratio", base + [("path", "dram")], [0.3] * n)
+        put("solscope_gpu_utilization_ratio", base, [0.9] * n)
+        first = TRAINING_FIRST_STEP.get((host, gpu), 0)
+        if first is None:
+            continue
+        exposed = 0.136 if (host, gpu) == TRAINING_STRAGGLER else 0.2
+        put_from(first, "solscope_iteration_seconds", base,
+                 [round(0.125 + 0.002 * wave(i, 0, 5), 4) for i in range(first, n)])
+        put_from(first, "solscope_iteration_exposed_communication_ratio", base,
+                 [round(exposed + 0.01 * wave(i, gpu, 4), 4) for i in range(first, n)])
 
 
 def fmt_labels(labels):

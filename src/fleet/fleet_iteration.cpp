@@ -1,0 +1,103 @@
+#include "fleet/detail/fleet_iteration.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include "core/kernel_steps.hpp"
+#include "fleet/fleet_math.hpp"
+
+namespace solscope::fleet {
+namespace {
+
+auto label_start(char c) -> bool {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+auto label_char(char c) -> bool {
+  return label_start(c) || (c >= '0' && c <= '9');
+}
+
+/// Rows of one group, by index into the caller's rows.
+using Members = std::vector<std::size_t>;
+
+/// The group's verdict, or nullopt below two members (core::find_straggler).
+auto compare(const std::string& group, const Members& members, std::vector<FleetRow>& rows)
+    -> std::optional<IterationGroup> {
+  std::vector<core::RankSteps> ranks;
+  std::vector<double> computes;
+  for (const std::size_t i : members) {
+    const FleetRow& r = rows[i];
+    ranks.push_back(
+        core::RankSteps{.rank = r.key.host + " " + r.key.label,
+                        .iteration_s = r.iteration_s,
+                        .compute_s = r.iteration_compute_s,
+                        .communication_s = core::kUnknown,  // the fleet reads only the exposed part
+                        .exposed_communication_s = r.iteration_s * r.exposed_communication_ratio});
+    computes.push_back(r.iteration_compute_s);
+  }
+  const auto verdict = core::find_straggler(ranks);
+  if (!verdict || verdict->straggler >= members.size()) return std::nullopt;
+  FleetRow& straggler = rows[members[verdict->straggler]];
+  straggler.iteration_straggler = true;
+  IterationGroup g;
+  g.group = group;
+  for (const std::size_t i : members) g.gpus.push_back(rows[i].key);
+  g.straggler = straggler.key;
+  g.straggler_compute_s = straggler.iteration_compute_s;
+  g.median_compute_s = median_known(computes);
+  g.spread_pct = verdict->spread_pct;
+  g.iteration_spread_pct = verdict->iteration_spread_pct;
+  return g;
+}
+
+}  // namespace
+
+auto check_job_label(std::string_view label) -> core::Result<void> {
+  const auto bad = [&](std::string_view why) {
+    return core::fail(
+        core::ErrorCode::InvalidArgument,
+        "--job-label " + std::string(label) + " is not a Prometheus label name: " + std::string(why),
+        "give the label that names a job on the GPUs' series, e.g. --job-label pod, --job-label "
+        "hpc_job or --job-label training_job ([a-zA-Z_][a-zA-Z0-9_]*)");
+  };
+  if (label.empty()) return bad("it is empty");
+  if (!label_start(label.front()) || !std::all_of(label.begin(), label.end(), label_char)) {
+    return bad("a label name is a letter or '_' and then letters, digits and '_'");
+  }
+  if (label.starts_with("__")) return bad("names starting with '__' are reserved for Prometheus' own use");
+  return {};
+}
+
+auto iteration_group(const FleetRow& row, std::string_view job_label) -> std::string {
+  if (std::isnan(row.iteration_s)) return {};
+  if (job_label.empty()) return straggler_group(row.key);
+  if (row.job_label_value.empty()) return {};
+  return std::string(job_label) + "=" + row.job_label_value;
+}
+
+auto mark_iteration_stragglers(std::vector<FleetRow>& rows, std::string_view job_label)
+    -> std::vector<IterationGroup> {
+  std::map<std::string, Members> groups;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    FleetRow& r = rows[i];
+    r.iteration_straggler = false;
+    r.iteration_compute_s = r.iteration_s * (1.0 - r.exposed_communication_ratio);
+    r.iteration_group = iteration_group(r, job_label);
+    if (!r.iteration_group.empty() && !std::isnan(r.iteration_compute_s))
+      groups[r.iteration_group].push_back(i);
+  }
+  std::vector<IterationGroup> out;
+  for (auto& [group, members] : groups) {
+    std::sort(members.begin(), members.end(), [&rows](std::size_t a, std::size_t b) {
+      const GpuKey& x = rows[a].key;
+      const GpuKey& y = rows[b].key;
+      return x.host != y.host ? natural_less(x.host, y.host) : natural_less(x.gpu, y.gpu);
+    });
+    if (auto g = compare(group, members, rows)) out.push_back(std::move(*g));
+  }
+  return out;
+}
+
+}  // namespace solscope::fleet
