@@ -43,6 +43,18 @@ inline constexpr double kIterationMinConfidence = 0.5;
 /// At least this many whole periods must fit in the window (a period is the repeat of something).
 inline constexpr double kIterationMinRepeats = 3.0;
 
+/// The /metrics gauges of an estimate (docs/http-api.md "Metrics"), exported only while it is periodic; the
+/// fleet view reads them back.
+inline constexpr std::string_view kPromIterationSecondsName = "solscope_iteration_seconds";
+inline constexpr std::string_view kPromIterationJitterName = "solscope_iteration_jitter_seconds";
+inline constexpr std::string_view kPromIterationConfidenceName = "solscope_iteration_confidence_ratio";
+inline constexpr std::string_view kPromIterationComputeName = "solscope_iteration_compute_ratio";
+inline constexpr std::string_view kPromIterationCommunicationName = "solscope_iteration_communication_ratio";
+inline constexpr std::string_view kPromIterationExposedName =
+    "solscope_iteration_exposed_communication_ratio";
+inline constexpr std::string_view kPromIterationOffsetName =
+    "solscope_iteration_communication_offset_seconds";
+
 /// The iteration of one GPU over the sliding window. `periodic` false = "not periodic" (or too little data):
 /// every other field but `confidence`, `note`, `window_ns` and `estimated_at_ns` is then NaN/empty.
 struct IterationEstimate {
@@ -56,6 +68,9 @@ struct IterationEstimate {
   std::int64_t estimated_at_ns = 0;  ///< sample clock (epoch ns) of the newest sample used
   /// Share of one iteration per part, 0-1, summing to 1 (index with IterationPart).
   std::array<double, kIterationPartCount> part_ratio{};
+  /// Share of the iteration the SMs work: the compute, memory and latency parts, 0-1. What every view calls
+  /// the iteration's "compute" and what a rank's compute time is (core::rank_steps: period x this).
+  double compute_ratio = kUnknown;
   double communication_ratio = kUnknown;  ///< share of the iteration the interconnect is busy, 0-1
   /// Share of the iteration the interconnect is busy while the SMs wait (nothing overlaps it), 0-1;
   /// <= communication_ratio.

@@ -311,6 +311,9 @@ void fold_iteration(std::span<const IterationPoint> points, double period_s, Ite
   const Folded f = fold(points, chain, period_ns, level);
   if (!(f.total_all > 0)) return;
   for (std::size_t k = 0; k < kIterationPartCount; ++k) out.part_ratio[k] = f.part_total[k] / f.total_all;
+  out.compute_ratio = out.part_ratio[static_cast<std::size_t>(IterationPart::Compute)] +
+                      out.part_ratio[static_cast<std::size_t>(IterationPart::Memory)] +
+                      out.part_ratio[static_cast<std::size_t>(IterationPart::Latency)];
   out.communication_ratio = f.busy_total / f.total_all;
   out.exposed_communication_ratio = out.part_ratio[static_cast<std::size_t>(IterationPart::Communication)];
   out.communication_offset_s = communication_offset_s(points, chain, f, period_ns, level);

@@ -46,12 +46,10 @@ auto rank_steps(std::string rank, std::span<const KernelIteration> iterations) -
 
 auto rank_steps(std::string rank, const IterationEstimate& estimate) -> std::optional<RankSteps> {
   if (!estimate.periodic || !std::isfinite(estimate.period_s)) return std::nullopt;
-  const auto part = [&estimate](IterationPart p) { return estimate.part_ratio[static_cast<std::size_t>(p)]; };
   RankSteps r;
   r.rank = std::move(rank);
   r.iteration_s = estimate.period_s;
-  r.compute_s = estimate.period_s *
-                (part(IterationPart::Compute) + part(IterationPart::Memory) + part(IterationPart::Latency));
+  r.compute_s = estimate.period_s * estimate.compute_ratio;
   r.communication_s = estimate.period_s * estimate.communication_ratio;
   r.exposed_communication_s = estimate.period_s * estimate.exposed_communication_ratio;
   return r;

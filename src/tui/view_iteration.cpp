@@ -53,9 +53,8 @@ auto iteration_line(const core::IterationEstimate& it) -> std::string {
     const std::string why = it.note.empty() ? std::string() : fmt::format(" ({})", it.note);
     return "iteration not periodic" + why + confidence;
   }
-  const double compute = it.part_ratio[static_cast<std::size_t>(core::IterationPart::Compute)];
   return "iteration " + format_seconds(it.period_s) + "  jitter " + format_seconds(it.jitter_s) +
-         "  compute " + ratio_pct(compute) + "  communication " + ratio_pct(it.communication_ratio) +
+         "  compute " + ratio_pct(it.compute_ratio) + "  communication " + ratio_pct(it.communication_ratio) +
          "  exposed " + ratio_pct(it.exposed_communication_ratio) + confidence;
 }
 

@@ -66,6 +66,7 @@ auto iteration_to_json(const core::IterationEstimate& e) -> OrderedJson {
     parts[std::string(core::to_string(part_at(i)))] = known(e.part_ratio[i]);
   }
   out["parts"] = std::move(parts);
+  out["compute_ratio"] = known(e.compute_ratio);
   out["communication_ratio"] = known(e.communication_ratio);
   out["exposed_communication_ratio"] = known(e.exposed_communication_ratio);
   out["communication_offset_s"] = known(e.communication_offset_s);
@@ -98,6 +99,7 @@ auto iteration_from_json(const Json& json) -> core::IterationEstimate {
     e.part_ratio[i] =
         parts == json.end() ? core::kUnknown : number_field(*parts, core::to_string(part_at(i)));
   }
+  e.compute_ratio = number_field(json, "compute_ratio");
   e.communication_ratio = number_field(json, "communication_ratio");
   e.exposed_communication_ratio = number_field(json, "exposed_communication_ratio");
   e.communication_offset_s = number_field(json, "communication_offset_s");

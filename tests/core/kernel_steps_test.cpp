@@ -276,6 +276,7 @@ TEST(RankStepsTest, from_a_sample_based_estimate) {
   e.periodic = true;
   e.period_s = 0.2;
   e.part_ratio = {0.5, 0.2, 0.15, 0.05, 0.1};  // compute, memory, communication, latency, idle
+  e.compute_ratio = 0.75;                      // compute + memory + latency, as the estimator sets it
   e.communication_ratio = 0.25;
   e.exposed_communication_ratio = 0.15;
   const auto r = rank_steps("node-2 GPU 3", e);

@@ -62,6 +62,7 @@ inline auto periodic_iteration(double period_s, std::array<double, core::kIterat
   e.window_ns = 30'000'000'000;
   e.estimated_at_ns = 1'735'689'630'000'000'000;
   e.part_ratio = parts;
+  e.compute_ratio = parts[0] + parts[1] + parts[3];  // compute, memory, latency
   e.communication_ratio = communication_ratio;
   e.exposed_communication_ratio = exposed_ratio;
   e.communication_offset_s = 0.0625;

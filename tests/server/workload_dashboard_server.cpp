@@ -84,6 +84,7 @@ auto iteration(double period_s, std::array<double, core::kIterationPartCount> pa
   e.window_ns = core::kIterationWindowNs;
   e.estimated_at_ns = kT0 + kSamples * kSampleNs;
   e.part_ratio = parts;
+  e.compute_ratio = parts[0] + parts[1] + parts[3];  // compute, memory, latency
   e.communication_ratio = 0.25;
   e.exposed_communication_ratio = 0.125;
   e.communication_offset_s = 0.0625;

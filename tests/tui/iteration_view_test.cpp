@@ -25,6 +25,7 @@ auto periodic() -> core::IterationEstimate {
   it.jitter_s = 0.0032;
   it.confidence = 0.912;
   it.part_ratio = {0.62, 0.12, 0.18, 0.0, 0.08};
+  it.compute_ratio = 0.74;  // compute + memory + latency
   it.communication_ratio = 0.30;
   it.exposed_communication_ratio = 0.18;
   it.communication_offset_s = 0.09;
@@ -76,12 +77,12 @@ auto repeat(const char* glyph, int n) -> std::string {
 TEST(IterationViewTest, the_line_says_period_jitter_and_the_shares) {
   core::IterationEstimate it = periodic();
   EXPECT_EQ(detail::iteration_line(it),
-            "iteration 125.0 ms  jitter 3.2 ms  compute 62.0%  communication 30.0%  exposed 18.0%  "
+            "iteration 125.0 ms  jitter 3.2 ms  compute 74.0%  communication 30.0%  exposed 18.0%  "
             "confidence 0.91");
   it.period_s = 1.5;
   it.jitter_s = 0.04;
   EXPECT_EQ(detail::iteration_line(it),
-            "iteration 1.50 s  jitter 40.0 ms  compute 62.0%  communication 30.0%  exposed 18.0%  "
+            "iteration 1.50 s  jitter 40.0 ms  compute 74.0%  communication 30.0%  exposed 18.0%  "
             "confidence 0.91");
 }
 
@@ -105,7 +106,7 @@ TEST(IterationViewTest, not_periodic_says_why_and_never_shows_a_period) {
 // one glyph and role per part and the whole legend.
 TEST(IterationViewTest, the_detail_view_draws_the_line_and_the_strip_with_its_legend) {
   const Frame f = draw_detail_view(model_with(periodic()), 50, 200);
-  const int line = row_of(f, " iteration 125.0 ms  jitter 3.2 ms  compute 62.0%  communication 30.0%");
+  const int line = row_of(f, " iteration 125.0 ms  jitter 3.2 ms  compute 74.0%  communication 30.0%");
   ASSERT_GE(line, 0) << f.text();
   EXPECT_EQ(f.row_text(line - 1).rfind(" attainable: n/a", 0), 0u) << f.text();
   const std::string strip =

@@ -26,6 +26,7 @@ auto estimate() -> core::IterationEstimate {
   e.window_ns = 30'000'000'000;
   e.estimated_at_ns = 1'735'689'630'000'000'000;
   e.part_ratio = {0.375, 0.125, 0.25, 0.0, 0.25};
+  e.compute_ratio = 0.5;
   e.communication_ratio = 0.25;
   e.exposed_communication_ratio = 0.125;
   e.communication_offset_s = 0.0625;
@@ -59,6 +60,7 @@ TEST(IterationJson, a_periodic_estimate_is_written_and_read_back_whole) {
   EXPECT_EQ(read.window_ns, 30'000'000'000);
   EXPECT_EQ(read.estimated_at_ns, e.estimated_at_ns);
   EXPECT_EQ(read.part_ratio, e.part_ratio);
+  EXPECT_EQ(read.compute_ratio, 0.5);
   EXPECT_EQ(read.communication_ratio, 0.25);
   EXPECT_EQ(read.exposed_communication_ratio, 0.125);
   EXPECT_EQ(read.communication_offset_s, 0.0625);

@@ -15,16 +15,12 @@ const solscopeIteration = (() => {
 
   // "500.0 ms" below a second, "1.250 s" from one.
   const fmtSeconds = (v) => (!isNum(v) ? 'n/a' : v < 1 ? `${(v * 1000).toFixed(1)}\u202fms` : `${v.toFixed(3)}\u202fs`);
-  // The share of the iteration the SMs work: its compute-, memory- and latency-bound parts (what
-  // core::rank_steps counts as a rank's compute time).
-  const workRatio = (parts) => ['compute', 'memory', 'latency']
-    .reduce((sum, p) => (sum === null || !isNum(parts[p]) ? null : sum + parts[p]), 0);
 
   // "500.0 ms · compute 50.0 % · communication 25.0 % · exposed 12.5 %", or "not periodic".
   function lineText(it) {
     if (!it || !it.periodic) return 'not periodic';
     const pct = (v) => fmtPct(isNum(v) ? v * 100 : null);
-    return [fmtSeconds(it.period_s), `compute ${pct(workRatio(it.parts || {}))}`,
+    return [fmtSeconds(it.period_s), `compute ${pct(it.compute_ratio)}`,
             `communication ${pct(it.communication_ratio)}`, `exposed ${pct(it.exposed_communication_ratio)}`]
       .join(' \u00b7 ');
   }

@@ -168,21 +168,25 @@ void add_counters(Families& f, const core::DeviceSnapshot& d, const Labels& gpu)
 /// GPU that is "not periodic" has none of these series (a period is never forced, so none is exported).
 void add_iteration_gauges(Families& f, const core::IterationEstimate& it, const Labels& gpu) {
   if (!it.periodic) return;
-  f.gauge("solscope_iteration_seconds",
+  f.gauge(core::kPromIterationSecondsName,
           "Period of the GPU's training iteration, found in its samples (autocorrelation), seconds.", gpu,
           it.period_s);
-  f.gauge("solscope_iteration_jitter_seconds",
+  f.gauge(core::kPromIterationJitterName,
           "Standard deviation of the single iterations' lengths around the period, seconds.", gpu,
           it.jitter_s);
-  f.gauge("solscope_iteration_confidence_ratio",
+  f.gauge(core::kPromIterationConfidenceName,
           "How sure the period is: the normalised autocorrelation at the period, 0-1.", gpu, it.confidence);
-  f.gauge("solscope_iteration_communication_ratio",
+  f.gauge(core::kPromIterationComputeName,
+          "Share of the iteration the SMs work (its compute-, memory- and latency-bound parts), 0-1; "
+          "the iteration's compute time is this times solscope_iteration_seconds.",
+          gpu, it.compute_ratio);
+  f.gauge(core::kPromIterationCommunicationName,
           "Share of the iteration the interconnect (NVLink or PCIe) is busy, 0-1.", gpu,
           it.communication_ratio);
-  f.gauge("solscope_iteration_exposed_communication_ratio",
+  f.gauge(core::kPromIterationExposedName,
           "Share of the iteration the interconnect is busy while the SMs wait (no compute overlaps it), 0-1.",
           gpu, it.exposed_communication_ratio);
-  f.gauge("solscope_iteration_communication_offset_seconds",
+  f.gauge(core::kPromIterationOffsetName,
           "The communication start's offset within the period, epoch-anchored (Unix time of the start modulo "
           "the period), seconds: what a Cassini-style scheduler shifts to interleave jobs.",
           gpu, it.communication_offset_s);
