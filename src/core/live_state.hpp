@@ -135,7 +135,7 @@ class LiveState {
   void set_lost(std::uint32_t device, bool lost);
   /// Takes a device's training iteration from elsewhere (a daemon's estimate, read back by a view attached
   /// to it): its snapshots carry `estimate` instead of one of its own samples, which then feed no estimate,
-  /// until set_devices() or clear_samples(). `estimate.note` must be static text. Unknown devices ignored.
+  /// until set_devices() or clear_samples(). Unknown devices are ignored.
   void set_iteration(std::uint32_t device, const IterationEstimate& estimate);
 
   /// Forgets every sample, window and counter but keeps the devices (e.g. after seeking in a replay).
