@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "core/metric_id.hpp"
+#include "data/synthetic/dp_step.hpp"
 #include "report/detail/training_steps_build.hpp"
 #include "report/report_builder.hpp"
 #include "report/report_json.hpp"
@@ -20,92 +21,22 @@
 namespace solscope::report {
 namespace {
 
-// --- the scenario, from its definition (microseconds after S_i = T0 + i x P) ---
-constexpr std::int64_t kT0 = 1'700'000'000'000'000'000;
+// --- the scenario: tests/data/synthetic/dp_step_scenario.md, built by synthetic::dp_step() ---
+constexpr std::int64_t kT0 = synthetic::kDpStepStartNs;
 constexpr std::int64_t kUs = 1'000;
-constexpr std::int64_t kPeriodUs = 100'000;
-constexpr int kRanks = 4;
-constexpr int kSteps = 6;
-constexpr std::array<std::int64_t, kRanks> kForwardUs{30'125, 30'250, 36'400, 30'000};
-constexpr std::int64_t kForwardMaxUs = 36'400;
-constexpr const char* kForward =
-    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_"
-    "kernel__5x_cublas";
-constexpr const char* kBackward =
-    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_nt_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_"
-    "kernel__5x_cublas";
-constexpr const char* kAllReduce = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL";
-constexpr const char* kOptimizer =
-    "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
-    "namespace)::TensorListMetadata<4>, at::native::(anonymous namespace)::FusedAdamMathFunctor<float, 4>, "
-    "float*, float, float, float, float, float, float, bool, bool, float*, float*>(at::native::(anonymous "
-    "namespace)::TensorListMetadata<4>, at::native::(anonymous namespace)::FusedAdamMathFunctor<float, 4>, "
-    "float*, float, float, float, float, float, float, bool, bool, float*, float*)";
+constexpr std::int64_t kPeriodUs = synthetic::kDpStepPeriodNs / kUs;
+constexpr std::uint32_t kRanks = synthetic::kDpStepRanks;
 
 auto step_ns(int step) -> std::int64_t {
-  return kT0 + step * kPeriodUs * kUs;
-}
-
-auto kernel(int rank, int step, const char* name, std::int64_t from_us, std::int64_t to_us,
-            std::uint32_t stream) -> core::KernelRecord {
-  core::KernelRecord k;
-  k.device = static_cast<std::uint32_t>(rank);
-  k.start_ns = step_ns(step) + from_us * kUs;
-  k.end_ns = step_ns(step) + to_us * kUs;
-  k.pid = 4100 + rank;
-  k.stream = stream;
-  k.grid = {132, 1, 1};
-  k.block = {256, 1, 1};
-  k.name = name;
-  return k;
-}
-
-auto dp_kernels() -> std::vector<core::KernelRecord> {
-  std::vector<core::KernelRecord> out;
-  for (int r = 0; r < kRanks; ++r) {
-    const std::int64_t f = kForwardUs[static_cast<std::size_t>(r)];
-    for (int i = 0; i < kSteps; ++i) {
-      out.push_back(kernel(r, i, kForward, 0, f, 7));
-      out.push_back(kernel(r, i, kBackward, f, f + 20'000, 7));
-      out.push_back(kernel(r, i, kAllReduce, f + 20'050, kForwardMaxUs + 28'000, 13));
-      out.push_back(kernel(r, i, kBackward, f + 20'000, f + 40'000, 7));
-      out.push_back(kernel(r, i, kAllReduce, f + 40'000, kForwardMaxUs + 48'000, 13));
-      out.push_back(kernel(r, i, kOptimizer, kForwardMaxUs + 48'000, kForwardMaxUs + 54'000, 7));
-    }
-  }
-  return out;
-}
-
-auto marker(int rank, int step, const char* name, std::int64_t from_us, std::int64_t to_us,
-            std::uint32_t depth) -> core::MarkerRecord {
-  core::MarkerRecord m;
-  m.pid = 4100 + rank;
-  m.tid = static_cast<std::uint32_t>(4100 + rank);
-  m.start_ns = step_ns(step) + from_us * kUs;
-  m.end_ns = step_ns(step) + to_us * kUs;
-  m.depth = depth;
-  m.name = name;
-  return m;
-}
-
-auto dp_markers() -> std::vector<core::MarkerRecord> {
-  std::vector<core::MarkerRecord> out;
-  for (int r = 0; r < kRanks; ++r) {
-    for (int i = 0; i < kSteps; ++i) {
-      out.push_back(marker(r, i, "train_step", -2'000, 95'000, 0));
-      out.push_back(marker(r, i, "forward", -1'500, 1'000, 1));
-      out.push_back(marker(r, i, "optimizer", 80'000, 80'000, 0));
-    }
-  }
-  return out;
+  return kT0 + step * synthetic::kDpStepPeriodNs;
 }
 
 /// 60 samples of 10 ms per device from T0 (their figures do not matter to the kernel log's iterations).
 void add_samples(ReportBuilder& builder) {
-  for (int r = 0; r < kRanks; ++r) {
+  for (std::uint32_t r = 0; r < kRanks; ++r) {
     for (int s = 0; s < 60; ++s) {
-      core::SolSample sample = testing::sample(static_cast<std::uint32_t>(r), 0, 10,
-                                               testing::Load{.bound = core::Bound::Compute, .compute = 60.0});
+      core::SolSample sample =
+          testing::sample(r, 0, 10, testing::Load{.bound = core::Bound::Compute, .compute = 60.0});
       sample.t_start_ns = kT0 + s * 10 * testing::kMs;
       sample.t_end_ns = sample.t_start_ns + 10 * testing::kMs;
       builder.add(sample);
@@ -121,10 +52,10 @@ auto devices() -> std::vector<core::DeviceInfo> {
 
 auto dp_report(bool with_markers = true) -> Report {
   const auto devs = devices();
-  const auto kernels = dp_kernels();
+  const synthetic::DpStep scenario = synthetic::dp_step();
+  const auto kernels = scenario.all_kernels();
   ReportBuilder builder(devs, kernels);
-  const auto markers = dp_markers();
-  if (with_markers) builder.set_markers(markers, true);
+  if (with_markers) builder.set_markers(scenario.markers, true);
   add_samples(builder);
   return builder.finish(TraceFacts{.path = "dp.sqlite", .synthetic = true, .kernel_log = "synthetic"});
 }
@@ -359,8 +290,11 @@ TEST(TrainingSteps, AFlatLoadIsNotPeriodic) {
 TEST(TrainingSteps, AKernelLogWithoutARepeatSaysWhy) {
   std::vector<core::KernelRecord> kernels;
   for (int i = 0; i < 8; ++i) {
-    kernels.push_back(kernel(0, 0, "", i * 1'000, i * 1'000 + 500, 7));
-    kernels.back().name = "kernel_" + std::to_string(i);
+    core::KernelRecord k;
+    k.start_ns = kT0 + i * 1'000 * kUs;
+    k.end_ns = k.start_ns + 500 * kUs;
+    k.name = "kernel_" + std::to_string(i);
+    kernels.push_back(k);
   }
   const auto devs = std::vector<core::DeviceInfo>(1);
   ReportBuilder builder(devs, kernels);
