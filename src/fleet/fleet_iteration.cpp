@@ -19,6 +19,16 @@ auto label_char(char c) -> bool {
   return label_start(c) || (c >= '0' && c <= '9');
 }
 
+/// A row as core::find_straggler compares it: compute_s the one rule (iteration x compute ratio, as
+/// core::rank_steps), the exposed communication as shown; the fleet does not read the communication ratio.
+auto rank_of(const FleetRow& r) -> core::RankSteps {
+  return core::RankSteps{.rank = r.key.host + " " + r.key.label,
+                         .iteration_s = r.iteration_s,
+                         .compute_s = r.iteration_compute_s,
+                         .communication_s = core::kUnknown,
+                         .exposed_communication_s = r.iteration_s * r.exposed_communication_ratio};
+}
+
 /// Rows of one group, by index into the caller's rows.
 using Members = std::vector<std::size_t>;
 
@@ -29,12 +39,7 @@ auto compare(const std::string& group, const Members& members, std::vector<Fleet
   std::vector<double> computes;
   for (const std::size_t i : members) {
     const FleetRow& r = rows[i];
-    ranks.push_back(
-        core::RankSteps{.rank = r.key.host + " " + r.key.label,
-                        .iteration_s = r.iteration_s,
-                        .compute_s = r.iteration_compute_s,
-                        .communication_s = core::kUnknown,  // the fleet reads only the exposed part
-                        .exposed_communication_s = r.iteration_s * r.exposed_communication_ratio});
+    ranks.push_back(rank_of(r));
     computes.push_back(r.iteration_compute_s);
   }
   const auto verdict = core::find_straggler(ranks);
@@ -83,7 +88,7 @@ auto mark_iteration_stragglers(std::vector<FleetRow>& rows, std::string_view job
   for (std::size_t i = 0; i < rows.size(); ++i) {
     FleetRow& r = rows[i];
     r.iteration_straggler = false;
-    r.iteration_compute_s = r.iteration_s * (1.0 - r.exposed_communication_ratio);
+    r.iteration_compute_s = r.iteration_s * r.compute_ratio;
     r.iteration_group = iteration_group(r, job_label);
     if (!r.iteration_group.empty() && !std::isnan(r.iteration_compute_s))
       groups[r.iteration_group].push_back(i);

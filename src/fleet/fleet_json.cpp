@@ -73,6 +73,7 @@ auto snapshot_json(const FleetSnapshot& s) -> std::string {
     row["straggler_gap_pct"] = wire::number_or_null<json>(r.straggler_gap_pct);
     row["straggler"] = r.straggler;
     row["iteration_s"] = wire::number_or_null<json>(r.iteration_s);
+    row["compute_ratio"] = wire::number_or_null<json>(r.compute_ratio);
     row["exposed_communication_ratio"] = wire::number_or_null<json>(r.exposed_communication_ratio);
     row["iteration_compute_s"] = wire::number_or_null<json>(r.iteration_compute_s);
     row["job_label_value"] = r.job_label_value;

@@ -11,10 +11,10 @@ namespace solscope::fleet {
 
 /// `{"source", "window_start_ns", "window_end_ns", "step_ns", "notes": [...], "thresholds": {...}, "totals":
 /// {...}, "rows": [{"host", "gpu", "uuid", "model_name", "job", "series", "compute_sol_pct", ...,
-/// "iteration_s", "exposed_communication_ratio", "iteration_compute_s", "job_label_value", "iteration_group",
-/// "iteration_straggler"}], "job_label", "iteration_groups": [{"group", "gpus": [{"host", "gpu", "label"}],
-/// "straggler": {...}, "straggler_compute_s", "median_compute_s", "spread_pct", "iteration_spread_pct"}]}`,
-/// compact; unknown figures null.
+/// "iteration_s", "compute_ratio", "exposed_communication_ratio", "iteration_compute_s", "job_label_value",
+/// "iteration_group", "iteration_straggler"}], "job_label", "iteration_groups": [{"group", "gpus": [{"host",
+/// "gpu", "label"}], "straggler": {...}, "straggler_compute_s", "median_compute_s", "spread_pct",
+/// "iteration_spread_pct"}]}`, compact; unknown figures null.
 [[nodiscard]] auto snapshot_json(const FleetSnapshot& snapshot) -> std::string;
 
 /// `{"host", "gpu", "uuid", "model_name", "job", "series", "notes", "points": [{"t_ns", "compute_sol_pct",

@@ -57,9 +57,15 @@ struct FleetRow : WindowFigures {
   /// The training iteration (solscope's `solscope_iteration_*` series, exported only while the GPU's activity
   /// is periodic: docs/fleet.md "Iteration stragglers"): the mean over the window's steps where it was
   /// periodic; NaN when it never was (the table shows "-").
-  double iteration_s = core::kUnknown;                  ///< seconds per iteration, > 0
-  double exposed_communication_ratio = core::kUnknown;  ///< 0-1: interconnect busy while the SMs wait
-  double iteration_compute_s = core::kUnknown;          ///< iteration_s x (1 - exposed_communication_ratio)
+  double iteration_s = core::kUnknown;  ///< seconds per iteration, > 0
+  /// 0-1: the share of the iteration the SMs work (its compute, memory and latency parts;
+  /// core::IterationEstimate::compute_ratio, exported as `solscope_iteration_compute_ratio`).
+  double compute_ratio = core::kUnknown;
+  /// 0-1: the share the interconnect is busy while the SMs wait (shown; not part of the compute rule).
+  double exposed_communication_ratio = core::kUnknown;
+  /// Seconds of the iteration the SMs work: iteration_s x compute_ratio, the one rule for a rank's compute
+  /// (core::rank_steps); NaN when either is unknown.
+  double iteration_compute_s = core::kUnknown;
   /// The value of the chosen job label (FleetQuery::job_label) on its iteration series; empty when none was
   /// chosen or the series lack it.
   std::string job_label_value;

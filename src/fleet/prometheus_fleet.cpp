@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/device_info.hpp"
+#include "core/iteration.hpp"
 #include "core/units.hpp"
 #include "fleet/detail/fleet_iteration.hpp"
 #include "fleet/detail/fleet_queries.hpp"
@@ -357,16 +358,18 @@ class PrometheusFleet final : public FleetProvider {
     return rows;
   }
 
-  /// solscope's iteration figures (2 instant queries, one value per periodic GPU; reduced by Prometheus in
-  /// both modes) into `rows`; a GPU with iteration series but no other row gets one.
+  /// solscope's iteration figures (3 instant queries: seconds, compute ratio, exposed communication ratio;
+  /// one value per periodic GPU; reduced by Prometheus in both modes) into `rows`; a GPU with iteration
+  /// series but no other row gets one.
   auto read_iterations(const Window& w, const std::string& restriction, RowMap& rows) -> core::Result<void> {
     const struct {
       const char* what;
       std::string_view metric;
       double FleetRow::*field;
     } queries[] = {
-        {"iteration seconds", kIterationSecondsMetric, &FleetRow::iteration_s},
-        {"exposed communication", kIterationExposedMetric, &FleetRow::exposed_communication_ratio}};
+        {"iteration seconds", core::kPromIterationSecondsName, &FleetRow::iteration_s},
+        {"iteration compute", core::kPromIterationComputeName, &FleetRow::compute_ratio},
+        {"exposed communication", core::kPromIterationExposedName, &FleetRow::exposed_communication_ratio}};
     for (const auto& q : queries) {
       auto answer = instant(
           q.what,

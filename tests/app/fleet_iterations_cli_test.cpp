@@ -1,9 +1,10 @@
 // Issue 25: `solscope fleet --json` finds the straggler of a multi-node training job by iteration time,
 // end to end in this process against the fleet tests' fake Prometheus (tests/support/fake_prometheus.hpp).
 // SYNTHETIC: a 4-rank job ("training_job=llm-1") on hosts train-a and train-b (one pod per host), 125 ms
-// per iteration on every rank, 20 % of it exposed communication on three ranks and 13.6 % on train-b GPU 1,
-// whose compute (108 ms) is 8 % longer than the others' (100 ms); the fake's 8 dcgm-exporter GPUs of host
-// node0000 have no iteration. Also: a --job-label that is not a label name.
+// per iteration on every rank; the SMs work 80 % of it on three ranks and 86.4 % on train-b GPU 1, whose
+// compute (108 ms = 125 ms x 0.864) is 8 % longer than the others' (100 ms); 5 % of every rank's iteration is
+// idle, so the exposed communication (shown, not the compute rule) is 15 % and 8.6 %. The fake's 8
+// dcgm-exporter GPUs of host node0000 have no iteration. Also: a --job-label that is not a label name.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -54,7 +55,7 @@ auto ranks(F value) -> std::string {
   return out + "]";
 }
 
-/// Answers solscope's GPU count (4) and the two iteration queries; `saw_label` is set when an iteration
+/// Answers solscope's GPU count (4) and the three iteration queries; `saw_label` is set when an iteration
 /// query keeps the training_job label.
 auto job_answers(std::atomic<bool>* saw_label) {
   return [saw_label](const std::string& q) -> std::optional<std::string> {
@@ -62,12 +63,15 @@ auto job_answers(std::atomic<bool>* saw_label) {
       return std::string(R"([{"metric":{},"value":[1717200000,"4"]}])");
     }
     const bool seconds = q.find("solscope_iteration_seconds") != std::string::npos;
+    const bool compute = q.find("solscope_iteration_compute_ratio") != std::string::npos;
     const bool exposed = q.find("solscope_iteration_exposed_communication_ratio") != std::string::npos;
-    if (!seconds && !exposed) return std::nullopt;
+    if (!seconds && !compute && !exposed) return std::nullopt;
     if (q.find(", training_job)") != std::string::npos) *saw_label = true;
     if (seconds) return ranks([](const std::string&, const std::string&) { return 0.125; });
-    return ranks([](const std::string& host, const std::string& gpu) {
-      return host == "train-b" && gpu == "1" ? 0.136 : 0.2;
+    return ranks([compute](const std::string& host, const std::string& gpu) {
+      const bool straggler = host == "train-b" && gpu == "1";
+      if (compute) return straggler ? 0.864 : 0.8;
+      return straggler ? 0.086 : 0.15;
     });
   };
 }
@@ -107,18 +111,21 @@ TEST(FleetIterationsCli, the_job_label_groups_four_ranks_on_two_hosts_and_finds_
   ASSERT_FALSE(straggler.is_null()) << r.out;
   EXPECT_EQ(straggler["series"], "solscope");
   EXPECT_DOUBLE_EQ(straggler["iteration_s"].get<double>(), 0.125);
-  EXPECT_DOUBLE_EQ(straggler["exposed_communication_ratio"].get<double>(), 0.136);
-  EXPECT_NEAR(straggler["iteration_compute_s"].get<double>(), 0.108, 1e-9);
+  EXPECT_DOUBLE_EQ(straggler["compute_ratio"].get<double>(), 0.864);
+  EXPECT_DOUBLE_EQ(straggler["exposed_communication_ratio"].get<double>(), 0.086);
+  EXPECT_NEAR(straggler["iteration_compute_s"].get<double>(), 0.108, 1e-9);  // 125 ms x 0.864
   EXPECT_EQ(straggler["job_label_value"], "llm-1");
   EXPECT_EQ(straggler["iteration_group"], "training_job=llm-1");
   EXPECT_TRUE(straggler["iteration_straggler"].get<bool>());
   const auto other = row_of(doc, "train-a", "0");
+  EXPECT_DOUBLE_EQ(other["compute_ratio"].get<double>(), 0.8);
   EXPECT_NEAR(other["iteration_compute_s"].get<double>(), 0.100, 1e-9);
   EXPECT_FALSE(other["iteration_straggler"].get<bool>());
   // A GPU with no periodic iteration: null figures, in no group.
   const auto dcgm = row_of(doc, "node0000", "0");
   ASSERT_FALSE(dcgm.is_null()) << r.out;
   EXPECT_TRUE(dcgm["iteration_s"].is_null());
+  EXPECT_TRUE(dcgm["compute_ratio"].is_null());
   EXPECT_TRUE(dcgm["iteration_compute_s"].is_null());
   EXPECT_EQ(dcgm["iteration_group"], "");
   EXPECT_FALSE(dcgm["iteration_straggler"].get<bool>());

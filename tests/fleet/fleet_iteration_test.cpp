@@ -1,8 +1,10 @@
 // Issue 25: stragglers by iteration time across the GPUs of a multi-node job
 // (fleet/detail/fleet_iteration.hpp), the PromQL of the iteration series and the --job-label check. SYNTHETIC
 // figures: a 4-rank data-parallel job on two hosts, 125 ms per iteration on every rank (the others wait for
-// the slowest in their all-reduce), 20 % of it exposed communication on three ranks and 13.6 % on train-b GPU
-// 1, whose compute (108 ms) is 8 % longer than the others' (100 ms).
+// the slowest in their all-reduce). The SMs work 80 % of it on three ranks (compute 100 ms) and 86.4 % on
+// train-b GPU 1, whose compute (108 ms) is 8 % longer; every rank idles 5 % of it (data loading), so the
+// exposed communication is 15 % and 8.6 %: the compute is iteration x compute ratio (core::rank_steps'
+// rule), not iteration x (1 - exposed) (106.25 ms and 114.25 ms here).
 #include "fleet/detail/fleet_iteration.hpp"
 
 #include <gtest/gtest.h>
@@ -11,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/iteration.hpp"
 #include "fleet/detail/fleet_queries.hpp"
 
 namespace solscope::fleet {
@@ -18,13 +21,14 @@ namespace {
 
 constexpr double kTol = 1e-9;
 
-auto rank(std::string host, std::string gpu, double exposed) -> FleetRow {
+auto rank(std::string host, std::string gpu, double compute_ratio, double exposed) -> FleetRow {
   FleetRow r;
   r.key.host = std::move(host);
   r.key.gpu = std::move(gpu);
   r.key.label = "GPU " + r.key.gpu;
   r.key.job = "ml/llm-" + r.key.host;  // one pod per host
   r.iteration_s = 0.125;
+  r.compute_ratio = compute_ratio;
   r.exposed_communication_ratio = exposed;
   r.job_label_value = "llm-1";
   return r;
@@ -32,8 +36,8 @@ auto rank(std::string host, std::string gpu, double exposed) -> FleetRow {
 
 /// The job's 4 ranks (listed out of order) and a GPU that is not periodic.
 auto job_rows() -> std::vector<FleetRow> {
-  std::vector<FleetRow> rows{rank("train-b", "1", 0.136), rank("train-a", "0", 0.2),
-                             rank("train-b", "0", 0.2), rank("train-a", "1", 0.2)};
+  std::vector<FleetRow> rows{rank("train-b", "1", 0.864, 0.086), rank("train-a", "0", 0.8, 0.15),
+                             rank("train-b", "0", 0.8, 0.15), rank("train-a", "1", 0.8, 0.15)};
   FleetRow idle;
   idle.key.host = "train-a";
   idle.key.gpu = "7";
@@ -54,8 +58,8 @@ TEST(FleetIteration, the_rank_with_8_percent_longer_compute_is_the_jobs_straggle
   EXPECT_EQ(g.gpus[3].host + "/" + g.gpus[3].gpu, "train-b/1");
   EXPECT_EQ(g.straggler.host, "train-b");
   EXPECT_EQ(g.straggler.gpu, "1");
-  EXPECT_NEAR(g.straggler_compute_s, 0.108, kTol);  // 125 ms x (1 - 0.136)
-  EXPECT_NEAR(g.median_compute_s, 0.100, kTol);     // 125 ms x (1 - 0.2)
+  EXPECT_NEAR(g.straggler_compute_s, 0.108, kTol);  // 125 ms x 0.864
+  EXPECT_NEAR(g.median_compute_s, 0.100, kTol);     // 125 ms x 0.8
   EXPECT_NEAR(g.spread_pct, 8.0, kTol);             // (108 - 100) / 100 x 100
   EXPECT_NEAR(g.iteration_spread_pct, 0.0, kTol);   // every rank waits: one iteration time
 
@@ -99,16 +103,27 @@ TEST(FleetIteration, a_gpu_without_the_job_label_or_alone_is_not_compared) {
   EXPECT_EQ(rows[0].iteration_group, "");
   EXPECT_FALSE(rows[0].iteration_straggler);
 
-  std::vector<FleetRow> one{rank("train-a", "0", 0.2)};
+  std::vector<FleetRow> one{rank("train-a", "0", 0.8, 0.15)};
   EXPECT_TRUE(mark_iteration_stragglers(one, "training_job").empty());
   EXPECT_FALSE(one[0].iteration_straggler);
   EXPECT_NEAR(one[0].iteration_compute_s, 0.1, kTol);
 
-  std::vector<FleetRow> unknown_exposed = job_rows();
-  unknown_exposed[0].exposed_communication_ratio = core::kUnknown;  // compute unknown: not compared
-  groups = mark_iteration_stragglers(unknown_exposed, "training_job");
+  std::vector<FleetRow> unknown_compute = job_rows();
+  unknown_compute[0].compute_ratio = core::kUnknown;  // compute unknown: not compared
+  groups = mark_iteration_stragglers(unknown_compute, "training_job");
   ASSERT_EQ(groups.size(), 1u);
   EXPECT_EQ(groups[0].gpus.size(), 3u);
+  EXPECT_TRUE(std::isnan(unknown_compute[0].iteration_compute_s));
+  EXPECT_EQ(groups[0].straggler.host + "/" + groups[0].straggler.gpu, "train-a/0");  // three equal: the first
+  EXPECT_NEAR(groups[0].spread_pct, 0.0, kTol);
+
+  std::vector<FleetRow> unknown_exposed = job_rows();
+  unknown_exposed[0].exposed_communication_ratio = core::kUnknown;  // shown only: still compared
+  groups = mark_iteration_stragglers(unknown_exposed, "training_job");
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].gpus.size(), 4u);
+  EXPECT_EQ(groups[0].straggler.host + "/" + groups[0].straggler.gpu, "train-b/1");
+  EXPECT_NEAR(groups[0].spread_pct, 8.0, kTol);
 }
 
 TEST(FleetIteration, job_label_must_be_a_prometheus_label_name) {
@@ -130,18 +145,18 @@ TEST(FleetIteration, the_iteration_query_keeps_the_job_label_once) {
       R"q(label_replace(label_replace(label_replace(solscope_iteration_seconds{cluster="a"}, "host", "$1", )q"
       R"q("instance", "(.+)"), "host", "$1", "hostname", "(.+)"), "host", "$1", "Hostname", "(.+)"))q";
   const std::string key = "host, gpu, GPU_I_PROFILE, GPU_I_ID, UUID, modelName, namespace, pod";
-  EXPECT_EQ(iteration_expr(kIterationSecondsMetric, R"(cluster="a")", "", "training_job", 3'600'000'000'000,
-                           15'000'000'000),
+  EXPECT_EQ(iteration_expr(core::kPromIterationSecondsName, R"(cluster="a")", "", "training_job",
+                           3'600'000'000'000, 15'000'000'000),
             "avg_over_time((max by (" + key + ", training_job) (" + host + "))[3600s:15s])");
-  EXPECT_EQ(
-      iteration_expr(kIterationSecondsMetric, R"(cluster="a")", "", "pod", 3'600'000'000'000, 15'000'000'000),
-      "avg_over_time((max by (" + key + ") (" + host + "))[3600s:15s])");
-  const std::string exposed =
-      iteration_expr(kIterationExposedMetric, "", R"(hostname=~"a|")", "", 3'600'000'000'000, 15'000'000'000);
-  EXPECT_NE(exposed.find("max by (" + key + ") (label_replace(label_replace(label_replace(" +
-                         R"q(solscope_iteration_exposed_communication_ratio{hostname=~"a|"}, )q"),
+  EXPECT_EQ(iteration_expr(core::kPromIterationSecondsName, R"(cluster="a")", "", "pod", 3'600'000'000'000,
+                           15'000'000'000),
+            "avg_over_time((max by (" + key + ") (" + host + "))[3600s:15s])");
+  const std::string compute = iteration_expr(core::kPromIterationComputeName, "", R"(hostname=~"a|")", "",
+                                             3'600'000'000'000, 15'000'000'000);
+  EXPECT_NE(compute.find("max by (" + key + ") (label_replace(label_replace(label_replace(" +
+                         R"q(solscope_iteration_compute_ratio{hostname=~"a|"}, )q"),
             std::string::npos)
-      << exposed;
+      << compute;
 }
 
 }  // namespace

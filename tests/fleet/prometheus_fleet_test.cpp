@@ -166,9 +166,17 @@ TEST(PrometheusFleet, reads_solscope_series_first_and_dcgm_for_the_rest) {
   EXPECT_FALSE(s1.straggler);
   EXPECT_TRUE(snap->notes.empty());
   EXPECT_NE(snap->source.find("http://stub:9090"), std::string::npos);
-  // 2 counts + 2 x 3 range queries + solscope's 2 iteration queries (issue 25), each bounded by step and
-  // timeout.
-  ASSERT_EQ(log.size(), 10u);
+  // 2 counts + 2 x 3 range queries + solscope's 3 iteration queries (issue 25: seconds, compute ratio,
+  // exposed communication ratio), each bounded by step and timeout.
+  ASSERT_EQ(log.size(), 11u);
+  int iteration_queries = 0;
+  for (const auto& q : log) {
+    for (const char* name : {"(solscope_iteration_seconds,", "(solscope_iteration_compute_ratio,",
+                             "(solscope_iteration_exposed_communication_ratio,"}) {
+      iteration_queries += q.find(name) != std::string::npos ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(iteration_queries, 3);
   for (const auto& q : log) EXPECT_NE(q.find("&timeout=20s"), std::string::npos) << q;
   EXPECT_NE(log[2].find("&step=15s"), std::string::npos);
   EXPECT_NE(log[2].find("&end=1700000000.000"), std::string::npos);
@@ -212,8 +220,8 @@ TEST(PrometheusFleet, reads_the_window_figures_prometheus_reduced) {
   EXPECT_EQ(s.series, SeriesKind::Solscope);
   EXPECT_DOUBLE_EQ(s.memory_sol_mean_pct, 20.5);
   EXPECT_DOUBLE_EQ(s.busy_idle_gpu_hours, 8 * 15.0 / 3600);  // 8 steps of 15 s
-  // 2 counts + 2 x 7 instant queries + solscope's 2 iteration queries (issue 25); no query_range.
-  ASSERT_EQ(log.size(), 18u);
+  // 2 counts + 2 x 7 instant queries + solscope's 3 iteration queries (issue 25); no query_range.
+  ASSERT_EQ(log.size(), 19u);
   bool busy = false;
   for (const auto& q : log) {
     EXPECT_EQ(q.rfind("/api/v1/query?", 0), 0u) << q;

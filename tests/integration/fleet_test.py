@@ -14,8 +14,8 @@ selector (exit 2 with Prometheus' message) and a URL that is not Prometheus (exi
 (`--by namespace|pod|job --selector '{cluster="w"}'`, docs/fleet.md "Workloads"): per group, the GPUs, allocated,
 idle, busy-idle and wasted GPU-hours and the mean Compute SOL computed here from the fixture's host sol-w. And the
 iteration stragglers (`--selector '{cluster="t"}'`, with `--job-label training_job` and without, docs/fleet.md
-"Iteration stragglers"): per GPU the iteration, exposed communication and compute, per group the straggler and
-the spreads, computed here from the fixture's hosts sol-t1 and sol-t2.
+"Iteration stragglers"): per GPU the iteration, compute ratio, exposed communication and compute (iteration x
+compute ratio), per group the straggler and the spreads, computed here from the fixture's hosts sol-t1 and sol-t2.
 """
 
 import argparse
@@ -90,6 +90,11 @@ def expected_rows(selector_cluster="a"):
     return rows
 
 
+ITERATION_FIELDS = {"solscope_iteration_seconds": "iteration_s",  # the series the fleet reads: its JSON field
+                    "solscope_iteration_compute_ratio": "compute_ratio",
+                    "solscope_iteration_exposed_communication_ratio": "exposed_communication_ratio"}
+
+
 def expected_iterations(job_label):
     """The iteration stragglers of cluster "t" (docs/fleet.md "Iteration stragglers"): ({(host, gpu): row figures},
     {group: verdict}) computed from the fixture's values. Each figure is the mean over the window's steps where
@@ -103,12 +108,12 @@ def expected_iterations(job_label):
             continue
         by_t = dict(points)
         values = [by_t[t] for t in steps if t in by_t]
-        field = "iteration_s" if family == "solscope_iteration_seconds" else "exposed_communication_ratio"
+        field = ITERATION_FIELDS[family]
         row = rows.setdefault((lab["hostname"], lab["gpu"]), {"labels": lab})
         row[field] = sum(values) / len(values)
     groups = {}
     for key, r in rows.items():
-        r["iteration_compute_s"] = r["iteration_s"] * (1 - r["exposed_communication_ratio"])
+        r["iteration_compute_s"] = r["iteration_s"] * r["compute_ratio"]  # the one rule (core::rank_steps)
         lab = r.pop("labels")
         group = f"{job_label}={lab[job_label]}" if job_label else f"job:{lab['namespace']}/{lab['pod']}"
         r["iteration_group"] = group
@@ -144,7 +149,8 @@ def check_iterations(solscope, url, job_label):
             ok = close(got[key][field], value) if isinstance(value, float) else got[key][field] == value
             check(ok, f"--job-label {job_label!r} {key} {field}: got {got[key][field]!r}, computed {value!r}")
     never = got[("sol-t2", "2")]
-    check(never["iteration_s"] is None and never["iteration_group"] == "" and not never["iteration_straggler"],
+    check(never["iteration_s"] is None and never["compute_ratio"] is None and never["iteration_group"] == ""
+          and not never["iteration_straggler"],
           f"the GPU that is never periodic: {never}")
     groups = {g["group"]: g for g in doc["iteration_groups"]}
     check(sorted(groups) == sorted(want_groups), f"groups {sorted(groups)} != {sorted(want_groups)}")

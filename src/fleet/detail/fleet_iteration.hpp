@@ -23,10 +23,10 @@ namespace solscope::fleet {
 /// Empty for a row that is not periodic (iteration_s NaN).
 [[nodiscard]] auto iteration_group(const FleetRow& row, std::string_view job_label) -> std::string;
 
-/// Sets iteration_group, iteration_compute_s (iteration_s x (1 - exposed_communication_ratio); NaN when
-/// either is unknown, and then the row is not compared) and iteration_straggler on every row, and returns the
-/// groups of two or more periodic GPUs with core::find_straggler's verdict (ranks named "host GPU", in
-/// natural (host, GPU) order; the straggler is the GPU whose compute takes longest), in group order.
+/// Sets iteration_group, iteration_compute_s (iteration_s x compute_ratio, the rule of core::rank_steps; NaN
+/// when either is unknown, and then the row is not compared) and iteration_straggler on every row, and
+/// returns the groups of two or more periodic GPUs with core::find_straggler's verdict (ranks named "host
+/// GPU", in natural (host, GPU) order; the straggler is the GPU whose compute takes longest), in group order.
 [[nodiscard]] auto mark_iteration_stragglers(std::vector<FleetRow>& rows, std::string_view job_label)
     -> std::vector<IterationGroup>;
 

@@ -57,13 +57,9 @@ enum class Figure : std::uint8_t { ComputeSol, MemorySol, GpuUtil };
 /// Matchers narrowing to one GPU (host as host_matchers(), gpu index); the caller still checks the host.
 [[nodiscard]] auto gpu_restriction(const GpuKey& key) -> std::string;
 
-/// solscope's per-GPU iteration series that the fleet reads (docs/http-api.md; exported only while the GPU's
-/// activity is periodic): seconds per iteration, and the share of it the interconnect is busy while the SMs
-/// wait.
-inline constexpr std::string_view kIterationSecondsMetric = "solscope_iteration_seconds";
-inline constexpr std::string_view kIterationExposedMetric = "solscope_iteration_exposed_communication_ratio";
-
-/// The mean of an iteration series over the window's steps, one value per GPU (steps where the series is
+/// The mean of one of solscope's per-GPU iteration series (core/iteration.hpp kPromIterationSecondsName,
+/// kPromIterationComputeName, kPromIterationExposedName; docs/http-api.md; exported only while the GPU's
+/// activity is periodic) over the window's steps, one value per GPU (steps where the series is
 /// absent, the GPU not periodic, left out): `avg_over_time((max by (KEY[, JOB]) (NAME{inner,restriction}
 /// with the host label))[Ws:STEPs])`, KEY = kKeyLabels, JOB = `job_label` when not empty (so that its value
 /// comes back with each GPU).

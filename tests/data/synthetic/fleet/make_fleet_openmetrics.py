@@ -21,9 +21,11 @@ Hosts (all with cluster="a", except the decoy and sol-w):
   sol-t1, sol-t2   cluster="t", for the iteration stragglers (docs/fleet.md "Iteration stragglers"): solscope
           series of a training job (label training_job="llm-7"; one pod per host, ml/llm-7-0 and ml/llm-7-1):
           GPUs 0-1 of sol-t1 and 0-2 of sol-t2. solscope_iteration_seconds (the same on every rank: they wait for
-          one another) and solscope_iteration_exposed_communication_ratio (about 0.2; about 0.136 on sol-t2 GPU 1,
-          the straggler, whose compute is about 8 % longer) while periodic: sol-t1 GPU 1 only on the last 81
-          steps, sol-t2 GPU 2 never (no iteration series)
+          one another), solscope_iteration_compute_ratio (the share the SMs work: about 0.8; about 0.864 on sol-t2
+          GPU 1, the straggler, whose compute = iteration x compute ratio is about 8 % longer) and
+          solscope_iteration_exposed_communication_ratio (about 0.15; about 0.086 on the straggler: every rank
+          idles about 5 % of its iteration, so 1 - exposed is not the compute) while periodic: sol-t1 GPU 1 only
+          on the last 81 steps, sol-t2 GPU 2 never (no iteration series)
 
 Usage: make_fleet_openmetrics.py --end UNIX_SECONDS -o FILE.om   (also importable: series(end) gives the values)
 """
@@ -152,9 +154,12 @@ def training(put, put_from, n):
         first = TRAINING_FIRST_STEP.get((host, gpu), 0)
         if first is None:
             continue
-        exposed = 0.136 if (host, gpu) == TRAINING_STRAGGLER else 0.2
+        straggler = (host, gpu) == TRAINING_STRAGGLER
+        compute, exposed = (0.864, 0.086) if straggler else (0.8, 0.15)
         put_from(first, "solscope_iteration_seconds", base,
                  [round(0.125 + 0.002 * wave(i, 0, 5), 4) for i in range(first, n)])
+        put_from(first, "solscope_iteration_compute_ratio", base,
+                 [round(compute + 0.01 * wave(i, gpu + 1, 4), 4) for i in range(first, n)])
         put_from(first, "solscope_iteration_exposed_communication_ratio", base,
                  [round(exposed + 0.01 * wave(i, gpu, 4), 4) for i in range(first, n)])
 
