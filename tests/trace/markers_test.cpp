@@ -45,8 +45,12 @@ void write_with_markers(const std::filesystem::path& path, const std::vector<cor
   std::size_t round = 0;
   for (const core::RawSample& raw : synthetic::samples(1, 4, 1)) {
     ASSERT_TRUE(writer->append(raw, core::derive(raw, devices[raw.device_index])));
-    if (round == 0) ASSERT_TRUE(writer->append_markers(std::span(markers).first(half)));
-    if (round == 1) ASSERT_TRUE(writer->append_markers(std::span(markers).subspan(half)));
+    if (round == 0) {
+      ASSERT_TRUE(writer->append_markers(std::span(markers).first(half)));
+    }
+    if (round == 1) {
+      ASSERT_TRUE(writer->append_markers(std::span(markers).subspan(half)));
+    }
     ++round;
   }
   ASSERT_TRUE(writer->close());
