@@ -135,8 +135,8 @@ struct StragglerVerdict {
     -> std::optional<RankSteps>;
 
 /// A rank from its samples alone (iteration.hpp): iteration_s = period_s, communication_s and
-/// exposed_communication_s the ratios x period, compute_s = period x compute_ratio (the compute, memory and latency parts).
-/// nullopt when the estimate is not periodic.
+/// exposed_communication_s the ratios x period, compute_s = period x compute_ratio (the compute, memory and
+/// latency parts). nullopt when the estimate is not periodic.
 [[nodiscard]] auto rank_steps(std::string rank, const IterationEstimate& estimate)
     -> std::optional<RankSteps>;
 

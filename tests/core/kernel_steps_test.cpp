@@ -81,7 +81,7 @@ TEST(ClassifyKernelTest, names_that_merely_mention_nccl_are_compute) {
   EXPECT_EQ(to_string(Collective::SendRecv), "send_recv");
 }
 
-/// Expected per-iteration figures of each rank, us (dp_step_scenario.md).
+/// Expected per-iteration figures of each rank, us (tests/data/synthetic/dp_step_scenario.md).
 struct RankFigures {
   std::int64_t compute_us, communication_us, exposed_us;
 };

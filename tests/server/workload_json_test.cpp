@@ -107,20 +107,21 @@ TEST(WorkloadJsonTest, devices_json_rolls_the_node_up_per_workload) {
      "gpus": [{"device": 0, "label": "GPU 0", "sharing": "exclusive", "fraction": 1.0, "sm_pct": 80.0,
                "pids": [100]},
               {"device": 2, "label": "GPU 2", "sharing": "concurrent", "fraction": null, "sm_pct": null,
-               "pids": [101]}]
-},
+               "pids": [101]}],
+     "steps": {"ranks": [], "not_periodic": [0, 2], "straggler": null, "spread_pct": null,
+               "iteration_spread_pct": null}},
     {"pod": "infer-a", "namespace": "ml", "container": "server", "hpc_job": "", "user": "",
      "display": "ml/infer-a/server", "origin": "kubelet", "sharing": "shared (time-sliced)",
      "gpus": [{"device": 1, "label": "GPU 1", "sharing": "time_sliced", "fraction": 0.75, "sm_pct": 30.0,
-               "pids": [200]}]},
+               "pids": [200]}], "steps": null},
     {"pod": "front", "namespace": "web", "container": "srv", "hpc_job": "", "user": "",
      "display": "web/front/srv", "origin": "kubelet", "sharing": "shared (time-sliced)",
      "gpus": [{"device": 1, "label": "GPU 1", "sharing": "time_sliced", "fraction": 0.25, "sm_pct": 10.0,
-               "pids": [201]}]},
+               "pids": [201]}], "steps": null},
     {"pod": "notebook", "namespace": "ml", "container": "jupyter", "hpc_job": "", "user": "",
      "display": "ml/notebook/jupyter", "origin": "kubelet", "sharing": "shared (concurrent)",
      "gpus": [{"device": 2, "label": "GPU 2", "sharing": "concurrent", "fraction": null, "sm_pct": 0.0,
-               "pids": []}]}])j");
+               "pids": []}], "steps": null}])j");
   EXPECT_EQ(body.at("workloads"), want) << body.at("workloads").dump(2);
 }
 

@@ -71,7 +71,7 @@ TEST(SyntheticProfilesTest, dp_step_trace_holds_the_scenario_and_gives_its_figur
   ASSERT_TRUE(markers) << markers.error().describe();
   ASSERT_TRUE(markers->present);
   ASSERT_EQ(markers->rows.size(), 72U);  // 4 ranks x 6 steps x (train_step, forward, optimizer)
-  // Through the file, rank 0's iterations are the scenario's (dp_step_scenario.md).
+  // Through the file, rank 0's iterations are the scenario's (tests/data/synthetic/dp_step_scenario.md).
   const core::KernelSteps steps = core::kernel_steps(0, kernels->kernels, markers->rows);
   EXPECT_EQ(steps.boundary, core::StepBoundary::Nvtx);
   ASSERT_EQ(steps.iterations.size(), 5U);

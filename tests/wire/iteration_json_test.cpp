@@ -47,11 +47,12 @@ auto travel(const core::IterationEstimate& e) -> core::IterationEstimate {
 TEST(IterationJson, a_periodic_estimate_is_written_and_read_back_whole) {
   const core::IterationEstimate e = estimate();
   const std::string text = json_text(iteration_to_json(e));
-  EXPECT_EQ(text.substr(0, text.find(",\"strip\"")),
-            R"({"periodic":true,"period_s":0.5,"jitter_s":0.00390625,"confidence":0.875,"window_s":30.0,)"
-            R"("estimated_at_ns":1735689630000000000,"parts":{"compute":0.375,"memory":0.125,)"
-            R"("communication":0.25,"latency":0.0,"idle":0.25},"communication_ratio":0.25,)"
-            R"("exposed_communication_ratio":0.125,"communication_offset_s":0.0625)");
+  EXPECT_EQ(
+      text.substr(0, text.find(",\"strip\"")),
+      R"({"periodic":true,"period_s":0.5,"jitter_s":0.00390625,"confidence":0.875,"window_s":30.0,)"
+      R"("estimated_at_ns":1735689630000000000,"parts":{"compute":0.375,"memory":0.125,)"
+      R"("communication":0.25,"latency":0.0,"idle":0.25},"compute_ratio":0.5,"communication_ratio":0.25,)"
+      R"("exposed_communication_ratio":0.125,"communication_offset_s":0.0625)");
   const core::IterationEstimate read = travel(e);
   EXPECT_TRUE(read.periodic);
   EXPECT_EQ(read.period_s, 0.5);
@@ -76,7 +77,7 @@ TEST(IterationJson, not_periodic_writes_null_figures_and_reads_back_as_not_perio
       json_text(iteration_to_json(e)),
       R"({"periodic":false,"period_s":null,"jitter_s":null,"confidence":0.25,"window_s":0.0,)"
       R"("estimated_at_ns":0,"parts":{"compute":null,"memory":null,"communication":null,"latency":null,)"
-      R"("idle":null},"communication_ratio":null,"exposed_communication_ratio":null,)"
+      R"("idle":null},"compute_ratio":null,"communication_ratio":null,"exposed_communication_ratio":null,)"
       R"("communication_offset_s":null,"strip":[],"note":"no repeat found"})");
   const core::IterationEstimate read = travel(e);
   EXPECT_FALSE(read.periodic);
