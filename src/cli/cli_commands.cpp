@@ -118,6 +118,9 @@ auto declare_report(CommandContext& c) -> DeclaredCommand {
   c.sub.add_option("--phases", args->phases,
                    "also judge the phases a workload declared in this JSON file (docs/report.md; exit 6 when "
                    "one is off)");
+  c.sub.add_option("--step-range", args->step_range,
+                   "the NVTX range that marks one training step (docs/report.md \"Training steps\"; default: "
+                   "the outermost range name repeated most often, else the repeating kernel sequence)");
   return {handler(args, run_report)};
 }
 

@@ -63,9 +63,10 @@ void ReportBuilder::set_workloads(std::span<const core::WorkloadInterval> rows) 
   workloads_recorded_ = true;
 }
 
-void ReportBuilder::set_markers(std::span<const core::MarkerRecord> markers, bool present) {
+void ReportBuilder::set_markers(std::vector<core::MarkerRecord> markers, bool present,
+                                std::string step_range) {
   if (samples_ > 0) return;
-  steps_.set_markers(markers, present);
+  steps_.set_markers(std::move(markers), present, std::move(step_range));
 }
 
 void ReportBuilder::add(const core::SolSample& sample) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/device_info.hpp"
@@ -47,8 +48,10 @@ class ReportBuilder {
   void set_workloads(std::span<const core::WorkloadInterval> rows);
 
   /// Gives the trace's NVTX markers (Reader::markers(), schema 6; `present` false without a markers table)
-  /// for the Training steps' boundaries; only before the first sample (later calls are ignored).
-  void set_markers(std::span<const core::MarkerRecord> markers, bool present);
+  /// for the Training steps' boundaries, and the name of the range that marks one step (`report
+  /// --step-range`; empty = the outermost range name repeated most often, core::StepOptions); only before the
+  /// first sample (later calls are ignored).
+  void set_markers(std::vector<core::MarkerRecord> markers, bool present, std::string step_range = {});
 
   /// Adds one sample.
   void add(const core::SolSample& sample);

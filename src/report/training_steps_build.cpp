@@ -44,8 +44,10 @@ void StepCollector::add_kernel(const core::KernelRecord& kernel) {
                             .name = found->second});
 }
 
-void StepCollector::set_markers(std::span<const core::MarkerRecord> markers, bool present) {
-  markers_.assign(markers.begin(), markers.end());
+void StepCollector::set_markers(std::vector<core::MarkerRecord> markers, bool present,
+                                std::string step_range) {
+  markers_ = std::move(markers);
+  step_options_.nvtx_range = std::move(step_range);
   std::stable_sort(markers_.begin(), markers_.end(),
                    [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; });
   markers_present_ = present;
@@ -85,7 +87,7 @@ auto StepCollector::kernel_records(KernelLane& lane, GpuSteps& gpu) const -> std
 void StepCollector::fill_from_kernels(GpuSteps& gpu, KernelLane& lane,
                                       std::vector<core::KernelIteration>& all) const {
   const std::vector<core::KernelRecord> records = kernel_records(lane, gpu);
-  core::KernelSteps steps = core::kernel_steps(gpu.device, records, markers_);
+  core::KernelSteps steps = core::kernel_steps(gpu.device, records, markers_, step_options_);
   gpu.note = std::move(steps.note);
   if (steps.iterations.empty()) {
     if (gpu.note.empty()) gpu.note = "no repeating step found";

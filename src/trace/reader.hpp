@@ -177,13 +177,19 @@ struct WorkloadTable {
   std::string note;
 };
 
+/// At most this many NVTX records are read from a trace (about 100 bytes each in memory): a job that marks
+/// its steps writes a few per step, and one that marks every operator (e.g. PyTorch's emit_nvtx) is cut, and
+/// says so, rather than growing without bound.
+inline constexpr std::uint64_t kMaxMarkerRows = 2'000'000;
+
 /// The NVTX ranges and marks of a trace (schema 6 `markers` table), sorted by start_ns.
 struct MarkerTable {
   /// False for a file without a markers table (schema 1 to 5): no NVTX information, as opposed to a present,
   /// empty table (recorded, and the job marked nothing).
   bool present = false;
   std::vector<core::MarkerRecord> rows;
-  std::uint64_t skipped_rows = 0;  ///< damaged rows stepped over
+  std::uint64_t skipped_rows = 0;   ///< damaged rows stepped over
+  std::uint64_t left_out_rows = 0;  ///< rows past the first kMaxMarkerRows (in id order), not read
   /// What was damaged, for the user (the wording of WorkloadTable::note); empty when clean.
   std::string note;
 };

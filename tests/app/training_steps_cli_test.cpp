@@ -95,5 +95,26 @@ TEST_F(TrainingStepsCli, the_json_has_the_exact_figures) {
   EXPECT_EQ(steps["straggler"]["iteration_spread_pct"].get<double>(), 0.0);
 }
 
+// --step-range picks the NVTX range that marks a step: the nested "forward" range (opened 1.5 ms before
+// each step's forward kernel) bounds the same iterations; a name the job never opened gives none, and says
+// so.
+TEST_F(TrainingStepsCli, step_range_names_the_nvtx_range_that_marks_a_step) {
+  const auto forward = solscope({"report", path("dp.sqlite"), "--step-range", "forward", "--json"});
+  ASSERT_EQ(forward.exit_code, 0) << forward.err;
+  const auto json = nlohmann::json::parse(forward.out);
+  for (const auto& g : json["training_steps"]["gpus"]) {
+    EXPECT_EQ(g["boundary"], "nvtx");
+    EXPECT_EQ(g["nvtx_range"], "forward");
+    EXPECT_EQ(g["iteration_count"], 5);
+  }
+  EXPECT_DOUBLE_EQ(json["training_steps"]["gpus"][2]["compute"]["p50_ms"].get<double>(), 82.4);
+
+  const auto none = solscope({"report", path("dp.sqlite"), "--step-range", "no_such_range"});
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_NE(none.out.find("GPU 0: no iterations in the kernel log: no NVTX range named \"no_such_range\""),
+            std::string::npos)
+      << none.out;
+}
+
 }  // namespace
 }  // namespace solscope::app

@@ -11,6 +11,7 @@
 
 #include "core/derive.hpp"
 #include "data/synthetic/synthetic_trace.hpp"
+#include "trace/detail/marker_rows.hpp"
 #include "trace/reader.hpp"
 #include "trace/schema.hpp"
 #include "trace/trace_test_support.hpp"
@@ -104,6 +105,30 @@ TEST(MarkersTest, round_trip_sorts_by_start_and_keeps_every_field) {
   EXPECT_EQ(mark.domain, "PyTorch");
   EXPECT_EQ(mark.tid, 12u);
   EXPECT_EQ(reader->sample_count(), 4u) << "samples are untouched";
+}
+
+// A job that marks every operator is cut at the cap, in id order, and the note says how many were left out;
+// the row account still adds up (rows + left out = table rows, nothing counted as damage).
+TEST(MarkersTest, markers_past_the_cap_are_left_out_and_said) {
+  TempDir dir;
+  const auto path = dir.file("m.sqlite");
+  write_with_markers(path, step_markers());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  auto all = detail::scan_markers(db, path.string());
+  auto cut = detail::scan_markers(db, path.string(), 2);
+  sqlite3_close(db);
+  ASSERT_TRUE(all) << all.error().describe();
+  ASSERT_TRUE(cut) << cut.error().describe();
+  const std::size_t total = all->rows.size();
+  ASSERT_GT(total, 2u);
+  EXPECT_EQ(all->left_out_rows, 0u);
+  EXPECT_EQ(all->note, "");
+  EXPECT_EQ(cut->rows.size(), 2u);
+  EXPECT_EQ(cut->left_out_rows, total - 2);
+  EXPECT_EQ(cut->skipped_rows, 0u);
+  EXPECT_EQ(cut->note, "trace " + path.string() + ": read the first 2 NVTX markers, " +
+                           std::to_string(total - 2) + " more left out (at most 2 are read)");
 }
 
 TEST(MarkersTest, the_columns_and_index_hold_what_sql_users_read) {

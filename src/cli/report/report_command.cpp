@@ -46,7 +46,7 @@ auto facts_of(const trace::Reader& reader, const std::string& path) -> report::T
 }  // namespace
 
 auto build_report(const trace::Reader& reader, const std::string& path, std::ostream& err,
-                  report::PhaseJudge* phases) -> core::Result<report::Report> {
+                  report::PhaseJudge* phases, const std::string& step_range) -> core::Result<report::Report> {
   report::ReportBuilder builder(reader.devices());
   // The kernel log streams into the builder and the judge: neither holds the records (docs/report.md,
   // "Cost").
@@ -65,7 +65,7 @@ auto build_report(const trace::Reader& reader, const std::string& path, std::ost
   auto markers = reader.markers();
   if (!markers) return core::propagate(std::move(markers));
   if (!markers->note.empty()) print_warning(err, markers->note);
-  builder.set_markers(markers->rows, markers->present);
+  builder.set_markers(std::move(markers->rows), markers->present, step_range);
   auto cursor = reader.cursor();
   if (!cursor) return core::propagate(std::move(cursor));
   // Each sample is derived again from its raw counters and its recorded device (Reader::device); an index the
@@ -100,7 +100,7 @@ auto run_report(const ReportArgs& args, std::ostream& out, std::ostream& err) ->
     }
     judge.emplace(std::move(*prepared));
   }
-  auto built = build_report(*reader, args.file, err, judge ? &*judge : nullptr);
+  auto built = build_report(*reader, args.file, err, judge ? &*judge : nullptr, args.step_range);
   if (!built) {
     print_error(err, built.error());
     return built.error().code == core::ErrorCode::DataLoss ? kExitBadTrace : kExitFailure;

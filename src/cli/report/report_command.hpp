@@ -15,19 +15,22 @@ namespace solscope::app {
 /// The report of an opened trace: its kernel log and every readable sample, derived with core::derive() and
 /// the recorded devices, through report::ReportBuilder. Damage that still leaves samples (and a damaged
 /// kernels table) is written to `err` as a warning. `path` names the trace in the report. `phases`, when
-/// given, is fed the same kernels and derived samples in the same pass (`report --phases`). Errors: DataLoss
+/// given, is fed the same kernels and derived samples in the same pass (`report --phases`). `step_range` is
+/// the NVTX range that marks a training step (`report --step-range`; empty = found). Errors: DataLoss
 /// (Reader::problem's message) when no sample can be read from a damaged file; Internal and
 /// ResourceExhausted from the reader.
 [[nodiscard]] auto build_report(const trace::Reader& reader, const std::string& path, std::ostream& err,
-                                report::PhaseJudge* phases = nullptr) -> core::Result<report::Report>;
+                                report::PhaseJudge* phases = nullptr, const std::string& step_range = {})
+    -> core::Result<report::Report>;
 
 /// What `solscope report` takes.
 struct ReportArgs {
   std::string file;
-  bool json = false;   ///< --json: the JSON report (docs/report.md) instead of the text
-  std::string html;    ///< --html FILE: also the HTML report (report_html.hpp); empty = none
-  bool force = false;  ///< --force: --html may replace an existing file
-  std::string phases;  ///< --phases FILE: also judge the workload's declared phases (report_phases.hpp)
+  bool json = false;       ///< --json: the JSON report (docs/report.md) instead of the text
+  std::string html;        ///< --html FILE: also the HTML report (report_html.hpp); empty = none
+  bool force = false;      ///< --force: --html may replace an existing file
+  std::string phases;      ///< --phases FILE: also judge the workload's declared phases (report_phases.hpp)
+  std::string step_range;  ///< --step-range NAME: the NVTX range that marks a training step; empty = found
 };
 
 /// `solscope report`: the text (at most 100 columns) or JSON report of `args.file` on `out`. Exit codes:

@@ -31,7 +31,7 @@ class StepCollector {
 
   void add_kernel(const core::KernelRecord& kernel);
   /// The trace's markers table (trace::Reader::markers); `present` false for a trace without one.
-  void set_markers(std::span<const core::MarkerRecord> markers, bool present);
+  void set_markers(std::vector<core::MarkerRecord> markers, bool present, std::string step_range);
   void add(const core::SolSample& sample);
 
   /// The training steps of every device in `labels` (device index, label) and every device with kernels or
@@ -65,6 +65,7 @@ class StepCollector {
   std::map<std::uint32_t, SampleLane> samples_;
   std::vector<core::MarkerRecord> markers_;
   bool markers_present_ = false;
+  core::StepOptions step_options_;
 };
 
 /// Percentiles and mean of `values_ns` (any order; sorted here) as a StepStat, share_pct against

@@ -90,7 +90,7 @@ auto insert_markers(sqlite3* db, sqlite3_stmt* insert, std::span<const core::Mar
   return core::ok();
 }
 
-auto scan_markers(sqlite3* db, const std::string& path) -> core::Result<MarkerTable> {
+auto scan_markers(sqlite3* db, const std::string& path, std::uint64_t max_rows) -> core::Result<MarkerTable> {
   MarkerTable table;
   table.present = true;
   MarkerAccount account;
@@ -106,14 +106,26 @@ auto scan_markers(sqlite3* db, const std::string& path) -> core::Result<MarkerTa
   }
   IdScan scan(db, kWords, std::move(*select));
   scan.run([](sqlite3_stmt* s) { return decode(s); },
-           [&](core::MarkerRecord&& m) { table.rows.push_back(std::move(m)); });
-  scan.finish(account, /*unfiltered=*/true, table.rows.size());
+           [&](core::MarkerRecord&& m) {
+             if (table.rows.size() < max_rows) {
+               table.rows.push_back(std::move(m));
+             } else {
+               ++table.left_out_rows;
+             }
+           });
+  scan.finish(account, /*unfiltered=*/true, table.rows.size() + table.left_out_rows);
   table.skipped_rows = account.skipped_rows;
   std::stable_sort(table.rows.begin(), table.rows.end(), [](const auto& a, const auto& b) {
     if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
     return a.pid != b.pid ? a.pid < b.pid : a.tid < b.tid;
   });
   if (account.damaged()) table.note = describe(path, table.rows.size(), account);
+  if (table.left_out_rows > 0) {
+    if (!table.note.empty()) table.note += "; ";
+    table.note += "trace " + path + ": read the first " + std::to_string(table.rows.size()) +
+                  " NVTX markers, " + std::to_string(table.left_out_rows) + " more left out (at most " +
+                  std::to_string(max_rows) + " are read)";
+  }
   return table;
 }
 

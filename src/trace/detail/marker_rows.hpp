@@ -26,7 +26,9 @@ namespace solscope::trace::detail {
 /// outside uint32, an id out of order with its neighbours: row_account.hpp), then sorts them by (start_ns,
 /// pid, tid, id). `path` names the file in the note. Errors: only a failure that is not damage; damage is
 /// counted in MarkerTable::skipped_rows and note, settled against the table's row count (rows +
-/// skipped_rows = table rows).
-[[nodiscard]] auto scan_markers(sqlite3* db, const std::string& path) -> core::Result<MarkerTable>;
+/// skipped_rows = table rows). Only the first `max_rows` good rows are kept; the others are counted in
+/// MarkerTable::left_out_rows and said in the note.
+[[nodiscard]] auto scan_markers(sqlite3* db, const std::string& path, std::uint64_t max_rows = kMaxMarkerRows)
+    -> core::Result<MarkerTable>;
 
 }  // namespace solscope::trace::detail
