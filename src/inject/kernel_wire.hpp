@@ -188,7 +188,7 @@ class StreamDecoder {
 
  private:
   enum class Step { kFrame, kNeedMore, kSkipped };
-  void note(std::string why);
+  void note(const std::string& why);
   void skip(std::size_t n);
   auto step(std::vector<WireRecord>& out) -> Step;
   void compact();

@@ -162,7 +162,7 @@ auto parse_payload(std::span<const std::uint8_t> payload, std::size_t count, std
 
 }  // namespace
 
-void StreamDecoder::note(std::string why) {
+void StreamDecoder::note(const std::string& why) {
   if (first_error_.empty()) {
     first_error_ = "kernel stream damaged at byte " + std::to_string(consumed_) + ": " + why;
   }

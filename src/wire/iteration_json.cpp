@@ -1,6 +1,7 @@
 #include "wire/iteration_json.hpp"
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -86,7 +87,7 @@ auto iteration_from_json(const Json& json) -> core::IterationEstimate {
   e.confidence = number_field(json, "confidence");
   e.estimated_at_ns = integer_field<std::int64_t>(json, "estimated_at_ns", 0);
   const double window_s = number_field(json, "window_s", 0.0);
-  e.window_ns = window_s > 0.0 ? static_cast<std::int64_t>(window_s * kNsPerSecond + 0.5) : 0;
+  e.window_ns = window_s > 0.0 ? static_cast<std::int64_t>(std::llround(window_s * kNsPerSecond)) : 0;
   const auto periodic = json.find("periodic");
   const auto strip = read_strip(json);
   e.periodic = periodic != json.end() && periodic->is_boolean() && periodic->get<bool>() && strip.has_value();
