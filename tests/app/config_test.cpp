@@ -14,34 +14,17 @@
 #include <string>
 #include <vector>
 
-#include "cli/cli.hpp"
 #include "cli/config/bind.hpp"
 #include "cli/config/config_file.hpp"
 #include "cli/config/option_table.hpp"
 #include "runtime/exit_codes.hpp"
+#include "support/run_cli.hpp"
 
 namespace solscope::app::config {
 namespace {
 
-struct RunResult {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-/// Runs the solscope command line in this process (every case here stops at parsing).
-auto run_cli(std::vector<std::string> args) -> RunResult {
-  args.insert(args.begin(), "solscope");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  std::ostringstream out;
-  std::ostringstream err;
-  RunResult r;
-  r.code = app::run(static_cast<int>(argv.size()), argv.data(), out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
+using testing::run_cli;
+using testing::RunResult;
 
 /// What must come before an option of `scope` so that the option's value is the only thing wrong.
 auto prefix(Scope scope) -> std::vector<std::string> {

@@ -15,31 +15,15 @@
 #include <string>
 #include <vector>
 
-#include "cli/cli.hpp"
 #include "runtime/exit_codes.hpp"
 #include "support/fake_prometheus.hpp"
+#include "support/run_cli.hpp"
 
 namespace solscope::app {
 namespace {
 
-struct RunResult {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-auto run_cli(std::vector<std::string> args) -> RunResult {
-  args.insert(args.begin(), "solscope");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  std::ostringstream out;
-  std::ostringstream err;
-  RunResult r;
-  r.code = app::run(static_cast<int>(argv.size()), argv.data(), out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
+using testing::run_cli;
+using testing::RunResult;
 
 /// The 4 ranks' series, one value each (what avg_over_time over the window gives): `value(host, gpu)`.
 template <class F>

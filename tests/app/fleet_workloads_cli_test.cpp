@@ -10,31 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "cli/cli.hpp"
 #include "runtime/exit_codes.hpp"
 #include "support/fake_prometheus.hpp"
+#include "support/run_cli.hpp"
 
 namespace solscope::app {
 namespace {
 
-struct RunResult {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-auto run_cli(std::vector<std::string> args) -> RunResult {
-  args.insert(args.begin(), "solscope");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  std::ostringstream out;
-  std::ostringstream err;
-  RunResult r;
-  r.code = app::run(static_cast<int>(argv.size()), argv.data(), out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
+using testing::run_cli;
+using testing::RunResult;
 
 /// Two namespaces: team-a has 2 GPUs, 7200 GPU-s allocated, 1800 idle, 60 busy-idle steps of 15 s, Compute
 /// SOL 40 % on 482 steps; team-b 1 GPU, 3600, 2700, 120 steps, 10 % on 241 steps. One series without a
