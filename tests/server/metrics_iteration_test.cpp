@@ -15,14 +15,7 @@
 namespace solscope::server {
 namespace {
 
-auto lines_starting(const std::string& text, const std::string& prefix) -> std::vector<std::string> {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (line.starts_with(prefix)) out.push_back(line);
-  }
-  return out;
-}
+using testing::lines_starting;
 
 /// GPU 0: pod ml/train-0/trainer, a 0.5 s iteration (communication 25 %, exposed 12.5 %); GPU 1: no workload,
 /// a 0.625 s iteration without communication; GPU 2: not periodic.

@@ -32,14 +32,7 @@ auto mig_layout() -> std::vector<core::DeviceState> {
   return devices;
 }
 
-auto lines_starting(const std::string& text, const std::string& prefix) -> std::vector<std::string> {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (line.starts_with(prefix)) out.push_back(line);
-  }
-  return out;
-}
+using testing::lines_starting;
 
 TEST(MetricsMigTest, instances_carry_dcgm_exporters_labels) {
   core::LiveState state;

@@ -11,14 +11,7 @@
 namespace solscope::server {
 namespace {
 
-auto lines_starting(const std::string& text, const std::string& prefix) -> std::vector<std::string> {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (line.starts_with(prefix)) out.push_back(line);
-  }
-  return out;
-}
+using testing::lines_starting;
 
 class MetricsTest : public ::testing::Test {
  protected:

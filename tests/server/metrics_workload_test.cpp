@@ -16,14 +16,7 @@
 namespace solscope::server {
 namespace {
 
-auto lines_starting(const std::string& text, const std::string& prefix) -> std::vector<std::string> {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (line.starts_with(prefix)) out.push_back(line);
-  }
-  return out;
-}
+using testing::lines_starting;
 
 auto pod(std::string ns, std::string name, std::string container) -> core::WorkloadIdentity {
   return {.pod = std::move(name), .pod_namespace = std::move(ns), .container = std::move(container)};

@@ -7,7 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -104,5 +106,15 @@ class LiveServerTest : public ::testing::Test {
   core::LiveState state_;
   std::unique_ptr<Server> server_;
 };
+
+/// The lines of `text` that start with `prefix` (a /metrics family's samples), in order.
+inline auto lines_starting(const std::string& text, const std::string& prefix) -> std::vector<std::string> {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with(prefix)) out.push_back(line);
+  }
+  return out;
+}
 
 }  // namespace solscope::server::testing
