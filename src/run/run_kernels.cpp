@@ -11,10 +11,10 @@
 
 namespace solscope::app {
 
-auto KernelRecordMapper::map(const inject::WireRecord& record) -> std::optional<core::KernelRecord> {
+auto KernelRecordMapper::map(const inject::WireRecord& record) -> std::optional<KernelLogRecord> {
   Process& p = per_pid_[record.pid];
   return std::visit(
-      [&](const auto& body) -> std::optional<core::KernelRecord> {
+      [&](const auto& body) -> std::optional<KernelLogRecord> {
         using T = std::decay_t<decltype(body)>;
         if constexpr (std::is_same_v<T, inject::Clock>) {
           p.offset_ns = body.realtime_ns - static_cast<std::int64_t>(body.cupti_ns);
@@ -35,21 +35,16 @@ auto KernelRecordMapper::map(const inject::WireRecord& record) -> std::optional<
             return std::nullopt;
           }
           return inject::to_kernel_record(body, record.pid, device->second, *p.offset_ns);
+        } else if constexpr (std::is_same_v<T, inject::Marker>) {
+          if (!p.offset_ns) {
+            ++unmapped_markers_;
+            return std::nullopt;
+          }
+          return inject::to_marker_record(body, record.pid, *p.offset_ns);
         }
         return std::nullopt;
       },
       record.body);
-}
-
-auto KernelRecordMapper::map_marker(const inject::WireRecord& record) -> std::optional<core::MarkerRecord> {
-  const auto* marker = std::get_if<inject::Marker>(&record.body);
-  if (marker == nullptr) return std::nullopt;
-  const auto p = per_pid_.find(record.pid);
-  if (p == per_pid_.end() || !p->second.offset_ns) {
-    ++unmapped_markers_;
-    return std::nullopt;
-  }
-  return inject::to_marker_record(*marker, record.pid, *p->second.offset_ns);
 }
 
 auto KernelRecordMapper::dropped_by_job() const -> std::uint64_t {
@@ -90,11 +85,7 @@ void KernelLog::read_loop() {
   std::vector<inject::WireRecord> records;
   const auto queue_kernels = [&] {
     for (const inject::WireRecord& r : records) {
-      if (auto kernel = mapper_.map(r)) {
-        (void)queue_.push(std::move(*kernel));
-      } else if (auto marker = mapper_.map_marker(r)) {
-        (void)queue_.push(std::move(*marker));
-      }
+      if (auto mapped = mapper_.map(r)) (void)queue_.push(std::move(*mapped));
     }
     records.clear();
   };

@@ -27,19 +27,20 @@ namespace solscope::app {
 /// GPU UUID as NVML spells it ("GPU-xxxxxxxx-...") -> NVML index.
 using GpuUuidIndex = std::map<std::string, std::uint32_t, std::less<>>;
 
-/// Turns wire records into core::KernelRecords: per process, the latest Clock gives the offset to
-/// CLOCK_REALTIME and its Device records the CUDA device -> GPU UUID -> NVML index mapping. Pure; one thread.
+/// One record queued between the pipe's reader and the trace.
+using KernelLogRecord = std::variant<core::KernelRecord, core::MarkerRecord>;
+
+/// Turns wire records into core::KernelRecords and core::MarkerRecords: per process, the latest Clock gives
+/// the offset to CLOCK_REALTIME and its Device records the CUDA device -> GPU UUID -> NVML index mapping.
+/// Pure; one thread.
 class KernelRecordMapper {
  public:
   explicit KernelRecordMapper(GpuUuidIndex uuids) : uuids_(std::move(uuids)) {}
   /// Maps `record`: a Kernel gives a KernelRecord when its process has sent a Clock and a Device for its
-  /// CUDA device whose UUID is in the index; otherwise it is counted in unmapped(). Other records update the
-  /// state and give nothing.
-  auto map(const inject::WireRecord& record) -> std::optional<core::KernelRecord>;
-  /// Maps a Marker record (map() updates the state for the others and gives nothing for it): a MarkerRecord
-  /// when its process has sent a Clock; otherwise it is counted in unmapped_markers(). Other records give
-  /// nothing.
-  auto map_marker(const inject::WireRecord& record) -> std::optional<core::MarkerRecord>;
+  /// CUDA device whose UUID is in the index, otherwise it is counted in unmapped(); a Marker gives a
+  /// MarkerRecord when its process has sent a Clock, otherwise it is counted in unmapped_markers(). Other
+  /// records update the state and give nothing.
+  auto map(const inject::WireRecord& record) -> std::optional<KernelLogRecord>;
   /// Markers that came before their process's first Clock.
   [[nodiscard]] auto unmapped_markers() const -> std::uint64_t { return unmapped_markers_; }
   /// Kernel records the job's processes said they lost (sum over processes of their latest Dropped totals).
@@ -65,17 +66,15 @@ class KernelRecordMapper {
   std::uint64_t unmapped_markers_ = 0;
 };
 
-/// One record queued between the pipe's reader and the trace.
-using KernelLogRecord = std::variant<core::KernelRecord, core::MarkerRecord>;
-
 /// What the kernel log did, for the trace's meta and the summary.
 struct KernelLogCounts {
   std::uint64_t written = 0;           ///< kernel records appended to the trace
   std::uint64_t markers_written = 0;   ///< NVTX ranges and marks appended to the trace (markers table)
   std::uint64_t unmapped_markers = 0;  ///< NVTX markers without a clock (not in dropped(): not kernels)
   std::uint64_t dropped_by_job = 0;    ///< lost in the job (full pipe, CUPTI without buffers)
-  std::uint64_t dropped_here = 0;      ///< dropped by the recorder's full queue
-  std::uint64_t unmapped = 0;          ///< without a clock or a known GPU
+  /// Kernel-log records (kernels or NVTX markers: the queue holds both) dropped by the recorder's full queue.
+  std::uint64_t dropped_here = 0;
+  std::uint64_t unmapped = 0;  ///< without a clock or a known GPU
   std::optional<std::int64_t> clock_offset_ns;
   std::size_t processes = 0;
   std::string wire_problem;  ///< the decoder's first complaint ("" when the stream was clean)

@@ -256,7 +256,6 @@ auto Writer::Impl::commit(bool force) -> core::Result<void> {
   }
   committed += ready;
   committed_kernels += pending_kernels.size();
-  committed_markers += pending_markers.size();
   pending_kernels.clear();
   pending_markers.clear();
   pending_workloads.clear();
@@ -412,26 +411,17 @@ auto Writer::append_kernels(std::span<const core::KernelRecord> kernels) -> core
   Impl& w = *impl_;
   const std::scoped_lock lock(w.mutex);
   if (auto error = w.check_usable()) return core::fail(*error);
-  for (const core::KernelRecord& k : kernels) {
-    if (k.end_ns < k.start_ns) {
-      return core::fail(core::ErrorCode::InvalidArgument,
-                        "kernel record \"" + k.name.substr(0, 80) + "\" of device " +
-                            std::to_string(k.device) + " ends (" + std::to_string(k.end_ns) +
-                            " ns) before it starts (" + std::to_string(k.start_ns) + " ns)",
-                        "drop incomplete records before appending them");
-    }
-  }
-  for (const core::KernelRecord& k : kernels) {
-    w.pending_kernels.push_back(k);
-    if (k.name.size() > kMaxKernelNameBytes)
-      w.pending_kernels.back().name = detail::clip_kernel_name(std::move(w.pending_kernels.back().name));
-    w.note_kernel_log_end(k.end_ns);
-  }
-  if (w.pending_kernels.size() >= w.options.batch_samples ||
-      w.span_due(w.max_kernel_end_ns - w.kernel_mark_ns)) {
-    return w.commit(false);
-  }
-  return core::ok();
+  const auto refusal = [](const core::KernelRecord& k) {
+    return core::Error{core::ErrorCode::InvalidArgument,
+                       "kernel record \"" + k.name.substr(0, 80) + "\" of device " +
+                           std::to_string(k.device) + " ends (" + std::to_string(k.end_ns) +
+                           " ns) before it starts (" + std::to_string(k.start_ns) + " ns)",
+                       "drop incomplete records before appending them"};
+  };
+  const auto clip = [](core::KernelRecord& k) {
+    if (k.name.size() > kMaxKernelNameBytes) k.name = detail::clip_kernel_name(std::move(k.name));
+  };
+  return w.buffer_kernel_log(kernels, w.pending_kernels, refusal, clip);
 }
 
 auto Writer::add_workloads(std::uint32_t device, std::int64_t t_ns, const core::GpuWorkloads& workloads)

@@ -1,6 +1,5 @@
 // Writer::append_markers: the NVTX ranges and marks of the schema-6 `markers` table, buffered and committed
 // with the kernel records (writer.cpp holds the rest of the Writer).
-#include <chrono>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -17,26 +16,18 @@ auto Writer::append_markers(std::span<const core::MarkerRecord> markers) -> core
   Impl& w = *impl_;
   const std::scoped_lock lock(w.mutex);
   if (auto error = w.check_usable()) return core::fail(*error);
-  for (const core::MarkerRecord& m : markers) {
-    if (m.end_ns < m.start_ns) {
-      return core::fail(core::ErrorCode::InvalidArgument,
-                        "NVTX range \"" + m.name.substr(0, 80) + "\" of thread " + std::to_string(m.tid) +
-                            " ends (" + std::to_string(m.end_ns) + " ns) before it starts (" +
-                            std::to_string(m.start_ns) + " ns)",
-                        "drop incomplete ranges before appending them");
-    }
-  }
-  for (const core::MarkerRecord& m : markers) {
-    core::MarkerRecord& kept = w.pending_markers.emplace_back(m);
-    if (kept.name.size() > kMaxKernelNameBytes) kept.name = detail::clip_kernel_name(std::move(kept.name));
-    if (kept.domain.size() > kMaxKernelNameBytes)
-      kept.domain = detail::clip_kernel_name(std::move(kept.domain));
-    w.note_kernel_log_end(m.end_ns);
-  }
-  if (w.pending_markers.size() >= w.options.batch_samples ||
-      w.span_due(w.max_kernel_end_ns - w.kernel_mark_ns))
-    return w.commit(false);
-  return core::ok();
+  const auto refusal = [](const core::MarkerRecord& m) {
+    return core::Error{core::ErrorCode::InvalidArgument,
+                       "NVTX range \"" + m.name.substr(0, 80) + "\" of thread " + std::to_string(m.tid) +
+                           " ends (" + std::to_string(m.end_ns) + " ns) before it starts (" +
+                           std::to_string(m.start_ns) + " ns)",
+                       "drop incomplete ranges before appending them"};
+  };
+  const auto clip = [](core::MarkerRecord& m) {
+    if (m.name.size() > kMaxKernelNameBytes) m.name = detail::clip_kernel_name(std::move(m.name));
+    if (m.domain.size() > kMaxKernelNameBytes) m.domain = detail::clip_kernel_name(std::move(m.domain));
+  };
+  return w.buffer_kernel_log(markers, w.pending_markers, refusal, clip);
 }
 
 }  // namespace solscope::trace

@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
-#include <vector>
 
 #include "inject/kernel_wire.hpp"
 
