@@ -121,20 +121,21 @@ struct Writer::Impl {
   /// next commit (append_kernels, append_markers).
   void note_kernel_log_end(std::int64_t end_ns);
   /// The one path of kernel-log records (append_kernels, append_markers): refuses the whole batch when a
-  /// record ends before it starts (`refusal(record)` is the error), buffers the others in `pending` with
-  /// `clip(kept)` applied, and commits when a batch is due (batch_samples buffered, or batch_span_ns of
-  /// kernel-log time and wall time). Caller holds `mutex` and checked check_usable().
+  /// record ends before it starts (`refusal(record)` is the error), buffers the others in `buffer`
+  /// (pending_kernels or pending_markers) with `clip(kept)` applied, and commits when a batch is due
+  /// (batch_samples buffered, or batch_span_ns of kernel-log time and wall time). Caller holds `mutex` and
+  /// checked check_usable().
   template <class Record, class Refusal, class Clip>
-  [[nodiscard]] auto buffer_kernel_log(std::span<const Record> records, std::vector<Record>& pending,
+  [[nodiscard]] auto buffer_kernel_log(std::span<const Record> records, std::vector<Record>& buffer,
                                        const Refusal& refusal, const Clip& clip) -> core::Result<void> {
     for (const Record& r : records) {
       if (r.end_ns < r.start_ns) return core::fail(refusal(r));
     }
     for (const Record& r : records) {
-      clip(pending.emplace_back(r));
+      clip(buffer.emplace_back(r));
       note_kernel_log_end(r.end_ns);
     }
-    if (pending.size() >= options.batch_samples || span_due(max_kernel_end_ns - kernel_mark_ns)) {
+    if (buffer.size() >= options.batch_samples || span_due(max_kernel_end_ns - kernel_mark_ns)) {
       return commit(false);
     }
     return core::ok();
