@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/detail/iteration_period.hpp"
+#include "core/stats.hpp"
 
 namespace solscope::core::detail {
 namespace {
@@ -19,9 +20,7 @@ auto median_duration_ns(std::span<const IterationPoint> points) -> std::int64_t 
   std::vector<std::int64_t> d;
   d.reserve(points.size());
   for (const IterationPoint& p : points) d.push_back(std::max<std::int64_t>(1, p.t_end_ns - p.t_start_ns));
-  const auto mid = d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2);
-  std::nth_element(d.begin(), mid, d.end());
-  return *mid;
+  return upper_median(d);
 }
 
 auto make_grid(std::span<const IterationPoint> points) -> Grid {

@@ -6,17 +6,11 @@
 #include <vector>
 
 #include "core/kernel_steps.hpp"
+#include "core/stats.hpp"
 #include "core/units.hpp"
 
 namespace solscope::core {
 namespace {
-
-/// The median of `values` (the mean of the middle two for an even count); `values` is reordered. Not empty.
-auto median(std::vector<double>& values) -> double {
-  const std::size_t n = values.size();
-  std::sort(values.begin(), values.end());
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
-}
 
 auto seconds(std::int64_t ns) -> double {
   return static_cast<double>(ns) / static_cast<double>(kNsPerS);
@@ -27,7 +21,7 @@ auto median_s(std::span<const KernelIteration> iterations, Field field) -> doubl
   std::vector<double> values;
   values.reserve(iterations.size());
   for (const KernelIteration& it : iterations) values.push_back(seconds(field(it)));
-  return median(values);
+  return median_known(std::move(values));
 }
 
 }  // namespace
@@ -68,13 +62,14 @@ auto find_straggler(std::span<const RankSteps> ranks) -> std::optional<Straggler
   if (compute.size() < 2) return std::nullopt;
   StragglerVerdict v;
   v.straggler = *slowest;
-  const double median_compute = median(compute);
+  const double median_compute = median_known(std::move(compute));
+  v.median_compute_s = median_compute;
   v.spread_pct =
       median_compute > 0 ? (ranks[*slowest].compute_s - median_compute) / median_compute * 100.0 : 0.0;
   if (!iteration.empty()) {
     const auto [lo, hi] = std::minmax_element(iteration.begin(), iteration.end());
     const double spread = *hi - *lo;
-    const double median_iteration = median(iteration);
+    const double median_iteration = median_known(std::move(iteration));
     v.iteration_spread_pct = median_iteration > 0 ? spread / median_iteration * 100.0 : 0.0;
   }
   return v;

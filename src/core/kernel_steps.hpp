@@ -124,6 +124,7 @@ struct RankSteps {
 struct StragglerVerdict {
   std::size_t straggler = 0;  ///< index into the ranks given
   double spread_pct = 0.0;
+  double median_compute_s = 0.0;      ///< the ranks' median compute_s (core::median_known), seconds
   double iteration_spread_pct = 0.0;  ///< (max - min iteration_s) / median iteration_s x 100
 };
 

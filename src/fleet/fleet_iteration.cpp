@@ -6,27 +6,16 @@
 #include <optional>
 
 #include "core/kernel_steps.hpp"
+#include "core/prometheus_names.hpp"
 #include "fleet/fleet_math.hpp"
 
 namespace solscope::fleet {
 namespace {
 
-auto label_start(char c) -> bool {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-auto label_char(char c) -> bool {
-  return label_start(c) || (c >= '0' && c <= '9');
-}
-
-/// A row as core::find_straggler compares it: compute_s the one rule (iteration x compute ratio, as
-/// core::rank_steps), the exposed communication as shown; the fleet does not read the communication ratio.
+/// A row as core::find_straggler compares it (it reads the iteration and the compute): compute_s the one
+/// rule (iteration x compute ratio, as core::rank_steps).
 auto rank_of(const FleetRow& r) -> core::RankSteps {
-  return core::RankSteps{.rank = r.key.host + " " + r.key.label,
-                         .iteration_s = r.iteration_s,
-                         .compute_s = r.iteration_compute_s,
-                         .communication_s = core::kUnknown,
-                         .exposed_communication_s = r.iteration_s * r.exposed_communication_ratio};
+  return core::RankSteps{.iteration_s = r.iteration_s, .compute_s = r.iteration_compute_s};
 }
 
 /// Rows of one group, by index into the caller's rows.
@@ -36,14 +25,9 @@ using Members = std::vector<std::size_t>;
 auto compare(const std::string& group, const Members& members, std::vector<FleetRow>& rows)
     -> std::optional<IterationGroup> {
   std::vector<core::RankSteps> ranks;
-  std::vector<double> computes;
-  for (const std::size_t i : members) {
-    const FleetRow& r = rows[i];
-    ranks.push_back(rank_of(r));
-    computes.push_back(r.iteration_compute_s);
-  }
+  for (const std::size_t i : members) ranks.push_back(rank_of(rows[i]));
   const auto verdict = core::find_straggler(ranks);
-  if (!verdict || verdict->straggler >= members.size()) return std::nullopt;
+  if (!verdict) return std::nullopt;
   FleetRow& straggler = rows[members[verdict->straggler]];
   straggler.iteration_straggler = true;
   IterationGroup g;
@@ -51,7 +35,7 @@ auto compare(const std::string& group, const Members& members, std::vector<Fleet
   for (const std::size_t i : members) g.gpus.push_back(rows[i].key);
   g.straggler = straggler.key;
   g.straggler_compute_s = straggler.iteration_compute_s;
-  g.median_compute_s = median_known(computes);
+  g.median_compute_s = verdict->median_compute_s;
   g.spread_pct = verdict->spread_pct;
   g.iteration_spread_pct = verdict->iteration_spread_pct;
   return g;
@@ -68,7 +52,7 @@ auto check_job_label(std::string_view label) -> core::Result<void> {
         "hpc_job or --job-label training_job ([a-zA-Z_][a-zA-Z0-9_]*)");
   };
   if (label.empty()) return bad("it is empty");
-  if (!label_start(label.front()) || !std::all_of(label.begin(), label.end(), label_char)) {
+  if (!core::is_prometheus_label_name(label)) {
     return bad("a label name is a letter or '_' and then letters, digits and '_'");
   }
   if (label.starts_with("__")) return bad("names starting with '__' are reserved for Prometheus' own use");

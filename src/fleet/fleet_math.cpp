@@ -103,14 +103,6 @@ auto straggler_group(const GpuKey& key) -> std::string {
   return key.job.empty() ? "host:" + key.host : "job:" + key.job;
 }
 
-auto median_known(std::vector<double> values) -> double {
-  std::erase_if(values, [](double v) { return std::isnan(v); });
-  if (values.empty()) return core::kUnknown;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
-}
-
 void mark_stragglers(std::vector<FleetRow>& rows) {
   std::map<std::string, std::vector<double>> groups;
   for (const auto& row : rows) groups[straggler_group(row.key)].push_back(row.compute_sol_mean_pct);

@@ -69,16 +69,18 @@ struct FleetRow : WindowFigures {
   /// The value of the chosen job label (FleetQuery::job_label) on its iteration series; empty when none was
   /// chosen or the series lack it.
   std::string job_label_value;
-  /// The group its iteration is compared in (fleet_math.hpp iteration_group()); empty when not periodic.
+  /// The group its iteration is compared in (fleet/detail/fleet_iteration.hpp iteration_group()); empty when
+  /// not periodic.
   std::string iteration_group;
   bool iteration_straggler = false;  ///< the straggler of its group (core::find_straggler)
 };
 
 /// One group of GPUs (a job) compared by iteration time: core::find_straggler over its periodic GPUs.
 struct IterationGroup {
-  std::string group;  ///< fleet_math.hpp iteration_group(): "job:ml/train-0", "host:node-1", "hpc_job=42"
-  std::vector<GpuKey> gpus;                     ///< its periodic GPUs, in (host, GPU) natural order
-  GpuKey straggler;                             ///< the GPU whose compute takes longest
+  std::string group;         ///< fleet/detail/fleet_iteration.hpp iteration_group(): "job:ml/train-0",
+                             ///< "host:node-1", "hpc_job=42"
+  std::vector<GpuKey> gpus;  ///< its periodic GPUs, in (host, GPU) natural order
+  GpuKey straggler;          ///< the GPU whose compute takes longest
   double straggler_compute_s = core::kUnknown;  ///< its iteration_compute_s
   double median_compute_s = core::kUnknown;     ///< the median of the group's iteration_compute_s
   double spread_pct = core::kUnknown;  ///< (straggler's compute - median compute) / median x 100, >= 0
@@ -94,7 +96,7 @@ struct FleetSnapshot {
   std::string source;        ///< "prometheus at https://prom:9090, selector {cluster=\"a\"}"
   /// Each limit that cut the answer ("series limit 10000 reached: 312 GPUs not shown"), and other notes.
   std::vector<std::string> notes;
-  /// The groups of two or more periodic GPUs, compared by iteration time (fleet_math.hpp
+  /// The groups of two or more periodic GPUs, compared by iteration time (fleet/detail/fleet_iteration.hpp
   /// mark_iteration_stragglers()), in group order.
   std::vector<IterationGroup> iteration_groups;
   std::string job_label;  ///< the label the groups were made by (FleetQuery::job_label); empty = the default

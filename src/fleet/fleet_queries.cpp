@@ -113,9 +113,9 @@ auto iteration_expr(std::string_view metric, std::string_view inner, std::string
                     std::string_view job_label, std::int64_t window_ns, std::int64_t step_ns) -> std::string {
   std::string by(kKeyLabels);
   if (!job_label.empty() && !kept_label(job_label)) by += fmt::format(", {}", job_label);
-  const std::string per_gpu =
-      fmt::format("max by ({}) ({})", by, with_host_label(with_matchers(metric, join(inner, restriction))));
-  return subquery("avg_over_time", per_gpu, window_ns, step_ns);
+  return mean_expr(
+      fmt::format("max by ({}) ({})", by, with_host_label(with_matchers(metric, inner, restriction))),
+      window_ns, step_ns);
 }
 
 auto busy_idle_steps_expr(std::string_view util, std::string_view compute, std::int64_t window_ns,

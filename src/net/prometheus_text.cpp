@@ -5,18 +5,14 @@
 #include <cmath>
 #include <limits>
 
+#include "core/prometheus_names.hpp"
 #include "core/text.hpp"
 
 namespace solscope::net {
 namespace {
 
-auto is_name_start(char c, bool allow_colon) -> bool {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (allow_colon && c == ':');
-}
-
-auto is_name_char(char c, bool allow_colon) -> bool {
-  return is_name_start(c, allow_colon) || (c >= '0' && c <= '9');
-}
+using core::is_prometheus_name_char;
+using core::is_prometheus_name_start;
 
 /// A cursor over one line.
 class LineReader {
@@ -36,8 +32,8 @@ class LineReader {
   /// A metric name (colons allowed) or label name (no colons); empty when none starts here.
   auto name(bool allow_colon) -> std::string_view {
     const std::size_t start = pos_;
-    if (at_end() || !is_name_start(line_[pos_], allow_colon)) return {};
-    while (!at_end() && is_name_char(line_[pos_], allow_colon)) ++pos_;
+    if (at_end() || !is_prometheus_name_start(line_[pos_], allow_colon)) return {};
+    while (!at_end() && is_prometheus_name_char(line_[pos_], allow_colon)) ++pos_;
     return line_.substr(start, pos_ - start);
   }
   /// A quoted label value with `\\`, `\"` and `\n` escapes, after the opening quote; false when unterminated.

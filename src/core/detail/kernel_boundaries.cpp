@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/detail/kernel_sequence.hpp"
+#include "core/stats.hpp"
 
 namespace solscope::core::detail {
 namespace {
@@ -45,9 +46,7 @@ auto median_distance(std::span<const std::size_t> p, std::size_t m) -> std::size
   const std::size_t stride = std::max<std::size_t>(1, pairs / kMaxDistancePairs);
   std::vector<std::size_t> d;
   for (std::size_t j = 0; j < pairs; j += stride) d.push_back(p[j + m] - p[j]);
-  auto mid = d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2);
-  std::nth_element(d.begin(), mid, d.end());
-  return *mid;
+  return upper_median(d);
 }
 
 /// Whether `ids` repeat at `lag` (>= kSequenceMatchRatio equal over the compared window).

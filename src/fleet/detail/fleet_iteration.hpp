@@ -25,8 +25,8 @@ namespace solscope::fleet {
 
 /// Sets iteration_group, iteration_compute_s (iteration_s x compute_ratio, the rule of core::rank_steps; NaN
 /// when either is unknown, and then the row is not compared) and iteration_straggler on every row, and
-/// returns the groups of two or more periodic GPUs with core::find_straggler's verdict (ranks named "host
-/// GPU", in natural (host, GPU) order; the straggler is the GPU whose compute takes longest), in group order.
+/// returns the groups of two or more periodic GPUs with core::find_straggler's verdict (GPUs in natural
+/// (host, GPU) order; the straggler is the GPU whose compute takes longest), in group order.
 [[nodiscard]] auto mark_iteration_stragglers(std::vector<FleetRow>& rows, std::string_view job_label)
     -> std::vector<IterationGroup>;
 
