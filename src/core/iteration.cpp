@@ -38,7 +38,6 @@ auto estimate_iteration(std::span<const IterationPoint> points) -> IterationEsti
     out.window_ns = points.back().t_end_ns - points.front().t_start_ns;
     out.estimated_at_ns = points.back().t_end_ns;
   }
-  out.part_ratio.fill(kUnknown);
   const detail::PeriodFit fit = detail::find_period(points);
   out.confidence = fit.confidence;
   out.note = fit.note;
@@ -53,19 +52,26 @@ void IterationTracker::add(const SolSample& sample) {
   if (!points_.empty() && sample.t_start_ns < points_.back().t_start_ns)
     clear();  // time went back: start afresh
   points_.push_back(iteration_point(sample));
-  const std::int64_t horizon_ns = sample.t_end_ns - kIterationWindowNs;
-  while (points_.size() > 1 &&
-         (points_.size() > detail::kIterationMaxPoints || points_.front().t_start_ns < horizon_ns))
-    points_.pop_front();
-  if (sample.t_end_ns < next_estimate_ns_) return;
-  scratch_.assign(points_.begin(), points_.end());
-  estimate_ = estimate_iteration(scratch_);
+  const bool due = sample.t_end_ns >= next_estimate_ns_;
+  if (!due && points_.size() < 2 * kIterationMaxPoints) return;  // trimmed at the next estimate
+  drop_expired(sample.t_end_ns);
+  if (!due) return;
+  estimate_ = estimate_iteration(points_);
   next_estimate_ns_ = sample.t_end_ns + kIterationEstimateEveryNs;
+}
+
+void IterationTracker::drop_expired(std::int64_t now_ns) {
+  const std::int64_t horizon_ns = now_ns - kIterationWindowNs;
+  std::size_t first = 0;
+  while (points_.size() - first > 1 &&
+         (points_.size() - first > kIterationMaxPoints || points_[first].t_start_ns < horizon_ns)) {
+    ++first;
+  }
+  points_.erase(points_.begin(), points_.begin() + static_cast<std::ptrdiff_t>(first));
 }
 
 void IterationTracker::clear() {
   points_.clear();
-  scratch_.clear();
   next_estimate_ns_ = 0;
   estimate_ = {};
 }

@@ -7,7 +7,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <span>
 #include <string>
 #include <string_view>
@@ -42,6 +41,8 @@ inline constexpr std::int64_t kIterationEstimateEveryNs = 2 * kNsPerS;
 inline constexpr double kIterationMinConfidence = 0.5;
 /// At least this many whole periods must fit in the window (a period is the repeat of something).
 inline constexpr double kIterationMinRepeats = 3.0;
+/// A tracker keeps at most this many points (the window at 1 ms sampling), whatever the sampling rate.
+inline constexpr std::size_t kIterationMaxPoints = 32'768;
 
 /// The /metrics gauges of an estimate (docs/http-api.md "Metrics"), exported only while it is periodic; the
 /// fleet view reads them back.
@@ -67,7 +68,7 @@ struct IterationEstimate {
   std::int64_t window_ns = 0;        ///< the span of samples the estimate used
   std::int64_t estimated_at_ns = 0;  ///< sample clock (epoch ns) of the newest sample used
   /// Share of one iteration per part, 0-1, summing to 1 (index with IterationPart).
-  std::array<double, kIterationPartCount> part_ratio{};
+  std::array<double, kIterationPartCount> part_ratio = SolSample::nan_array<kIterationPartCount>();
   /// Share of the iteration the SMs work: the compute, memory and latency parts, 0-1. What every view calls
   /// the iteration's "compute" and what a rank's compute time is (core::rank_steps: period x this).
   double compute_ratio = kUnknown;
@@ -107,8 +108,8 @@ struct IterationPoint {
 
 /// A device's sliding window of points, estimated again every kIterationEstimateEveryNs of sample time.
 /// Not thread-safe (LiveState holds it under its lock). Memory bounded by kIterationWindowNs (and at most
-/// 32,768 points, detail::kIterationMaxPoints). A sample older than the newest kept (a replay sought back)
-/// starts afresh.
+/// kIterationMaxPoints points) plus the points of one estimate period. A sample older than the newest kept
+/// (a replay sought back) starts afresh.
 class IterationTracker {
  public:
   /// Adds a sample; estimates again when kIterationEstimateEveryNs passed since the last estimate.
@@ -117,8 +118,10 @@ class IterationTracker {
   [[nodiscard]] auto estimate() const -> const IterationEstimate& { return estimate_; }
 
  private:
-  std::deque<IterationPoint> points_;
-  std::vector<IterationPoint> scratch_;
+  /// Drops the points before the window that ends at `now_ns`, and beyond kIterationMaxPoints.
+  void drop_expired(std::int64_t now_ns);
+
+  std::vector<IterationPoint> points_;  ///< oldest first; trimmed at each estimate
   std::int64_t next_estimate_ns_ = 0;
   IterationEstimate estimate_;
 };

@@ -81,7 +81,7 @@ void LiveState::set_devices(std::vector<DeviceState> devices) {
     const std::uint32_t index = d.info.index;
     Device& device = devices_[index];
     device.state = std::move(d);
-    device.workload_counters.hold(device.state.workloads);
+    device.workload_parts = WorkloadCounters::parts_of(device.state.workloads);
   }
   newest_ns_ = 0;
   ++version_;
@@ -91,9 +91,10 @@ void LiveState::clear_samples() {
   const std::scoped_lock lock(mutex_);
   for (auto& [index, d] : devices_) {
     DeviceState kept = std::move(d.state);
+    WorkloadCounters::Parts parts = std::move(d.workload_parts);
     d = Device{};
     d.state = std::move(kept);
-    d.workload_counters.hold(d.state.workloads);
+    d.workload_parts = std::move(parts);
   }
   newest_ns_ = 0;
   ++version_;
@@ -120,7 +121,7 @@ void LiveState::set_workloads(std::uint32_t device, GpuWorkloads workloads) {
   const std::scoped_lock lock(mutex_);
   auto it = devices_.find(device);
   if (it == devices_.end() || it->second.state.workloads == workloads) return;
-  it->second.workload_counters.hold(workloads);
+  it->second.workload_parts = WorkloadCounters::parts_of(workloads);
   it->second.state.workloads = std::move(workloads);
   ++version_;
 }
@@ -173,7 +174,7 @@ void LiveState::add(const SolSample& sample) {
   d.open.add(sample);
   d.latest = sample;
   accumulate(d.counters, sample);
-  d.workload_counters.add(sample.bound,
+  d.workload_counters.add(d.workload_parts, sample.bound,
                           static_cast<double>(sample.duration_ns()) / static_cast<double>(kNsPerS));
   if (!d.iteration_from_elsewhere) d.iteration.add(sample);
   newest_ns_ = std::max(newest_ns_, sample.t_end_ns);

@@ -185,6 +185,7 @@ class LiveState {
     std::uint64_t newest_closed_number = 0;  ///< ClosedWindow::number of complete.back(); 0 when none
     BusyCounters counters;
     WorkloadCounters workload_counters;
+    WorkloadCounters::Parts workload_parts;  ///< WorkloadCounters::parts_of(state.workloads), per sample
     IterationTracker iteration;
     std::optional<IterationEstimate> iteration_from_elsewhere;  ///< set_iteration()'s, when given
   };

@@ -159,8 +159,8 @@ auto workload_parts(const GpuWorkloads& gpu) -> std::vector<WorkloadPart> {
   return parts;
 }
 
-auto WorkloadCounters::held_parts(const GpuWorkloads& gpu) -> std::vector<HeldPart> {
-  std::vector<HeldPart> out;
+auto WorkloadCounters::parts_of(const GpuWorkloads& gpu) -> Parts {
+  Parts out;
   for (const WorkloadPart& p : workload_parts(gpu))
     out.emplace_back(WorkloadSeriesKey{p.id.label_fields(), p.sharing}, p.fraction);
   return out;
@@ -168,18 +168,10 @@ auto WorkloadCounters::held_parts(const GpuWorkloads& gpu) -> std::vector<HeldPa
 
 void WorkloadCounters::add(const GpuWorkloads& gpu, Bound bound, double seconds) {
   if (gpu.workloads.empty()) return;
-  add_parts(held_parts(gpu), bound, seconds);
+  add(parts_of(gpu), bound, seconds);
 }
 
-void WorkloadCounters::hold(const GpuWorkloads& gpu) {
-  held_ = held_parts(gpu);
-}
-
-void WorkloadCounters::add(Bound bound, double seconds) {
-  add_parts(held_, bound, seconds);
-}
-
-void WorkloadCounters::add_parts(const std::vector<HeldPart>& parts, Bound bound, double seconds) {
+void WorkloadCounters::add(const Parts& parts, Bound bound, double seconds) {
   if (!(seconds > 0.0) || !std::isfinite(seconds)) return;
   for (const auto& [key, fraction] : parts) {
     const double part = seconds * fraction;

@@ -197,15 +197,18 @@ inline constexpr std::size_t kMaxWorkloadSeriesPerGpu = 32;
 /// but idle). Not thread-safe (LiveState holds it under its lock).
 class WorkloadCounters {
  public:
+  /// A GPU's workloads as the counters need them: each part's series and its fraction of a sample's seconds
+  /// (workload_parts). Made once when the workloads change (parts_of), so that the per-sample add copies no
+  /// identity; LiveState keeps it beside the device's workloads.
+  using Parts = std::vector<std::pair<WorkloadSeriesKey, double>>;
+  [[nodiscard]] static auto parts_of(const GpuWorkloads& gpu) -> Parts;
+
   /// Adds `seconds` (> 0; others are ignored) of a sample classified `bound` to the workloads of `gpu`:
   /// exclusive: all to the workload; time-sliced: seconds x fraction to each (a workload without a fraction
   /// makes it concurrent); concurrent: all to the series of label_identity(); none: nothing.
   void add(const GpuWorkloads& gpu, Bound bound, double seconds);
-  /// Makes `gpu` the workloads that add(bound, seconds) counts for: its parts (workload_parts) turned into
-  /// series keys once, when the workloads change, so that the per-sample add copies no identity.
-  void hold(const GpuWorkloads& gpu);
-  /// add(gpu, bound, seconds) for the `gpu` of the last hold(); nothing before the first.
-  void add(Bound bound, double seconds);
+  /// The same for the parts_of() a GPU's workloads: the per-sample path.
+  void add(const Parts& parts, Bound bound, double seconds);
   /// Every series, in key order.
   [[nodiscard]] auto series() const -> const std::map<WorkloadSeriesKey, std::array<double, kBoundCount>>& {
     return series_;
@@ -213,19 +216,10 @@ class WorkloadCounters {
   /// GPU-seconds that belonged to a series beyond kMaxWorkloadSeriesPerGpu.
   [[nodiscard]] auto dropped_seconds() const -> double { return dropped_seconds_; }
 
-  /// The same counts (the held workloads are not compared).
-  friend auto operator==(const WorkloadCounters& a, const WorkloadCounters& b) -> bool {
-    return a.series_ == b.series_ && a.dropped_seconds_ == b.dropped_seconds_;
-  }
+  friend auto operator==(const WorkloadCounters&, const WorkloadCounters&) -> bool = default;
 
  private:
-  /// A part's series and its fraction of a sample's seconds.
-  using HeldPart = std::pair<WorkloadSeriesKey, double>;
-  [[nodiscard]] static auto held_parts(const GpuWorkloads& gpu) -> std::vector<HeldPart>;
-  void add_parts(const std::vector<HeldPart>& parts, Bound bound, double seconds);
   void add_to(const WorkloadSeriesKey& key, Bound bound, double seconds);
-
-  std::vector<HeldPart> held_;  ///< hold()'s parts
 
   std::map<WorkloadSeriesKey, std::array<double, kBoundCount>> series_;
   double dropped_seconds_ = 0.0;

@@ -151,11 +151,11 @@ TEST(WorkloadCountersTest, held_workloads_count_as_the_stateless_add_does) {
   const GpuWorkloads gpu = attribute_gpu(sliced, {});
   WorkloadCounters held;
   WorkloadCounters stateless;
-  held.add(Bound::Compute, 4.0);  // nothing held yet: not counted
+  held.add(WorkloadCounters::Parts{}, Bound::Compute, 4.0);  // no parts (no workload): not counted
   EXPECT_TRUE(held.series().empty());
-  held.hold(gpu);
-  held.add(Bound::Compute, 2.0);
-  held.add(Bound::Idle, 1.0);
+  const WorkloadCounters::Parts parts = WorkloadCounters::parts_of(gpu);
+  held.add(parts, Bound::Compute, 2.0);
+  held.add(parts, Bound::Idle, 1.0);
   stateless.add(gpu, Bound::Compute, 2.0);
   stateless.add(gpu, Bound::Idle, 1.0);
   EXPECT_EQ(held, stateless);

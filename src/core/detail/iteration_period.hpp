@@ -13,8 +13,6 @@ namespace solscope::core::detail {
 /// At most this many grid bins: the bin is max(median sample interval, window / this). Bounds the cost of the
 /// autocorrelation (bins x bins / kIterationMinRepeats multiply-adds per series) whatever the sampling rate.
 inline constexpr std::size_t kIterationMaxGridBins = 1024;
-/// A tracker keeps at most this many points (the window at 1 ms sampling), whatever the sampling rate.
-inline constexpr std::size_t kIterationMaxPoints = 32'768;
 /// Fewer points than this: "too few samples".
 inline constexpr std::size_t kIterationMinPoints = 16;
 /// A series varies when its standard deviation on the grid reaches this share of its scale (100 for the
