@@ -25,8 +25,10 @@ void KernelJoin::add_call(const core::KernelRecord& kernel) {
   ++group.calls;
   group.total_ns += duration;
   lane.total_ns += duration;
-  lane.calls.push_back(
-      Call{.start_ns = kernel.start_ns, .end_ns = kernel.start_ns + duration, .group = found->second});
+  lane.calls.push_back(Call{.start_ns = kernel.start_ns,
+                            .end_ns = kernel.start_ns + duration,
+                            .group = found->second,
+                            .pid = kernel.pid});
 }
 
 void KernelJoin::seal() {
@@ -42,6 +44,26 @@ void KernelJoin::seal() {
     });
     mark_overlaps(lane);
   }
+}
+
+auto KernelJoin::records(std::uint32_t device, std::size_t max_calls, std::size_t& left) const
+    -> std::vector<core::KernelRecord> {
+  left = 0;
+  const auto it = lanes_.find(device);
+  if (it == lanes_.end()) return {};
+  const std::deque<Call>& calls = it->second.calls;
+  const std::size_t used = std::min(calls.size(), max_calls);
+  left = calls.size() - used;
+  std::vector<core::KernelRecord> out(used);
+  for (std::size_t i = 0; i < used; ++i) {
+    const Call& c = calls[i];
+    out[i] = core::KernelRecord{.device = device,
+                                .start_ns = c.start_ns,
+                                .end_ns = c.end_ns,
+                                .pid = c.pid,
+                                .name = groups_[c.group].name};
+  }
+  return out;
 }
 
 /// A call is overlapped when an earlier call ends after it starts, or the next call starts before it ends.

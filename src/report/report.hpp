@@ -158,7 +158,7 @@ struct GpuSteps {
 
 /// The trace's training steps.
 struct TrainingSteps {
-  std::vector<GpuSteps> gpus;  ///< every GPU with samples or kernels, ascending
+  std::vector<GpuSteps> gpus;  ///< every GPU of the report (recorded, or with samples or kernels), ascending
   /// The ranks compared (every GPU with iterations of the one source used: the kernel log when any GPU has
   /// kernel iterations, else the samples' periodic GPUs), in GPU order.
   std::vector<core::RankSteps> ranks;

@@ -53,7 +53,6 @@ auto ReportBuilder::lane(std::uint32_t device) -> Lane& {
 void ReportBuilder::add_kernel(const core::KernelRecord& kernel) {
   if (samples_ > 0) return;  // the join is sealed at the first sample
   kernels_.add_call(kernel);
-  steps_.add_kernel(kernel);
   ++kernel_calls_;
 }
 
@@ -138,7 +137,7 @@ auto ReportBuilder::finish(TraceFacts facts) -> Report {
     report.gpus.push_back(gpu_report(l));
     labels.emplace_back(device, core::device_label(l.device));
   }
-  report.training_steps = steps_.finish(labels);
+  report.training_steps = steps_.finish(labels, kernels_);
   report.workloads_recorded = workloads_recorded_;
   report.workloads = workloads_.finish();
   return report;

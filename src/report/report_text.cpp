@@ -12,11 +12,14 @@
 #include "core/device_info.hpp"
 #include "core/text.hpp"
 #include "report/detail/phase_detection.hpp"
+#include "report/detail/text_fit.hpp"
 #include "report/detail/training_steps_present.hpp"
 #include "report/detail/workload_totals.hpp"
 
 namespace solscope::report {
 namespace {
+
+using detail::fit;
 
 constexpr std::size_t kNameWidth = 34;
 
@@ -44,15 +47,6 @@ auto pipe_name(core::Pipe pipe) -> std::string_view {
 
 auto path_name(core::MemPath path) -> std::string_view {
   return path == core::MemPath::kCount ? std::string_view{} : core::to_string(path);
-}
-
-/// `text` made terminal-safe and cut to `width` bytes (with "..." when cut; never inside a UTF-8 sequence).
-auto fit(std::string_view text, std::size_t width) -> std::string {
-  std::string safe = core::terminal_safe(text);
-  if (safe.size() <= width) return safe;
-  std::size_t cut = width - 3;
-  while (cut > 0 && (static_cast<unsigned char>(safe[cut]) & 0xC0U) == 0x80U) --cut;
-  return safe.substr(0, cut) + "...";
 }
 
 void write_figures(std::string& out, const GpuReport& g) {

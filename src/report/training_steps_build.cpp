@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <array>
 #include <numeric>
-#include <set>
 #include <string>
 
 #include "report/detail/training_steps_build.hpp"
@@ -30,26 +29,10 @@ auto shown_estimate(const std::vector<core::IterationEstimate>& estimates) -> co
 
 }  // namespace
 
-void StepCollector::add_kernel(const core::KernelRecord& kernel) {
-  KernelLane& lane = kernels_[kernel.device];
-  auto found = lane.index.find(kernel.name);
-  if (found == lane.index.end()) {
-    found = lane.index.emplace(kernel.name, static_cast<std::uint32_t>(lane.names.size())).first;
-    lane.names.push_back(kernel.name);
-  }
-  lane.calls.push_back(Call{.start_ns = kernel.start_ns,
-                            .end_ns = std::max(kernel.end_ns, kernel.start_ns),
-                            .pid = kernel.pid,
-                            .stream = kernel.stream,
-                            .name = found->second});
-}
-
 void StepCollector::set_markers(std::vector<core::MarkerRecord> markers, bool present,
                                 std::string step_range) {
   markers_ = std::move(markers);
   step_options_.nvtx_range = std::move(step_range);
-  std::stable_sort(markers_.begin(), markers_.end(),
-                   [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; });
   markers_present_ = present;
 }
 
@@ -62,31 +45,8 @@ void StepCollector::add(const core::SolSample& sample) {
   }
 }
 
-auto StepCollector::kernel_records(KernelLane& lane, GpuSteps& gpu) const -> std::vector<core::KernelRecord> {
-  std::sort(lane.calls.begin(), lane.calls.end(), [](const Call& a, const Call& b) {
-    if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
-    return a.end_ns < b.end_ns;
-  });
-  const std::size_t used = std::min(lane.calls.size(), kMaxStepKernelsPerGpu);
-  gpu.kernels_used = used;
-  gpu.kernels_left = lane.calls.size() - used;
-  std::vector<core::KernelRecord> records(used);
-  for (std::size_t i = 0; i < used; ++i) {
-    const Call& c = lane.calls[i];
-    records[i] = core::KernelRecord{.device = gpu.device,
-                                    .start_ns = c.start_ns,
-                                    .end_ns = c.end_ns,
-                                    .pid = c.pid,
-                                    .stream = c.stream,
-                                    .name = lane.names[c.name]};
-  }
-  lane = KernelLane{};  // the records hold what is needed now
-  return records;
-}
-
-void StepCollector::fill_from_kernels(GpuSteps& gpu, KernelLane& lane,
+void StepCollector::fill_from_kernels(GpuSteps& gpu, std::vector<core::KernelRecord> records,
                                       std::vector<core::KernelIteration>& all) const {
-  const std::vector<core::KernelRecord> records = kernel_records(lane, gpu);
   core::KernelSteps steps = core::kernel_steps(gpu.device, records, markers_, step_options_);
   gpu.note = std::move(steps.note);
   if (steps.iterations.empty()) {
@@ -141,22 +101,22 @@ void StepCollector::fill_from_samples(GpuSteps& gpu, SampleLane& lane) {
   gpu.source = StepSource::Samples;
 }
 
-auto StepCollector::finish(const std::vector<std::pair<std::uint32_t, std::string>>& labels)
-    -> TrainingSteps {
+auto StepCollector::finish(const std::vector<std::pair<std::uint32_t, std::string>>& labels,
+                           const KernelJoin& kernels) -> TrainingSteps {
   TrainingSteps out{.markers_recorded = markers_present_, .markers = markers_.size()};
-  std::set<std::uint32_t> devices;
-  for (const auto& [device, label] : labels) devices.insert(device);
-  for (const auto& [device, lane] : kernels_) devices.insert(device);
-  for (const auto& [device, lane] : samples_) devices.insert(device);
   std::vector<core::RankSteps> kernel_ranks, sample_ranks;
   std::vector<std::uint32_t> kernel_devices, sample_devices;
-  for (const std::uint32_t device : devices) {
-    GpuSteps gpu{.device = device, .label = "GPU " + std::to_string(device)};
-    for (const auto& [d, label] : labels) {
-      if (d == device) gpu.label = label;
-    }
+  // `labels` holds every GPU of the report (recorded, with kernels or with samples), ascending.
+  for (const auto& [device, label] : labels) {
+    GpuSteps gpu{.device = device, .label = label};
     std::vector<core::KernelIteration> all;
-    if (auto k = kernels_.find(device); k != kernels_.end()) fill_from_kernels(gpu, k->second, all);
+    std::size_t left = 0;
+    std::vector<core::KernelRecord> records = kernels.records(device, kMaxStepKernelsPerGpu, left);
+    if (!records.empty()) {
+      gpu.kernels_used = records.size();
+      gpu.kernels_left = left;
+      fill_from_kernels(gpu, std::move(records), all);
+    }
     if (gpu.source == StepSource::None) {
       if (auto s = samples_.find(device); s != samples_.end()) fill_from_samples(gpu, s->second);
     }
@@ -178,7 +138,6 @@ auto StepCollector::finish(const std::vector<std::pair<std::uint32_t, std::strin
   out.rank_devices = kernel_log ? std::move(kernel_devices) : std::move(sample_devices);
   if (!out.ranks.empty()) out.rank_source = kernel_log ? StepSource::KernelLog : StepSource::Samples;
   out.verdict = core::find_straggler(out.ranks);
-  kernels_.clear();
   samples_.clear();
   markers_.clear();
   return out;

@@ -4,21 +4,16 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/stats.hpp"
 #include "report/detail/training_steps_build.hpp"
 
 namespace solscope::report {
 namespace {
 
-constexpr double kNsPerMs = 1e6;
-
-/// Rank p/100 x (n - 1) over `sorted`, interpolated linearly (Hyndman-Fan type 7), ms.
+/// core::percentile_sorted of `sorted` ns, ms.
 auto percentile_ms(const std::vector<std::int64_t>& sorted, double p) -> double {
-  const double rank = p / core::kPercent * static_cast<double>(sorted.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(rank));
-  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
-  const auto low = static_cast<double>(sorted[lo]);
-  const auto high = static_cast<double>(sorted[hi]);
-  return (low + (high - low) * (rank - static_cast<double>(lo))) / kNsPerMs;
+  return core::percentile_sorted(std::span<const std::int64_t>(sorted), p) /
+         static_cast<double>(core::kNsPerMs);
 }
 
 /// The kind of a moment with `compute` compute kernels and `comm` NCCL kernels running.
@@ -67,7 +62,7 @@ auto step_stat(std::vector<std::int64_t> values_ns, std::int64_t total_iteration
   StepStat stat{.p50_ms = percentile_ms(values_ns, 50.0),
                 .p90_ms = percentile_ms(values_ns, 90.0),
                 .p99_ms = percentile_ms(values_ns, 99.0),
-                .mean_ms = static_cast<double>(sum) / n / kNsPerMs};
+                .mean_ms = static_cast<double>(sum) / n / static_cast<double>(core::kNsPerMs)};
   if (total_iteration_ns > 0) {
     // x 100 before the division: exact for the whole-microsecond sums of a trace (docs/report.md).
     stat.share_pct = static_cast<double>(sum) * core::kPercent / static_cast<double>(total_iteration_ns);

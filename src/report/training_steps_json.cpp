@@ -1,4 +1,5 @@
 // training_steps_json (detail/training_steps_present.hpp): the `training_steps` key of the JSON report.
+#include "report/detail/training_steps_build.hpp"
 #include "report/detail/training_steps_present.hpp"
 #include "wire/json_number.hpp"
 
@@ -6,12 +7,6 @@ namespace solscope::report {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-constexpr double kNsPerMs = 1e6;
-
-auto ms(std::int64_t ns) -> double {
-  return static_cast<double>(ns) / kNsPerMs;
-}
 
 auto stat_json(const StepStat& s) -> Json {
   return Json{{"p50_ms", wire::number_or_null(s.p50_ms)},
@@ -25,15 +20,16 @@ auto iteration_json(const core::KernelIteration& it) -> Json {
   Json collectives = Json::object();
   for (std::size_t c = 1; c < core::kCollectiveCount; ++c) {
     if (it.collective_ns[c] > 0) {
-      collectives[std::string(core::to_string(static_cast<core::Collective>(c)))] = ms(it.collective_ns[c]);
+      collectives[std::string(core::to_string(static_cast<core::Collective>(c)))] =
+          ms_of(it.collective_ns[c]);
     }
   }
   return Json{{"start_ns", it.start_ns},
               {"end_ns", it.end_ns},
-              {"length_ms", ms(it.duration_ns())},
-              {"compute_ms", ms(it.compute_ns)},
-              {"communication_ms", ms(it.communication_ns)},
-              {"exposed_communication_ms", ms(it.exposed_communication_ns)},
+              {"length_ms", ms_of(it.duration_ns())},
+              {"compute_ms", ms_of(it.compute_ns)},
+              {"communication_ms", ms_of(it.communication_ns)},
+              {"exposed_communication_ms", ms_of(it.exposed_communication_ns)},
               {"collectives_ms", std::move(collectives)},
               {"kernels", it.kernels}};
 }
@@ -56,10 +52,11 @@ void put_kernel_steps(Json& out, const GpuSteps& g) {
   }
   out["collectives_pct"] = std::move(mix);
   out["median_iteration"] = g.median_iteration;
+  out["median_length_ms"] = ms_of(g.median_length_ns);
   Json strip = Json::array();
   for (const auto& s : g.strip) {
     strip.push_back(
-        Json{{"start_ms", ms(s.start_ns)}, {"end_ms", ms(s.end_ns)}, {"kind", to_string(s.kind)}});
+        Json{{"start_ms", ms_of(s.start_ns)}, {"end_ms", ms_of(s.end_ns)}, {"kind", to_string(s.kind)}});
   }
   out["strip"] = std::move(strip);
   Json iterations = Json::array();
@@ -82,6 +79,7 @@ auto samples_json(const GpuSteps& g) -> Json {
               {"windows", g.windows},
               {"periodic_windows", g.periodic_windows},
               {"parts_pct", std::move(parts)},
+              {"compute_pct", scaled(e.compute_ratio, core::kPercent)},
               {"communication_pct", scaled(e.communication_ratio, core::kPercent)},
               {"exposed_communication_pct", scaled(e.exposed_communication_ratio, core::kPercent)},
               {"communication_offset_ms", scaled(e.communication_offset_s, 1e3)},

@@ -8,14 +8,16 @@
 #include <fmt/format.h>
 
 #include "core/text.hpp"
+#include "report/detail/text_fit.hpp"
+#include "report/detail/training_steps_build.hpp"
 #include "report/detail/training_steps_present.hpp"
+#include "report/report_text.hpp"
 
 namespace solscope::report {
 namespace {
 
-constexpr double kNsPerMs = 1e6;
-/// Widest line written (report_text.hpp's kTextWidth, which this file may not include without a cycle).
-constexpr std::size_t kWidth = 100;
+/// Widest line written.
+constexpr std::size_t kWidth = kTextWidth;
 constexpr std::string_view kContinuation = "   ";  ///< then a space: 4 columns
 /// NVTX range names are cut to this many bytes in the text.
 constexpr std::size_t kRangeNameWidth = 40;
@@ -40,19 +42,6 @@ void append_wrapped(std::string& out, std::string_view head, std::string_view te
     line += word.substr(0, kWidth - std::min(kWidth, line.size()));
   }
   out += line + '\n';
-}
-
-/// `name` cut to `width` bytes with "..." (never inside a UTF-8 sequence).
-auto cut(std::string_view name, std::size_t width) -> std::string {
-  std::string safe = core::terminal_safe(name);
-  if (safe.size() <= width) return safe;
-  std::size_t at = width - 3;
-  while (at > 0 && (static_cast<unsigned char>(safe[at]) & 0xC0U) == 0x80U) --at;
-  return safe.substr(0, at) + "...";
-}
-
-auto ms(std::int64_t ns) -> double {
-  return static_cast<double>(ns) / kNsPerMs;
 }
 
 auto ms_or_na(double v) -> std::string {
@@ -83,11 +72,11 @@ void write_median(std::string& out, const GpuSteps& g) {
   fmt::format_to(std::back_inserter(out),
                  "  median iteration #{} ({:.3f} ms): compute alone {:.3f}, overlapped comm. {:.3f},\n"
                  "    exposed comm. {:.3f}, idle {:.3f} ms\n",
-                 g.median_iteration + 1, ms(g.median_length_ns),
-                 ms(time[static_cast<std::size_t>(StripKind::Compute)]),
-                 ms(time[static_cast<std::size_t>(StripKind::Overlapped)]),
-                 ms(time[static_cast<std::size_t>(StripKind::Exposed)]),
-                 ms(time[static_cast<std::size_t>(StripKind::Idle)]));
+                 g.median_iteration + 1, ms_of(g.median_length_ns),
+                 ms_of(time[static_cast<std::size_t>(StripKind::Compute)]),
+                 ms_of(time[static_cast<std::size_t>(StripKind::Overlapped)]),
+                 ms_of(time[static_cast<std::size_t>(StripKind::Exposed)]),
+                 ms_of(time[static_cast<std::size_t>(StripKind::Idle)]));
 }
 
 void write_iterations(std::string& out, const GpuSteps& g, std::int64_t origin_ns) {
@@ -99,8 +88,8 @@ void write_iterations(std::string& out, const GpuSteps& g, std::int64_t origin_n
     fmt::format_to(std::back_inserter(out),
                    "  {:>5} {:>10.3f} {:>10.3f} {:>11.3f} {:>10.3f} {:>11.3f} {:>8}\n", i + 1,
                    static_cast<double>(it.start_ns - origin_ns) / static_cast<double>(core::kNsPerS),
-                   ms(it.duration_ns()), ms(it.compute_ns), ms(it.communication_ns),
-                   ms(it.exposed_communication_ns), it.kernels);
+                   ms_of(it.duration_ns()), ms_of(it.compute_ns), ms_of(it.communication_ns),
+                   ms_of(it.exposed_communication_ns), it.kernels);
   }
   if (g.iteration_count > shown) {
     fmt::format_to(std::back_inserter(out), "  ({} more iterations not listed: see --json)\n",
@@ -110,7 +99,7 @@ void write_iterations(std::string& out, const GpuSteps& g, std::int64_t origin_n
 
 auto boundary_text(const GpuSteps& g) -> std::string {
   if (g.boundary == core::StepBoundary::Nvtx) {
-    return fmt::format("the NVTX range \"{}\"", cut(g.nvtx_range, kRangeNameWidth));
+    return fmt::format("the NVTX range \"{}\"", detail::fit(g.nvtx_range, kRangeNameWidth));
   }
   return "the repeating kernel sequence";
 }

@@ -308,7 +308,7 @@
   const kStripKinds = ['compute', 'overlapped_communication', 'exposed_communication', 'idle'];
   const kStripLabel = { compute: 'compute', overlapped_communication: 'communication under compute',
                         exposed_communication: 'exposed communication', idle: 'idle' };
-  const fmtMs = (v) => (isNum(v) ? `${v.toFixed(3)}\u202fms` : 'n/a');
+  const fmtMs = (v) => fmtNum(v, 3, 'ms');
 
   function stepCells(g) {
     if (g.source === 'kernel_log') {
@@ -322,7 +322,7 @@
     const e = g.from_samples;
     if (g.source === 'samples' && e && e.periodic) {
       return [`samples (confidence ${isNum(e.confidence) ? e.confidence.toFixed(2) : 'n/a'})`, '', fmtMs(e.period_ms),
-              `jitter ${fmtMs(e.jitter_ms)}`, '', fmtPct((e.parts_pct || {}).compute), fmtPct(e.communication_pct),
+              `jitter ${fmtMs(e.jitter_ms)}`, '', fmtPct(e.compute_pct), fmtPct(e.communication_pct),
               fmtPct(e.exposed_communication_pct), ''];
     }
     const why = g.source === 'samples' ? `samples: not periodic${e && e.note ? ` (${e.note})` : ''}`
@@ -337,8 +337,7 @@
   }
 
   function renderStrip(g) {
-    const it = (g.iterations || [])[g.median_iteration];
-    const lengthMs = it ? it.length_ms : (g.strip.length ? g.strip[g.strip.length - 1].end_ms : 0);
+    const lengthMs = g.median_length_ms;
     const fig = el('figure', null, 'strip');
     fig.dataset.strip = String(g.index);
     fig.append(el('figcaption', `${g.label}: iteration #${g.median_iteration + 1}, ${fmtMs(lengthMs)}`));

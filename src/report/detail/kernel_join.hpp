@@ -26,8 +26,9 @@ namespace solscope::report {
 /// (any stream or process); such calls are counted, since their SOL is shared. Calls of zero or negative
 /// duration count as calls with no time.
 ///
-/// Memory: kBytesPerCall per call (its start, end and the id of its interned name) plus one entry per
-/// distinct name per GPU; the names are kept once each, never per call.
+/// Memory: kBytesPerCall per call (its start, end, process and the id of its interned name) plus one entry
+/// per distinct name per GPU; the names are kept once each, never per call. The Training steps read the
+/// same calls back (records()), so the report holds each call once.
 class KernelJoin {
  public:
   /// Bytes kept per call (docs/report.md, "Cost").
@@ -55,6 +56,12 @@ class KernelJoin {
   /// Sorts the calls and counts the overlapped ones; the first add(sample) does it. Idempotent.
   void seal();
 
+  /// The first `max_calls` calls of `device` by start time (then end, then name) as kernel records (device,
+  /// start, end, pid, name; no stream, grid or block), for core::kernel_steps; `left` gets how many more
+  /// there are. Empty for a device without kernels. Call after seal().
+  [[nodiscard]] auto records(std::uint32_t device, std::size_t max_calls, std::size_t& left) const
+      -> std::vector<core::KernelRecord>;
+
  private:
   struct Group {  // one kernel name on one device
     std::string name;
@@ -68,6 +75,7 @@ class KernelJoin {
     std::int64_t start_ns = 0;
     std::int64_t end_ns = 0;
     std::uint32_t group = 0;
+    std::int32_t pid = 0;  ///< in the padding: the size stays kBytesPerCall
   };
   static_assert(sizeof(Call) == kBytesPerCall, "docs/report.md promises 24 bytes per call");
   /// One device: its calls (by start time once sealed; a deque grows without copying them), the next one to

@@ -4,64 +4,50 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "core/iteration.hpp"
 #include "core/kernel_record.hpp"
 #include "core/sol_sample.hpp"
+#include "core/units.hpp"
+#include "report/detail/kernel_join.hpp"
 #include "report/report.hpp"
 
 namespace solscope::report {
 
-/// Feed it the kernel calls (any order) and the markers, then every sample (each device's in nondecreasing
-/// t_start_ns), then finish(). Memory: kBytesPerCall per kernel call plus each distinct name once per GPU;
-/// per GPU at most one window of sample points (core::kIterationWindowNs) and one estimate per window; the
-/// markers as given. finish() builds the KernelRecords of one GPU at a time (at most kMaxStepKernelsPerGpu).
-/// Not thread-safe.
+/// `ns` in ms (core::kNsPerMs), the unit of every Training steps figure.
+inline auto ms_of(std::int64_t ns) -> double {
+  return static_cast<double>(ns) / static_cast<double>(core::kNsPerMs);
+}
+
+/// Feed it the markers, then every sample (each device's in nondecreasing t_start_ns), then finish() with
+/// the report's KernelJoin, which holds the kernel calls. Memory: per GPU at most one window of sample points
+/// (core::kIterationWindowNs) and one estimate per window; the markers as given. finish() builds the
+/// KernelRecords of one GPU at a time (at most kMaxStepKernelsPerGpu, KernelJoin::records). Not thread-safe.
 class StepCollector {
  public:
-  /// Bytes kept per kernel call (docs/report.md, "Cost").
-  static constexpr std::size_t kBytesPerCall = 32;
-
-  void add_kernel(const core::KernelRecord& kernel);
   /// The trace's markers table (trace::Reader::markers); `present` false for a trace without one.
   void set_markers(std::vector<core::MarkerRecord> markers, bool present, std::string step_range);
   void add(const core::SolSample& sample);
 
-  /// The training steps of every device in `labels` (device index, label) and every device with kernels or
-  /// samples, ascending. Leaves the collector empty.
-  [[nodiscard]] auto finish(const std::vector<std::pair<std::uint32_t, std::string>>& labels)
-      -> TrainingSteps;
+  /// The training steps of every device in `labels` (device index, label; every GPU of the report: recorded,
+  /// with kernels or with samples), in their (ascending) order. Leaves the collector empty.
+  [[nodiscard]] auto finish(const std::vector<std::pair<std::uint32_t, std::string>>& labels,
+                            const KernelJoin& kernels) -> TrainingSteps;
 
  private:
-  struct Call {  // kBytesPerCall
-    std::int64_t start_ns = 0;
-    std::int64_t end_ns = 0;
-    std::int32_t pid = 0;
-    std::uint32_t stream = 0;
-    std::uint32_t name = 0;  ///< index into KernelLane::names
-  };
-  static_assert(sizeof(Call) == kBytesPerCall, "docs/report.md promises 32 bytes per call");
-  struct KernelLane {
-    std::vector<std::string> names;
-    std::unordered_map<std::string, std::uint32_t> index;
-    std::deque<Call> calls;
-  };
   struct SampleLane {
     std::vector<core::IterationPoint> points;  ///< the current window
     std::vector<core::IterationEstimate> estimates;
   };
-  [[nodiscard]] auto kernel_records(KernelLane& lane, GpuSteps& gpu) const -> std::vector<core::KernelRecord>;
-  void fill_from_kernels(GpuSteps& gpu, KernelLane& lane, std::vector<core::KernelIteration>& all) const;
+  void fill_from_kernels(GpuSteps& gpu, std::vector<core::KernelRecord> records,
+                         std::vector<core::KernelIteration>& all) const;
   static void fill_from_samples(GpuSteps& gpu, SampleLane& lane);
 
-  std::map<std::uint32_t, KernelLane> kernels_;
   std::map<std::uint32_t, SampleLane> samples_;
   std::vector<core::MarkerRecord> markers_;
   bool markers_present_ = false;
