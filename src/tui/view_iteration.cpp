@@ -27,7 +27,14 @@ auto ratio_pct(double ratio) -> std::string {
   return format_pct(ratio * core::kPercent);
 }
 
-}  // namespace
+/// How the one-iteration strip chart draws a part: its glyph (FULL BLOCK, DARK, MEDIUM and LIGHT SHADE,
+/// MIDDLE DOT for compute, memory, communication, latency, idle), its ASCII stand-in ('#', '=', '~', '-',
+/// '.') and its role (colour). Distinct glyphs keep the parts apart on a monochrome terminal.
+struct PartLook {
+  char32_t glyph;
+  char32_t ascii;
+  Role role;
+};
 
 auto part_look(core::IterationPart part) -> PartLook {
   switch (part) {
@@ -45,6 +52,8 @@ auto part_look(core::IterationPart part) -> PartLook {
   }
   return {U'\u00B7', U'.', Role::Dim};  // MIDDLE DOT
 }
+
+}  // namespace
 
 auto iteration_line(const core::IterationEstimate& it) -> std::string {
   const std::string confidence =

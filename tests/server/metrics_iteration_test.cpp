@@ -60,6 +60,10 @@ TEST_F(MetricsIterationTest, a_periodic_gpu_exports_its_iteration_under_its_gpu_
   EXPECT_EQ(lines_starting(text_, "solscope_iteration_confidence_ratio{"),
             (std::vector<std::string>{"solscope_iteration_confidence_ratio{" + gpu(0) + kPod + "} 0.875",
                                       "solscope_iteration_confidence_ratio{" + gpu(1) + "} 0.875"}));
+  // The SMs' share: the compute, memory and latency parts (0.375 + 0.125 + 0; 0.75 + 0.25 + 0).
+  EXPECT_EQ(lines_starting(text_, "solscope_iteration_compute_ratio{"),
+            (std::vector<std::string>{"solscope_iteration_compute_ratio{" + gpu(0) + kPod + "} 0.5",
+                                      "solscope_iteration_compute_ratio{" + gpu(1) + "} 1"}));
   EXPECT_EQ(lines_starting(text_, "solscope_iteration_communication_ratio{"),
             (std::vector<std::string>{"solscope_iteration_communication_ratio{" + gpu(0) + kPod + "} 0.25",
                                       "solscope_iteration_communication_ratio{" + gpu(1) + "} 0"}));
@@ -74,10 +78,11 @@ TEST_F(MetricsIterationTest, a_periodic_gpu_exports_its_iteration_under_its_gpu_
 }
 
 TEST_F(MetricsIterationTest, the_series_are_gauges_with_help_that_names_the_offsets_use) {
-  for (const char* name : {"solscope_iteration_seconds", "solscope_iteration_jitter_seconds",
-                           "solscope_iteration_confidence_ratio", "solscope_iteration_communication_ratio",
-                           "solscope_iteration_exposed_communication_ratio",
-                           "solscope_iteration_communication_offset_seconds"}) {
+  for (const char* name :
+       {"solscope_iteration_seconds", "solscope_iteration_jitter_seconds",
+        "solscope_iteration_confidence_ratio", "solscope_iteration_compute_ratio",
+        "solscope_iteration_communication_ratio", "solscope_iteration_exposed_communication_ratio",
+        "solscope_iteration_communication_offset_seconds"}) {
     EXPECT_NE(text_.find(std::string("# TYPE ") + name + " gauge\n"), std::string::npos) << name;
   }
   EXPECT_NE(

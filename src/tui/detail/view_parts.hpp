@@ -55,19 +55,10 @@ namespace solscope::tui::detail {
 /// Memory used and total in bytes (metrics, else DeviceInfo's total); NaN when unknown.
 [[nodiscard]] auto memory_used_total(const core::DeviceSnapshot& d) -> std::pair<double, double>;
 
-/// How the one-iteration strip chart draws a part: its glyph (FULL BLOCK, DARK, MEDIUM and LIGHT SHADE,
-/// MIDDLE DOT for compute, memory, communication, latency, idle), its ASCII stand-in ('#', '=', '~', '-',
-/// '.') and its role (colour). Distinct glyphs keep the parts apart on a monochrome terminal.
-struct PartLook {
-  char32_t glyph;
-  char32_t ascii;
-  Role role;
-};
-[[nodiscard]] auto part_look(core::IterationPart part) -> PartLook;
-/// "iteration 125.0 ms  jitter 3.2 ms  compute 62.0%  communication 30.0%  exposed 18.0%  confidence 0.91"
-/// (compute = the compute-bound part of the iteration; communication and exposed = the ratios of
-/// core::IterationEstimate); not periodic: "iteration not periodic (no repeat found)  confidence 0.31" (the
-/// note and the confidence left out when empty or unknown).
+/// "iteration 125.0 ms  jitter 3.2 ms  compute 74.0%  communication 30.0%  exposed 18.0%  confidence 0.91"
+/// (compute = the share the SMs work, IterationEstimate::compute_ratio: the compute, memory and latency
+/// parts; communication and exposed = the ratios of core::IterationEstimate); not periodic: "iteration not
+/// periodic (no repeat found)  confidence 0.31" (the note and the confidence left out when empty or unknown).
 [[nodiscard]] auto iteration_line(const core::IterationEstimate& it) -> std::string;
 /// The strip's cells in at most `width` cells: all kIterationStripBins bins when they fit, else `width`
 /// cells, cell i showing bin i x kIterationStripBins / width. Empty when not periodic or `width` <= 0.

@@ -45,15 +45,6 @@ auto training_shares(const TrainingShape& shape, const std::vector<double>& star
   return s;
 }
 
-auto communication_starts(const TrainingShape& shape, const std::vector<double>& starts)
-    -> std::vector<double> {
-  std::vector<double> out;
-  for (std::size_t j = 0; j + 1 < starts.size(); ++j) {
-    out.push_back(starts[j] + shape.compute_share * (starts[j + 1] - starts[j]));
-  }
-  return out;
-}
-
 auto serving_busy(const ServingShape& shape) -> std::vector<std::pair<double, double>> {
   std::mt19937_64 rng(shape.seed);
   std::exponential_distribution<double> gap(shape.requests_per_s);

@@ -44,10 +44,6 @@ struct PhaseShares {
 [[nodiscard]] auto training_shares(const TrainingShape& shape, const std::vector<double>& starts, double a_s,
                                    double b_s) -> PhaseShares;
 
-/// The communication starts of the schedule (seconds from the trace start), ascending.
-[[nodiscard]] auto communication_starts(const TrainingShape& shape, const std::vector<double>& starts)
-    -> std::vector<double>;
-
 /// A serving job: requests arrive as a Poisson process, each keeping the GPU busy for a uniform random
 /// length; overlapping requests merge into one busy stretch.
 struct ServingShape {
