@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/enum_table.hpp"
+#include "core/stats.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
 
@@ -112,7 +113,7 @@ void mark_stragglers(std::vector<FleetRow>& rows) {
     const auto& members = groups[straggler_group(row.key)];
     const auto known = std::count_if(members.begin(), members.end(), [](double v) { return !std::isnan(v); });
     if (std::isnan(row.compute_sol_mean_pct) || known < 2) continue;
-    row.straggler_gap_pct = row.compute_sol_mean_pct - median_known(members);
+    row.straggler_gap_pct = row.compute_sol_mean_pct - core::median_known(members);
     row.straggler = row.straggler_gap_pct < -kStragglerGapPct;
   }
 }

@@ -10,7 +10,6 @@
 #include <string_view>
 #include <vector>
 
-#include "core/stats.hpp"
 #include "fleet/fleet_model.hpp"
 
 namespace solscope::fleet {
@@ -40,9 +39,6 @@ void apply_figures(const WindowFigures& figures, FleetRow& row);
 
 /// The straggler group of a row: "job:NAME" when the job is known, else "host:NAME".
 [[nodiscard]] auto straggler_group(const GpuKey& key) -> std::string;
-
-/// The median of the known (non-NaN) values; NaN when none (core/stats.hpp, shared with the straggler rule).
-using core::median_known;
 
 /// Sets straggler_gap_pct (Compute SOL mean minus its group's median; NaN when the row's mean is unknown or
 /// it has no other member with a known mean) and straggler (gap below -kStragglerGapPct) on every row.

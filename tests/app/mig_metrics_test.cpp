@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -14,6 +13,7 @@
 #include "server/detail/metrics.hpp"
 #include "sources/nvidia/nvidia_source.hpp"
 #include "support/fake_nvml.hpp"
+#include "support/text_lines.hpp"
 
 namespace solscope::app {
 namespace {
@@ -28,11 +28,8 @@ constexpr unsigned int kDramBwUtil = 10;    // NVML_GPM_METRIC_DRAM_BW_UTIL
 
 auto lines_with(const std::string& text, const std::string& prefix, const std::string& part)
     -> std::vector<std::string> {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (line.starts_with(prefix) && line.find(part) != std::string::npos) out.push_back(line);
-  }
+  std::vector<std::string> out = solscope::testing::lines_starting(text, prefix);
+  std::erase_if(out, [&part](const std::string& line) { return line.find(part) == std::string::npos; });
   return out;
 }
 

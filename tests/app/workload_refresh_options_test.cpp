@@ -9,17 +9,16 @@
 #include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
-#include "cli/cli.hpp"
 #include "cli/config/bind.hpp"
 #include "cli/config/config_file.hpp"
 #include "cli/config/option_table.hpp"
 #include "runtime/environment.hpp"
+#include "support/run_cli.hpp"
 #include "workload/pod_resources.hpp"
 
 namespace solscope::app::config {
@@ -70,14 +69,9 @@ TEST(WorkloadRefreshOptionsTest, job_mapping_dir_comes_from_every_layer_of_the_o
 }
 
 TEST(WorkloadRefreshOptionsTest, help_names_the_option_and_its_variable) {
-  std::vector<std::string> args{"solscope", "--help"};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  std::ostringstream out;
-  std::ostringstream err;
-  (void)app::run(static_cast<int>(argv.size()), argv.data(), out, err);
-  EXPECT_NE(out.str().find("--job-mapping-dir"), std::string::npos) << out.str();
-  EXPECT_NE(out.str().find("SOLSCOPE_JOB_MAPPING_DIR"), std::string::npos) << out.str();
+  const solscope::testing::RunResult help = solscope::testing::run_cli({"--help"});
+  EXPECT_NE(help.out.find("--job-mapping-dir"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("SOLSCOPE_JOB_MAPPING_DIR"), std::string::npos) << help.out;
 }
 
 TEST(WorkloadRefreshOptionsTest, defaults_ask_the_kubelet_and_read_environ) {

@@ -60,12 +60,6 @@ TEST(FleetMath, unknown_figures_stay_unknown) {
   EXPECT_EQ(f.busy_idle_gpu_hours, 0);
 }
 
-TEST(FleetMath, median_of_known_values) {
-  EXPECT_DOUBLE_EQ(median_known({3, 1, 2}), 2);
-  EXPECT_DOUBLE_EQ(median_known({4, 1, core::kUnknown, 2, 3}), 2.5);
-  EXPECT_TRUE(std::isnan(median_known({core::kUnknown})));
-}
-
 TEST(FleetMath, stragglers_are_more_than_the_threshold_below_their_group_median) {
   std::vector<FleetRow> rows = {row("a", "0", 60),
                                 row("a", "1", 62),

@@ -7,7 +7,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -15,6 +14,7 @@
 
 #include "core/live_state.hpp"
 #include "server/server.hpp"
+#include "support/text_lines.hpp"
 
 namespace solscope::server::testing {
 
@@ -107,14 +107,6 @@ class LiveServerTest : public ::testing::Test {
   std::unique_ptr<Server> server_;
 };
 
-/// The lines of `text` that start with `prefix` (a /metrics family's samples), in order.
-inline auto lines_starting(const std::string& text, const std::string& prefix) -> std::vector<std::string> {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (line.starts_with(prefix)) out.push_back(line);
-  }
-  return out;
-}
+using solscope::testing::lines_starting;
 
 }  // namespace solscope::server::testing

@@ -18,6 +18,15 @@ inline auto lines_of(const std::string& text) -> std::vector<std::string> {
   return lines;
 }
 
+/// The lines of `text` that start with `prefix` (e.g. a /metrics family's samples), in order.
+inline auto lines_starting(const std::string& text, const std::string& prefix) -> std::vector<std::string> {
+  std::vector<std::string> out;
+  for (std::string& line : lines_of(text)) {
+    if (line.starts_with(prefix)) out.push_back(std::move(line));
+  }
+  return out;
+}
+
 /// The bytes of tests/data/`relative` (SOLSCOPE_TEST_DATA_DIR); fails the test (and gives "") when it cannot
 /// be opened.
 inline auto test_data_text(const std::string& relative) -> std::string {

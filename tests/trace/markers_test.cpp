@@ -12,6 +12,7 @@
 #include "core/derive.hpp"
 #include "data/synthetic/synthetic_trace.hpp"
 #include "trace/detail/marker_rows.hpp"
+#include "trace/detail/sqlite.hpp"
 #include "trace/reader.hpp"
 #include "trace/schema.hpp"
 #include "trace/trace_test_support.hpp"
@@ -78,6 +79,17 @@ auto step_markers() -> std::vector<core::MarkerRecord> {
           marker(12, 40, 40, 0, "PyTorch", "checkpoint"), marker(11, 12, 30, 1, "", "forward")};
 }
 
+/// Writes the trace of step_markers() to `path` and opens it read-only; null (and a failed expectation) when
+/// SQLite cannot open it.
+auto open_step_trace(const std::filesystem::path& path) -> detail::Connection {
+  write_with_markers(path, step_markers());
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  detail::Connection owned(db);
+  EXPECT_EQ(rc, SQLITE_OK) << path;
+  return rc == SQLITE_OK ? std::move(owned) : detail::Connection{};
+}
+
 TEST(MarkersTest, round_trip_sorts_by_start_and_keeps_every_field) {
   TempDir dir;
   const auto path = dir.file("m.sqlite");
@@ -112,12 +124,10 @@ TEST(MarkersTest, round_trip_sorts_by_start_and_keeps_every_field) {
 TEST(MarkersTest, markers_past_the_cap_are_left_out_and_said) {
   TempDir dir;
   const auto path = dir.file("m.sqlite");
-  write_with_markers(path, step_markers());
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-  auto all = detail::scan_markers(db, path.string());
-  auto cut = detail::scan_markers(db, path.string(), 2);
-  sqlite3_close(db);
+  const detail::Connection db = open_step_trace(path);
+  ASSERT_NE(db, nullptr);
+  auto all = detail::scan_markers(db.get(), path.string());
+  auto cut = detail::scan_markers(db.get(), path.string(), 2);
   ASSERT_TRUE(all) << all.error().describe();
   ASSERT_TRUE(cut) << cut.error().describe();
   const std::size_t total = all->rows.size();
@@ -134,11 +144,10 @@ TEST(MarkersTest, markers_past_the_cap_are_left_out_and_said) {
 TEST(MarkersTest, the_columns_and_index_hold_what_sql_users_read) {
   TempDir dir;
   const auto path = dir.file("m.sqlite");
-  write_with_markers(path, step_markers());
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  const detail::Connection db = open_step_trace(path);
+  ASSERT_NE(db, nullptr);
   sqlite3_stmt* s = nullptr;
-  ASSERT_EQ(sqlite3_prepare_v2(db,
+  ASSERT_EQ(sqlite3_prepare_v2(db.get(),
                                "SELECT pid, tid, start_ns, end_ns, depth, domain, name, "
                                "(SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = "
                                "'markers_start_ns') FROM markers WHERE name = 'checkpoint'",
@@ -153,7 +162,6 @@ TEST(MarkersTest, the_columns_and_index_hold_what_sql_users_read) {
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(sqlite3_column_text(s, 5))), "PyTorch");
   EXPECT_EQ(sqlite3_column_int64(s, 7), 1) << "the start_ns index exists";
   sqlite3_finalize(s);
-  sqlite3_close(db);
 }
 
 TEST(MarkersTest, names_and_domains_are_cut_at_512_bytes_on_a_character_boundary) {
